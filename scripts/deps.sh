@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install every Debian package that building, the demo and the tests need.
+# A no-op (no apt-get call at all) when everything is already present.
+set -euo pipefail
+
+PKGS=(
+  # build
+  make gcc clang llvm pkg-config bpftool
+  libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcmocka-dev
+  # lab, tests, benchmarks
+  iproute2 ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
+  gnuplot-nox
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$st" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "deps.sh: missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer for it.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,26 @@
+/* An IPv4 or IPv6 address, and helpers to parse and print it. */
+#ifndef XP_ADDR_H
+#define XP_ADDR_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct xp_addr {
+	int family; /* AF_INET, AF_INET6, or 0 for none */
+	union {
+		struct in_addr v4;
+		struct in6_addr v6;
+	};
+};
+
+/* Parse a numeric IPv4 or IPv6 address (no names). Returns 0 or -1. */
+int xp_addr_parse(const char *s, struct xp_addr *a);
+/* Print into buf (INET6_ADDRSTRLEN is enough). Returns buf. */
+const char *xp_addr_str(const struct xp_addr *a, char *buf, size_t len);
+bool xp_addr_eq(const struct xp_addr *a, const struct xp_addr *b);
+/* Convert to/from a sockaddr_storage with the given port (host order). */
+size_t xp_addr_to_sockaddr(const struct xp_addr *a, unsigned short port, struct sockaddr_storage *ss);
+int xp_addr_from_sockaddr(const struct sockaddr *sa, struct xp_addr *a, unsigned short *port);
+
+#endif
