@@ -1,0 +1,270 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "control.h"
+#include "opts.h"
+
+#define XP_VERSION "0.1.0"
+
+void xp_opts_default(struct xp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->control_port = XP_CONTROL_PORT_DEFAULT;
+	o->port_lo = XP_DEFAULT_PORT_LO;
+	o->port_hi = XP_DEFAULT_PORT_HI;
+	o->cport_lo = XP_DEFAULT_CPORT_LO;
+	o->cport_hi = XP_DEFAULT_CPORT_HI;
+	o->duration = 10;
+	o->interval = 1;
+	o->frame_size = 64;
+	o->engine = XP_ENGINE_XSK;
+	o->xdp_mode = XP_XDP_AUTO;
+}
+
+void xp_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: xdpperf -s [options]            run a server\n"
+"       xdpperf -c ADDR [options]       run a test against the server at ADDR\n"
+"\n"
+"Common:\n"
+"  -s, --server              server role: answer tests, count with XDP\n"
+"  -c, --client ADDR         client role: server address (IPv4, IPv6 or name)\n"
+"      --control-port PORT   control channel TCP port (default %u)\n"
+"  -D, --dev IFNAME          interface to send on (client) or count on (server);\n"
+"                            default: the one the routing table picks\n"
+"      --xdp-mode MODE       auto|native|skb for the XDP program (default auto)\n"
+"  -p, --port PORT[:PORT]    destination port or range of the test traffic\n"
+"                            (default %u:%u); the server counts these ports\n"
+"  -d, --debug               more messages on stderr\n"
+"  -h, --help                this text;  -V, --version\n"
+"\n"
+"Client:\n"
+"  -4, -6                    use IPv4 / IPv6 (default: from ADDR)\n"
+"  -t, --time SECS           test duration (default 10)\n"
+"  -i, --interval SECS       report interval (default 1)\n"
+"  -l, --length BYTES        Ethernet frame size incl. FCS, 64..MTU+18 (default 64)\n"
+"  -b, --bitrate RATE        rate limit: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
+"                            (bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s\n"
+"  -u, --udp                 UDP frames instead of TCP data segments\n"
+"      --cport PORT[:PORT]   source port range (default %u:%u)\n"
+"      --queues N            AF_XDP sockets / sending threads, one per queue\n"
+"                            (default: all the interface's TX queues)\n"
+"      --dst-mac MAC         next-hop MAC (default: from the neighbour table)\n"
+"      --engine NAME         xsk (AF_XDP raw frames, default)\n"
+"  -J, --json                one JSON document at the end\n"
+"      --json-stream         one JSON object per line: start, interval..., end\n"
+"\n"
+"Server:\n"
+"  -1, --one-off             serve one test, then exit\n"
+"\n"
+"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+		XP_CONTROL_PORT_DEFAULT, XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI,
+		XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI);
+}
+
+enum {
+	OPT_CONTROL_PORT = 256, OPT_CPORT, OPT_QUEUES, OPT_DST_MAC, OPT_ENGINE,
+	OPT_XDP_MODE, OPT_JSON_STREAM,
+};
+
+static const struct option long_opts[] = {
+	{ "server", no_argument, NULL, 's' },
+	{ "client", required_argument, NULL, 'c' },
+	{ "control-port", required_argument, NULL, OPT_CONTROL_PORT },
+	{ "dev", required_argument, NULL, 'D' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "cport", required_argument, NULL, OPT_CPORT },
+	{ "time", required_argument, NULL, 't' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "length", required_argument, NULL, 'l' },
+	{ "bitrate", required_argument, NULL, 'b' },
+	{ "udp", no_argument, NULL, 'u' },
+	{ "queues", required_argument, NULL, OPT_QUEUES },
+	{ "dst-mac", required_argument, NULL, OPT_DST_MAC },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
+	{ "json", no_argument, NULL, 'J' },
+	{ "json-stream", no_argument, NULL, OPT_JSON_STREAM },
+	{ "one-off", no_argument, NULL, '1' },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t errlen)
+{
+	unsigned long ul;
+	int c;
+	bool client_only = false;
+	const char *client_opt = NULL;
+
+	xp_opts_default(o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":sc:D:p:t:i:l:b:u46J1dhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (o->role == XP_ROLE_CLIENT) {
+				snprintf(err, errlen, "-s and -c exclude each other");
+				return 2;
+			}
+			o->role = XP_ROLE_SERVER;
+			break;
+		case 'c':
+			if (o->role == XP_ROLE_SERVER) {
+				snprintf(err, errlen, "-s and -c exclude each other");
+				return 2;
+			}
+			o->role = XP_ROLE_CLIENT;
+			if (!*optarg || strlen(optarg) >= sizeof(o->host)) {
+				snprintf(err, errlen, "-c needs a server address");
+				return 2;
+			}
+			strcpy(o->host, optarg);
+			break;
+		case OPT_CONTROL_PORT:
+			if (parse_uint(optarg, 1, 65535, &ul, "control port", err, errlen))
+				return 2;
+			o->control_port = (unsigned short)ul;
+			break;
+		case 'D':
+			if (!*optarg || strlen(optarg) >= sizeof(o->dev)) {
+				snprintf(err, errlen, "interface name '%s' is not valid", optarg);
+				return 2;
+			}
+			strcpy(o->dev, optarg);
+			break;
+		case 'p':
+			if (parse_port_range(optarg, &o->port_lo, &o->port_hi, err, errlen))
+				return 2;
+			break;
+		case OPT_CPORT:
+			if (parse_port_range(optarg, &o->cport_lo, &o->cport_hi, err, errlen))
+				return 2;
+			client_only = true, client_opt = "--cport";
+			break;
+		case 't':
+			if (parse_duration(optarg, &o->duration, err, errlen))
+				return 2;
+			break;
+		case 'i':
+			if (parse_duration(optarg, &o->interval, err, errlen))
+				return 2;
+			if (o->interval < 0.1) {
+				snprintf(err, errlen, "interval %s is too short (minimum 0.1 s)", optarg);
+				return 2;
+			}
+			break;
+		case 'l':
+			if (parse_frame_size(optarg, &o->frame_size, err, errlen))
+				return 2;
+			client_only = true, client_opt = "-l";
+			break;
+		case 'b':
+			if (parse_rate(optarg, &o->rate, err, errlen))
+				return 2;
+			client_only = true, client_opt = "-b";
+			break;
+		case 'u':
+			o->udp = true;
+			break;
+		case '4':
+			o->family = AF_INET;
+			break;
+		case '6':
+			o->family = AF_INET6;
+			break;
+		case OPT_QUEUES:
+			if (parse_uint(optarg, 1, 64, &ul, "queue count", err, errlen))
+				return 2;
+			o->queues = (unsigned)ul;
+			break;
+		case OPT_DST_MAC:
+			if (parse_mac(optarg, o->dst_mac, err, errlen))
+				return 2;
+			o->dst_mac_set = true;
+			break;
+		case OPT_ENGINE:
+			if (!strcmp(optarg, "xsk")) {
+				o->engine = XP_ENGINE_XSK;
+			} else {
+				snprintf(err, errlen, "unknown engine '%s' (available: xsk)", optarg);
+				return 2;
+			}
+			break;
+		case OPT_XDP_MODE:
+			if (!strcmp(optarg, "auto"))
+				o->xdp_mode = XP_XDP_AUTO;
+			else if (!strcmp(optarg, "native") || !strcmp(optarg, "drv"))
+				o->xdp_mode = XP_XDP_NATIVE;
+			else if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic"))
+				o->xdp_mode = XP_XDP_SKB;
+			else {
+				snprintf(err, errlen, "unknown XDP mode '%s' (auto, native or skb)", optarg);
+				return 2;
+			}
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case OPT_JSON_STREAM:
+			o->json_stream = true;
+			break;
+		case '1':
+			o->one_off = true;
+			break;
+		case 'd':
+			o->debug++;
+			break;
+		case 'h':
+			xp_usage(stdout);
+			return 1;
+		case 'V':
+			printf("xdpperf %s\n", XP_VERSION);
+			return 1;
+		case ':':
+			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt)
+				snprintf(err, errlen, "unknown option -%c (see xdpperf --help)", optopt);
+			else
+				snprintf(err, errlen, "unknown option %s (see xdpperf --help)", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (see xdpperf --help)", argv[optind]);
+		return 2;
+	}
+	if (o->role == XP_ROLE_NONE) {
+		snprintf(err, errlen, "say -s to run a server or -c ADDR to run a client (see xdpperf --help)");
+		return 2;
+	}
+	if (o->role == XP_ROLE_SERVER && client_only) {
+		snprintf(err, errlen, "%s is a client option", client_opt);
+		return 2;
+	}
+	if (o->role == XP_ROLE_CLIENT) {
+		struct xp_addr a;
+		if (!xp_addr_parse(o->host, &a)) {
+			if (o->family && o->family != a.family) {
+				snprintf(err, errlen, "%s is not an IPv%c address", o->host,
+					 o->family == AF_INET ? '4' : '6');
+				return 2;
+			}
+		}
+		if (o->control_port >= o->port_lo && o->control_port <= o->port_hi) {
+			snprintf(err, errlen, "port range %u:%u includes the control port %u", o->port_lo,
+				 o->port_hi, o->control_port);
+			return 2;
+		}
+		if (o->interval > o->duration)
+			o->interval = o->duration;
+	}
+	return 0;
+}

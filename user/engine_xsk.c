@@ -1,0 +1,317 @@
+/*
+ * AF_XDP sending engine: one TX-only AF_XDP socket and one pinned thread per
+ * queue. Each socket's UMEM is filled once with prebuilt frames that differ
+ * only in their ports (so the load spreads over flows and queues); the hot
+ * loop then only posts descriptors, kicks the kernel and reaps completions.
+ * No per-frame writes, checksums or allocations.
+ */
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <xdp/xsk.h>
+
+#include "engine.h"
+#include "timeutil.h"
+
+#define NUM_FRAMES 4096
+#define RING_SIZE 2048
+#define BATCH 64
+
+struct xsk_worker {
+	struct xp_engine *eng;
+	unsigned queue;
+	void *area;
+	size_t area_size;
+	unsigned frame_sz;
+	uint32_t frame_len;
+	struct xsk_umem *umem;
+	struct xsk_ring_prod fq, tx;
+	struct xsk_ring_cons cq;
+	struct xsk_socket *xsk;
+	pthread_t thread;
+	bool running;
+	/* written by the worker, read by the sampler */
+	uint64_t done;
+	uint64_t errors;
+	int fatal; /* errno that stopped the worker, 0 if none */
+};
+
+struct xp_engine {
+	struct xp_engine_cfg cfg;
+	struct xsk_worker *w;
+	unsigned nw;
+	const char *mode;
+	volatile bool stop;
+	int ncpus;
+};
+
+static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl,
+			const struct frame_layout *lay, char *err, size_t errlen)
+{
+	const struct xp_engine_cfg *c = &e->cfg;
+	w->frame_len = lay->len;
+	w->frame_sz = lay->len + XDP_PACKET_HEADROOM <= 2048 ? 2048 : 4096;
+	w->area_size = (size_t)NUM_FRAMES * w->frame_sz;
+	w->area = mmap(NULL, w->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w->area == MAP_FAILED) {
+		w->area = NULL;
+		snprintf(err, errlen, "cannot allocate %zu MiB for the AF_XDP UMEM", w->area_size >> 20);
+		return -ENOMEM;
+	}
+	/* Prebuild every frame: queue q takes flows q, q+queues, q+2*queues... */
+	for (uint64_t i = 0; i < NUM_FRAMES; i++) {
+		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
+		uint16_t sp, dp;
+		memcpy(f, tmpl, lay->len);
+		xp_flow_ports(c, w->queue + i * e->nw, &sp, &dp);
+		frame_set_ports(f, lay, sp, dp);
+	}
+	struct xsk_umem_config ucfg = {
+		.fill_size = RING_SIZE,
+		.comp_size = RING_SIZE,
+		.frame_size = w->frame_sz,
+		.frame_headroom = 0,
+	};
+	int r = xsk_umem__create(&w->umem, w->area, w->area_size, &w->fq, &w->cq, &ucfg);
+	if (r) {
+		snprintf(err, errlen, "cannot create the AF_XDP UMEM: %s%s", strerror(-r),
+			 r == -ENOBUFS || r == -EPERM ? " (needs root / CAP_IPC_LOCK for locked memory)" : "");
+		return r;
+	}
+	struct xsk_socket_config scfg = {
+		.rx_size = RING_SIZE,
+		.tx_size = RING_SIZE,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_ZEROCOPY,
+	};
+	/* Zero-copy where the driver has it, copy mode otherwise (veth). */
+	r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
+	if (r) {
+		scfg.bind_flags = XDP_COPY;
+		r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
+		e->mode = "copy";
+	} else {
+		e->mode = "zerocopy";
+	}
+	if (r) {
+		snprintf(err, errlen, "cannot open an AF_XDP socket on %s queue %u: %s", c->ifname, w->queue,
+			 strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static void worker_teardown(struct xsk_worker *w)
+{
+	if (w->xsk)
+		xsk_socket__delete(w->xsk);
+	if (w->umem)
+		xsk_umem__delete(w->umem);
+	if (w->area)
+		munmap(w->area, w->area_size);
+	w->xsk = NULL;
+	w->umem = NULL;
+	w->area = NULL;
+}
+
+static inline uint32_t reap(struct xsk_worker *w)
+{
+	uint32_t idx;
+	uint32_t n = xsk_ring_cons__peek(&w->cq, RING_SIZE, &idx);
+	if (n) {
+		xsk_ring_cons__release(&w->cq, n);
+		__atomic_store_n(&w->done, w->done + n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+/* Ask the kernel to transmit what is on the TX ring. 0, or errno if fatal. */
+static inline int kick(struct xsk_worker *w)
+{
+	if (sendto(xsk_socket__fd(w->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+		return 0;
+	switch (errno) {
+	case EAGAIN: case EBUSY: case ENOBUFS: case EINTR:
+		return 0;
+	default:
+		__atomic_store_n(&w->errors, w->errors + 1, __ATOMIC_RELAXED);
+		return errno == ENXIO || errno == ENETDOWN || errno == ENODEV ? errno : 0;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct xsk_worker *w = arg;
+	struct xp_engine *e = w->eng;
+	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: pacing sleeps must not overshoot by 50 us */
+	double pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0;
+	/* Paced sending posts small batches (about 50 us of frames): short
+	 * enough not to burst, long enough to sleep between them. */
+	uint32_t batch = BATCH;
+	if (pps > 0 && pps * 50e-6 < BATCH)
+		batch = pps * 50e-6 < 1 ? 1 : (uint32_t)(pps * 50e-6);
+	uint64_t posted = 0, next = 0;
+	double t0 = xp_now(), deadline = t0 + e->cfg.max_seconds;
+	unsigned iter = 0;
+
+	while (!e->stop) {
+		if ((++iter & 1023) == 0 && xp_now() > deadline)
+			break;
+		uint32_t want = batch;
+		if (pps > 0) {
+			double now = xp_now();
+			if (now > deadline)
+				break;
+			double due = (now - t0) * pps - (double)posted;
+			if (due < batch) {
+				reap(w);
+				double wait = (batch - due) / pps;
+				/* Sleep when the gap allows (timer slack is set to 1 us);
+				 * spin only for the last few microseconds. */
+				if (wait > 30e-6)
+					xp_sleep(wait - 10e-6);
+				continue;
+			}
+			/* Behind schedule after a long sleep: catch up, one ring batch at most. */
+			want = due < BATCH ? (uint32_t)due : BATCH;
+			if (want > batch && due < 2 * batch)
+				want = batch;
+		}
+		uint32_t idx;
+		uint32_t n = xsk_ring_prod__reserve(&w->tx, want, &idx);
+		for (uint32_t i = 0; i < n; i++) {
+			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
+			d->addr = (uint64_t)(next++ % NUM_FRAMES) * w->frame_sz;
+			d->len = w->frame_len;
+		}
+		if (n)
+			xsk_ring_prod__submit(&w->tx, n);
+		posted += n;
+		int f = kick(w);
+		reap(w);
+		if (f) {
+			w->fatal = f;
+			break;
+		}
+	}
+	/* Let what is on the ring go out and be counted (bounded: 200 ms). */
+	double end = xp_now() + 0.2;
+	while (w->done < posted && xp_now() < end && !w->fatal) {
+		kick(w);
+		if (!reap(w))
+			xp_sleep(1e-4);
+	}
+	return NULL;
+}
+
+static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
+{
+	struct xp_engine *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->cfg = *cfg;
+	e->nw = cfg->queues ? cfg->queues : 1;
+	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	e->w = calloc(e->nw, sizeof(*e->w));
+	if (!e->w) {
+		free(e);
+		return -ENOMEM;
+	}
+	uint8_t tmpl[9216];
+	const char *ferr = NULL;
+	struct frame_layout lay;
+	size_t len = 0;
+	if (!frame_layout_of(&cfg->tmpl, &lay, &ferr))
+		len = frame_build(&cfg->tmpl, tmpl, sizeof(tmpl), &ferr);
+	if (!len) {
+		snprintf(err, errlen, "cannot build the test frame: %s", ferr ? ferr : "invalid");
+		free(e->w);
+		free(e);
+		return -EINVAL;
+	}
+	for (unsigned q = 0; q < e->nw; q++) {
+		e->w[q].eng = e;
+		e->w[q].queue = q;
+		int r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
+		if (r) {
+			for (unsigned j = 0; j <= q; j++)
+				worker_teardown(&e->w[j]);
+			free(e->w);
+			free(e);
+			return r;
+		}
+	}
+	*out = e;
+	return 0;
+}
+
+static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
+{
+	for (unsigned q = 0; q < e->nw; q++) {
+		struct xsk_worker *w = &e->w[q];
+		int r = pthread_create(&w->thread, NULL, worker_main, w);
+		if (r) {
+			snprintf(err, errlen, "cannot start sender thread: %s", strerror(r));
+			e->stop = true;
+			return -r;
+		}
+		w->running = true;
+		/* Pinned threads: unpinned rates swing by +-20 % here. */
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(q % (unsigned)e->ncpus, &set);
+		pthread_setaffinity_np(w->thread, sizeof(set), &set);
+	}
+	return 0;
+}
+
+static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (unsigned q = 0; q < e->nw; q++) {
+		uint64_t d = __atomic_load_n(&e->w[q].done, __ATOMIC_RELAXED);
+		st->pkts += d;
+		st->bytes += d * e->w[q].frame_len;
+		st->errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
+	}
+	st->mode = e->mode;
+}
+
+static void xsk_stop(struct xp_engine *e)
+{
+	e->stop = true;
+	for (unsigned q = 0; q < e->nw; q++) {
+		if (e->w[q].running)
+			pthread_join(e->w[q].thread, NULL);
+		e->w[q].running = false;
+	}
+}
+
+static void xsk_destroy(struct xp_engine *e)
+{
+	if (!e)
+		return;
+	xsk_stop(e);
+	for (unsigned q = 0; q < e->nw; q++)
+		worker_teardown(&e->w[q]);
+	free(e->w);
+	free(e);
+}
+
+const struct xp_engine_ops xp_engine_xsk = {
+	.name = "xsk",
+	.create = xsk_create,
+	.start = xsk_start,
+	.read = xsk_read,
+	.stop = xsk_stop,
+	.destroy = xsk_destroy,
+};

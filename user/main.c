@@ -1,0 +1,21 @@
+/* xdpperf: network benchmark with XDP counters and AF_XDP senders. */
+#include <stdio.h>
+
+#include "opts.h"
+#include "roles.h"
+
+int main(int argc, char **argv)
+{
+	struct xp_opts o;
+	char err[512] = "";
+
+	int r = xp_opts_parse(argc, argv, &o, err, sizeof(err));
+	if (r == 1)
+		return 0;
+	if (r) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
+}

@@ -1,0 +1,53 @@
+/* Command-line options of xdpperf, parsed by cli.c. */
+#ifndef XP_OPTS_H
+#define XP_OPTS_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "addr.h"
+#include "parse.h"
+#include "rxprog.h"
+
+enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
+enum xp_engine_kind { XP_ENGINE_XSK = 0, XP_ENGINE_SOCKET };
+
+#define XP_DEFAULT_PORT_LO 63000
+#define XP_DEFAULT_PORT_HI 63015
+#define XP_DEFAULT_CPORT_LO 10000
+#define XP_DEFAULT_CPORT_HI 59999
+
+struct xp_opts {
+	enum xp_role role;
+	char host[256];              /* -c ADDR as typed */
+	unsigned short control_port;
+	char dev[IF_NAMESIZE];       /* --dev, empty = from the route */
+	int family;                  /* -4 / -6, 0 = from the address */
+	uint16_t port_lo, port_hi;   /* -p */
+	uint16_t cport_lo, cport_hi; /* --cport */
+	double duration;             /* -t */
+	double interval;             /* -i */
+	unsigned frame_size;         /* -l, incl. FCS */
+	struct xp_rate rate;         /* -b */
+	unsigned queues;             /* --queues, 0 = all of the interface's */
+	bool udp;                    /* -u */
+	bool dst_mac_set;
+	uint8_t dst_mac[6];          /* --dst-mac */
+	enum xp_engine_kind engine;  /* --engine */
+	enum xp_xdp_mode xdp_mode;   /* --xdp-mode */
+	bool json;                   /* -J */
+	bool json_stream;            /* --json-stream */
+	bool one_off;                /* server: -1, serve one test then exit */
+	int debug;                   /* -d */
+};
+
+void xp_opts_default(struct xp_opts *o);
+/*
+ * Parse argv. Returns 0 to run, 1 when --help/--version was printed (exit 0),
+ * 2 on a usage error with a one-line message in err.
+ */
+int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t errlen);
+void xp_usage(FILE *f);
+
+#endif

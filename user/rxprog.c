@@ -1,0 +1,244 @@
+#include "rxprog.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rx_count.skel.h"
+
+#define XP_MAX_LINKS 16
+
+struct rx_link {
+	int ifindex;
+	int fd;   /* bpf_link fd: closing it (or dying) detaches */
+	int refs;
+	const char *mode;
+};
+
+struct slot {
+	int used;
+	uint16_t lo, hi;
+};
+
+struct rxprog {
+	struct rx_count_bpf *skel;
+	struct bpf_program *prog;
+	int ncpus;
+	struct rx_link links[XP_MAX_LINKS];
+	struct slot slots[XP_MAX_SLOTS];
+};
+
+static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
+{
+	if (lvl == LIBBPF_WARN && getenv("XDPPERF_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+int rxprog_open(struct rxprog **out, uint16_t ctrl_port, char *err, size_t errlen)
+{
+	struct rxprog *rp = calloc(1, sizeof(*rp));
+	if (!rp)
+		return -ENOMEM;
+	libbpf_set_print(silent_print);
+	rp->skel = rx_count_bpf__open();
+	if (!rp->skel) {
+		int e = errno;
+		snprintf(err, errlen, "cannot open the XDP counter program: %s", strerror(e));
+		free(rp);
+		return -e;
+	}
+	rp->skel->rodata->ctrl_port = ctrl_port;
+	int r = rx_count_bpf__load(rp->skel);
+	if (r) {
+		snprintf(err, errlen, "cannot load the XDP counter program: %s%s", strerror(-r),
+			 r == -EPERM ? " (run as root or with CAP_BPF and CAP_NET_ADMIN)" : "");
+		rx_count_bpf__destroy(rp->skel);
+		free(rp);
+		return r;
+	}
+	rp->prog = bpf_object__next_program(rp->skel->obj, NULL);
+	rp->ncpus = libbpf_num_possible_cpus();
+	*out = rp;
+	return 0;
+}
+
+void rxprog_close(struct rxprog *rp)
+{
+	if (!rp)
+		return;
+	for (int i = 0; i < XP_MAX_LINKS; i++)
+		if (rp->links[i].refs)
+			close(rp->links[i].fd);
+	rx_count_bpf__destroy(rp->skel);
+	free(rp);
+}
+
+static const char *query_mode(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return "unknown";
+	switch (q.attach_mode) {
+	case XDP_ATTACHED_DRV: return "native";
+	case XDP_ATTACHED_SKB: return "skb";
+	case XDP_ATTACHED_HW: return "hw";
+	case XDP_ATTACHED_MULTI: return "multi";
+	default: return "none";
+	}
+}
+
+static int link_create(struct rxprog *rp, int ifindex, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
+	int fd = bpf_link_create(bpf_program__fd(rp->prog), ifindex, BPF_XDP, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+int rxprog_attach(struct rxprog *rp, int ifindex, enum xp_xdp_mode mode, const char **mode_used,
+		  char *err, size_t errlen)
+{
+	struct rx_link *free_l = NULL;
+	for (int i = 0; i < XP_MAX_LINKS; i++) {
+		struct rx_link *l = &rp->links[i];
+		if (l->refs && l->ifindex == ifindex) {
+			l->refs++;
+			*mode_used = l->mode;
+			return 0;
+		}
+		if (!l->refs && !free_l)
+			free_l = l;
+	}
+	if (!free_l) {
+		snprintf(err, errlen, "too many interfaces in use (max %d)", XP_MAX_LINKS);
+		return -ENOSPC;
+	}
+	int fd;
+	if (mode == XP_XDP_SKB) {
+		fd = link_create(rp, ifindex, XDP_FLAGS_SKB_MODE);
+	} else {
+		fd = link_create(rp, ifindex, XDP_FLAGS_DRV_MODE);
+		/* auto: fall back to generic mode where the driver has no XDP */
+		if (fd < 0 && mode == XP_XDP_AUTO && fd != -EBUSY && fd != -EEXIST)
+			fd = link_create(rp, ifindex, XDP_FLAGS_SKB_MODE);
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot attach XDP to ifindex %d: %s%s", ifindex, strerror(-fd),
+			 (fd == -EBUSY || fd == -EEXIST) ? " (another XDP program is attached there)" : "");
+		return fd;
+	}
+	free_l->ifindex = ifindex;
+	free_l->fd = fd;
+	free_l->refs = 1;
+	free_l->mode = query_mode(ifindex);
+	*mode_used = free_l->mode;
+	return 0;
+}
+
+void rxprog_detach(struct rxprog *rp, int ifindex)
+{
+	for (int i = 0; i < XP_MAX_LINKS; i++) {
+		struct rx_link *l = &rp->links[i];
+		if (l->refs && l->ifindex == ifindex) {
+			if (--l->refs == 0)
+				close(l->fd);
+			return;
+		}
+	}
+}
+
+static int zero_counters(struct rxprog *rp, int slot)
+{
+	struct xp_counters *z = calloc((size_t)rp->ncpus, sizeof(*z));
+	if (!z)
+		return -ENOMEM;
+	__u32 key = (__u32)slot;
+	int r = bpf_map__update_elem(rp->skel->maps.counters, &key, sizeof(key), z,
+				     sizeof(*z) * (size_t)rp->ncpus, 0);
+	free(z);
+	return r;
+}
+
+static void set_ports(struct rxprog *rp, uint16_t lo, uint16_t hi, __u32 val)
+{
+	for (__u32 p = lo; p <= hi; p++)
+		bpf_map__update_elem(rp->skel->maps.port_slot, &p, sizeof(p), &val, sizeof(val), 0);
+}
+
+int rxprog_slot_alloc(struct rxprog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
+		      char *err, size_t errlen)
+{
+	int slot = -1;
+	for (int i = 0; i < XP_MAX_SLOTS; i++) {
+		struct slot *s = &rp->slots[i];
+		if (s->used && lo <= s->hi && s->lo <= hi) {
+			snprintf(err, errlen, "ports %u:%u overlap %u:%u of a test already running; pick another -p range",
+				 lo, hi, s->lo, s->hi);
+			return -EBUSY;
+		}
+		if (!s->used && slot < 0)
+			slot = i;
+	}
+	if (slot < 0) {
+		snprintf(err, errlen, "server is running its maximum of %d tests; try again later", XP_MAX_SLOTS);
+		return -ENOSPC;
+	}
+	__u32 key = (__u32)slot;
+	struct xp_slot_cfg cfg = { .flags = flags | XP_SLOT_ACTIVE, .protos = protos };
+	int r = zero_counters(rp, slot);
+	if (!r)
+		r = bpf_map__update_elem(rp->skel->maps.slot_cfg, &key, sizeof(key), &cfg, sizeof(cfg), 0);
+	if (r) {
+		snprintf(err, errlen, "cannot configure the XDP program's maps: %s", strerror(-r));
+		return r;
+	}
+	set_ports(rp, lo, hi, key + 1);
+	rp->slots[slot] = (struct slot){ .used = 1, .lo = lo, .hi = hi };
+	return slot;
+}
+
+void rxprog_slot_free(struct rxprog *rp, int slot)
+{
+	if (slot < 0 || slot >= XP_MAX_SLOTS || !rp->slots[slot].used)
+		return;
+	__u32 key = (__u32)slot;
+	struct xp_slot_cfg cfg = { 0 };
+	set_ports(rp, rp->slots[slot].lo, rp->slots[slot].hi, 0);
+	bpf_map__update_elem(rp->skel->maps.slot_cfg, &key, sizeof(key), &cfg, sizeof(cfg), 0);
+	rp->slots[slot].used = 0;
+}
+
+int rxprog_read(struct rxprog *rp, int slot, struct xp_counters *sum)
+{
+	struct xp_counters pc[rp->ncpus];
+	__u32 key = (__u32)slot;
+	memset(sum, 0, sizeof(*sum));
+	int r = bpf_map__lookup_elem(rp->skel->maps.counters, &key, sizeof(key), pc, sizeof(pc), 0);
+	if (r)
+		return r;
+	for (int c = 0; c < rp->ncpus; c++) {
+		const __u64 *src = (const __u64 *)&pc[c];
+		__u64 *dst = (__u64 *)sum;
+		for (size_t f = 0; f < sizeof(*sum) / sizeof(__u64); f++)
+			dst[f] += src[f];
+	}
+	return 0;
+}
+
+int rxprog_read_global(struct rxprog *rp, uint64_t out[XP_G_NSTATS])
+{
+	__u64 v[rp->ncpus];
+	for (__u32 k = 0; k < XP_G_NSTATS; k++) {
+		out[k] = 0;
+		if (bpf_map__lookup_elem(rp->skel->maps.gstats, &k, sizeof(k), v, sizeof(v), 0))
+			return -errno;
+		for (int c = 0; c < rp->ncpus; c++)
+			out[k] += v[c];
+	}
+	return 0;
+}
