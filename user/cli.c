@@ -53,7 +53,9 @@ void xp_usage(FILE *f)
 "      --queues N            AF_XDP sockets / sending threads, one per queue\n"
 "                            (default: all the interface's TX queues)\n"
 "      --dst-mac MAC         next-hop MAC (default: from the neighbour table)\n"
-"      --engine NAME         xsk (AF_XDP raw frames, default)\n"
+"      --engine NAME         xsk: AF_XDP raw frames (default)\n"
+"                            none: send nothing, only report what the server\n"
+"                            receives (for an external generator, e.g. trafgen)\n"
 "  -J, --json                one JSON document at the end\n"
 "      --json-stream         one JSON object per line: start, interval..., end\n"
 "\n"
@@ -191,8 +193,10 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 		case OPT_ENGINE:
 			if (!strcmp(optarg, "xsk")) {
 				o->engine = XP_ENGINE_XSK;
+			} else if (!strcmp(optarg, "none")) {
+				o->engine = XP_ENGINE_NONE;
 			} else {
-				snprintf(err, errlen, "unknown engine '%s' (available: xsk)", optarg);
+				snprintf(err, errlen, "unknown engine '%s' (available: xsk, none)", optarg);
 				return 2;
 			}
 			break;

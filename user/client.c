@@ -184,7 +184,7 @@ static int request_test(struct client *c)
 	struct xp_test t = {
 		.version = XP_PROTO_VERSION,
 		.kind = XP_TEST_STREAM,
-		.engine = "xsk",
+		.engine = o->engine == XP_ENGINE_NONE ? "none" : "xsk",
 		.family = c->local.family,
 		.udp = o->udp,
 		.port_lo = o->port_lo,
@@ -270,7 +270,7 @@ static int run_test(struct client *c, unsigned queues, const struct frame_spec *
 		.debug = o->debug,
 	};
 	snprintf(ec.ifname, sizeof(ec.ifname), "%s", c->link.name);
-	c->ops = &xp_engine_xsk;
+	c->ops = o->engine == XP_ENGINE_NONE ? &xp_engine_none : &xp_engine_xsk;
 	if (c->ops->create(&ec, &c->eng, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		return 1;

@@ -12,7 +12,14 @@
 
 #include "frame.h"
 
+#include "addr.h"
+#include "testspec.h"
+
+#define XP_MAX_BIND 256
+
 struct xp_engine_cfg {
+	enum xp_test_kind kind;     /* stream, connect (-x) or hold (-k) */
+	/* frame engines (xsk) */
 	struct frame_spec tmpl;     /* ports inside are replaced per frame */
 	uint16_t sport_lo, sport_hi;
 	uint16_t dport_lo, dport_hi;
@@ -22,6 +29,13 @@ struct xp_engine_cfg {
 	double pps;                 /* total rate limit, 0 = as fast as possible */
 	double max_seconds;         /* hard stop even if nobody calls stop() */
 	int debug;
+	/* socket engine */
+	struct xp_addr server;      /* destination address */
+	struct xp_addr bind[XP_MAX_BIND]; /* source addresses to spread over; nbind 0 = kernel's choice */
+	unsigned nbind;
+	unsigned parallel;          /* -P: connections in flight (connect) / open (stream, hold) */
+	unsigned threads;           /* event-loop threads, 0 = one per CPU */
+	bool zero;                  /* -z: send zeroes instead of random data */
 };
 
 struct xp_engine_stats {
@@ -29,6 +43,14 @@ struct xp_engine_stats {
 	uint64_t bytes;  /* their L2 bytes without FCS */
 	uint64_t errors; /* failed kicks other than "try again" */
 	const char *mode; /* e.g. "copy", "zerocopy" */
+	/* socket engine (zero for frame engines) */
+	uint64_t conn_ok;       /* connections established */
+	uint64_t conn_fail;     /* connect() failures: refused, unreachable... */
+	uint64_t conn_reset;    /* established connections reset by the peer */
+	uint64_t conn_timeout;  /* connects that did not complete in time */
+	uint64_t conn_closed;   /* connections closed by us */
+	uint64_t open_now;      /* connections open at this moment */
+	uint64_t payload_bytes; /* bytes written to sockets */
 };
 
 struct xp_engine;
@@ -43,6 +65,8 @@ struct xp_engine_ops {
 };
 
 extern const struct xp_engine_ops xp_engine_xsk;
+extern const struct xp_engine_ops xp_engine_socket;
+extern const struct xp_engine_ops xp_engine_none;
 
 /* The (sport, dport) of flow number i: ports vary fastest over the destination range. */
 static inline void xp_flow_ports(const struct xp_engine_cfg *c, uint64_t i, uint16_t *sport, uint16_t *dport)

@@ -11,7 +11,7 @@
 #include "rxprog.h"
 
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
-enum xp_engine_kind { XP_ENGINE_XSK = 0, XP_ENGINE_SOCKET };
+enum xp_engine_kind { XP_ENGINE_XSK = 0, XP_ENGINE_SOCKET, XP_ENGINE_NONE };
 
 #define XP_DEFAULT_PORT_LO 63000
 #define XP_DEFAULT_PORT_HI 63015

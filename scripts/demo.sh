@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `make demo`: bring up the netns lab (client -> router -> server), start an
+# xdpperf server in the server namespace, run the main tests from the client
+# namespace through the router, print the results, and tear everything down.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LAB=scripts/lab.sh
+BIN=$PWD/xdpperf
+SRV_PID=""
+cleanup() {
+	[[ -n $SRV_PID ]] && kill "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
+	bash "$LAB" down >/dev/null 2>&1 || true
+}
+trap cleanup EXIT INT TERM
+
+[[ -x $BIN ]] || { echo "demo: build first (make)" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || { echo "demo: run as root (it creates network namespaces)" >&2; exit 1; }
+
+echo "== Lab: client -> router -> server (network namespaces, veth pairs, 2 queues)"
+bash "$LAB" up --queues 2 >/dev/null
+eval "$(bash "$LAB" env)"
+bash "$LAB" status
+echo
+
+ip netns exec "$XP_SERVER_NS" "$BIN" -s >/tmp/xdpperf-demo-server.log 2>&1 &
+SRV_PID=$!
+for _ in $(seq 50); do
+	ip netns exec "$XP_SERVER_NS" bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" 2>/dev/null && break
+	sleep 0.1
+done
+
+run() {
+	echo "== $1"
+	shift
+	echo "\$ ip netns exec $XP_CLIENT_NS xdpperf $*"
+	ip netns exec "$XP_CLIENT_NS" "$BIN" "$@"
+	echo
+}
+
+run "64-byte TCP frames at an exact 100 kpps through the router (expect 0 loss)" \
+	-c "$XP_SERVER4" -t 3 -b 100kpps --queues 1
+run "64-byte TCP frames, as fast as AF_XDP can send them, 2 queues" -c "$XP_SERVER4" -t 5
+run "1518-byte TCP frames, as fast as possible" -c "$XP_SERVER4" -t 3 -l 1518
+run "IPv6: 78-byte frames (the IPv6/TCP minimum) at 200 kpps" -c "$XP_SERVER6" -t 3 -l 78 -b 200kpps
+run "UDP, 64-byte frames, JSON stream output (one object per line)" \
+	-c "$XP_SERVER4" -t 2 -u -b 50kpps --json-stream
+
+echo "== Server log"
+cat /tmp/xdpperf-demo-server.log
