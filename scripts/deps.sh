@@ -8,7 +8,7 @@ PKGS=(
   make gcc clang llvm pkg-config bpftool
   libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcmocka-dev
   # lab, tests, benchmarks
-  iproute2 ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
+  iproute2 iputils-ping ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
   gnuplot-nox
 )
 

@@ -1,0 +1,445 @@
+#!/usr/bin/env bash
+# xdpperf network-namespace lab.
+#
+#   lab.sh up [--direct] [--queues N] [--firewall]   build (or rebuild) the lab
+#   lab.sh down                                      remove it (no-op if absent)
+#   lab.sh status                                    show namespaces/ifaces/state
+#   lab.sh env                                       print XP_* shell assignments
+#   lab.sh exec NS CMD...                            run CMD inside NS
+#   lab.sh ping NS ADDR                              one ICMP echo (no iputils needed)
+#
+# Topology (routed, the default):
+#
+#   xp-client [xpc0] <--veth--> [xpr0] xp-router [xpr1] <--veth--> [xps0] xp-server
+#   198.18.1.2/24                198.18.1.1/24    198.19.1.1/24      198.19.1.2/24
+#   2001:2:0:1::2/64             2001:2:0:1::1/64 2001:2:0:2::1/64   2001:2:0:2::2/64
+#
+# Direct (--direct): xp-client [xpc0] <--veth--> [xps0] xp-server,
+#   client 198.18.1.2/24 + 2001:2:0:1::2/64, server 198.18.1.1/24 + 2001:2:0:1::1/64.
+#
+# The client also owns 198.18.1.10-198.18.1.25 and 2001:2:0:1::10-2001:2:0:1::1f
+# (extra source addresses). MACs are fixed: xpc0 02:58:50:00:00:01, xpr0 ..:02,
+# xpr1 ..:03, xps0 ..:04. Only benchmark ranges (RFC 2544 198.18.0.0/15,
+# RFC 5180 2001:2::/48) are used. Namespaces are prefixed xp-; `down` deletes
+# only xp-client, xp-router and xp-server (and kills processes still inside
+# them so the namespaces and their veths really go away).
+#
+# State lives in /run/xdpperf-lab/state (removed by `down`).
+# Environment: XP_LAB_WAIT=SECS (how long `up` waits for client->server ping,
+# default 5), XP_LAB_QUIET=1 (no progress messages on stderr).
+# Exit codes: 0 ok, 1 runtime failure / not root, 2 bad arguments.
+set -euo pipefail
+
+PROG=lab.sh
+STATE_DIR=/run/xdpperf-lab
+STATE_FILE=$STATE_DIR/state
+
+NS_CLIENT=xp-client
+NS_ROUTER=xp-router
+NS_SERVER=xp-server
+ALL_NS=("$NS_CLIENT" "$NS_ROUTER" "$NS_SERVER")
+
+DEV_CLIENT=xpc0
+DEV_RIN=xpr0     # router, client-facing
+DEV_ROUT=xpr1    # router, server-facing
+DEV_SERVER=xps0
+
+MAC_CLIENT=02:58:50:00:00:01
+MAC_RIN=02:58:50:00:00:02
+MAC_ROUT=02:58:50:00:00:03
+MAC_SERVER=02:58:50:00:00:04
+
+CT_MAX_WANTED=1048576
+WAIT_SECS=${XP_LAB_WAIT:-5}
+
+usage() {
+	cat <<EOF
+usage: $PROG up [--direct] [--queues N] [--firewall]
+       $PROG down | status | env
+       $PROG exec NS CMD...      (NS: client|router|server or xp-client|xp-router|xp-server)
+       $PROG ping NS ADDR
+EOF
+}
+
+die()     { echo "$PROG: $*" >&2; exit 1; }
+bad_arg() { echo "$PROG: $* (try '$PROG help')" >&2; exit 2; }
+log()     { [[ -n ${XP_LAB_QUIET:-} ]] || echo "$PROG: $*" >&2; }
+
+need_root() { [[ $(id -u) -eq 0 ]] || die "must be run as root"; }
+
+ns_exists() { [[ -e /run/netns/$1 ]]; }
+
+# client|router|server|xp-* -> namespace name
+ns_resolve() {
+	case "$1" in
+	client | "$NS_CLIENT") echo "$NS_CLIENT" ;;
+	router | "$NS_ROUTER") echo "$NS_ROUTER" ;;
+	server | "$NS_SERVER") echo "$NS_SERVER" ;;
+	*) return 1 ;;
+	esac
+}
+
+nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+
+# Serialize up/down between concurrent callers. The lock is on this script
+# file itself, so nothing is left behind. Only taken for mutating commands.
+take_lock() {
+	exec 9<"${BASH_SOURCE[0]}"
+	flock -w 120 9 || die "timed out waiting for another lab.sh up/down"
+}
+drop_lock() { exec 9<&-; }
+
+# ---------------------------------------------------------------- ping ----
+# One echo request/reply, 1 s timeout. Uses iputils ping when installed,
+# otherwise a raw-socket python3 fallback (Debian 12 minimal has no ping).
+PY=$(command -v /usr/bin/python3 || command -v python3 || true)
+ping_once() { # NS ADDR [TIMEOUT_S]
+	local ns=$1 addr=$2 tmo=${3:-1}
+	if command -v ping >/dev/null 2>&1; then
+		nsx "$ns" ping -n -q -c 1 -W 1 "$addr" >/dev/null 2>&1
+		return
+	fi
+	[[ -n $PY ]] || die "neither ping nor python3 available"
+	nsx "$ns" "$PY" - "$addr" "$tmo" <<'PYEOF'
+import os, select, socket, struct, sys, time
+addr = sys.argv[1]
+v6 = ':' in addr
+ident = os.getpid() & 0xffff
+if v6:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+    req, rep = 128, 129
+else:
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    req, rep = 8, 0
+payload = b'xdpperf-lab-ping'
+hdr = struct.pack('!BBHHH', req, 0, 0, ident, 1)
+if not v6:  # the kernel fills in the ICMPv6 checksum, not the ICMPv4 one
+    data = hdr + payload
+    c = sum(struct.unpack('!%dH' % (len(data) // 2), data))
+    c = (c >> 16) + (c & 0xffff); c += c >> 16
+    hdr = struct.pack('!BBHHH', req, 0, ~c & 0xffff, ident, 1)
+s.sendto(hdr + payload, (addr, 0))
+deadline = time.time() + float(sys.argv[2])
+while True:
+    left = deadline - time.time()
+    if left <= 0 or not select.select([s], [], [], left)[0]:
+        sys.exit(1)
+    pkt, src = s.recvfrom(2048)
+    if not v6:
+        pkt = pkt[(pkt[0] & 0x0f) * 4:]
+    if len(pkt) >= 8:
+        t, _, _, i, _ = struct.unpack('!BBHHH', pkt[:8])
+        if t == rep and i == ident:
+            sys.exit(0)
+PYEOF
+}
+
+# ---------------------------------------------------------------- down ----
+kill_ns_procs() { # NS: TERM then KILL whatever still runs inside the lab ns
+	local ns=$1 pids i
+	pids=$(ip netns pids "$ns" 2>/dev/null || true)
+	[[ -n $pids ]] || return 0
+	# shellcheck disable=SC2086
+	kill $pids 2>/dev/null || true
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		pids=$(ip netns pids "$ns" 2>/dev/null || true)
+		[[ -n $pids ]] || return 0
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $pids 2>/dev/null || true
+}
+
+do_down() {
+	local ns found=0
+	for ns in "${ALL_NS[@]}"; do
+		ns_exists "$ns" || continue
+		found=1
+		kill_ns_procs "$ns"
+		ip netns del "$ns" 2>/dev/null || ip netns del "$ns"
+	done
+	rm -rf "$STATE_DIR"
+	if ((found)); then log "lab removed"; fi
+}
+
+# ------------------------------------------------------------------ up ----
+setup_ns() { # NS
+	local ns=$1
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	# Must be set before the veths exist so they inherit it: no DAD (addresses,
+	# link-local included, are usable at once) and no router solicitations.
+	nsx "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+		net.ipv6.conf.default.router_solicitations=0 net.ipv6.conf.all.router_solicitations=0
+}
+
+make_veth() { # NS_A DEV_A MAC_A NS_B DEV_B MAC_B QUEUES
+	local q=()
+	(($7 > 1)) && q=(numtxqueues "$7" numrxqueues "$7")
+	ip -n "$1" link add "$2" address "$3" "${q[@]}" type veth \
+		peer name "$5" address "$6" "${q[@]}" netns "$4"
+}
+
+add_addrs() { # NS DEV V4/LEN V6/LEN
+	ip -n "$1" addr add "$3" dev "$2"
+	ip -n "$1" -6 addr add "$4" dev "$2" nodad
+	ip -n "$1" link set "$2" up
+}
+
+add_client_extras() {
+	# 198.18.1.10-25 and 2001:2:0:1::10-::1f (hex). The IPv6 ones are
+	# deprecated (preferred_lft 0): bindable, but never picked as the default
+	# source, so unbound sockets keep using 2001:2:0:1::2.
+	local i cmds=""
+	for i in $(seq 0 15); do
+		cmds+="addr add 198.18.1.$((10 + i))/24 dev $DEV_CLIENT"$'\n'
+		cmds+="addr add 2001:2:0:1::$(printf '%x' $((16 + i)))/64 dev $DEV_CLIENT nodad preferred_lft 0"$'\n'
+	done
+	ip -n "$NS_CLIENT" -batch - <<<"$cmds"
+}
+
+gro_on() { # NS DEV
+	nsx "$1" ethtool -K "$2" gro on >/dev/null 2>&1 ||
+		die "ethtool -K $2 gro on failed in $1"
+}
+
+FW_RULES="
+table inet xpfw {
+	chain forward {
+		type filter hook forward priority filter; policy drop;
+		ct state established,related accept
+		ct state invalid drop
+		iifname \"$DEV_RIN\" oifname \"$DEV_ROUT\" ct state new accept
+		meta l4proto { icmp, ipv6-icmp } accept
+	}
+}"
+
+setup_firewall() {
+	nsx "$NS_ROUTER" nft -f - <<<"$FW_RULES" || die "loading nftables ruleset xpfw failed"
+	# nf_conntrack_max is per-netns writable on some kernels only; on this one it
+	# is read-only inside a netns and the host (init_net) value applies.
+	# (sysctl -w exits 0 even when the write fails, so read the value back.)
+	local cur
+	nsx "$NS_ROUTER" sh -c "echo $CT_MAX_WANTED > /proc/sys/net/netfilter/nf_conntrack_max" 2>/dev/null || true
+	cur=$(nsx "$NS_ROUTER" cat /proc/sys/net/netfilter/nf_conntrack_max 2>/dev/null || echo 0)
+	if ((cur >= CT_MAX_WANTED)); then
+		CT_MAX_NOTE="raised to $cur in $NS_ROUTER"
+	else
+		CT_MAX_NOTE="read-only in netns, host value $cur applies; raise it on the host if needed"
+		log "note: nf_conntrack_max is read-only inside $NS_ROUTER; using host value $cur"
+	fi
+}
+
+wait_ping() { # NS ADDR
+	local ns=$1 addr=$2 t0=$SECONDS
+	# IPv6 on a fresh veth answers ND only after linkwatch reports carrier
+	# (up to ~1 s), so retry with short per-attempt timeouts.
+	while ! ping_once "$ns" "$addr" 0.3; do
+		if ((SECONDS - t0 >= WAIT_SECS)); then
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+write_state() {
+	mkdir -p "$STATE_DIR"
+	cat >"$STATE_FILE.tmp" <<EOF
+XP_MODE=$MODE
+XP_CLIENT_NS=$NS_CLIENT
+XP_SERVER_NS=$NS_SERVER
+XP_ROUTER_NS=$R_NS
+XP_CLIENT_DEV=$DEV_CLIENT
+XP_SERVER_DEV=$DEV_SERVER
+XP_ROUTER_CLIENT_DEV=$R_IN
+XP_ROUTER_SERVER_DEV=$R_OUT
+XP_CLIENT4=198.18.1.2
+XP_SERVER4=$SERVER4
+XP_CLIENT6=2001:2:0:1::2
+XP_SERVER6=$SERVER6
+XP_CLIENT4_RANGE=198.18.1.10-198.18.1.25
+XP_CLIENT6_RANGE=2001:2:0:1::10-2001:2:0:1::1f
+XP_CLIENT_MAC=$MAC_CLIENT
+XP_CLIENT_GW_MAC=$C_GW_MAC
+XP_SERVER_MAC=$MAC_SERVER
+XP_SERVER_GW_MAC=$S_GW_MAC
+XP_QUEUES=$QUEUES
+XP_FIREWALL=$FIREWALL
+XP_CT_MAX_NOTE='$CT_MAX_NOTE'
+EOF
+	mv "$STATE_FILE.tmp" "$STATE_FILE"
+}
+
+do_up() {
+	CT_MAX_NOTE=""
+	do_down
+	# Any failure from here on removes the half-built lab.
+	trap 'rc=$?; if ((rc)); then XP_LAB_QUIET=1 do_down; echo "$PROG: up failed, lab removed" >&2; fi' EXIT
+
+	if [[ $MODE == direct ]]; then
+		setup_ns "$NS_CLIENT"
+		setup_ns "$NS_SERVER"
+		make_veth "$NS_CLIENT" "$DEV_CLIENT" "$MAC_CLIENT" "$NS_SERVER" "$DEV_SERVER" "$MAC_SERVER" "$QUEUES"
+		add_addrs "$NS_CLIENT" "$DEV_CLIENT" 198.18.1.2/24 2001:2:0:1::2/64
+		add_addrs "$NS_SERVER" "$DEV_SERVER" 198.18.1.1/24 2001:2:0:1::1/64
+		SERVER4=198.18.1.1 SERVER6=2001:2:0:1::1
+		R_NS="" R_IN="" R_OUT=""
+		C_GW_MAC=$MAC_SERVER S_GW_MAC=$MAC_CLIENT
+	else
+		setup_ns "$NS_CLIENT"
+		setup_ns "$NS_ROUTER"
+		setup_ns "$NS_SERVER"
+		make_veth "$NS_CLIENT" "$DEV_CLIENT" "$MAC_CLIENT" "$NS_ROUTER" "$DEV_RIN" "$MAC_RIN" "$QUEUES"
+		make_veth "$NS_ROUTER" "$DEV_ROUT" "$MAC_ROUT" "$NS_SERVER" "$DEV_SERVER" "$MAC_SERVER" "$QUEUES"
+		nsx "$NS_ROUTER" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+		add_addrs "$NS_CLIENT" "$DEV_CLIENT" 198.18.1.2/24 2001:2:0:1::2/64
+		add_addrs "$NS_ROUTER" "$DEV_RIN" 198.18.1.1/24 2001:2:0:1::1/64
+		add_addrs "$NS_ROUTER" "$DEV_ROUT" 198.19.1.1/24 2001:2:0:2::1/64
+		add_addrs "$NS_SERVER" "$DEV_SERVER" 198.19.1.2/24 2001:2:0:2::2/64
+		ip -n "$NS_CLIENT" route add default via 198.18.1.1
+		ip -n "$NS_CLIENT" -6 route add default via 2001:2:0:1::1
+		ip -n "$NS_SERVER" route add default via 198.19.1.1
+		ip -n "$NS_SERVER" -6 route add default via 2001:2:0:2::1
+		gro_on "$NS_ROUTER" "$DEV_RIN"
+		gro_on "$NS_ROUTER" "$DEV_ROUT"
+		SERVER4=198.19.1.2 SERVER6=2001:2:0:2::2
+		R_NS=$NS_ROUTER R_IN=$DEV_RIN R_OUT=$DEV_ROUT
+		C_GW_MAC=$MAC_RIN S_GW_MAC=$MAC_ROUT
+		if ((FIREWALL)); then setup_firewall; fi
+	fi
+	# GRO on every veth (client too: the router may XDP-redirect replies back
+	# into xpc0), so frames XDP_TX'd/redirected into them are not dropped when
+	# no XDP program is attached on the receiving side.
+	gro_on "$NS_SERVER" "$DEV_SERVER"
+	gro_on "$NS_CLIENT" "$DEV_CLIENT"
+	add_client_extras
+
+	# Reachability; this also resolves every neighbour on the path.
+	wait_ping "$NS_CLIENT" "$SERVER4" ||
+		die "client cannot ping server $SERVER4 (IPv4) within ${WAIT_SECS}s"
+	wait_ping "$NS_CLIENT" "$SERVER6" ||
+		die "client cannot ping server $SERVER6 (IPv6) within ${WAIT_SECS}s"
+
+	write_state
+	trap - EXIT
+	log "lab up: mode=$MODE queues=$QUEUES firewall=$( ((FIREWALL)) && echo on || echo off)"
+}
+
+# -------------------------------------------------------------- status ----
+count_queues() { # NS DEV KIND(rx|tx)
+	nsx "$1" sh -c "ls -d /sys/class/net/$2/queues/$3-* 2>/dev/null | wc -l"
+}
+
+do_status() {
+	local ns dev any=0
+	for ns in "${ALL_NS[@]}"; do ns_exists "$ns" && any=1; done
+	if ((!any)); then
+		echo "lab: down (no xp-* namespaces)"
+		return 0
+	fi
+	if [[ -r $STATE_FILE ]]; then
+		# shellcheck disable=SC1090
+		. "$STATE_FILE"
+		echo "lab: up, mode=$XP_MODE queues=$XP_QUEUES firewall=$( ((XP_FIREWALL)) && echo on || echo off)"
+	else
+		echo "lab: namespaces present but no state file ($STATE_FILE); run '$PROG up' again"
+	fi
+	for ns in "${ALL_NS[@]}"; do
+		ns_exists "$ns" || continue
+		echo "namespace $ns:"
+		for dev in $(ip -n "$ns" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1); do
+			[[ $dev == lo ]] && continue
+			local st mac a4 a6 gro
+			st=$(ip -n "$ns" -o link show dev "$dev" | grep -o 'state [A-Z]*' | cut -d' ' -f2)
+			mac=$(ip -n "$ns" -o link show dev "$dev" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+			a4=$(ip -n "$ns" -o -4 addr show dev "$dev" | awk '{print $4}' | wc -l)
+			a6=$(ip -n "$ns" -o -6 addr show dev "$dev" scope global | awk '{print $4}' | wc -l)
+			gro=$(nsx "$ns" ethtool -k "$dev" 2>/dev/null | awk '/^generic-receive-offload:/{print $2}')
+			echo "  $dev state=$st mac=$mac rxq=$(count_queues "$ns" "$dev" rx) txq=$(count_queues "$ns" "$dev" tx) gro=${gro:-?}"
+			echo "    inet  $(ip -n "$ns" -o -4 addr show dev "$dev" | awk '{print $4}' | head -1)$( ((a4 > 1)) && echo " (+$((a4 - 1)) more)")"
+			echo "    inet6 $(ip -n "$ns" -o -6 addr show dev "$dev" scope global | awk '{print $4}' | tail -1)$( ((a6 > 1)) && echo " (+$((a6 - 1)) more)")"
+		done
+		if [[ $ns == "$NS_ROUTER" ]]; then
+			echo "  forwarding: ipv4=$(nsx "$ns" sysctl -n net.ipv4.ip_forward) ipv6=$(nsx "$ns" sysctl -n net.ipv6.conf.all.forwarding)"
+			if nsx "$ns" nft list table inet xpfw >/dev/null 2>&1; then
+				echo "  firewall: on (nft table inet xpfw)"
+			else
+				echo "  firewall: off"
+			fi
+			echo "  conntrack: count=$(nsx "$ns" conntrack -C 2>/dev/null || echo '?')" \
+				"max=$(nsx "$ns" sysctl -n net.netfilter.nf_conntrack_max 2>/dev/null || echo '?')" \
+				"${XP_CT_MAX_NOTE:+($XP_CT_MAX_NOTE)}"
+		fi
+	done
+}
+
+do_env() {
+	[[ -r $STATE_FILE ]] || die "lab is not up (no $STATE_FILE); run '$PROG up'"
+	if ! ns_exists "$NS_CLIENT" || ! ns_exists "$NS_SERVER"; then
+		die "lab state file exists but namespaces are missing; run '$PROG up'"
+	fi
+	grep '^XP_' "$STATE_FILE" | grep -v '^XP_CT_MAX_NOTE='
+}
+
+set_queues() {
+	if [[ $1 =~ ^[0-9]{1,3}$ ]] && ((10#$1 >= 1 && 10#$1 <= 64)); then
+		QUEUES=$((10#$1))
+	else
+		bad_arg "--queues must be an integer 1..64, got '$1'"
+	fi
+}
+
+# ---------------------------------------------------------------- main ----
+(($# >= 1)) || bad_arg "missing command (up|down|status|env|exec|ping)"
+cmd=$1
+shift
+case "$cmd" in
+up)
+	MODE=routed QUEUES=1 FIREWALL=0
+	while (($#)); do
+		case "$1" in
+		--direct) MODE=direct ;;
+		--firewall) FIREWALL=1 ;;
+		--queues)
+			(($# >= 2)) || bad_arg "--queues needs a value"
+			set_queues "$2"
+			shift
+			;;
+		--queues=*) set_queues "${1#--queues=}" ;;
+		*) bad_arg "up: unknown argument '$1'" ;;
+		esac
+		shift
+	done
+	[[ $MODE == direct && $FIREWALL == 1 ]] &&
+		bad_arg "--firewall needs the routed topology (it lives in $NS_ROUTER); drop --direct"
+	need_root
+	take_lock
+	do_up
+	;;
+down | status | env)
+	(($# == 0)) || bad_arg "$cmd: unexpected argument '$1'"
+	need_root
+	case "$cmd" in
+	down) take_lock; do_down ;;
+	status) do_status ;;
+	env) do_env ;;
+	esac
+	;;
+exec)
+	(($# >= 2)) || bad_arg "exec needs NS and a command"
+	ns=$(ns_resolve "$1") || bad_arg "exec: unknown namespace '$1' (client|router|server)"
+	shift
+	need_root
+	ns_exists "$ns" || die "namespace $ns does not exist; run '$PROG up'"
+	exec ip netns exec "$ns" "$@"
+	;;
+ping)
+	(($# == 2)) || bad_arg "ping needs NS and ADDR"
+	ns=$(ns_resolve "$1") || bad_arg "ping: unknown namespace '$1' (client|router|server)"
+	need_root
+	ns_exists "$ns" || die "namespace $ns does not exist; run '$PROG up'"
+	ping_once "$ns" "$2"
+	;;
+help | -h | --help) usage ;;
+*) bad_arg "unknown command '$cmd'" ;;
+esac

@@ -1,0 +1,201 @@
+# shellcheck shell=bash
+# Helpers for xdpperf end-to-end tests. Source it first thing:
+#
+#   #!/usr/bin/env bash
+#   . "$(dirname "$0")/lib.sh"
+#   xp_case routed_ping                 # start a case (name: no spaces)
+#   xp_check "lab up" xp_lab_up         # run a step; on failure the case FAILs
+#   xp_check "ping v4" xp_ping client "$XP_SERVER4"
+#   xp_pass                             # PASS unless a step already failed it
+#
+# Result protocol (what tests/run.sh tallies): every finished case produces
+# exactly one line
+#       RESULT PASS <name>
+#       RESULT FAIL <name>: <message>
+#       RESULT SKIP <name>: <message>
+# printed on stdout and, when $XP_RESULTS is set (run.sh sets it), appended to
+# that file, which is what run.sh reads. A case still open when the script
+# exits is a FAIL. The script exits 1 if any case failed, else 0. A script
+# that is not run as root records one SKIP and exits 0.
+#
+# Semantics:
+#   xp_case NAME       start a case (an open previous case FAILs: not concluded)
+#   xp_pass            close the open case as PASS; no-op if it already failed
+#   xp_fail MSG        close the open case as FAIL (no open case: FAIL <script>)
+#   xp_skip MSG        close the open case as SKIP
+#   xp_check MSG CMD.. run CMD in this shell (so variables it sets persist),
+#                      output captured; if it fails the case FAILs with MSG and
+#                      the tail of the output. No-op once the case is closed,
+#                      so a case is a straight line of xp_checks. Always
+#                      returns 0 (safe under set -e); test with xp_open.
+#   xp_open            true while the current case is open (nothing failed)
+#   xp_lab_up ARGS     scripts/lab.sh up ARGS, then import `lab.sh env` (XP_*)
+#   xp_lab_down        scripts/lab.sh down
+#   xp_exec NS CMD..   run CMD in NS (client|router|server or a full ns name)
+#   xp_ping NS ADDR    one ICMP echo from NS (works without iputils-ping)
+#   xp_wait_port NS PORT [SECS]  wait (default 5 s) for a TCP listener on PORT
+#   xp_run_bg NS CMD.. start CMD in NS in the background; its pid is left in
+#                      XP_BG_PID and its output in the file $XP_BG_LOG. All
+#                      background pids are killed when the script exits.
+#   xp_on_exit CMD     add CMD to the exit cleanup (do not set your own EXIT
+#                      trap: it would replace lib.sh's).
+# At exit: registered cleanups, background pids killed, `lab.sh down` (unless
+# XP_KEEP_LAB=1, for debugging), results summary.
+
+XP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+XP_LAB=$XP_ROOT/scripts/lab.sh
+XP_BIN=$XP_ROOT/xdpperf   # the tool under test (built by make)
+export XP_ROOT XP_LAB XP_BIN
+XP_SCRIPT=$(basename "$0" .sh)
+XP_TMP=$(mktemp -d "/tmp/xp-e2e-$XP_SCRIPT.XXXXXX")
+
+XP_MAIN_PID=$BASHPID
+# The script's real stdout/stderr: the exit trap may fire inside a redirected
+# xp_check step and must still report to the right place.
+exec {XP_OUT}>&1 {XP_ERR}>&2
+XP_CASE=""        # name of the open case ("" = none open)
+XP_NPASS=0 XP_NFAIL=0 XP_NSKIP=0
+XP_BG_PIDS=()
+XP_EXIT_CMDS=()
+XP_BG_N=0
+
+xp__result() { # STATUS NAME [MSG]
+	local line="RESULT $1 $2"
+	local msg=${3:-}
+	msg=${msg%$'\n'}
+	[[ -n $msg ]] && line+=": ${msg//$'\n'/; }"
+	echo "$line"
+	if [[ -n ${XP_RESULTS:-} ]]; then echo "$line" >>"$XP_RESULTS"; fi
+	case $1 in
+	PASS) XP_NPASS=$((XP_NPASS + 1)) ;;
+	FAIL) XP_NFAIL=$((XP_NFAIL + 1)) ;;
+	SKIP) XP_NSKIP=$((XP_NSKIP + 1)) ;;
+	esac
+}
+
+xp_case() {
+	[[ -n $XP_CASE ]] && xp_fail "case ended without xp_pass/xp_fail/xp_skip"
+	XP_CASE=${1// /_}
+	echo "--- case $XP_CASE"
+}
+xp_open() { [[ -n $XP_CASE ]]; }
+xp_pass() {
+	[[ -n $XP_CASE ]] || return 0
+	xp__result PASS "$XP_CASE"
+	XP_CASE=""
+}
+xp_fail() {
+	xp__result FAIL "${XP_CASE:-$XP_SCRIPT}" "${1:-failed}"
+	XP_CASE=""
+	return 0
+}
+xp_skip() {
+	xp__result SKIP "${XP_CASE:-$XP_SCRIPT}" "${1:-skipped}"
+	XP_CASE=""
+}
+
+xp_check() { # MSG CMD...
+	[[ -n $XP_CASE ]] || return 0
+	local msg=$1 rc=0 out=$XP_TMP/check.out
+	shift
+	"$@" >"$out" 2>&1 || rc=$?
+	sed 's/^/    | /' "$out"
+	if ((rc)); then
+		local tl
+		tl=$(tail -n 3 "$out")
+		xp_fail "$msg (exit $rc)${tl:+: $tl}"
+	fi
+	return 0
+}
+
+xp_ns() { # client|router|server|NAME -> namespace
+	case $1 in
+	client) echo "${XP_CLIENT_NS:-xp-client}" ;;
+	router) echo "${XP_ROUTER_NS:-xp-router}" ;;
+	server) echo "${XP_SERVER_NS:-xp-server}" ;;
+	*) echo "$1" ;;
+	esac
+}
+xp_exec() { local ns; ns=$(xp_ns "$1"); shift; ip netns exec "$ns" "$@"; }
+xp_ping() { bash "$XP_LAB" ping "$(xp_ns "$1")" "$2"; }
+
+xp_lab_up() {
+	local envs
+	bash "$XP_LAB" up "$@" || return
+	envs=$(bash "$XP_LAB" env) || return
+	set -a
+	eval "$envs"
+	set +a
+}
+xp_lab_down() { bash "$XP_LAB" down; }
+
+xp_wait_port() { # NS PORT [SECS]
+	local ns t0=$SECONDS
+	ns=$(xp_ns "$1")
+	while [[ -z $(ip netns exec "$ns" ss -Hltn "sport = :$2" 2>/dev/null) ]]; do
+		if ((SECONDS - t0 >= ${3:-5})); then
+			echo "no TCP listener on port $2 in $ns after ${3:-5}s" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+xp_run_bg() { # NS CMD...
+	local ns
+	ns=$(xp_ns "$1")
+	shift
+	XP_BG_N=$((XP_BG_N + 1))
+	XP_BG_LOG=$XP_TMP/bg$XP_BG_N.log
+	# The subshell drops lib.sh's traps, then execs `ip netns exec`, which
+	# execs CMD: $! is CMD's own pid.
+	(
+		trap - EXIT INT TERM
+		exec ip netns exec "$ns" "$@" >"$XP_BG_LOG" 2>&1
+	) &
+	XP_BG_PID=$!
+	XP_BG_PIDS+=("$XP_BG_PID")
+}
+
+xp_on_exit() { XP_EXIT_CMDS+=("$*"); }
+
+xp__kill_bg() {
+	local p live
+	((${#XP_BG_PIDS[@]})) || return 0
+	kill "${XP_BG_PIDS[@]}" 2>/dev/null
+	for _ in $(seq 20); do
+		live=0
+		for p in "${XP_BG_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && live=1; done
+		((live)) || break
+		sleep 0.05
+	done
+	kill -KILL "${XP_BG_PIDS[@]}" 2>/dev/null
+	wait "${XP_BG_PIDS[@]}" 2>/dev/null
+	XP_BG_PIDS=()
+}
+
+xp__exit() {
+	local rc=$? c
+	# Only the script's own shell concludes; a subshell that inherited the
+	# trap just exits.
+	[[ $BASHPID == "$XP_MAIN_PID" ]] || exit "$rc"
+	exec 1>&"$XP_OUT" 2>&"$XP_ERR"
+	trap - EXIT
+	set +e
+	[[ -n $XP_CASE ]] && xp_fail "script exited (status $rc) before the case concluded"
+	((rc && XP_NPASS + XP_NFAIL + XP_NSKIP == 0)) && xp_fail "script exited with status $rc"
+	for c in "${XP_EXIT_CMDS[@]}"; do eval "$c"; done
+	xp__kill_bg
+	if [[ -z ${XP_KEEP_LAB:-} ]]; then XP_LAB_QUIET=1 bash "$XP_LAB" down >/dev/null 2>&1; fi
+	rm -rf "$XP_TMP"
+	echo "--- $XP_SCRIPT: $XP_NPASS passed, $XP_NFAIL failed, $XP_NSKIP skipped"
+	((XP_NFAIL)) && exit 1
+	exit 0
+}
+trap xp__exit EXIT
+trap 'exit 130' INT TERM
+
+if [[ $(id -u) -ne 0 ]]; then
+	xp_skip "needs root (network namespaces)"
+	exit 0
+fi

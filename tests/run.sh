@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# xdpperf test runner (`make check` calls it after building).
+#
+#   tests/run.sh [-v] [PATTERN]
+#
+# Runs, in this order:
+#   1. build/tests/test_*      cmocka unit tests
+#   2. build/tests/bpf_test_*  BPF_PROG_RUN tests (cmocka as well)
+#   3. tests/e2e/*.sh          end-to-end scripts using tests/e2e/lib.sh
+# PATTERN (a substring or glob) keeps only items whose path matches it, e.g.
+# `tests/run.sh 00_lab`, `tests/run.sh bpf_`, `tests/run.sh 'test_*addr*'`.
+# -v prints every item's full output (default: only for failures).
+#
+# Counting: a cmocka binary contributes the counts of its
+# "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)" / "[  SKIPPED ] N test(s)"
+# summary lines; one that exits non-zero without a failure summary (crash,
+# group setup error) adds one failure; one that exits 77 with nothing run is
+# skipped. An e2e script contributes its RESULT lines (see tests/e2e/lib.sh);
+# a non-zero exit without a FAIL line, or a timeout, adds one failure.
+# The last line is always "N passed, N failed[, N skipped]". Exit status is
+# non-zero if anything failed or nothing ran. The lab is always torn down.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+ROOT=$PWD
+TIMEOUT=${XP_TEST_TIMEOUT:-300}
+VERBOSE=0
+PATTERN=""
+
+while (($#)); do
+	case $1 in
+	-v | --verbose) VERBOSE=1 ;;
+	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run.sh: unknown option '$1' (usage: tests/run.sh [-v] [PATTERN])" >&2; exit 2 ;;
+	*)
+		[[ -z $PATTERN ]] || { echo "run.sh: only one PATTERN allowed" >&2; exit 2; }
+		PATTERN=$1
+		;;
+	esac
+	shift
+done
+
+NPASS=0 NFAIL=0 NSKIP=0 NITEMS=0
+FAILED_NAMES=()
+TMP=$(mktemp -d /tmp/xdpperf-tests.XXXXXX)
+
+lab_down() {
+	if [[ $(id -u) -eq 0 && -f $ROOT/scripts/lab.sh ]]; then
+		XP_LAB_QUIET=1 bash "$ROOT/scripts/lab.sh" down >/dev/null 2>&1
+	fi
+}
+cleanup() { lab_down; rm -rf "$TMP"; }
+trap cleanup EXIT
+trap on_signal INT TERM
+
+matches() { [[ -z $PATTERN || $1 == *$PATTERN* ]]; }
+
+# Output lines, xdp-tools style: name left, verdict right.
+line() { # VERDICT NAME [DETAIL]
+	printf '    %-62s %s\n' "$2" "$1"
+	[[ -n ${3:-} ]] && printf '        %s\n' "$3"
+	return 0
+}
+pass() { NPASS=$((NPASS + 1)); line PASS "$@"; }
+fail() { NFAIL=$((NFAIL + 1)); FAILED_NAMES+=("$1"); line FAIL "$@"; }
+skip() { NSKIP=$((NSKIP + 1)); line SKIP "$@"; }
+
+dump_log() { # LOG FORCE
+	if ((VERBOSE)) || [[ ${2:-0} == 1 ]]; then
+		echo "        ---- output ----"
+		tail -n "${XP_LOG_LINES:-60}" "$1" | sed 's/^/        | /'
+	fi
+}
+
+# run_logged LOG CMD...: CMD under `timeout` (exit 124 when it expires; KILL
+# 15 s after TERM), all output to LOG; a death by signal is noted in LOG.
+#
+# CMD runs in the background so that Ctrl-C/TERM reach us at once (timeout
+# puts the item in its own process group, out of reach of the terminal's
+# SIGINT): the handler forwards TERM to timeout, which passes it to the whole
+# item (so e2e scripts still clean up), KILLing it 15 s later if need be.
+CHILD=""
+INTERRUPTED=0
+on_signal() {
+	INTERRUPTED=1
+	echo "run.sh: interrupted, stopping the current test" >&2
+	if [[ -n $CHILD ]]; then kill -TERM "$CHILD" 2>/dev/null; fi
+}
+run_logged() {
+	local log=$1 rc
+	shift
+	timeout -k 15 "$TIMEOUT" "$@" >"$log" 2>&1 </dev/null &
+	CHILD=$!
+	# `wait` returns early when a trapped signal arrives: wait again until the
+	# item is really gone. (2>/dev/null: no "Killed" job notice on our tty.)
+	while :; do
+		wait "$CHILD" 2>/dev/null
+		rc=$?
+		kill -0 "$CHILD" 2>/dev/null || break
+	done
+	CHILD=""
+	if ((rc > 128)); then echo "(terminated by signal $((rc - 128)))" >>"$log"; fi
+	return "$rc"
+}
+
+# Run one cmocka binary and add its per-case results to the totals.
+run_cmocka() { # PATH
+	local bin=$1 name log rc=0 p=0 f=0 s=0 pc=0 fc=0 sc=0 summary=0 listing=0 running="" l n
+	name=$(basename "$bin")
+	log=$TMP/$name.log
+	# Line-buffer stdout so cmocka's stdout (per case) and stderr (summaries)
+	# stay in order in the log.
+	CMOCKA_MESSAGE_OUTPUT=STDOUT run_logged "$log" stdbuf -oL -eL "$bin" || rc=$?
+	local lastmsg=""
+	while IFS= read -r l; do
+		case $l in
+		"[==========]"*) listing=0 ;;
+		"[ RUN      ] "*) listing=0 lastmsg="" running=${l#"[ RUN      ] "} ;;
+		"[  ERROR   ] "* | "[   LINE   ] "*) lastmsg=${l#*] --- } ;;
+		"[       OK ] "*) line PASS "$name: ${l#"[       OK ] "}"; pc=$((pc + 1)) running="" ;;
+		"[  PASSED  ] "*)
+			n=${l#"[  PASSED  ] "}; n=${n%% *}
+			[[ $n =~ ^[0-9]+$ ]] && p=$((p + n)) summary=1
+			;;
+		"[  FAILED  ] "*" test(s)"*)
+			n=${l#"[  FAILED  ] "}; n=${n%% *}
+			[[ $n =~ ^[0-9]+$ ]] && f=$((f + n)) summary=1
+			listing=1
+			;;
+		"[  SKIPPED ] "*" test(s)"*)
+			n=${l#"[  SKIPPED ] "}; n=${n%% *}
+			[[ $n =~ ^[0-9]+$ ]] && s=$((s + n)) summary=1
+			listing=1
+			;;
+		"[  FAILED  ] "*)
+			if ((!listing)); then
+				FAILED_NAMES+=("$name: ${l#"[  FAILED  ] "}")
+				line FAIL "$name: ${l#"[  FAILED  ] "}" "$lastmsg"
+				fc=$((fc + 1)) running=""
+			fi
+			;;
+		"[  SKIPPED ] "*)
+			((listing)) || { line SKIP "$name: ${l#"[  SKIPPED ] "}"; sc=$((sc + 1)) running=""; }
+			;;
+		esac
+	done <"$log"
+	# The summary lines are authoritative; without any (the binary died
+	# before printing them) fall back to the per-case lines seen so far.
+	((summary)) || p=$pc f=$fc s=$sc
+	NPASS=$((NPASS + p)) NFAIL=$((NFAIL + f)) NSKIP=$((NSKIP + s))
+
+	if ((rc == 124)); then
+		fail "$name" "timed out after ${TIMEOUT}s${running:+ in case $running}"
+	elif ((rc == 77 && p + f + s == 0)); then
+		skip "$name" "$(tail -n 1 "$log")"
+	elif ((rc != 0 && (f == 0 || !summary))); then
+		fail "$name" "exited with status $rc${running:+ during case $running}$( ((summary)) || echo ' before its cmocka summary')"
+	elif ((rc == 0 && p + f + s == 0)); then
+		pass "$name"   # no cmocka summary: count the binary itself
+	fi
+	if ((rc != 0 && rc != 77)); then dump_log "$log" 1; else dump_log "$log"; fi
+}
+
+# Run one e2e script; its cases arrive as RESULT lines in $XP_RESULTS.
+run_e2e() { # PATH
+	local script=$1 name log res rc=0 st rest nres=0 nfail=0
+	name=$(basename "$script" .sh)
+	log=$TMP/e2e-$name.log
+	res=$TMP/e2e-$name.results
+	: >"$res"
+	XP_RESULTS=$res run_logged "$log" bash "$script" || rc=$?
+	local cname msg
+	while read -r tag st rest; do
+		[[ $tag == RESULT ]] || continue
+		nres=$((nres + 1))
+		# "RESULT FAIL case: message" -> cname=case msg=message
+		cname=${rest%%: *} msg=""
+		[[ $rest == *": "* ]] && msg=${rest#*: }
+		# A case named after the script itself (e.g. lib.sh's root check).
+		if [[ $cname == "$name" ]]; then cname=$name; else cname="$name: $cname"; fi
+		case $st in
+		PASS) pass "$cname" ;;
+		FAIL) nfail=$((nfail + 1)); fail "$cname" "$msg" ;;
+		SKIP) skip "$cname" "$msg" ;;
+		*) nfail=$((nfail + 1)); fail "$name" "bad result line: $tag $st $rest" ;;
+		esac
+	done <"$res"
+	if ((rc == 124)); then
+		nfail=$((nfail + 1)); fail "$name" "timed out after ${TIMEOUT}s"
+	elif ((rc != 0 && nfail == 0)); then
+		if ((rc == 77 && nres == 0)); then
+			skip "$name" "skipped (exit 77)"
+		else
+			nfail=$((nfail + 1)); fail "$name" "exited with status $rc"
+		fi
+	elif ((rc == 0 && nres == 0)); then
+		pass "$name"
+	fi
+	if ((nfail)); then dump_log "$log" 1; else dump_log "$log"; fi
+	# Every e2e script must leave the lab down; enforce it between scripts.
+	lab_down
+}
+
+collect() { # GLOB... -> matching regular executable/existing files, sorted
+	local f
+	for f in "$@"; do
+		[[ -f $f ]] || continue
+		[[ $f == tests/e2e/lib.sh ]] && continue   # a library, not a test
+		matches "$f" || continue
+		echo "$f"
+	done
+}
+
+mapfile -t UNIT < <(collect build/tests/test_*)
+mapfile -t BPFT < <(collect build/tests/bpf_test_*)
+mapfile -t E2E < <(collect tests/e2e/*.sh)
+section() { echo "Running $1"; }
+
+if ((${#UNIT[@]})); then
+	section "unit tests (build/tests/test_*)"
+	for t in "${UNIT[@]}"; do
+		((INTERRUPTED)) && break
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+	done
+fi
+if ((${#BPFT[@]})); then
+	section "BPF_PROG_RUN tests (build/tests/bpf_test_*)"
+	for t in "${BPFT[@]}"; do
+		((INTERRUPTED)) && break
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+	done
+fi
+e2e_started=0
+for t in "${E2E[@]}"; do
+	((INTERRUPTED)) && break
+	if ((!e2e_started)); then
+		section "end-to-end tests (tests/e2e/*.sh)"
+		e2e_started=1
+	fi
+	NITEMS=$((NITEMS + 1))
+	run_e2e "$t"
+done
+
+# Tear the lab down before the summary so nothing prints after it.
+lab_down
+if ((INTERRUPTED)); then
+	NFAIL=$((NFAIL + 1)) FAILED_NAMES+=("(interrupted: remaining tests not run)")
+fi
+if ((NITEMS == 0)); then
+	echo "run.sh: no tests found${PATTERN:+ matching '$PATTERN'} (build/tests missing? run 'make')"
+elif ((NFAIL)); then
+	echo "Failed:"
+	for n in "${FAILED_NAMES[@]}"; do echo "    $n"; done
+fi
+summary="$NPASS passed, $NFAIL failed"
+((NSKIP)) && summary+=", $NSKIP skipped"
+echo "$summary"
+# Success needs no failure and at least one test that actually passed.
+((NFAIL == 0 && NPASS > 0))
