@@ -52,6 +52,7 @@ void xp_usage(FILE *f)
 "      --cport PORT[:PORT]   source port range (default %u:%u)\n"
 "      --queues N            AF_XDP sockets / sending threads, one per queue\n"
 "                            (default: all the interface's TX queues)\n"
+"      --first-queue N       use queues N.. (so several clients can share a NIC)\n"
 "      --dst-mac MAC         next-hop MAC (default: from the neighbour table)\n"
 "      --engine NAME         xsk: AF_XDP raw frames (default)\n"
 "                            none: send nothing, only report what the server\n"
@@ -69,7 +70,7 @@ void xp_usage(FILE *f)
 
 enum {
 	OPT_CONTROL_PORT = 256, OPT_CPORT, OPT_QUEUES, OPT_DST_MAC, OPT_ENGINE,
-	OPT_XDP_MODE, OPT_JSON_STREAM,
+	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +86,7 @@ static const struct option long_opts[] = {
 	{ "bitrate", required_argument, NULL, 'b' },
 	{ "udp", no_argument, NULL, 'u' },
 	{ "queues", required_argument, NULL, OPT_QUEUES },
+	{ "first-queue", required_argument, NULL, OPT_FIRST_QUEUE },
 	{ "dst-mac", required_argument, NULL, OPT_DST_MAC },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
@@ -184,6 +186,12 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			if (parse_uint(optarg, 1, 64, &ul, "queue count", err, errlen))
 				return 2;
 			o->queues = (unsigned)ul;
+			break;
+		case OPT_FIRST_QUEUE:
+			if (parse_uint(optarg, 0, 63, &ul, "first queue", err, errlen))
+				return 2;
+			o->first_queue = (unsigned)ul;
+			client_only = true, client_opt = "--first-queue";
 			break;
 		case OPT_DST_MAC:
 			if (parse_mac(optarg, o->dst_mac, err, errlen))

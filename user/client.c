@@ -169,10 +169,15 @@ static int check_limits(struct client *c, const struct frame_spec *s, unsigned *
 		return 2;
 	}
 	unsigned avail = c->link.tx_queues ? c->link.tx_queues : 1;
-	*queues = o->queues ? o->queues : avail;
-	if (*queues > avail) {
-		fprintf(stderr, "xdpperf: %s has %u TX queue%s, cannot use --queues %u\n", c->link.name, avail,
-			avail == 1 ? "" : "s", o->queues);
+	if (o->first_queue >= avail) {
+		fprintf(stderr, "xdpperf: %s has %u TX queue%s, cannot use --first-queue %u\n", c->link.name, avail,
+			avail == 1 ? "" : "s", o->first_queue);
+		return 2;
+	}
+	*queues = o->queues ? o->queues : avail - o->first_queue;
+	if (o->first_queue + *queues > avail) {
+		fprintf(stderr, "xdpperf: %s has %u TX queue%s, cannot use %u from queue %u\n", c->link.name,
+			avail, avail == 1 ? "" : "s", *queues, o->first_queue);
 		return 2;
 	}
 	return 0;
@@ -265,6 +270,7 @@ static int run_test(struct client *c, unsigned queues, const struct frame_spec *
 		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
 		.ifindex = c->link.ifindex,
 		.queues = queues,
+		.first_queue = o->first_queue,
 		.pps = o->rate.unit != XP_RATE_NONE ? xp_rate_to_pps(&o->rate, o->frame_size) : 0,
 		.max_seconds = o->duration + 1,
 		.debug = o->debug,

@@ -25,7 +25,8 @@ struct xp_engine_cfg {
 	uint16_t dport_lo, dport_hi;
 	char ifname[16];
 	int ifindex;
-	unsigned queues;            /* sockets/threads, one per queue 0..queues-1 */
+	unsigned queues;            /* sockets/threads, one per queue */
+	unsigned first_queue;       /* queues first_queue..first_queue+queues-1 */
 	double pps;                 /* total rate limit, 0 = as fast as possible */
 	double max_seconds;         /* hard stop even if nobody calls stop() */
 	int debug;

@@ -72,7 +72,7 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
 		uint16_t sp, dp;
 		memcpy(f, tmpl, lay->len);
-		xp_flow_ports(c, w->queue + i * e->nw, &sp, &dp);
+		xp_flow_ports(c, (w->queue - c->first_queue) + i * e->nw, &sp, &dp);
 		frame_set_ports(f, lay, sp, dp);
 	}
 	struct xsk_umem_config ucfg = {
@@ -103,8 +103,8 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 		e->mode = "zerocopy";
 	}
 	if (r) {
-		snprintf(err, errlen, "cannot open an AF_XDP socket on %s queue %u: %s", c->ifname, w->queue,
-			 strerror(-r));
+		snprintf(err, errlen, "cannot open an AF_XDP socket on %s queue %u: %s%s", c->ifname, w->queue,
+			 strerror(-r), r == -EBUSY ? " (another AF_XDP socket uses it: try --first-queue)" : "");
 		return r;
 	}
 	return 0;
@@ -240,7 +240,7 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 	}
 	for (unsigned q = 0; q < e->nw; q++) {
 		e->w[q].eng = e;
-		e->w[q].queue = q;
+		e->w[q].queue = cfg->first_queue + q;
 		int r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
 		if (r) {
 			for (unsigned j = 0; j <= q; j++)
@@ -268,7 +268,7 @@ static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
 		/* Pinned threads: unpinned rates swing by +-20 % here. */
 		cpu_set_t set;
 		CPU_ZERO(&set);
-		CPU_SET(q % (unsigned)e->ncpus, &set);
+		CPU_SET(w->queue % (unsigned)e->ncpus, &set);
 		pthread_setaffinity_np(w->thread, sizeof(set), &set);
 	}
 	return 0;

@@ -31,6 +31,7 @@ struct xp_opts {
 	unsigned frame_size;         /* -l, incl. FCS */
 	struct xp_rate rate;         /* -b */
 	unsigned queues;             /* --queues, 0 = all of the interface's */
+	unsigned first_queue;        /* --first-queue */
 	bool udp;                    /* -u */
 	bool dst_mac_set;
 	uint8_t dst_mac[6];          /* --dst-mac */

@@ -7,15 +7,6 @@
 
 LAB=$XP_LAB
 
-# expect_rc WANT CMD...: CMD must exit with status WANT.
-expect_rc() {
-	local want=$1 rc=0
-	shift
-	"$@" || rc=$?
-	((rc == want)) || { echo "'$*' exited $rc, want $want"; return 1; }
-}
-# expect_eq WHAT GOT WANT
-expect_eq() { [[ $2 == "$3" ]] || { echo "$1: got '$2', want '$3'"; return 1; }; }
 lab_ns_list() { ip netns list | awk '{print $1}' | grep '^xp-' | sort | tr '\n' ' '; }
 rxq() { xp_exec "$1" sh -c "ls -d /sys/class/net/$2/queues/rx-* | wc -l"; }
 gro() { xp_exec "$1" ethtool -k "$2" | awk '/^generic-receive-offload:/{print $2}'; }

@@ -96,14 +96,15 @@ xp_skip() {
 
 xp_check() { # MSG CMD...
 	[[ -n $XP_CASE ]] || return 0
-	local msg=$1 rc=0 out=$XP_TMP/check.out
+	# Odd local names: CMD runs in this shell and may set its own out/rc/msg.
+	local _xpc_msg=$1 _xpc_rc=0 _xpc_out=$XP_TMP/check.out
 	shift
-	"$@" >"$out" 2>&1 || rc=$?
-	sed 's/^/    | /' "$out"
-	if ((rc)); then
-		local tl
-		tl=$(tail -n 3 "$out")
-		xp_fail "$msg (exit $rc)${tl:+: $tl}"
+	"$@" >"$_xpc_out" 2>&1 || _xpc_rc=$?
+	sed 's/^/    | /' "$_xpc_out"
+	if ((_xpc_rc)); then
+		local _xpc_tl
+		_xpc_tl=$(tail -n 3 "$_xpc_out")
+		xp_fail "$_xpc_msg (exit $_xpc_rc)${_xpc_tl:+: $_xpc_tl}"
 	fi
 	return 0
 }
@@ -199,3 +200,19 @@ if [[ $(id -u) -ne 0 ]]; then
 	xp_skip "needs root (network namespaces)"
 	exit 0
 fi
+
+# expect_rc WANT CMD...: CMD must exit with status WANT.
+expect_rc() {
+	local want=$1 rc=0
+	shift
+	"$@" || rc=$?
+	((rc == want)) || { echo "'$*' exited $rc, want $want"; return 1; }
+}
+# expect_eq WHAT GOT WANT
+expect_eq() { [[ $2 == "$3" ]] || { echo "$1: got '$2', want '$3'"; return 1; }; }
+# expect_near WHAT GOT WANT TOLERANCE: |GOT - WANT| <= TOLERANCE (integers)
+expect_near() {
+	local d=$(($2 - $3))
+	((d < 0)) && d=$((-d))
+	((d <= $4)) || { echo "$1: got $2, want $3 +- $4"; return 1; }
+}
