@@ -107,7 +107,7 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	const char *client_opt = NULL;
 
 	xp_opts_default(o);
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then also resets its state from a previous parse */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":sc:D:p:t:i:l:b:u46J1dhV", long_opts, NULL)) != -1) {
 		switch (c) {

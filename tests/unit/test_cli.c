@@ -1,0 +1,152 @@
+/* Command-line parsing: what each invocation turns into, and usage errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "opts.h"
+
+/* Parse a space-separated command line. Returns xp_opts_parse's result. */
+static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)
+{
+	static char buf[512];
+	char *argv[64];
+	int argc = 0;
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return xp_opts_parse(argc, argv, o, err, errlen);
+}
+
+static void test_defaults(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -c 198.19.1.2", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.role, XP_ROLE_CLIENT);
+	assert_string_equal(o.host, "198.19.1.2");
+	assert_int_equal(o.control_port, 5301);
+	assert_int_equal(o.port_lo, 63000);
+	assert_int_equal(o.port_hi, 63015);
+	assert_true(o.duration == 10);
+	assert_true(o.interval == 1);
+	assert_int_equal(o.frame_size, 64);
+	assert_int_equal(o.rate.unit, XP_RATE_NONE);
+	assert_int_equal(o.engine, XP_ENGINE_XSK);
+	assert_int_equal(o.queues, 0);
+}
+
+static void test_client_options(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -c 2001:2:0:2::2 -6 -t 5 -i 0.5 -l 1518 -b 1.5Mpps -p 7000:7003 "
+			       "--cport 2000:2999 --queues 2 --first-queue 1 -u -J --dst-mac 02:00:00:00:00:01 "
+			       "--xdp-mode skb --control-port 6000 -D eth1",
+			       &o, err, sizeof(err)), 0);
+	assert_int_equal(o.family, AF_INET6);
+	assert_true(o.duration == 5);
+	assert_true(o.interval == 0.5);
+	assert_int_equal(o.frame_size, 1518);
+	assert_int_equal(o.rate.unit, XP_RATE_PPS);
+	assert_true(o.rate.value == 1.5e6);
+	assert_int_equal(o.port_lo, 7000);
+	assert_int_equal(o.port_hi, 7003);
+	assert_int_equal(o.cport_lo, 2000);
+	assert_int_equal(o.cport_hi, 2999);
+	assert_int_equal(o.queues, 2);
+	assert_int_equal(o.first_queue, 1);
+	assert_true(o.udp);
+	assert_true(o.json);
+	assert_true(o.dst_mac_set);
+	assert_int_equal(o.dst_mac[5], 1);
+	assert_int_equal(o.xdp_mode, XP_XDP_SKB);
+	assert_int_equal(o.control_port, 6000);
+	assert_string_equal(o.dev, "eth1");
+}
+
+static void test_server_options(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -s -D xps0 -1 --control-port 5400", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.role, XP_ROLE_SERVER);
+	assert_true(o.one_off);
+	assert_string_equal(o.dev, "xps0");
+	assert_int_equal(parse("xdpperf -s -b 1G", &o, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "client option"));
+}
+
+static void test_interval_clamped_to_duration(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -t 0.5 -i 2", &o, err, sizeof(err)), 0);
+	assert_true(o.interval == 0.5);
+}
+
+static void test_usage_errors(void **state)
+{
+	struct { const char *line, *word; } cases[] = {
+		{ "xdpperf", "-s" },
+		{ "xdpperf -s -c 1.2.3.4", "exclude" },
+		{ "xdpperf -c", "needs a value" },
+		{ "xdpperf -c 1.2.3.4 --bogus", "unknown option" },
+		{ "xdpperf -c 1.2.3.4 -Q", "unknown option -Q" },
+		{ "xdpperf -c 1.2.3.4 extra", "unexpected argument" },
+		{ "xdpperf -c 1.2.3.4 -p 63010:63000", "reversed" },
+		{ "xdpperf -c 1.2.3.4 -p 0", "port" },
+		{ "xdpperf -c 1.2.3.4 -l 63", "64" },
+		{ "xdpperf -c 1.2.3.4 -b 0", "rate" },
+		{ "xdpperf -c 1.2.3.4 -t 0", "duration" },
+		{ "xdpperf -c 1.2.3.4 -i 0.01", "interval" },
+		{ "xdpperf -c 1.2.3.4 --queues 0", "queue count" },
+		{ "xdpperf -c 1.2.3.4 --engine warp", "unknown engine" },
+		{ "xdpperf -c 1.2.3.4 --xdp-mode turbo", "XDP mode" },
+		{ "xdpperf -c 1.2.3.4 -6", "not an IPv6 address" },
+		{ "xdpperf -c 1.2.3.4 -p 5300:5302", "control port" },
+		{ "xdpperf -c 1.2.3.4 --dst-mac 02:00", "MAC" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xp_opts o;
+		char err[256];
+		int r = parse(cases[i].line, &o, err, sizeof(err));
+		if (r != 2 || !strstr(err, cases[i].word))
+			fail_msg("'%s': result %d, message '%s' (want 2 and '%s')", cases[i].line, r, err,
+				 cases[i].word);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_help_and_version(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	FILE *saved = stdout;
+	stdout = fopen("/dev/null", "w");
+	int h = parse("xdpperf --help", &o, err, sizeof(err));
+	int v = parse("xdpperf -V", &o, err, sizeof(err));
+	fclose(stdout);
+	stdout = saved;
+	assert_int_equal(h, 1);
+	assert_int_equal(v, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_client_options),
+		cmocka_unit_test(test_server_options),
+		cmocka_unit_test(test_interval_clamped_to_duration),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_help_and_version),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

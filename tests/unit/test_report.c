@@ -1,0 +1,223 @@
+/* Reports: JSON encoding of periods and summaries, -J document, --json-stream lines, text summary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "testspec.h"
+
+static double jd(struct json_object *o, const char *path)
+{
+	/* path like "sent.packets_per_second" */
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", path);
+	struct json_object *cur = o;
+	for (char *tok = strtok(buf, "."); tok; tok = strtok(NULL, ".")) {
+		struct json_object *next;
+		assert_true(json_object_object_get_ex(cur, tok, &next));
+		cur = next;
+	}
+	return json_object_get_double(cur);
+}
+
+/* One second of 1,000,000 64-byte frames sent, 999,000 received. */
+static struct xp_period period(void)
+{
+	struct xp_period p = { .t0 = 1.0, .t1 = 2.0, .tx_pkts = 1000000, .tx_bytes = 60000000 };
+	p.rx.pkts = 999000;
+	p.rx.bytes = 59940000;
+	p.rx.data_pkts = 999000;
+	p.rx.data_bytes = 999000 * 6;
+	p.rx.ipv4_pkts = 999000;
+	return p;
+}
+
+static void test_period_json(void **state)
+{
+	struct xp_period p = period();
+	struct json_object *o = xp_period_json(&p);
+	assert_true(jd(o, "seconds") == 1.0);
+	assert_true(jd(o, "sent.packets") == 1000000);
+	assert_true(jd(o, "sent.packets_per_second") == 1e6);
+	/* L1: (60 + 24) bytes * 8 per frame; L2: (60 + 4) * 8 */
+	assert_true(jd(o, "sent.bits_per_second_l1") == 672e6);
+	assert_true(jd(o, "sent.bits_per_second_l2") == 512e6);
+	assert_true(jd(o, "received.packets") == 999000);
+	assert_true(jd(o, "received.bits_per_second_l1") == 999000.0 * 672);
+	assert_true(jd(o, "received.counters.data_bytes") == 5994000);
+	assert_true(jd(o, "received.counters.ipv4_pkts") == 999000);
+	assert_true(jd(o, "lost_packets") == 1000);
+	assert_true(jd(o, "loss_percent") == 0.1);
+	json_object_put(o);
+}
+
+static void test_zero_length_period_is_null_not_nan(void **state)
+{
+	struct xp_period p = { .t0 = 1, .t1 = 1, .tx_pkts = 5 };
+	struct json_object *o = xp_period_json(&p);
+	const char *s = json_object_to_json_string(o);
+	assert_null(strstr(s, "nan"));
+	assert_null(strstr(s, "inf"));
+	struct json_object *v;
+	assert_true(json_object_object_get_ex(o, "sent", &v));
+	assert_true(json_object_object_get_ex(v, "packets_per_second", &v));
+	assert_null(v); /* present, as JSON null */
+	json_object_put(o);
+}
+
+static void test_summary_json(void **state)
+{
+	struct xp_summary s = { .total = period(), .client_cpu_pct = 99.5, .server_cpu_pct = 1.5,
+				.interrupted = true, .error = "the server closed the control connection" };
+	struct json_object *o = xp_summary_json(&s);
+	assert_true(jd(o, "sum.sent.packets") == 1000000);
+	assert_true(jd(o, "cpu_utilization_percent.client_percent") == 99.5);
+	assert_true(jd(o, "cpu_utilization_percent.server_percent") == 1.5);
+	struct json_object *v;
+	assert_true(json_object_object_get_ex(o, "interrupted", &v) && json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(o, "error", &v));
+	assert_string_equal(json_object_get_string(v), "the server closed the control connection");
+	json_object_put(o);
+}
+
+static struct xp_report_info info(void)
+{
+	struct xp_report_info i = { .engine = "xsk", .engine_mode = "copy", .server_xdp_mode = "native",
+				    .test = "stream", .proto = "tcp", .family = 4, .frame_size = 64, .queues = 2,
+				    .port_lo = 63000, .port_hi = 63015, .cport_lo = 10000, .cport_hi = 59999,
+				    .duration = 10, .interval = 1, .target_pps = 0 };
+	strcpy(i.client, "198.18.1.2");
+	strcpy(i.server, "198.19.1.2");
+	strcpy(i.dev, "xpc0");
+	strcpy(i.server_dev, "xps0");
+	return i;
+}
+
+/* Run a whole report into a memory buffer. */
+static char *render(enum xp_report_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_report r;
+	struct xp_report_info i = info();
+	struct xp_period p = period();
+	struct xp_summary s = { .total = period(), .client_cpu_pct = 50, .server_cpu_pct = -1 };
+	xp_report_init(&r, fmt, f);
+	xp_report_start(&r, &i);
+	xp_report_interval(&r, &p);
+	xp_report_interval(&r, &p);
+	xp_report_end(&r, &s);
+	xp_report_free(&r);
+	fclose(f);
+	return buf;
+}
+
+static void test_json_document(void **state)
+{
+	char *s = render(XP_REPORT_JSON);
+	struct json_object *o = json_tokener_parse(s);
+	assert_non_null(o);
+	struct json_object *start, *iv, *end, *v;
+	assert_true(json_object_object_get_ex(o, "start", &start));
+	assert_true(json_object_object_get_ex(start, "engine", &v));
+	assert_string_equal(json_object_get_string(v), "xsk");
+	assert_true(json_object_object_get_ex(start, "frame_size", &v));
+	assert_int_equal(json_object_get_int(v), 64);
+	assert_true(json_object_object_get_ex(o, "intervals", &iv));
+	assert_int_equal(json_object_array_length(iv), 2);
+	assert_true(json_object_object_get_ex(o, "end", &end));
+	assert_true(jd(end, "sum.lost_packets") == 1000);
+	/* server CPU unknown: not reported rather than a made-up number */
+	assert_true(json_object_object_get_ex(end, "cpu_utilization_percent", &v));
+	assert_false(json_object_object_get_ex(v, "server_percent", NULL));
+	json_object_put(o);
+	free(s);
+}
+
+static void test_json_stream(void **state)
+{
+	char *s = render(XP_REPORT_JSON_STREAM);
+	const char *want[] = { "start", "interval", "interval", "end" };
+	int n = 0;
+	for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"), n++) {
+		assert_true(n < 4);
+		struct json_object *o = json_tokener_parse(line), *ev, *data;
+		assert_non_null(o);
+		assert_true(json_object_object_get_ex(o, "event", &ev));
+		assert_string_equal(json_object_get_string(ev), want[n]);
+		assert_true(json_object_object_get_ex(o, "data", &data));
+		assert_true(json_object_is_type(data, json_type_object));
+		json_object_put(o);
+	}
+	assert_int_equal(n, 4);
+	free(s);
+}
+
+static void test_text_summary(void **state)
+{
+	char *s = render(XP_REPORT_TEXT);
+	assert_non_null(strstr(s, "Client 198.18.1.2 -> server 198.19.1.2"));
+	assert_non_null(strstr(s, "1.00 Mpps"));
+	assert_non_null(strstr(s, "672.00 Mbit/s"));
+	assert_non_null(strstr(s, "Lost              1000 frames  (0.1000 %)"));
+	assert_non_null(strstr(s, "CPU       client 50.0 %"));
+	assert_null(strstr(s, "server 0.0 %")); /* unknown server CPU is not printed */
+	free(s);
+}
+
+static void test_counters_roundtrip(void **state)
+{
+	struct xp_counters a = { .pkts = 1, .bytes = 2, .tcp_syn = 3, .tcp_synack = 4, .tcp_fin = 5, .tcp_rst = 6,
+				 .tcp_ack_only = 7, .data_pkts = 8, .data_bytes = 9, .udp_pkts = 10,
+				 .ipv4_pkts = 11, .ipv6_pkts = (1ULL << 40) };
+	struct xp_counters b, d;
+	struct json_object *o = xp_counters_to_json(&a);
+	xp_counters_from_json(o, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	xp_counters_sub(&a, &a, &d);
+	struct xp_counters zero = { 0 };
+	assert_memory_equal(&d, &zero, sizeof(d));
+	json_object_put(o);
+}
+
+static void test_test_spec_roundtrip(void **state)
+{
+	struct xp_test t = { .version = 1, .kind = XP_TEST_CONNECT, .engine = "socket", .family = 10,
+			     .udp = false, .pass = true, .port_lo = 63000, .port_hi = 63010, .duration = 5,
+			     .frame_size = 0 };
+	struct xp_test u;
+	char err[128];
+	struct json_object *o = xp_test_to_json(&t);
+	assert_int_equal(xp_test_from_json(o, &u, err, sizeof(err)), 0);
+	assert_int_equal(u.kind, XP_TEST_CONNECT);
+	assert_string_equal(u.engine, "socket");
+	assert_true(u.pass);
+	assert_int_equal(u.port_lo, 63000);
+	assert_int_equal(u.port_hi, 63010);
+	/* a wrong version is refused with a message */
+	json_object_object_add(o, "version", json_object_new_int(99));
+	assert_int_equal(xp_test_from_json(o, &u, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "version"));
+	json_object_put(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_period_json),
+		cmocka_unit_test(test_zero_length_period_is_null_not_nan),
+		cmocka_unit_test(test_summary_json),
+		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_json_stream),
+		cmocka_unit_test(test_text_summary),
+		cmocka_unit_test(test_counters_roundtrip),
+		cmocka_unit_test(test_test_spec_roundtrip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
