@@ -17,6 +17,12 @@
  * Modes: STREAM keeps `parallel` connections open and writes as fast as it
  * can; CONNECT (-x) closes each connection as soon as it is established and
  * opens the next; HOLD (-k) keeps them open and idle, with keepalives.
+ *
+ * Counters: conn_reset counts every established connection the peer ended
+ * (RST, FIN, or a write/keepalive error); conn_closed every one we closed,
+ * including those still open at stop() or max_seconds, so at the end
+ * conn_ok == conn_closed + conn_reset + open_now. Connects abandoned at
+ * stop count nowhere.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -296,13 +302,15 @@ static void slot_established(struct sock_worker *w, uint32_t i)
 		 *   close(), tcp_tw_reuse=0 (what a real NIC gets, since the
 		 *     default tcp_tw_reuse=2 recycles TIME_WAIT on loopback only):
 		 *     14.6k conn/s for 1 s, then ~900/s at 97 % CPU: connect()
-		 *     scans a port range that is mostly in TIME_WAIT, and at
-		 *     ~28k TIME_WAIT per (source, destination, port) it fails
-		 *     with EADDRNOTAVAIL (a ceiling of ~470 conn/s per tuple);
+		 *     scans a port range that is mostly in TIME_WAIT, and with
+		 *     all ~28k ports of a (source, destination, port) in
+		 *     TIME_WAIT it fails with EADDRNOTAVAIL: ~470 conn/s per
+		 *     such triple in the long run;
 		 *   close(), tcp_tw_reuse=2 on loopback: 14.3k conn/s;
-		 *   RST, either setting: 41k conn/s, no TIME_WAIT left.
+		 *   RST, either setting: 41k-46k conn/s, no TIME_WAIT left.
 		 * The firewall still sees a complete handshake per connection,
-		 * which is what a connection-rate test measures.
+		 * which is what a connection-rate test measures, and the RST
+		 * frees its conntrack entry sooner than a FIN would.
 		 */
 		bump(&w->st.closed, 1);
 		rst_on_close(s->fd);
