@@ -9,7 +9,7 @@ PKGS=(
   libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcmocka-dev
   # lab, tests, benchmarks
   iproute2 iputils-ping ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
-  gnuplot-nox
+  gnuplot-nox bc
 )
 
 missing=()
