@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -78,4 +79,63 @@ int xp_addr_from_sockaddr(const struct sockaddr *sa, struct xp_addr *a, unsigned
 		return 0;
 	}
 	return -1;
+}
+
+/* Address arithmetic on the last 64 bits is plenty for a range of a few hundred. */
+static uint64_t low64(const struct xp_addr *a)
+{
+	if (a->family == AF_INET)
+		return ntohl(a->v4.s_addr);
+	uint64_t v = 0;
+	for (int i = 8; i < 16; i++)
+		v = v << 8 | a->v6.s6_addr[i];
+	return v;
+}
+
+static void set_low64(struct xp_addr *a, uint64_t v)
+{
+	if (a->family == AF_INET) {
+		a->v4.s_addr = htonl((uint32_t)v);
+		return;
+	}
+	for (int i = 15; i >= 8; i--, v >>= 8)
+		a->v6.s6_addr[i] = (uint8_t)v;
+}
+
+int xp_parse_addr_range(const char *s, struct xp_addr *out, unsigned max, char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN * 2 + 2];
+	struct xp_addr lo, hi;
+	if (strlen(s) >= sizeof(buf)) {
+		snprintf(err, errlen, "address range '%.40s...' is too long", s);
+		return -1;
+	}
+	strcpy(buf, s);
+	char *dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	if (xp_addr_parse(buf, &lo) || (dash && xp_addr_parse(dash + 1, &hi))) {
+		snprintf(err, errlen, "'%s' is not an address or a range like 198.18.1.10-198.18.1.25", s);
+		return -1;
+	}
+	if (!dash)
+		hi = lo;
+	if (lo.family != hi.family || (lo.family == AF_INET6 && memcmp(&lo.v6, &hi.v6, 8))) {
+		snprintf(err, errlen, "address range '%s' mixes families or spans more than a /64", s);
+		return -1;
+	}
+	uint64_t a = low64(&lo), b = low64(&hi);
+	if (a > b) {
+		snprintf(err, errlen, "address range '%s' is reversed", s);
+		return -1;
+	}
+	if (b - a + 1 > max) {
+		snprintf(err, errlen, "address range '%s' has more than %u addresses", s, max);
+		return -1;
+	}
+	for (uint64_t v = a; v <= b; v++) {
+		out[v - a] = lo;
+		set_low64(&out[v - a], v);
+	}
+	return (int)(b - a + 1);
 }

@@ -21,6 +21,8 @@ const char *xp_addr_str(const struct xp_addr *a, char *buf, size_t len);
 bool xp_addr_eq(const struct xp_addr *a, const struct xp_addr *b);
 /* Convert to/from a sockaddr_storage with the given port (host order). */
 size_t xp_addr_to_sockaddr(const struct xp_addr *a, unsigned short port, struct sockaddr_storage *ss);
+/* Parse "ADDR" or "ADDR-ADDR" (same family, ascending, at most max) into out. Count or -1 with err set. */
+int xp_parse_addr_range(const char *s, struct xp_addr *out, unsigned max, char *err, size_t errlen);
 int xp_addr_from_sockaddr(const struct sockaddr *sa, struct xp_addr *a, unsigned short *port);
 
 #endif

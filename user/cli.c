@@ -55,13 +55,27 @@ void xp_usage(FILE *f)
 "      --first-queue N       use queues N.. (so several clients can share a NIC)\n"
 "      --dst-mac MAC         next-hop MAC (default: from the neighbour table)\n"
 "      --engine NAME         xsk: AF_XDP raw frames (default)\n"
+"                            socket: the kernel's TCP stack (-P/-x/-k tests)\n"
 "                            none: send nothing, only report what the server\n"
 "                            receives (for an external generator, e.g. trafgen)\n"
 "  -J, --json                one JSON document at the end\n"
 "      --json-stream         one JSON object per line: start, interval..., end\n"
 "\n"
+"Socket tests (fireperf's flags; they select --engine socket):\n"
+"  -P, --parallel N          parallel connections (server: connections to expect)\n"
+"  -x, --close               close each connection once established: connections/s\n"
+"  -k, --keepalive           open -P connections and hold them with keepalives,\n"
+"                            sending no data: a connection-tracking table test\n"
+"                            (without -x/-k: stream data, a throughput test)\n"
+"  -z, --zero                send zeroes instead of random data\n"
+"      --threads N           event-loop threads (default: one per CPU)\n"
+"      --bind ADDR[-ADDR]    source addresses to spread connections over\n"
+"      --compare             stream test with the socket engine, then with xsk,\n"
+"                            and a side-by-side table with ratios\n"
+"\n"
 "Server:\n"
 "  -1, --one-off             serve one test, then exit\n"
+"  -P N, --engine socket     also listen on -p's ports at start (like fireperf -s)\n"
 "\n"
 "Exit status: 0 success, 1 runtime error, 2 usage error.\n",
 		XP_CONTROL_PORT_DEFAULT, XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI,
@@ -70,7 +84,7 @@ void xp_usage(FILE *f)
 
 enum {
 	OPT_CONTROL_PORT = 256, OPT_CPORT, OPT_QUEUES, OPT_DST_MAC, OPT_ENGINE,
-	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE,
+	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE, OPT_THREADS, OPT_BIND, OPT_COMPARE,
 };
 
 static const struct option long_opts[] = {
@@ -93,6 +107,13 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'J' },
 	{ "json-stream", no_argument, NULL, OPT_JSON_STREAM },
 	{ "one-off", no_argument, NULL, '1' },
+	{ "parallel", required_argument, NULL, 'P' },
+	{ "close", no_argument, NULL, 'x' },
+	{ "keepalive", no_argument, NULL, 'k' },
+	{ "zero", no_argument, NULL, 'z' },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "compare", no_argument, NULL, OPT_COMPARE },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -104,12 +125,12 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	unsigned long ul;
 	int c;
 	bool client_only = false;
-	const char *client_opt = NULL;
+	const char *client_opt = NULL, *socket_opt = NULL;
 
 	xp_opts_default(o);
 	optind = 0; /* 0, not 1: glibc then also resets its state from a previous parse */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sc:D:p:t:i:l:b:u46J1dhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":sc:D:p:t:i:l:b:u46J1dhVP:xkz", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (o->role == XP_ROLE_CLIENT) {
@@ -166,6 +187,7 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 		case 'l':
 			if (parse_frame_size(optarg, &o->frame_size, err, errlen))
 				return 2;
+			o->frame_size_set = true;
 			client_only = true, client_opt = "-l";
 			break;
 		case 'b':
@@ -201,12 +223,15 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 		case OPT_ENGINE:
 			if (!strcmp(optarg, "xsk")) {
 				o->engine = XP_ENGINE_XSK;
+			} else if (!strcmp(optarg, "socket")) {
+				o->engine = XP_ENGINE_SOCKET;
 			} else if (!strcmp(optarg, "none")) {
 				o->engine = XP_ENGINE_NONE;
 			} else {
-				snprintf(err, errlen, "unknown engine '%s' (available: xsk, none)", optarg);
+				snprintf(err, errlen, "unknown engine '%s' (available: xsk, socket, none)", optarg);
 				return 2;
 			}
+			o->engine_set = true;
 			break;
 		case OPT_XDP_MODE:
 			if (!strcmp(optarg, "auto"))
@@ -228,6 +253,43 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			break;
 		case '1':
 			o->one_off = true;
+			break;
+		case 'P':
+			if (parse_uint(optarg, 1, 10000000, &ul, "parallel connection count (-P)", err, errlen))
+				return 2;
+			o->parallel = ul;
+			socket_opt = "-P";
+			break;
+		case 'x':
+			o->close_each = true;
+			socket_opt = "-x";
+			break;
+		case 'k':
+			o->keepalive = true;
+			socket_opt = "-k";
+			break;
+		case 'z':
+			o->zero = true;
+			socket_opt = "-z";
+			break;
+		case OPT_THREADS:
+			if (parse_uint(optarg, 1, 256, &ul, "thread count", err, errlen))
+				return 2;
+			o->threads = (unsigned)ul;
+			socket_opt = "--threads";
+			break;
+		case OPT_BIND: {
+			int n = xp_parse_addr_range(optarg, o->bind + o->nbind, XP_MAX_BIND_OPT - o->nbind, err, errlen);
+			if (n < 0)
+				return 2;
+			o->nbind += (unsigned)n;
+			socket_opt = "--bind";
+			client_only = true, client_opt = "--bind";
+			break;
+		}
+		case OPT_COMPARE:
+			o->compare = true;
+			client_only = true, client_opt = "--compare";
 			break;
 		case 'd':
 			o->debug++;
@@ -261,6 +323,29 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 		snprintf(err, errlen, "%s is a client option", client_opt);
 		return 2;
 	}
+	if (o->close_each && o->keepalive) {
+		snprintf(err, errlen, "-x (close at once) and -k (keep open) exclude each other");
+		return 2;
+	}
+	/* fireperf's flags select the socket engine unless an engine was named. */
+	if (socket_opt && !o->engine_set)
+		o->engine = XP_ENGINE_SOCKET;
+	if (socket_opt && o->engine != XP_ENGINE_SOCKET && !(o->compare && !o->close_each && !o->keepalive)) {
+		snprintf(err, errlen, "%s is for the socket engine (--engine socket)%s", socket_opt,
+			 o->close_each || o->keepalive ? "; the XDP connection engine is not built yet" : "");
+		return 2;
+	}
+	if (o->compare && (o->close_each || o->keepalive)) {
+		snprintf(err, errlen, "--compare needs an XDP engine for the same test; -x/-k have only the socket "
+				      "engine so far (the XDP connection engine is not built yet)");
+		return 2;
+	}
+	if (o->engine == XP_ENGINE_SOCKET && o->udp) {
+		snprintf(err, errlen, "-u: the socket engine tests TCP only");
+		return 2;
+	}
+	if (!o->parallel)
+		o->parallel = 1;
 	if (o->role == XP_ROLE_CLIENT) {
 		struct xp_addr a;
 		if (!xp_addr_parse(o->host, &a)) {

@@ -1,8 +1,9 @@
 /*
  * Client role: ask the server for a test over the control channel, find the
- * egress interface and next-hop MAC from the kernel's tables, run a sending
- * engine for -t seconds, and report each interval what was sent (engine
- * counters) beside what arrived (the server's XDP counters).
+ * path (for frame engines: egress interface and next-hop MAC from the
+ * kernel's tables), run an engine for -t seconds, and report each interval
+ * what was sent (engine counters) beside what arrived (the server's XDP
+ * counters, and for socket tests its socket counts).
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,14 +13,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "control.h"
-#include "engine.h"
 #include "netdev.h"
 #include "netlink.h"
-#include "report.h"
 #include "roles.h"
-#include "testspec.h"
 #include "timeutil.h"
+
+/* Cumulative figures at one moment. */
+struct snap {
+	struct xp_engine_stats eng;
+	struct xp_counters rx;
+	struct xp_sock_figs srv; /* server socket counts (s_* fields) */
+};
 
 struct client {
 	const struct xp_opts *o;
@@ -27,20 +33,20 @@ struct client {
 	struct xp_addr local, server;
 	struct xp_link link;
 	uint8_t nh_mac[6];
+	bool sock;                  /* socket engine (else a frame engine) */
 	struct xp_report rep;
-	struct xp_report_info info;
 	const struct xp_engine_ops *ops;
 	struct xp_engine *eng;
 	char server_dev[16], xdp_mode[16];
-	struct xp_counters last_rx; /* latest counters the server sent */
+	struct snap last;           /* latest figures the server sent */
 	const char *error;          /* why the test ended early */
 	char errbuf[256];
 };
 
 /* Ask the server for its counters; "sample" during the test, "stop" at the end. */
-static int server_counters(struct client *c, const char *op, struct xp_counters *out, double *cpu)
+static int server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
 {
-	struct json_object *m = json_object_new_object(), *r = NULL;
+	struct json_object *m = json_object_new_object(), *r = NULL, *v;
 	json_object_object_add(m, "op", json_object_new_string(op));
 	int e = xp_ctrl_send(&c->ctrl, m);
 	json_object_put(m);
@@ -51,21 +57,27 @@ static int server_counters(struct client *c, const char *op, struct xp_counters 
 	} while (e == -EINTR);
 	if (e <= 0)
 		return e == 0 ? -ECONNRESET : e;
-	const char *rop = xp_json_str(r, "op", "");
-	if (!strcmp(rop, "error")) {
+	if (!strcmp(xp_json_str(r, "op", ""), "error")) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", xp_json_str(r, "msg", "?"));
 		json_object_put(r);
 		return -EPROTO;
 	}
-	struct json_object *cj;
-	if (!json_object_object_get_ex(r, "counters", &cj)) {
+	if (!json_object_object_get_ex(r, "counters", &v)) {
 		json_object_put(r);
 		return -EPROTO;
 	}
-	xp_counters_from_json(cj, out);
+	xp_counters_from_json(v, &out->rx);
+	if (json_object_object_get_ex(r, "sockets", &v)) {
+		out->srv.s_accepted = (uint64_t)xp_json_int(v, "accepted", 0);
+		out->srv.s_closed = (uint64_t)xp_json_int(v, "closed", 0);
+		out->srv.s_resets = (uint64_t)xp_json_int(v, "resets", 0);
+		out->srv.s_open_now = (uint64_t)xp_json_int(v, "open_now", 0);
+		out->srv.s_bytes_rx = (uint64_t)xp_json_int(v, "bytes_rx", 0);
+	}
 	if (cpu)
 		*cpu = xp_json_double(r, "cpu_percent", -1);
-	c->last_rx = *out;
+	c->last.rx = out->rx;
+	c->last.srv = out->srv;
 	json_object_put(r);
 	return 0;
 }
@@ -82,7 +94,32 @@ static const char *ctrl_errstr(struct client *c, int e)
 	return c->errbuf;
 }
 
-/* Connect, learn addresses, interface and next hop. Returns exit status or 0. */
+/* The figures of the period between two snapshots. */
+static void period_of(const struct client *c, const struct snap *now, const struct snap *prev, struct xp_period *p)
+{
+	p->tx_pkts = now->eng.pkts - prev->eng.pkts;
+	p->tx_bytes = now->eng.bytes - prev->eng.bytes;
+	xp_counters_sub(&now->rx, &prev->rx, &p->rx);
+	p->has_sock = c->sock;
+	if (!c->sock)
+		return;
+	struct xp_sock_figs *f = &p->sock;
+	const struct xp_engine_stats *a = &now->eng, *b = &prev->eng;
+	f->conn_ok = a->conn_ok - b->conn_ok;
+	f->conn_fail = a->conn_fail - b->conn_fail;
+	f->conn_reset = a->conn_reset - b->conn_reset;
+	f->conn_timeout = a->conn_timeout - b->conn_timeout;
+	f->conn_closed = a->conn_closed - b->conn_closed;
+	f->open_now = a->open_now;
+	f->payload_bytes = a->payload_bytes - b->payload_bytes;
+	f->s_accepted = now->srv.s_accepted - prev->srv.s_accepted;
+	f->s_closed = now->srv.s_closed - prev->srv.s_closed;
+	f->s_resets = now->srv.s_resets - prev->srv.s_resets;
+	f->s_open_now = now->srv.s_open_now;
+	f->s_bytes_rx = now->srv.s_bytes_rx - prev->srv.s_bytes_rx;
+}
+
+/* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. */
 static int setup_path(struct client *c)
 {
 	const struct xp_opts *o = c->o;
@@ -104,11 +141,12 @@ static int setup_path(struct client *c)
 
 	struct xp_route rt;
 	int r;
-	if (o->dst_mac_set) {
+	if (c->sock || o->dst_mac_set) {
+		/* Sockets let the kernel route; we only want the interface's name. */
 		r = xp_route_get(&c->server, &rt);
 		memcpy(c->nh_mac, o->dst_mac, 6);
 		if (r)
-			snprintf(err, sizeof(err), "no route to %s: %s", o->host, strerror(-r));
+			snprintf(err, sizeof(err), "no route to %.200s: %s", o->host, strerror(-r));
 	} else {
 		r = xp_nexthop_mac(&c->server, 2000, &rt, c->nh_mac, err, sizeof(err));
 	}
@@ -132,6 +170,12 @@ static int setup_path(struct client *c)
 		fprintf(stderr, "xdpperf: interface %s is down\n", c->link.name);
 		return 1;
 	}
+	for (unsigned i = 0; i < o->nbind; i++)
+		if (o->bind[i].family != c->server.family) {
+			fprintf(stderr, "xdpperf: --bind addresses must be IPv%c like the server's\n",
+				c->server.family == AF_INET6 ? '6' : '4');
+			return 2;
+		}
 	return 0;
 }
 
@@ -152,7 +196,7 @@ static void build_template(struct client *c, struct frame_spec *s)
 	s->frame_size = o->frame_size;
 }
 
-/* Frame size and queue checks that need the interface. Returns exit status or 0. */
+/* Frame size and queue checks that need the interface. Exit status or 0. */
 static int check_limits(struct client *c, const struct frame_spec *s, unsigned *queues)
 {
 	const struct xp_opts *o = c->o;
@@ -183,25 +227,37 @@ static int check_limits(struct client *c, const struct frame_spec *s, unsigned *
 	return 0;
 }
 
+static enum xp_test_kind test_kind(const struct xp_opts *o)
+{
+	return o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
+}
+
+static const char *engine_name(const struct xp_opts *o)
+{
+	return o->engine == XP_ENGINE_SOCKET ? "socket" : o->engine == XP_ENGINE_NONE ? "none" : "xsk";
+}
+
 static int request_test(struct client *c)
 {
 	const struct xp_opts *o = c->o;
 	struct xp_test t = {
 		.version = XP_PROTO_VERSION,
-		.kind = XP_TEST_STREAM,
-		.engine = o->engine == XP_ENGINE_NONE ? "none" : "xsk",
+		.kind = test_kind(o),
+		.engine = engine_name(o),
 		.family = c->local.family,
 		.udp = o->udp,
+		.pass = c->sock, /* socket tests: the server's stack must see the frames */
 		.port_lo = o->port_lo,
 		.port_hi = o->port_hi,
 		.duration = o->duration,
-		.frame_size = o->frame_size,
+		.frame_size = c->sock ? 0 : o->frame_size,
+		.parallel = c->sock ? o->parallel : 0,
 	};
 	struct json_object *m = xp_test_to_json(&t), *r = NULL;
 	int e = xp_ctrl_send(&c->ctrl, m);
 	json_object_put(m);
 	if (!e)
-		e = xp_ctrl_recv(&c->ctrl, 5000, &r);
+		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
 	if (e <= 0) {
 		fprintf(stderr, "xdpperf: %s\n", ctrl_errstr(c, e == 0 ? -ECONNRESET : e));
 		return 1;
@@ -244,78 +300,73 @@ static int wait_until(struct client *c, double until)
 	}
 }
 
-/* After the engine stops, wait until the server's count settles (frames in flight). */
-static void settle(struct client *c, uint64_t tx)
+/* After the engine stops, wait until the server's counts settle (frames in flight, close handshakes). */
+static void settle(struct client *c, const struct snap *end)
 {
-	struct xp_counters cnt;
-	uint64_t prev = c->last_rx.pkts;
-	double end = xp_now() + 1.0;
-	while (xp_now() < end) {
+	struct snap s = *end;
+	uint64_t prev = c->last.rx.pkts;
+	double until = xp_now() + 1.0;
+	while (xp_now() < until) {
 		xp_sleep(0.05);
-		if (server_counters(c, "sample", &cnt, NULL))
+		if (server_sample(c, "sample", &s, NULL))
 			return;
-		if (cnt.pkts >= tx || cnt.pkts == prev)
+		if ((!c->sock && s.rx.pkts >= end->eng.pkts) || s.rx.pkts == prev)
 			return;
-		prev = cnt.pkts;
+		prev = s.rx.pkts;
 	}
 }
 
-static int run_test(struct client *c, unsigned queues, const struct frame_spec *tmpl)
+static void fill_info(struct client *c, struct xp_report_info *i, const struct xp_engine_cfg *ec,
+		      const struct xp_engine_stats *st)
 {
 	const struct xp_opts *o = c->o;
-	char err[256];
-	struct xp_engine_cfg ec = {
-		.tmpl = *tmpl,
-		.sport_lo = o->cport_lo, .sport_hi = o->cport_hi,
-		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
-		.ifindex = c->link.ifindex,
-		.queues = queues,
-		.first_queue = o->first_queue,
-		.pps = o->rate.unit != XP_RATE_NONE ? xp_rate_to_pps(&o->rate, o->frame_size) : 0,
-		.max_seconds = o->duration + 1,
-		.debug = o->debug,
-	};
-	snprintf(ec.ifname, sizeof(ec.ifname), "%s", c->link.name);
-	c->ops = o->engine == XP_ENGINE_NONE ? &xp_engine_none : &xp_engine_xsk;
-	if (c->ops->create(&ec, &c->eng, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
-	}
-	struct xp_engine_stats st;
-	c->ops->read(c->eng, &st);
-
-	struct xp_report_info *i = &c->info;
+	memset(i, 0, sizeof(*i));
 	xp_addr_str(&c->local, i->client, sizeof(i->client));
 	xp_addr_str(&c->server, i->server, sizeof(i->server));
 	snprintf(i->dev, sizeof(i->dev), "%s", c->link.name);
 	snprintf(i->server_dev, sizeof(i->server_dev), "%s", c->server_dev);
 	i->engine = c->ops->name;
-	i->engine_mode = st.mode;
+	i->engine_mode = st->mode;
 	i->server_xdp_mode = c->xdp_mode;
-	i->test = "stream";
+	i->test = xp_test_kind_name(ec->kind);
 	i->proto = o->udp ? "udp" : "tcp";
 	i->family = c->local.family == AF_INET6 ? 6 : 4;
-	i->frame_size = o->frame_size;
-	i->queues = queues;
+	i->frame_size = c->sock ? 0 : o->frame_size;
+	i->queues = ec->queues;
 	i->port_lo = o->port_lo, i->port_hi = o->port_hi;
 	i->cport_lo = o->cport_lo, i->cport_hi = o->cport_hi;
 	i->duration = o->duration;
 	i->interval = o->interval;
-	i->target_pps = ec.pps;
-	xp_report_start(&c->rep, i);
+	i->target_pps = ec->pps;
+	i->parallel = c->sock ? (unsigned)o->parallel : 0;
+}
+
+static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_summary *sum)
+{
+	const struct xp_opts *o = c->o;
+	char err[256];
+	if (c->ops->create(ec, &c->eng, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		return 1;
+	}
+	struct snap now = { 0 }, prev = { 0 };
+	c->ops->read(c->eng, &now.eng);
+	struct xp_report_info info;
+	fill_info(c, &info, ec, &now.eng);
+	xp_report_start(&c->rep, &info);
 
 	double cpu0 = xp_cpu_seconds();
-	double t0 = xp_now();
+	double t0 = xp_now(), t_prev = 0;
 	if (c->ops->start(c->eng, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		c->error = "engine failed to start";
 	}
-	struct xp_period prev = { 0 };
-	struct xp_summary sum = { .server_cpu_pct = -1 };
-	double tick = t0;
-	int stop = c->error ? 1 : 0;
-	while (!stop) {
-		double end = t0 + o->duration;
+	memset(sum, 0, sizeof(*sum));
+	sum->server_cpu_pct = -1;
+	memset(&prev.eng, 0, sizeof(prev.eng));
+	double tick = t0, end = t0 + o->duration;
+	uint64_t peak_open = 0, peak_s_open = 0;
+	while (!c->error) {
 		tick += o->interval;
 		if (tick > end - o->interval * 0.25)
 			tick = end;
@@ -325,7 +376,7 @@ static int run_test(struct client *c, unsigned queues, const struct frame_spec *
 			break;
 		}
 		if (w > 0) {
-			sum.interrupted = true;
+			sum->interrupted = true;
 			break;
 		}
 		/*
@@ -333,83 +384,123 @@ static int run_test(struct client *c, unsigned queues, const struct frame_spec *
 		 * ask: average our count before and after so both sides of the
 		 * line describe the same moment and per-interval loss stays honest.
 		 */
-		struct xp_counters rx;
 		struct xp_engine_stats st2;
-		c->ops->read(c->eng, &st);
-		int e = server_counters(c, "sample", &rx, NULL);
+		c->ops->read(c->eng, &now.eng);
+		int e = server_sample(c, "sample", &now, NULL);
 		if (e) {
 			c->error = ctrl_errstr(c, e);
 			break;
 		}
 		c->ops->read(c->eng, &st2);
-		st.pkts = (st.pkts + st2.pkts) / 2;
-		st.bytes = (st.bytes + st2.bytes) / 2;
-		struct xp_period p = { .t0 = prev.t1, .t1 = xp_now() - t0 };
-		p.tx_pkts = st.pkts - prev.tx_pkts;
-		p.tx_bytes = st.bytes - prev.tx_bytes;
-		xp_counters_sub(&rx, &prev.rx, &p.rx);
+		now.eng.pkts = (now.eng.pkts + st2.pkts) / 2;
+		now.eng.bytes = (now.eng.bytes + st2.bytes) / 2;
+		struct xp_period p = { .t0 = t_prev, .t1 = xp_now() - t0 };
+		period_of(c, &now, &prev, &p);
 		xp_report_interval(&c->rep, &p);
-		prev = (struct xp_period){ .t1 = p.t1, .tx_pkts = st.pkts, .tx_bytes = st.bytes, .rx = rx };
+		if (p.sock.open_now > peak_open)
+			peak_open = p.sock.open_now;
+		if (p.sock.s_open_now > peak_s_open)
+			peak_s_open = p.sock.s_open_now;
+		prev = now;
+		t_prev = p.t1;
 		if (tick >= end)
-			stop = 1;
+			break;
 	}
 	c->ops->stop(c->eng);
 	double t_end = xp_now();
-	c->ops->read(c->eng, &st);
-	sum.client_cpu_pct = 100.0 * (xp_cpu_seconds() - cpu0) / (t_end - t0);
-	sum.tx_errors = st.errors;
-	sum.total.t1 = t_end - t0;
-	sum.total.tx_pkts = st.pkts;
-	sum.total.tx_bytes = st.bytes;
+	c->ops->read(c->eng, &now.eng);
+	sum->client_cpu_pct = 100.0 * (xp_cpu_seconds() - cpu0) / (t_end - t0);
+	sum->tx_errors = now.eng.errors;
 	if (!c->error) {
-		settle(c, st.pkts);
-		double scpu = -1;
-		int e = server_counters(c, "stop", &sum.total.rx, &scpu);
+		settle(c, &now);
+		int e = server_sample(c, "stop", &now, &sum->server_cpu_pct);
 		if (e)
 			c->error = ctrl_errstr(c, e);
-		sum.server_cpu_pct = scpu;
 	}
-	if (c->error)
-		sum.total.rx = c->last_rx; /* what the server counted before it went away */
-	sum.error = c->error;
-	xp_report_end(&c->rep, &sum);
+	if (c->error) {
+		now.rx = c->last.rx; /* what the server counted before it went away */
+		now.srv = c->last.srv;
+	}
+	struct snap zero = { 0 };
+	sum->total = (struct xp_period){ .t1 = t_end - t0 };
+	period_of(c, &now, &zero, &sum->total);
+	/* For the whole test, "open" is the most that were open at once. */
+	sum->total.sock.open_now = peak_open;
+	sum->total.sock.s_open_now = peak_s_open;
+	sum->error = c->error;
+	xp_report_end(&c->rep, sum);
 	if (c->error)
 		fprintf(stderr, "xdpperf: %s\n", c->error);
-	return c->error ? 1 : (sum.interrupted ? 1 : 0);
+	return c->error ? 1 : (sum->interrupted ? 1 : 0);
 }
 
-int xp_client_run(const struct xp_opts *o)
+int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
 {
-	struct client c = { .o = o };
-	char err[256];
-	int rc;
-
+	struct xp_opts oo = *opts, *o = &oo;
+	struct client c = { .o = o, .sock = o->engine == XP_ENGINE_SOCKET };
 	c.ctrl.fd = -1;
-	if (xp_check_privileges(err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
+	int rc = setup_path(&c);
+	if (rc)
+		goto out;
+	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
+		o->frame_size = c.link.mtu + 18;
+	struct xp_engine_cfg ec = {
+		.kind = test_kind(o),
+		.sport_lo = o->cport_lo, .sport_hi = o->cport_hi,
+		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
+		.ifindex = c.link.ifindex,
+		.queues = 1,
+		.first_queue = o->first_queue,
+		.max_seconds = o->duration + 1,
+		.debug = o->debug,
+		.server = c.server,
+		.nbind = o->nbind,
+		.parallel = (unsigned)o->parallel,
+		.threads = o->threads,
+		.zero = o->zero,
+	};
+	memcpy(ec.bind, o->bind, sizeof(ec.bind[0]) * o->nbind);
+	snprintf(ec.ifname, sizeof(ec.ifname), "%s", c.link.name);
+	if (c.sock) {
+		c.ops = &xp_engine_socket;
+	} else {
+		c.ops = o->engine == XP_ENGINE_NONE ? &xp_engine_none : &xp_engine_xsk;
+		build_template(&c, &ec.tmpl);
+		rc = check_limits(&c, &ec.tmpl, &ec.queues);
+		if (rc)
+			goto out;
+		if (o->rate.unit != XP_RATE_NONE)
+			ec.pps = xp_rate_to_pps(&o->rate, o->frame_size);
 	}
-	xp_install_signals();
-	rc = setup_path(&c);
-	if (rc)
-		goto out;
-	struct frame_spec tmpl;
-	unsigned queues = 1;
-	build_template(&c, &tmpl);
-	rc = check_limits(&c, &tmpl, &queues);
-	if (rc)
-		goto out;
 	rc = request_test(&c);
 	if (rc)
 		goto out;
-	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
-	xp_report_init(&c.rep, fmt, stdout);
-	rc = run_test(&c, queues, &tmpl);
-	xp_report_free(&c.rep);
+	c.rep = *rep;
+	rc = run_test(&c, &ec, sum);
+	*rep = c.rep;
 out:
 	if (c.eng)
 		c.ops->destroy(c.eng);
 	if (c.ctrl.fd >= 0)
 		close(c.ctrl.fd);
+	return rc;
+}
+
+int xp_client_run(const struct xp_opts *o)
+{
+	char err[256];
+	if (xp_check_privileges(err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		return 1;
+	}
+	xp_install_signals();
+	if (o->compare)
+		return xp_client_compare(o);
+	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
+	struct xp_report rep;
+	struct xp_summary sum;
+	xp_report_init(&rep, fmt, stdout);
+	int rc = xp_client_run_one(o, &rep, &sum);
+	xp_report_free(&rep);
 	return rc;
 }

@@ -17,6 +17,7 @@ enum xp_engine_kind { XP_ENGINE_XSK = 0, XP_ENGINE_SOCKET, XP_ENGINE_NONE };
 #define XP_DEFAULT_PORT_HI 63015
 #define XP_DEFAULT_CPORT_LO 10000
 #define XP_DEFAULT_CPORT_HI 59999
+#define XP_MAX_BIND_OPT 256
 
 struct xp_opts {
 	enum xp_role role;
@@ -29,6 +30,7 @@ struct xp_opts {
 	double duration;             /* -t */
 	double interval;             /* -i */
 	unsigned frame_size;         /* -l, incl. FCS */
+	bool frame_size_set;         /* -l given */
 	struct xp_rate rate;         /* -b */
 	unsigned queues;             /* --queues, 0 = all of the interface's */
 	unsigned first_queue;        /* --first-queue */
@@ -41,6 +43,16 @@ struct xp_opts {
 	bool json_stream;            /* --json-stream */
 	bool one_off;                /* server: -1, serve one test then exit */
 	int debug;                   /* -d */
+	bool engine_set;             /* --engine given explicitly */
+	/* socket tests (fireperf's flags) */
+	unsigned long parallel;      /* -P: parallel connections (server: connections to expect) */
+	bool close_each;             /* -x: close right after connect (connection rate) */
+	bool keepalive;              /* -k: hold connections open with keepalives */
+	bool zero;                   /* -z: send zeroes */
+	unsigned threads;            /* --threads, 0 = one per CPU */
+	struct xp_addr bind[XP_MAX_BIND_OPT]; /* --bind ADDR[-ADDR] */
+	unsigned nbind;
+	bool compare;                /* --compare */
 };
 
 void xp_opts_default(struct xp_opts *o);

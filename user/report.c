@@ -20,9 +20,8 @@ void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out)
 
 void xp_report_free(struct xp_report *r)
 {
+	json_object_put(r->intervals); /* NULL once the document owns it */
 	json_object_put(r->doc);
-	if (!r->doc)
-		json_object_put(r->intervals);
 	r->doc = r->intervals = NULL;
 }
 
@@ -64,6 +63,8 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 	add_d(o, "duration", i->duration);
 	add_d(o, "interval", i->interval);
 	add_d(o, "target_pps", i->target_pps);
+	if (i->parallel)
+		add_u(o, "parallel", i->parallel);
 	return o;
 }
 
@@ -113,6 +114,11 @@ struct json_object *xp_period_json(const struct xp_period *p)
 	add_d(rx, "bits_per_second_l2", r.rx_l2);
 	json_object_object_add(rx, "counters", xp_counters_to_json(&p->rx));
 	json_object_object_add(o, "received", rx);
+	if (p->has_sock) {
+		/* A socket test sends no frames of its own count: loss is not defined. */
+		json_object_object_add(o, "sockets", xp_sock_figs_json(&p->sock, r.secs));
+		return o;
+	}
 	json_object_object_add(o, "lost_packets", json_object_new_int64(r.lost));
 	add_d(o, "loss_percent", r.loss_pct);
 	return o;
@@ -144,7 +150,7 @@ static void emit_stream(struct xp_report *r, const char *event, struct json_obje
 	json_object_put(o);
 }
 
-static const char *rate(double v, const char *unit, char *buf, size_t len)
+const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len)
 {
 	char n[32];
 	snprintf(buf, len, "%s%s", fmt_si(v, n, sizeof(n)), unit);
@@ -163,7 +169,17 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 	}
 	char tgt[48] = "unlimited";
 	if (i->target_pps > 0)
-		rate(i->target_pps, "pps", tgt, sizeof(tgt));
+		xp_fmt_rate(i->target_pps, "pps", tgt, sizeof(tgt));
+	r->sock = !strcmp(i->engine, "socket");
+	if (r->sock) {
+		fprintf(r->out, "Client %s -> server %s, %s test over TCP/IPv%d sockets, ports %u:%u, %u connection%s, %.0f s\n",
+			i->client, i->server, i->test, i->family, i->port_lo, i->port_hi, i->parallel,
+			i->parallel == 1 ? "" : "s", i->duration);
+		fprintf(r->out, "Server counts with XDP (%s mode, count and pass) on %s\n", i->server_xdp_mode,
+			i->server_dev);
+		fflush(r->out);
+		return;
+	}
 	fprintf(r->out, "Client %s -> server %s, %s %s/IPv%d, ports %u:%u -> %u:%u\n", i->client, i->server,
 		i->test, i->proto, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
 	fprintf(r->out, "Sending %u-byte frames on %s with engine %s (%s), %u queue%s, rate %s, %.0f s\n",
@@ -182,9 +198,9 @@ static void text_line(struct xp_report *r, const char *tag, const struct xp_peri
 		fprintf(r->out, "%-5s %-13s %12s %14s %12s %14s %14s %10s %8s\n", "[ ID]", "Interval",
 			"Sent", "Sent L1", "Recv", "Recv L1", "Recv L2", "Lost", "Loss");
 	fprintf(r->out, "%-5s %5.2f-%-6.2f s %12s %14s %12s %14s %14s %10" PRId64 " %7.3f%%\n", tag, p->t0,
-		p->t1, rate(x.tx_pps, "pps", a, sizeof(a)), rate(x.tx_l1, "bit/s", b, sizeof(b)),
-		rate(x.rx_pps, "pps", c, sizeof(c)), rate(x.rx_l1, "bit/s", d, sizeof(d)),
-		rate(x.rx_l2, "bit/s", e, sizeof(e)), x.lost, x.loss_pct);
+		p->t1, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
+		xp_fmt_rate(x.rx_pps, "pps", c, sizeof(c)), xp_fmt_rate(x.rx_l1, "bit/s", d, sizeof(d)),
+		xp_fmt_rate(x.rx_l2, "bit/s", e, sizeof(e)), x.lost, x.loss_pct);
 	fflush(r->out);
 }
 
@@ -194,6 +210,8 @@ void xp_report_interval(struct xp_report *r, const struct xp_period *p)
 		json_object_array_add(r->intervals, xp_period_json(p));
 	else if (r->fmt == XP_REPORT_JSON_STREAM)
 		emit_stream(r, "interval", xp_period_json(p));
+	else if (r->sock)
+		xp_report_sock_line(r, "[SUM]", p);
 	else
 		text_line(r, "[SUM]", p);
 }
@@ -203,12 +221,19 @@ void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 	if (r->fmt == XP_REPORT_JSON) {
 		json_object_object_add(r->doc, "intervals", r->intervals);
 		json_object_object_add(r->doc, "end", xp_summary_json(s));
+		r->intervals = NULL; /* owned by doc now */
+		if (r->keep_doc)
+			return;
 		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY));
 		fflush(r->out);
 		return;
 	}
 	if (r->fmt == XP_REPORT_JSON_STREAM) {
 		emit_stream(r, "end", xp_summary_json(s));
+		return;
+	}
+	if (r->sock) {
+		xp_report_sock_end(r, s);
 		return;
 	}
 	struct rates x;
@@ -218,11 +243,11 @@ void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
 	text_line(r, "[SUM]", p);
 	fprintf(r->out, "Sent      %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (client, TX completions)\n",
-		p->tx_pkts, rate(x.tx_pps, "pps", a, sizeof(a)), rate(x.tx_l1, "bit/s", b, sizeof(b)),
-		rate(x.tx_l2, "bit/s", c, sizeof(c)));
+		p->tx_pkts, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
+		xp_fmt_rate(x.tx_l2, "bit/s", c, sizeof(c)));
 	fprintf(r->out, "Received  %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (server, XDP counters)\n",
-		(uint64_t)p->rx.pkts, rate(x.rx_pps, "pps", a, sizeof(a)), rate(x.rx_l1, "bit/s", b, sizeof(b)),
-		rate(x.rx_l2, "bit/s", c, sizeof(c)));
+		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),
+		xp_fmt_rate(x.rx_l2, "bit/s", c, sizeof(c)));
 	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)\n", x.lost, x.loss_pct);
 	if (s->server_cpu_pct >= 0)
 		fprintf(r->out, "CPU       client %.1f %%  server %.1f %%  (100 %% = one core)\n", s->client_cpu_pct,

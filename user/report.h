@@ -30,6 +30,14 @@ struct xp_report_info {
 	uint16_t port_lo, port_hi, cport_lo, cport_hi;
 	double duration, interval;
 	double target_pps;        /* 0 = unlimited */
+	unsigned parallel;        /* socket tests: -P */
+};
+
+/* Socket tests: the client engine's and the server's socket counts (deltas; open_* are gauges). */
+/* In a whole-test summary, open_now and s_open_now are the peaks seen at interval ends. */
+struct xp_sock_figs {
+	uint64_t conn_ok, conn_fail, conn_reset, conn_timeout, conn_closed, open_now, payload_bytes;
+	uint64_t s_accepted, s_closed, s_resets, s_open_now, s_bytes_rx;
 };
 
 /* One interval's (or the whole test's) deltas. */
@@ -37,6 +45,8 @@ struct xp_period {
 	double t0, t1;            /* seconds since the start */
 	uint64_t tx_pkts, tx_bytes; /* client: frames sent, L2 bytes without FCS */
 	struct xp_counters rx;    /* server: XDP counters */
+	bool has_sock;            /* a socket test: sock is filled, tx_* are not */
+	struct xp_sock_figs sock;
 };
 
 struct xp_summary {
@@ -56,6 +66,8 @@ struct xp_report {
 	struct json_object *doc;       /* -J: the document being built */
 	struct json_object *intervals; /* -J: its "intervals" array */
 	unsigned lines;
+	bool keep_doc;                 /* -J: xp_report_end leaves the document in doc instead of printing */
+	bool sock;                     /* socket test: socket line format */
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
@@ -63,6 +75,14 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *info);
 void xp_report_interval(struct xp_report *r, const struct xp_period *p);
 void xp_report_end(struct xp_report *r, const struct xp_summary *s);
 void xp_report_free(struct xp_report *r);
+
+/* "1.23 Mpps" style: SI value + unit. Returns buf. */
+const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
+
+/* Text form of a socket test's interval/summary (report_sock.c). */
+void xp_report_sock_line(struct xp_report *r, const char *tag, const struct xp_period *p);
+void xp_report_sock_end(struct xp_report *r, const struct xp_summary *s);
+struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs);
 
 /* JSON encodings (new references), exposed for tests. */
 struct json_object *xp_report_info_json(const struct xp_report_info *info);

@@ -18,6 +18,7 @@
 #include "netlink.h"
 #include "roles.h"
 #include "rxprog.h"
+#include "sock_server.h"
 #include "testspec.h"
 #include "timeutil.h"
 
@@ -32,6 +33,10 @@ struct srv_client {
 	int ifindex;       /* where the XDP program is attached for it */
 	double t_start, cpu_start, last_msg;
 	double idle_limit;
+	/* socket tests: listeners of this test, or the server's standing ones */
+	struct xp_sock_server *ss;
+	bool ss_owned;
+	struct xp_sock_server_stats ss_base;
 };
 
 struct server {
@@ -40,6 +45,7 @@ struct server {
 	int lfd;
 	struct srv_client cl[MAX_CLIENTS];
 	unsigned tests_done;
+	struct xp_sock_server *listeners; /* -P / --engine socket: fireperf-style standing listeners */
 };
 
 static int listen_on(unsigned short port, char *err, size_t errlen)
@@ -80,6 +86,9 @@ static void send_error(struct srv_client *c, const char *msg)
 
 static void release(struct server *s, struct srv_client *c)
 {
+	if (c->ss && c->ss_owned)
+		xp_sock_server_stop(c->ss);
+	c->ss = NULL;
 	if (c->slot >= 0) {
 		rxprog_slot_free(s->rp, c->slot);
 		rxprog_detach(s->rp, c->ifindex);
@@ -116,6 +125,48 @@ static int client_ifindex(struct server *s, struct srv_client *c, char *err, siz
 		return r;
 	}
 	return rt.oif;
+}
+
+/*
+ * A socket test needs listeners on its ports: the server's standing ones when
+ * they cover the range (fireperf style, `-s -P N -p RANGE`), else listeners
+ * opened for this test alone and closed at its end.
+ */
+static int start_sockets(struct server *s, struct srv_client *c, const struct xp_test *t, char *err, size_t errlen)
+{
+	const struct xp_opts *o = s->o;
+	if (s->listeners && t->port_lo >= o->port_lo && t->port_hi <= o->port_hi) {
+		c->ss = s->listeners;
+		c->ss_owned = false;
+	} else {
+		struct xp_sock_server_cfg cfg = { .port_lo = t->port_lo, .port_hi = t->port_hi,
+						  .threads = o->threads, .max_conns = t->parallel, .debug = o->debug };
+		if (s->listeners && t->port_lo <= o->port_hi && o->port_lo <= t->port_hi) {
+			snprintf(err, errlen, "ports %u:%u overlap the server's listeners on %u:%u but are not inside them",
+				 t->port_lo, t->port_hi, o->port_lo, o->port_hi);
+			return -1;
+		}
+		if (xp_sock_server_start(&cfg, &c->ss, err, errlen))
+			return -1;
+		c->ss_owned = true;
+	}
+	xp_sock_server_read(c->ss, &c->ss_base);
+	return 0;
+}
+
+static struct json_object *sock_stats_json(struct srv_client *c)
+{
+	struct xp_sock_server_stats st;
+	xp_sock_server_read(c->ss, &st);
+	struct json_object *o = json_object_new_object();
+#define F(k) json_object_object_add(o, #k, json_object_new_int64((int64_t)(st.k - c->ss_base.k)))
+	F(accepted);
+	F(closed);
+	F(resets);
+	F(bytes_rx);
+#undef F
+	json_object_object_add(o, "open_now", json_object_new_int64((int64_t)st.open_now));
+	return o;
 }
 
 static void on_start(struct server *s, struct srv_client *c, struct json_object *m)
@@ -155,6 +206,12 @@ static void on_start(struct server *s, struct srv_client *c, struct json_object 
 		send_error(c, err);
 		return;
 	}
+	if (!strcmp(t.engine, "socket") && start_sockets(s, c, &t, err, sizeof(err))) {
+		rxprog_slot_free(s->rp, slot);
+		rxprog_detach(s->rp, ifindex);
+		send_error(c, err);
+		return;
+	}
 	c->slot = slot;
 	c->ifindex = ifindex;
 	c->t_start = xp_now();
@@ -169,9 +226,9 @@ static void on_start(struct server *s, struct srv_client *c, struct json_object 
 	json_object_object_add(o, "xdp_mode", json_object_new_string(mode));
 	xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
-	printf("[%s] %s test, %s/IPv%d, ports %u:%u, counting with XDP (%s) on %s\n", c->peer_s,
-	       xp_test_kind_name(t.kind), t.udp ? "udp" : "tcp", t.family == AF_INET6 ? 6 : 4, t.port_lo,
-	       t.port_hi, mode, l.name);
+	printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, counting with XDP (%s%s) on %s\n", c->peer_s,
+	       xp_test_kind_name(t.kind), t.engine, t.udp ? "udp" : "tcp", t.family == AF_INET6 ? 6 : 4, t.port_lo,
+	       t.port_hi, mode, t.pass ? ", count and pass" : "", l.name);
 	fflush(stdout);
 }
 
@@ -193,6 +250,8 @@ static void on_counters(struct server *s, struct srv_client *c, const char *repl
 	json_object_object_add(o, "op", json_object_new_string(reply));
 	json_object_object_add(o, "counters", xp_counters_to_json(&cnt));
 	json_object_object_add(o, "cpu_percent", json_object_new_double(wall > 0 ? 100.0 * cpu / wall : 0));
+	if (c->ss)
+		json_object_object_add(o, "sockets", sock_stats_json(c));
 	xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
 }
@@ -275,6 +334,18 @@ int xp_server_run(const struct xp_opts *o)
 		rxprog_close(s.rp);
 		return 1;
 	}
+	if (o->engine == XP_ENGINE_SOCKET) {
+		struct xp_sock_server_cfg cfg = { .port_lo = o->port_lo, .port_hi = o->port_hi, .threads = o->threads,
+						  .max_conns = o->parallel, .debug = o->debug };
+		if (xp_sock_server_start(&cfg, &s.listeners, err, sizeof(err))) {
+			fprintf(stderr, "xdpperf: %s\n", err);
+			close(s.lfd);
+			rxprog_close(s.rp);
+			return 1;
+		}
+		printf("xdpperf server listening for TCP tests on ports %u:%u (up to %lu connections)\n", o->port_lo,
+		       o->port_hi, o->parallel);
+	}
 	xp_install_signals();
 	printf("xdpperf server listening on control port %u\n", o->control_port);
 	fflush(stdout);
@@ -324,6 +395,8 @@ int xp_server_run(const struct xp_opts *o)
 		if (s.cl[i].used)
 			drop_client(&s, &s.cl[i], xp_signalled ? "server stopping" : NULL);
 	close(s.lfd);
+	if (s.listeners)
+		xp_sock_server_stop(s.listeners);
 	rxprog_close(s.rp);
 	if (xp_signalled)
 		printf("xdpperf server stopped\n");

@@ -33,6 +33,7 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 	json_object_object_add(o, "port_hi", json_object_new_int(t->port_hi));
 	json_object_object_add(o, "duration", json_object_new_double(t->duration));
 	json_object_object_add(o, "frame_size", json_object_new_int((int)t->frame_size));
+	json_object_object_add(o, "parallel", json_object_new_int64((int64_t)t->parallel));
 	return o;
 }
 
@@ -77,6 +78,12 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	t->port_hi = (uint16_t)hi;
 	t->duration = xp_json_double(o, "duration", 10);
 	t->frame_size = (unsigned)xp_json_int(o, "frame_size", 0);
+	long long par = xp_json_int(o, "parallel", 0);
+	if (par < 0 || par > 10000000) {
+		snprintf(err, errlen, "bad parallel connection count %lld", par);
+		return -1;
+	}
+	t->parallel = (unsigned long)par;
 	return 0;
 }
 

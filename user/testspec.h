@@ -28,6 +28,7 @@ struct xp_test {
 	uint16_t port_lo, port_hi;
 	double duration;
 	unsigned frame_size;  /* incl. FCS; 0 for socket tests */
+	unsigned long parallel; /* socket tests: connections the client will open */
 };
 
 const char *xp_test_kind_name(enum xp_test_kind k);
