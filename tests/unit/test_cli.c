@@ -138,6 +138,89 @@ static void test_help_and_version(void **state)
 	assert_int_equal(v, 1);
 }
 
+/* fireperf's own invocations, verbatim with xdpperf's name, select the socket engine. */
+static void test_fireperf_invocations(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -s -P 10000 -p 63000:63010", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.role, XP_ROLE_SERVER);
+	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(o.parallel, 10000);
+	assert_int_equal(o.port_lo, 63000);
+	assert_int_equal(o.port_hi, 63010);
+
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 1 -x -p 63000:63010", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.role, XP_ROLE_CLIENT);
+	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(o.parallel, 1);
+	assert_true(o.close_each);
+	assert_false(o.keepalive);
+
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 10000 -x -p 63000:63010", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.parallel, 10000);
+	assert_true(o.close_each);
+
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 100000 -k -p 63000:63010 -t 60", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
+	assert_true(o.keepalive);
+	assert_int_equal(o.parallel, 100000);
+
+	/* no -x/-k: a stream; -z zeroes; -d debug */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 8 -z -d -t 5", &o, err, sizeof(err)), 0);
+	assert_false(o.close_each);
+	assert_false(o.keepalive);
+	assert_true(o.zero);
+	assert_int_equal(o.debug, 1);
+}
+
+static void test_socket_options(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine socket --threads 3 --bind 198.18.1.10-198.18.1.25 "
+			       "--bind 198.18.1.2", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.threads, 3);
+	assert_int_equal(o.nbind, 17);
+	char a[64];
+	assert_string_equal(xp_addr_str(&o.bind[0], a, sizeof(a)), "198.18.1.10");
+	assert_string_equal(xp_addr_str(&o.bind[15], a, sizeof(a)), "198.18.1.25");
+	assert_string_equal(xp_addr_str(&o.bind[16], a, sizeof(a)), "198.18.1.2");
+	assert_int_equal(parse("xdpperf -c 2001:2:0:2::2 --bind 2001:2:0:1::10-2001:2:0:1::1f -P 2", &o, err,
+			       sizeof(err)), 0);
+	assert_int_equal(o.nbind, 16);
+	assert_string_equal(xp_addr_str(&o.bind[15], a, sizeof(a)), "2001:2:0:1::1f");
+	/* --compare runs a stream test on both engines */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 4 --compare", &o, err, sizeof(err)), 0);
+	assert_true(o.compare);
+}
+
+static void test_socket_usage_errors(void **state)
+{
+	struct { const char *line, *word; } cases[] = {
+		{ "xdpperf -c 1.2.3.4 -P 0", "-P" },
+		{ "xdpperf -c 1.2.3.4 -P many", "-P" },
+		{ "xdpperf -c 1.2.3.4 -x -k", "exclude" },
+		{ "xdpperf -c 1.2.3.4 -x --engine xsk", "socket engine" },
+		{ "xdpperf -c 1.2.3.4 -x --compare", "--compare" },
+		{ "xdpperf -c 1.2.3.4 -P 2 -u", "TCP only" },
+		{ "xdpperf -c 1.2.3.4 --bind 198.18.1.25-198.18.1.10", "reversed" },
+		{ "xdpperf -c 1.2.3.4 --bind 198.18.1.1-2001:2::1", "families" },
+		{ "xdpperf -c 1.2.3.4 --bind 10.0.0.0-10.0.255.255", "more than" },
+		{ "xdpperf -c 1.2.3.4 --bind nowhere", "not an address" },
+		{ "xdpperf -c 1.2.3.4 --threads 0", "thread" },
+		{ "xdpperf -s --bind 198.18.1.2", "client option" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xp_opts o;
+		char err[256];
+		int r = parse(cases[i].line, &o, err, sizeof(err));
+		if (r != 2 || !strstr(err, cases[i].word))
+			fail_msg("'%s': result %d, message '%s' (want 2 and '%s')", cases[i].line, r, err,
+				 cases[i].word);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +230,9 @@ int main(void)
 		cmocka_unit_test(test_interval_clamped_to_duration),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_help_and_version),
+		cmocka_unit_test(test_fireperf_invocations),
+		cmocka_unit_test(test_socket_options),
+		cmocka_unit_test(test_socket_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
