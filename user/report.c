@@ -249,13 +249,18 @@ void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),
 		xp_fmt_rate(x.rx_l2, "bit/s", c, sizeof(c)));
 	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)\n", x.lost, x.loss_pct);
+	if (s->tx_errors)
+		fprintf(r->out, "TX errors %" PRIu64 "\n", s->tx_errors);
+	xp_report_tail(r, s);
+}
+
+void xp_report_tail(struct xp_report *r, const struct xp_summary *s)
+{
 	if (s->server_cpu_pct >= 0)
 		fprintf(r->out, "CPU       client %.1f %%  server %.1f %%  (100 %% = one core)\n", s->client_cpu_pct,
 			s->server_cpu_pct);
 	else
 		fprintf(r->out, "CPU       client %.1f %%  (100 %% = one core)\n", s->client_cpu_pct);
-	if (s->tx_errors)
-		fprintf(r->out, "TX errors %" PRIu64 "\n", s->tx_errors);
 	if (s->interrupted)
 		fprintf(r->out, "Interrupted: summary of the test so far.\n");
 	if (s->error)

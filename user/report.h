@@ -76,6 +76,8 @@ void xp_report_interval(struct xp_report *r, const struct xp_period *p);
 void xp_report_end(struct xp_report *r, const struct xp_summary *s);
 void xp_report_free(struct xp_report *r);
 
+/* The summary's closing lines: CPU use, interruption, early end. */
+void xp_report_tail(struct xp_report *r, const struct xp_summary *s);
 /* "1.23 Mpps" style: SI value + unit. Returns buf. */
 const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
 

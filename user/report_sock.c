@@ -78,14 +78,5 @@ void xp_report_sock_end(struct xp_report *r, const struct xp_summary *sum)
 		(uint64_t)p->rx.tcp_syn, xp_fmt_rate(p->rx.tcp_syn / s, "SYN/s", a, sizeof(a)), (uint64_t)p->rx.pkts,
 		xp_fmt_rate(p->rx.pkts / s, "pps", b, sizeof(b)),
 		xp_fmt_rate(l2_bits(p->rx.pkts, p->rx.bytes) / s, "bit/s", c, sizeof(c)));
-	if (sum->server_cpu_pct >= 0)
-		fprintf(r->out, "CPU          client %.1f %%  server %.1f %%  (100 %% = one core)\n", sum->client_cpu_pct,
-			sum->server_cpu_pct);
-	else
-		fprintf(r->out, "CPU          client %.1f %%  (100 %% = one core)\n", sum->client_cpu_pct);
-	if (sum->interrupted)
-		fprintf(r->out, "Interrupted: summary of the test so far.\n");
-	if (sum->error)
-		fprintf(r->out, "Test ended early: %s\n", sum->error);
-	fflush(r->out);
+	xp_report_tail(r, sum);
 }

@@ -24,6 +24,24 @@ static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)
 	return xp_opts_parse(argc, argv, o, err, errlen);
 }
 
+struct usage_case {
+	const char *line, *word;
+};
+
+/* Each line must be a usage error (2) with a one-line message containing word. */
+static void expect_usage_errors(const struct usage_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct xp_opts o;
+		char err[256];
+		int r = parse(cases[i].line, &o, err, sizeof(err));
+		if (r != 2 || !strstr(err, cases[i].word))
+			fail_msg("'%s': result %d, message '%s' (want 2 and '%s')", cases[i].line, r, err,
+				 cases[i].word);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
 static void test_defaults(void **state)
 {
 	struct xp_opts o;
@@ -93,7 +111,7 @@ static void test_interval_clamped_to_duration(void **state)
 
 static void test_usage_errors(void **state)
 {
-	struct { const char *line, *word; } cases[] = {
+	struct usage_case cases[] = {
 		{ "xdpperf", "-s" },
 		{ "xdpperf -s -c 1.2.3.4", "exclude" },
 		{ "xdpperf -c", "needs a value" },
@@ -113,15 +131,7 @@ static void test_usage_errors(void **state)
 		{ "xdpperf -c 1.2.3.4 -p 5300:5302", "control port" },
 		{ "xdpperf -c 1.2.3.4 --dst-mac 02:00", "MAC" },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct xp_opts o;
-		char err[256];
-		int r = parse(cases[i].line, &o, err, sizeof(err));
-		if (r != 2 || !strstr(err, cases[i].word))
-			fail_msg("'%s': result %d, message '%s' (want 2 and '%s')", cases[i].line, r, err,
-				 cases[i].word);
-		assert_null(strchr(err, '\n'));
-	}
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_help_and_version(void **state)
@@ -197,7 +207,7 @@ static void test_socket_options(void **state)
 
 static void test_socket_usage_errors(void **state)
 {
-	struct { const char *line, *word; } cases[] = {
+	struct usage_case cases[] = {
 		{ "xdpperf -c 1.2.3.4 -P 0", "-P" },
 		{ "xdpperf -c 1.2.3.4 -P many", "-P" },
 		{ "xdpperf -c 1.2.3.4 -x -k", "exclude" },
@@ -211,14 +221,7 @@ static void test_socket_usage_errors(void **state)
 		{ "xdpperf -c 1.2.3.4 --threads 0", "thread" },
 		{ "xdpperf -s --bind 198.18.1.2", "client option" },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct xp_opts o;
-		char err[256];
-		int r = parse(cases[i].line, &o, err, sizeof(err));
-		if (r != 2 || !strstr(err, cases[i].word))
-			fail_msg("'%s': result %d, message '%s' (want 2 and '%s')", cases[i].line, r, err,
-				 cases[i].word);
-	}
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 int main(void)
