@@ -105,6 +105,23 @@ xp_check "overlapping ranges refused" eval '
 xp_pass
 
 # ---------------------------------------------------------------------------
+xp_case xdp_attach_failure_is_reported
+# A second server on another control port finds the interface taken by the
+# first one's bpf_link: its attach fails and the client is told why.
+xp_check "second server" eval 'xp_run_bg server "$BIN" -s --control-port 5302; S2=$XP_BG_PID; xp_wait_port server 5302 5'
+xp_check "attach refused while the first server's test holds the interface" eval '
+	client -c "$XP_SERVER4" -t 3 -b 1kpps --queues 1 >/dev/null &
+	A=$!; sleep 1
+	out=$(client -c "$XP_SERVER4" --control-port 5302 -t 1 -p 63100:63107 --first-queue 1 2>&1); rc=$?
+	wait $A
+	[[ $rc == 1 && $out == *"cannot attach XDP"* && $(wc -l <<<"$out") == 1 ]] || { echo "rc=$rc out=$out"; false; }'
+xp_check "second server still serves once the interface is free" eval '
+	client -c "$XP_SERVER4" --control-port 5302 -t 1 -b 1kpps --queues 1 -J >"$J"'
+xp_check "and counted" expect_near received "$(jqv .end.sum.received.packets)" 1000 100
+xp_check "stop second server" eval 'kill $S2; wait $S2 2>/dev/null; true'
+xp_pass
+
+# ---------------------------------------------------------------------------
 xp_case control_and_ping_work_during_test
 xp_check "ping server during a test" eval '
 	client -c "$XP_SERVER4" -t 2 -b 100kpps --queues 1 >/dev/null &
