@@ -1,32 +1,10 @@
 /*
  * Kernel TCP socket engine (client side): many connections through the
- * kernel's TCP stack, for firewall tests in the style of fireperf.
- *
- * Scale is the point (six-figure connection counts), so there is no thread
- * per connection: `threads` event-loop threads, each pinned to a CPU, each
- * owning a fixed share of the `parallel` connection "slots". A slot is a
- * small struct that is either waiting to (re)connect, connecting, or open.
- * All sockets are non-blocking and live on the thread's epoll. Slots sit on
- * intrusive FIFO lists so that every per-event step is O(1):
- *   ready    - may open now (bounded by the in-flight limit)
- *   backoff  - failed recently, may reopen at slot->t
- *   connect  - connect() in flight since slot->t; since the connect timeout
- *              is a constant, start order is deadline order and the head is
- *              always the next to expire (no timer heap needed).
- *
- * Modes: STREAM keeps `parallel` connections open and writes as fast as it
- * can; CONNECT (-x) closes each connection as soon as it is established and
- * opens the next; HOLD (-k) keeps them open and idle, with keepalives.
- *
- * Counters: conn_reset counts every established connection the peer ended
- * (RST, FIN, or a write/keepalive error); conn_closed every one we closed,
- * including those still open at stop() or max_seconds, so at the end
- * conn_ok == conn_closed + conn_reset + open_now. Connects abandoned at
- * stop count nowhere.
+ * kernel's TCP stack, for firewall tests in the style of fireperf. This file
+ * is its lifecycle (create, start, stop, counters, worker processes); the
+ * design and the event loop are in sock_client.h and sock_client.c.
  */
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -34,482 +12,138 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "sock_client.h"
 #include "sockutil.h"
 #include "timeutil.h"
 
-#define NIL UINT32_MAX
-#define BUF_SIZE (128 * 1024)      /* one write in STREAM mode */
-#define CONNECT_TIMEOUT 3.0        /* seconds until a connect counts as timed out */
-#define HOLD_INFLIGHT 1000         /* connects in flight per thread when ramping (hold, stream) */
-#define BACKOFF_MIN 1e-3           /* retry delay after a failure... */
-#define BACKOFF_MAX 64e-3          /* ...doubling while nothing succeeds, up to this */
-#define MAX_WAIT_MS 100            /* epoll sleeps at most this: max_seconds is checked */
-#define NOFILE_MARGIN 100          /* epoll, eventfd, stdio, the control connection... */
-#define EV_BATCH 256
-#define OPEN_BATCH 4096            /* opens per loop turn, so events keep being served */
-#define WRITES_PER_EVENT 4         /* 512 KiB per writable event, then the next socket */
-#define STOP_TAG UINT64_MAX
+/* ---- the threads of one process ------------------------------------------ */
 
-/* IDLE: no socket, on no list (only while being moved). OPEN: on no list. */
-enum slot_state { ST_IDLE, ST_READY, ST_BACKOFF, ST_CONNECTING, ST_OPEN };
-
-/* 32 bytes per connection in user space; the kernel's socket dwarfs it. */
-struct slot {
-	int fd;
-	uint32_t gen;        /* bumped per socket: events of an older socket are ignored */
-	uint32_t prev, next; /* links in the list its state names (none when open) */
-	double t;            /* connecting: start time; backoff: when it may retry */
-	uint8_t state;
-};
-
-struct slist {
-	uint32_t head, tail;
-};
-
-/* Counters written by the owning thread only, read by read() (relaxed). */
-struct wstats {
-	uint64_t ok, fail, reset, timeout, closed, open, payload;
-};
-
-struct sock_worker {
-	struct xp_engine *eng;
-	unsigned id;
-	int cpu;
-	int epfd;
-	struct slot *slots;
-	uint32_t nslots;
-	struct slist ready, backoff, connecting;
-	uint32_t inflight, max_inflight;
-	uint64_t seq;        /* round-robin position over (dport, bind address) */
-	double retry_delay;  /* current backoff: grows while only failures happen */
-	double now;          /* time of the current loop turn */
-	pthread_t thread;
-	bool running;
-	struct wstats st __attribute__((aligned(64))); /* own cache line: no false sharing */
-};
-
-struct xp_engine {
-	struct xp_engine_cfg cfg;
-	struct sock_worker *w;
-	unsigned nw;
-	int stopfd;                  /* eventfd in every worker's epoll: wakes them on stop */
-	volatile bool stop;
-	double t0;
-	struct sockaddr_storage dst; /* server address; the port is patched per connect */
-	socklen_t dstlen;
-	struct sockaddr_storage *src; /* bind addresses (port 0), nbind of them */
-	socklen_t srclen;
-	uint8_t *buf;                /* STREAM payload, BUF_SIZE bytes */
-};
-
-/* ---- slot lists --------------------------------------------------------- */
-
-static struct slist *list_of(struct sock_worker *w, uint8_t state)
+/* Slots and epolls for threads [lo, hi), in the process that runs them. */
+static int part_alloc(struct xp_engine *e, unsigned lo, unsigned hi, char *err, size_t errlen)
 {
-	switch (state) {
-	case ST_READY: return &w->ready;
-	case ST_BACKOFF: return &w->backoff;
-	case ST_CONNECTING: return &w->connecting;
-	default: return NULL;
-	}
-}
-
-static void list_push(struct sock_worker *w, uint32_t i)
-{
-	struct slist *l = list_of(w, w->slots[i].state);
-	struct slot *s = &w->slots[i];
-	s->next = NIL;
-	s->prev = l->tail;
-	if (l->tail != NIL)
-		w->slots[l->tail].next = i;
-	else
-		l->head = i;
-	l->tail = i;
-}
-
-static void list_unlink(struct sock_worker *w, uint32_t i)
-{
-	struct slist *l = list_of(w, w->slots[i].state);
-	struct slot *s = &w->slots[i];
-	if (!l)
-		return;
-	if (s->prev != NIL)
-		w->slots[s->prev].next = s->next;
-	else
-		l->head = s->next;
-	if (s->next != NIL)
-		w->slots[s->next].prev = s->prev;
-	else
-		l->tail = s->prev;
-	s->prev = s->next = NIL;
-}
-
-/* Move slot i to `state` (and its list, if that state has one). */
-static void set_state(struct sock_worker *w, uint32_t i, uint8_t state, double t)
-{
-	list_unlink(w, i);
-	w->slots[i].state = state;
-	w->slots[i].t = t;
-	if (list_of(w, state))
-		list_push(w, i);
-}
-
-static inline void bump(uint64_t *c, int64_t d)
-{
-	__atomic_store_n(c, *c + (uint64_t)d, __ATOMIC_RELAXED);
-}
-
-/* ---- opening and closing ------------------------------------------------ */
-
-static void setopt(int fd, int level, int name, int v)
-{
-	/* Failures only lose a tuning knob; the connection still works. */
-	(void)setsockopt(fd, level, name, &v, sizeof(v));
-}
-
-/* Make the coming close() send a RST and skip TIME_WAIT. */
-static void rst_on_close(int fd)
-{
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
-/* Close slot i's socket. The caller decides what the slot does next. */
-static void slot_close(struct sock_worker *w, uint32_t i)
-{
-	struct slot *s = &w->slots[i];
-	if (s->state == ST_CONNECTING)
-		w->inflight--;
-	if (s->state == ST_OPEN)
-		bump(&w->st.open, -1);
-	/* close() also removes it from epoll (we never dup the fd). */
-	close(s->fd);
-	s->fd = -1;
-}
-
-/* A failed attempt: retry after the backoff delay, which doubles while
- * nothing succeeds (a dead server costs a few hundred attempts per second,
- * not a spinning core) and drops back to 1 ms on the next success. */
-static void slot_failed(struct sock_worker *w, uint32_t i)
-{
-	set_state(w, i, ST_BACKOFF, w->now + w->retry_delay);
-	w->retry_delay = w->retry_delay * 2 > BACKOFF_MAX ? BACKOFF_MAX : w->retry_delay * 2;
-}
-
-static void slot_established(struct sock_worker *w, uint32_t i);
-
-/* Open a socket for slot i (IDLE, on no list) and start connecting. */
-static void slot_open(struct sock_worker *w, uint32_t i)
-{
-	struct xp_engine *e = w->eng;
-	const struct xp_engine_cfg *c = &e->cfg;
-	struct slot *s = &w->slots[i];
-
-	int fd = socket(e->dst.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
-	if (fd < 0) {
-		bump(&w->st.fail, 1); /* EMFILE, ENOBUFS...: same treatment as a refusal */
-		slot_failed(w, i);
-		return;
-	}
-	s->fd = fd;
-	s->gen++;
-
-	/* Destination port varies fastest, then the source address, so every
-	 * (source, port) pair is used even when the counts share factors. */
-	uint32_t nd = (uint32_t)c->dport_hi - c->dport_lo + 1;
-	uint64_t k = w->seq;
-	w->seq += e->nw; /* threads interleave: thread t takes t, t+nw, ... */
-	struct sockaddr_storage dst = e->dst;
-	uint16_t port = htons((uint16_t)(c->dport_lo + k % nd));
-	if (dst.ss_family == AF_INET)
-		((struct sockaddr_in *)&dst)->sin_port = port;
-	else
-		((struct sockaddr_in6 *)&dst)->sin6_port = port;
-
-	if (c->nbind) {
-		/* Without IP_BIND_ADDRESS_NO_PORT, bind(port 0) must pick a port
-		 * unique for the address alone, so one source address would cap
-		 * us at ~28k connections; with it the port is chosen at connect()
-		 * time per 4-tuple, which lets every destination port reuse them. */
-		setopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1);
-		if (bind(fd, (struct sockaddr *)&e->src[(k / nd) % c->nbind], e->srclen)) {
-			bump(&w->st.fail, 1);
-			close(fd);
-			s->fd = -1;
-			slot_failed(w, i);
-			return;
+	for (unsigned t = lo; t < hi; t++) {
+		struct sock_worker *w = &e->w[t];
+		w->slots = calloc(w->nslots ? w->nslots : 1, sizeof(*w->slots)); /* calloc(0) may be NULL */
+		w->epfd = epoll_create1(EPOLL_CLOEXEC);
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = STOP_TAG };
+		if (!w->slots || w->epfd < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, e->stopfd, &ev)) {
+			snprintf(err, errlen, "socket engine: out of memory or descriptors (%s)", strerror(errno));
+			return -ENOMEM;
 		}
+		for (uint32_t i = 0; i < w->nslots; i++)
+			w->slots[i] = (struct slot){ .fd = -1, .prev = NIL, .next = NIL, .state = ST_IDLE };
 	}
-	if (c->kind == XP_TEST_HOLD) {
-		/* Idle connections: keepalives every 10 s keep a firewall's
-		 * conntrack entry established (and find dead peers in 25 s). */
-		setopt(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
-		setopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, 10);
-		setopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, 5);
-		setopt(fd, IPPROTO_TCP, TCP_KEEPCNT, 3);
-	}
-
-	if (connect(fd, (struct sockaddr *)&dst, e->dstlen) == 0) {
-		slot_established(w, i); /* possible on loopback */
-		return;
-	}
-	if (errno != EINPROGRESS) {
-		/* ECONNREFUSED, ENETUNREACH, EADDRNOTAVAIL (no free source port)... */
-		bump(&w->st.fail, 1);
-		close(fd);
-		s->fd = -1;
-		slot_failed(w, i);
-		return;
-	}
-	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = (uint64_t)s->gen << 32 | i };
-	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		bump(&w->st.fail, 1);
-		close(fd);
-		s->fd = -1;
-		slot_failed(w, i);
-		return;
-	}
-	w->inflight++;
-	set_state(w, i, ST_CONNECTING, w->now);
+	return 0;
 }
 
-static void stream_write(struct sock_worker *w, uint32_t i);
-
-static void slot_established(struct sock_worker *w, uint32_t i)
+static int part_run(struct xp_engine *e, unsigned lo, unsigned hi, char *err, size_t errlen)
 {
-	struct xp_engine *e = w->eng;
-	struct slot *s = &w->slots[i];
-	if (s->state == ST_CONNECTING)
-		w->inflight--;
-	set_state(w, i, ST_OPEN, 0);
-	bump(&w->st.ok, 1);
-	w->retry_delay = BACKOFF_MIN;
-	struct epoll_event ev = { .data.u64 = (uint64_t)s->gen << 32 | i };
-
-	switch (e->cfg.kind) {
-	case XP_TEST_CONNECT:
-		/*
-		 * Close with RST (SO_LINGER {1,0}), not FIN. A plain close() makes
-		 * us the active closer, so every connection leaves a TIME_WAIT
-		 * socket for 60 s holding its 4-tuple. Measured over loopback,
-		 * -P 64, one destination port, in a private netns:
-		 *   close(), tcp_tw_reuse=0 (what a real NIC gets, since the
-		 *     default tcp_tw_reuse=2 recycles TIME_WAIT on loopback only):
-		 *     14.6k conn/s for 1 s, then ~900/s at 97 % CPU: connect()
-		 *     scans a port range that is mostly in TIME_WAIT, and with
-		 *     all ~28k ports of a (source, destination, port) in
-		 *     TIME_WAIT it fails with EADDRNOTAVAIL: ~470 conn/s per
-		 *     such triple in the long run;
-		 *   close(), tcp_tw_reuse=2 on loopback: 14.3k conn/s;
-		 *   RST, either setting: 41k-46k conn/s, no TIME_WAIT left.
-		 * The firewall still sees a complete handshake per connection,
-		 * which is what a connection-rate test measures, and the RST
-		 * frees its conntrack entry sooner than a FIN would.
-		 */
-		bump(&w->st.closed, 1);
-		rst_on_close(s->fd);
-		close(s->fd);
-		s->fd = -1;
-		set_state(w, i, ST_READY, 0);
-		return;
-	case XP_TEST_HOLD:
-		bump(&w->st.open, 1);
-		/* Only drops matter now: RDHUP/HUP/ERR and the odd byte from the peer. */
-		ev.events = EPOLLIN | EPOLLRDHUP;
-		if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, s->fd, &ev) && errno == ENOENT)
-			epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->fd, &ev);
-		return;
-	case XP_TEST_STREAM:
-	default:
-		bump(&w->st.open, 1);
-		/* EPOLLOUT (level) stays on: the socket is written whenever it has room. */
-		ev.events = EPOLLOUT;
-		if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, s->fd, &ev) && errno == ENOENT)
-			epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->fd, &ev);
-		stream_write(w, i);
-		return;
-	}
-}
-
-/* An established connection died under us (reset, EOF, write error). */
-static void slot_dropped(struct sock_worker *w, uint32_t i)
-{
-	bump(&w->st.reset, 1);
-	slot_close(w, i);
-	/* Back off: a server that accepts and resets at once must not make us spin. */
-	slot_failed(w, i);
-}
-
-static void stream_write(struct sock_worker *w, uint32_t i)
-{
-	struct slot *s = &w->slots[i];
-	/* The payload carries no meaning, so partial writes need no offset:
-	 * every send starts at the beginning of the buffer. */
-	for (int k = 0; k < WRITES_PER_EVENT; k++) {
-		ssize_t n = send(s->fd, w->eng->buf, BUF_SIZE, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n > 0) {
-			bump(&w->st.payload, n);
-			if (n < BUF_SIZE)
-				return; /* the socket buffer is full */
-			continue;
+	for (unsigned t = lo; t < hi; t++) {
+		struct sock_worker *w = &e->w[t];
+		pthread_attr_t attr;
+		cpu_set_t set;
+		pthread_attr_init(&attr);
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		/* Pinned from the first instruction: each loop's sockets then stay
+		 * with one CPU's caches and softirq work. */
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		int r = pthread_create(&w->thread, &attr, xp_sock_client_loop, w);
+		pthread_attr_destroy(&attr);
+		if (r) {
+			snprintf(err, errlen, "cannot start socket thread: %s", strerror(r));
+			return -r;
 		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		slot_dropped(w, i); /* EPIPE, ECONNRESET, ETIMEDOUT... */
-		return;
+		w->running = true;
+	}
+	return 0;
+}
+
+static void part_join(struct xp_engine *e, unsigned lo, unsigned hi)
+{
+	for (unsigned t = lo; t < hi; t++) {
+		if (e->w[t].running)
+			pthread_join(e->w[t].thread, NULL);
+		e->w[t].running = false;
 	}
 }
 
-static void hold_event(struct sock_worker *w, uint32_t i)
+/* Worker process idx runs threads [idx * tpp, (idx + 1) * tpp). */
+static void part_range(const struct xp_engine *e, unsigned idx, unsigned *lo, unsigned *hi)
 {
-	char scratch[512];
-	/* Servers send nothing; drain whatever comes (bounded) and look for EOF/errors. */
-	for (int k = 0; k < 16; k++) {
-		ssize_t n = recv(w->slots[i].fd, scratch, sizeof(scratch), MSG_DONTWAIT);
-		if (n > 0)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		slot_dropped(w, i); /* 0 = the peer closed; <0 = reset, keepalive timeout */
-		return;
+	*lo = idx * e->tpp < e->nw ? idx * e->tpp : e->nw;
+	*hi = *lo + e->tpp < e->nw ? *lo + e->tpp : e->nw;
+}
+
+static int proc_setup(void *arg, unsigned idx, char *err, size_t errlen)
+{
+	struct xp_engine *e = arg;
+	unsigned lo, hi;
+	part_range(e, idx, &lo, &hi);
+	if (part_alloc(e, lo, hi, err, errlen) || part_run(e, lo, hi, err, errlen))
+		return -1; /* the worker exits: its threads and sockets go with it */
+	return 0;
+}
+
+static void proc_wait(void *arg, unsigned idx)
+{
+	struct xp_engine *e = arg;
+	unsigned lo, hi;
+	part_range(e, idx, &lo, &hi);
+	part_join(e, lo, hi);
+}
+
+static void tell_stop(void *arg)
+{
+	struct xp_engine *e = arg;
+	__atomic_store_n(&e->sh->stop, 1, __ATOMIC_RELAXED);
+	uint64_t one = 1;
+	if (write(e->stopfd, &one, sizeof(one)) < 0) {
+		/* cannot fail on a fresh eventfd; the loops also poll the flag every 100 ms */
 	}
 }
 
-static void handle_event(struct sock_worker *w, const struct epoll_event *ev)
+/* Anything a worker's threads count moves while it works or closes. */
+static unsigned long long proc_progress(void *arg, unsigned idx)
 {
-	uint32_t i = (uint32_t)ev->data.u64;
-	uint32_t gen = (uint32_t)(ev->data.u64 >> 32);
-	if (i >= w->nslots)
-		return;
-	struct slot *s = &w->slots[i];
-	if (s->fd < 0 || s->gen != gen)
-		return; /* stale: that socket is gone */
-
-	if (s->state == ST_CONNECTING) {
-		int soerr = 0;
-		socklen_t len = sizeof(soerr);
-		if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
-			soerr = errno;
-		if (!soerr && (ev->events & EPOLLOUT) && !(ev->events & (EPOLLERR | EPOLLHUP))) {
-			slot_established(w, i);
-			return;
-		}
-		if (!soerr && !(ev->events & (EPOLLERR | EPOLLHUP)))
-			return; /* spurious */
-		bump(&w->st.fail, 1);
-		slot_close(w, i);
-		slot_failed(w, i);
-		return;
+	struct xp_engine *e = arg;
+	unsigned lo, hi;
+	unsigned long long n = 0;
+	part_range(e, idx, &lo, &hi);
+	for (unsigned t = lo; t < hi; t++) {
+		const struct wstats *s = &e->sh->st[t];
+		n += __atomic_load_n(&s->ok, __ATOMIC_RELAXED) + __atomic_load_n(&s->fail, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&s->timeout, __ATOMIC_RELAXED) + __atomic_load_n(&s->closed, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&s->reset, __ATOMIC_RELAXED);
 	}
-	if (s->state != ST_OPEN)
-		return;
-	if (w->eng->cfg.kind == XP_TEST_STREAM)
-		stream_write(w, i);
-	else
-		hold_event(w, i);
+	return n;
 }
 
-/* ---- the event loop ----------------------------------------------------- */
-
-/* Connects older than the timeout: the list is in start order, so only its head is checked. */
-static void expire(struct sock_worker *w)
+/* A worker died before closing everything: its exit closed the rest, so
+ * they count as closed and ok == closed + reset + open_now still holds. */
+static void proc_lost(void *arg, unsigned idx)
 {
-	while (w->connecting.head != NIL) {
-		uint32_t i = w->connecting.head;
-		if (w->now - w->slots[i].t < CONNECT_TIMEOUT)
-			break;
-		bump(&w->st.timeout, 1);
-		slot_close(w, i);
-		set_state(w, i, ST_READY, 0); /* it already waited 3 s: retry at once */
+	struct xp_engine *e = arg;
+	unsigned lo, hi;
+	part_range(e, idx, &lo, &hi);
+	for (unsigned t = lo; t < hi; t++) {
+		struct wstats *s = &e->sh->st[t];
+		__atomic_store_n(&s->closed, s->closed + s->open, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->open, 0, __ATOMIC_RELAXED);
 	}
 }
 
-static void open_some(struct sock_worker *w)
-{
-	/* Due retries join the ready list (in order; see slot_failed for why
-	 * the backoff list is only roughly sorted). */
-	while (w->backoff.head != NIL && w->slots[w->backoff.head].t <= w->now)
-		set_state(w, w->backoff.head, ST_READY, 0);
-	for (int n = 0; n < OPEN_BATCH && w->ready.head != NIL && w->inflight < w->max_inflight; n++) {
-		uint32_t i = w->ready.head;
-		set_state(w, i, ST_IDLE, 0);
-		slot_open(w, i);
-	}
-}
-
-/* How long epoll may sleep: until the next retry, timeout or MAX_WAIT_MS. */
-static int wait_ms(struct sock_worker *w, double deadline)
-{
-	double until = w->now + MAX_WAIT_MS * 1e-3;
-	if (w->ready.head != NIL && w->inflight < w->max_inflight)
-		return 0;
-	if (w->backoff.head != NIL && w->slots[w->backoff.head].t < until)
-		until = w->slots[w->backoff.head].t;
-	if (w->connecting.head != NIL && w->slots[w->connecting.head].t + CONNECT_TIMEOUT < until)
-		until = w->slots[w->connecting.head].t + CONNECT_TIMEOUT;
-	if (deadline < until)
-		until = deadline;
-	double ms = (until - w->now) * 1e3;
-	return ms <= 0 ? 0 : (int)ms + 1; /* round up: waking early just spins */
-}
-
-static void close_all(struct sock_worker *w)
-{
-	/* Closing the epoll first spares each socket close its epoll unlink. */
-	close(w->epfd);
-	w->epfd = -1;
-	for (uint32_t i = 0; i < w->nslots; i++) {
-		struct slot *s = &w->slots[i];
-		if (s->fd < 0)
-			continue;
-		if (s->state == ST_OPEN)
-			bump(&w->st.closed, 1); /* so ok == closed + reset + open_now at the end */
-		/* HOLD ends with RSTs: a FIN close would leave every held
-		 * connection in TIME_WAIT here for 60 s (and in the firewall's
-		 * conntrack for 120 s), and that many TIME_WAIT sockets slow the
-		 * next run's connect() port search to a crawl (measured: 14k/s
-		 * -> 900/s). Stop takes as long either way (~10 us per socket
-		 * on loopback). STREAM closes gracefully so its last bytes arrive. */
-		if (w->eng->cfg.kind == XP_TEST_HOLD)
-			rst_on_close(s->fd);
-		slot_close(w, i);
-		set_state(w, i, ST_IDLE, 0);
-	}
-	w->inflight = 0;
-}
-
-static void *worker_main(void *arg)
-{
-	struct sock_worker *w = arg;
-	struct xp_engine *e = w->eng;
-	struct epoll_event evs[EV_BATCH];
-	double deadline = e->t0 + e->cfg.max_seconds;
-
-	for (uint32_t i = 0; i < w->nslots; i++)
-		set_state(w, i, ST_READY, 0);
-	while (!__atomic_load_n(&e->stop, __ATOMIC_RELAXED)) {
-		w->now = xp_now();
-		if (w->now >= deadline)
-			break;
-		expire(w);
-		open_some(w);
-		int n = epoll_wait(w->epfd, evs, EV_BATCH, wait_ms(w, deadline));
-		if (n < 0 && errno != EINTR)
-			break;
-		w->now = xp_now();
-		for (int k = 0; k < n; k++)
-			if (evs[k].data.u64 != STOP_TAG)
-				handle_event(w, &evs[k]);
-	}
-	close_all(w);
-	return NULL;
-}
+static const struct xp_proc_ops proc_ops = {
+	.name = "xp-cli",
+	.setup = proc_setup,
+	.wait = proc_wait,
+	.tell_stop = tell_stop,
+	.progress = proc_progress,
+	.lost = proc_lost,
+};
 
 /* ---- engine ops --------------------------------------------------------- */
 
@@ -526,6 +160,7 @@ static void free_engine(struct xp_engine *e)
 	}
 	if (e->stopfd >= 0)
 		close(e->stopfd);
+	xp_shm_free(e->sh, e->shsize);
 	free(e->w);
 	free(e->src);
 	free(e->buf);
@@ -571,10 +206,18 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	if (r)
 		return r;
 	unsigned parallel = cfg->parallel ? cfg->parallel : 1;
+	int cpus[CPU_SETSIZE];
+	int ncpu = xp_allowed_cpus(cpus, CPU_SETSIZE);
+	unsigned threads = cfg->threads ? cfg->threads : (unsigned)ncpu;
+	if (threads > parallel)
+		threads = parallel; /* an event loop without connections is just overhead */
 
-	/* One descriptor per connection plus a margin for everything else. */
+	/* One descriptor per connection plus a margin for everything else;
+	 * beyond what one process may open, several processes. */
 	char lim[200];
-	if (xp_raise_nofile((unsigned long)parallel + NOFILE_MARGIN, lim, sizeof(lim))) {
+	struct xp_fd_need need = { .conns = parallel, .headroom = 1.0, .per_thread = 0, .threads = threads };
+	struct xp_fd_plan plan;
+	if (xp_fd_plan(&need, &plan, lim, sizeof(lim))) {
 		snprintf(err, errlen, "-P %u %s", parallel, lim);
 		return -EMFILE;
 	}
@@ -585,12 +228,15 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	e->cfg = *cfg;
 	e->cfg.parallel = parallel;
 	e->stopfd = -1;
-
-	int cpus[CPU_SETSIZE];
-	int ncpu = xp_allowed_cpus(cpus, CPU_SETSIZE);
-	e->nw = cfg->threads ? cfg->threads : (unsigned)ncpu;
+	e->tpp = plan.threads_per_proc;
+	e->nw = plan.nproc * e->tpp;
 	if (e->nw > parallel)
-		e->nw = parallel; /* an event loop without connections is just overhead */
+		e->nw = parallel;
+	e->nproc = (e->nw + e->tpp - 1) / e->tpp;
+	e->fd_limit = plan.forced;
+	if (cfg->debug && e->nproc > 1)
+		fprintf(stderr, "socket engine: -P %u over %u processes x %u threads (open-file limit %lu)\n",
+			parallel, e->nproc, e->tpp, plan.limit);
 
 	e->dstlen = (socklen_t)xp_addr_to_sockaddr(&cfg->server, 0, &e->dst);
 	if (cfg->nbind) {
@@ -615,7 +261,9 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	}
 	e->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	e->w = calloc(e->nw, sizeof(*e->w));
-	if (e->stopfd < 0 || !e->w)
+	e->shsize = sizeof(*e->sh) + e->nw * sizeof(struct wstats);
+	e->sh = xp_shm_alloc(e->shsize, e->nproc > 1);
+	if (e->stopfd < 0 || !e->w || !e->sh)
 		goto nomem;
 	for (unsigned t = 0; t < e->nw; t++)
 		e->w[t].epfd = -1;
@@ -624,6 +272,7 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		w->eng = e;
 		w->id = t;
 		w->cpu = cpus[t % (unsigned)ncpu];
+		w->st = &e->sh->st[t];
 		w->nslots = parallel / e->nw + (t < parallel % e->nw);
 		w->seq = t;
 		w->retry_delay = BACKOFF_MIN;
@@ -631,15 +280,11 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		/* CONNECT measures connects in flight, so all of them may be; the
 		 * others ramp up with a bounded number of SYNs outstanding. */
 		w->max_inflight = cfg->kind == XP_TEST_CONNECT ? w->nslots : HOLD_INFLIGHT;
-		w->slots = calloc(w->nslots, sizeof(*w->slots));
-		w->epfd = epoll_create1(EPOLL_CLOEXEC);
-		if (!w->slots || w->epfd < 0)
-			goto nomem;
-		for (uint32_t i = 0; i < w->nslots; i++)
-			w->slots[i] = (struct slot){ .fd = -1, .prev = NIL, .next = NIL, .state = ST_IDLE };
-		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = STOP_TAG };
-		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, e->stopfd, &ev))
-			goto nomem;
+	}
+	/* With workers, each allocates its own threads' slots after the fork. */
+	if (e->nproc == 1 && (r = part_alloc(e, 0, e->nw, err, errlen))) {
+		free_engine(e);
+		return r;
 	}
 	*out = e;
 	return 0;
@@ -651,40 +296,25 @@ nomem:
 
 static void sock_stop(struct xp_engine *e)
 {
-	__atomic_store_n(&e->stop, true, __ATOMIC_RELAXED);
-	uint64_t one = 1;
-	if (write(e->stopfd, &one, sizeof(one)) < 0) {
-		/* cannot fail on a fresh eventfd; the loops also poll the flag every 100 ms */
-	}
-	for (unsigned t = 0; t < e->nw; t++) {
-		if (e->w[t].running)
-			pthread_join(e->w[t].thread, NULL);
-		e->w[t].running = false;
-	}
+	tell_stop(e);
+	xp_procs_stop(e->procs); /* reaps the workers: their counters are final after this */
+	e->procs = NULL;
+	part_join(e, 0, e->nw);  /* the in-process threads, if any */
 }
 
 static int sock_start(struct xp_engine *e, char *err, size_t errlen)
 {
+	/* Before any fork: workers share the deadline t0 + max_seconds. */
 	e->t0 = xp_now();
-	for (unsigned t = 0; t < e->nw; t++) {
-		struct sock_worker *w = &e->w[t];
-		pthread_attr_t attr;
-		cpu_set_t set;
-		pthread_attr_init(&attr);
-		CPU_ZERO(&set);
-		CPU_SET(w->cpu, &set);
-		/* Pinned from the first instruction: each loop's sockets then stay
-		 * with one CPU's caches and softirq work. */
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		int r = pthread_create(&w->thread, &attr, worker_main, w);
-		pthread_attr_destroy(&attr);
-		if (r) {
-			snprintf(err, errlen, "cannot start socket thread: %s", strerror(r));
+	if (e->nproc == 1) {
+		int r = part_run(e, 0, e->nw, err, errlen);
+		if (r)
 			sock_stop(e);
-			return -r;
-		}
-		w->running = true;
+		return r;
 	}
+	int keep[] = { e->stopfd };
+	if (xp_procs_start(&e->procs, e->nproc, &proc_ops, e, keep, 1, e->fd_limit, err, errlen))
+		return -ECHILD;
 	return 0;
 }
 
@@ -692,7 +322,7 @@ static void sock_read(struct xp_engine *e, struct xp_engine_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	for (unsigned t = 0; t < e->nw; t++) {
-		const struct wstats *s = &e->w[t].st;
+		const struct wstats *s = &e->sh->st[t];
 		st->conn_ok += __atomic_load_n(&s->ok, __ATOMIC_RELAXED);
 		st->conn_fail += __atomic_load_n(&s->fail, __ATOMIC_RELAXED);
 		st->conn_reset += __atomic_load_n(&s->reset, __ATOMIC_RELAXED);

@@ -6,6 +6,13 @@
  * IPv4 and IPv6 clients). Accepted connections are non-blocking and stay on
  * their thread's epoll: data is read and discarded, EOF or an error closes
  * them, and idle (held) connections cost nothing but kernel memory.
+ *
+ * Past the open-file limit the threads are spread over worker processes
+ * (sock_proc.c). Each worker opens its own listeners on every port, in the
+ * same SO_REUSEPORT group (same user): the kernel spreads connections over
+ * all listeners of the group, across processes too. That hash is not
+ * load-aware, so each process is planned for 25 % more than its share.
+ * Counters and the stop flag are in a MAP_SHARED array, summed as before.
  */
 #include "sock_server.h"
 
@@ -22,6 +29,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sock_proc.h"
 #include "sockutil.h"
 #include "timeutil.h"
 
@@ -35,7 +43,7 @@
 #define READS_PER_EVENT 8      /* 2 MiB per readable event at most */
 #define MAX_WAIT_MS 100
 #define EMFILE_PAUSE 0.01      /* out of descriptors: stop accepting this long */
-#define NOFILE_MARGIN 100
+#define REUSEPORT_HEADROOM 1.25 /* per worker process: its share of max_conns plus 25 % */
 
 struct srv_conn {
 	int fd;
@@ -43,8 +51,16 @@ struct srv_conn {
 	struct srv_conn *prev, *next; /* the thread's list of accepted connections */
 };
 
+/* Written by the owning thread only, read by xp_sock_server_read() (relaxed);
+ * each on its own cache line: no false sharing. */
 struct srv_stats {
 	uint64_t accepted, closed, resets, open, bytes;
+} __attribute__((aligned(64)));
+
+/* Shared with the worker processes (MAP_SHARED) when there are any. */
+struct srv_shared {
+	int stop;              /* set by stop(): every loop in every process ends */
+	struct srv_stats st[]; /* one per event-loop thread, over all processes */
 };
 
 struct srv_worker {
@@ -58,15 +74,19 @@ struct srv_worker {
 	bool emfile_told;
 	pthread_t thread;
 	bool running;
-	struct srv_stats st __attribute__((aligned(64)));
+	struct srv_stats *st;       /* &srv->sh->st[this thread] */
 };
 
 struct xp_sock_server {
 	struct xp_sock_server_cfg cfg;
-	unsigned nports, nw;
+	unsigned nports, nw;       /* nw: threads over all processes */
+	unsigned nproc, tpp;       /* worker processes (1: none, all here), threads in each */
+	unsigned long fd_limit;    /* XDPPERF_FD_LIMIT for the workers, 0 if not forced */
+	struct xp_procs *procs;    /* the workers while they run */
 	int family;
-	int stopfd;
-	volatile bool stop;
+	int stopfd;                /* eventfd in every thread's epoll: wakes them on stop */
+	struct srv_shared *sh;     /* stop flag and counters */
+	size_t shsize;
 	struct srv_worker *w;
 };
 
@@ -127,8 +147,8 @@ static void listeners_enable(struct srv_worker *w, bool on)
 
 static void conn_close(struct srv_worker *w, struct srv_conn *c, bool reset)
 {
-	bump(reset ? &w->st.resets : &w->st.closed, 1);
-	bump(&w->st.open, -1);
+	bump(reset ? &w->st->resets : &w->st->closed, 1);
+	bump(&w->st->open, -1);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -176,8 +196,8 @@ static void do_accept(struct srv_worker *w, struct srv_conn *l)
 		if (w->conns)
 			w->conns->prev = c;
 		w->conns = c;
-		bump(&w->st.accepted, 1);
-		bump(&w->st.open, 1);
+		bump(&w->st->accepted, 1);
+		bump(&w->st->open, 1);
 	}
 }
 
@@ -186,7 +206,7 @@ static void do_read(struct srv_worker *w, struct srv_conn *c)
 	for (int k = 0; k < READS_PER_EVENT; k++) {
 		ssize_t n = recv(c->fd, w->buf, RX_BUF, MSG_DONTWAIT);
 		if (n > 0) {
-			bump(&w->st.bytes, n);
+			bump(&w->st->bytes, n);
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -204,7 +224,7 @@ static void *srv_main(void *arg)
 	struct xp_sock_server *s = w->srv;
 	struct epoll_event evs[EV_BATCH];
 
-	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+	while (!__atomic_load_n(&s->sh->stop, __ATOMIC_RELAXED)) {
 		int to = MAX_WAIT_MS;
 		if (w->paused_until > 0) {
 			double left = w->paused_until - xp_now();
@@ -261,33 +281,48 @@ static void free_server(struct xp_sock_server *s)
 	if (s->stopfd >= 0)
 		close(s->stopfd);
 	free(s->w);
+	xp_shm_free(s->sh, s->shsize); /* last: conn_close above still counts into it */
 	free(s);
+}
+
+static void tell_stop(void *arg)
+{
+	struct xp_sock_server *s = arg;
+	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_RELAXED);
+	uint64_t one = 1;
+	if (write(s->stopfd, &one, sizeof(one)) < 0) {
+		/* cannot fail on a fresh eventfd; the loops also poll the flag */
+	}
+}
+
+static void part_join(struct xp_sock_server *s, unsigned lo, unsigned hi)
+{
+	for (unsigned t = lo; t < hi; t++) {
+		if (s->w[t].running)
+			pthread_join(s->w[t].thread, NULL);
+		s->w[t].running = false;
+	}
 }
 
 void xp_sock_server_stop(struct xp_sock_server *s)
 {
 	if (!s)
 		return;
-	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
-	uint64_t one = 1;
-	if (write(s->stopfd, &one, sizeof(one)) < 0) {
-		/* cannot fail on a fresh eventfd; the loops also poll the flag */
-	}
-	for (unsigned t = 0; t < s->nw; t++)
-		if (s->w[t].running)
-			pthread_join(s->w[t].thread, NULL);
+	tell_stop(s);
+	xp_procs_stop(s->procs); /* reaps the workers: their counters are final after this */
+	s->procs = NULL;
+	part_join(s, 0, s->nw);  /* the in-process threads, if any */
 	free_server(s);
 }
 
 /* Set up thread t's epoll and its listener on every port. */
 static int worker_setup(struct xp_sock_server *s, struct srv_worker *w, char *err, size_t errlen)
 {
-	w->srv = s;
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->buf = malloc(RX_BUF);
 	w->listeners = calloc(s->nports, sizeof(*w->listeners));
 	if (w->epfd < 0 || !w->buf || !w->listeners) {
-		snprintf(err, errlen, "socket server: out of memory or descriptors");
+		snprintf(err, errlen, "socket server: out of memory or descriptors (%s)", strerror(errno));
 		return -1;
 	}
 	for (unsigned p = 0; p < s->nports; p++)
@@ -315,6 +350,92 @@ static int worker_setup(struct xp_sock_server *s, struct srv_worker *w, char *er
 	return 0;
 }
 
+/* Listeners and threads for threads [lo, hi), in the process that runs them. */
+static int part_setup(struct xp_sock_server *s, unsigned lo, unsigned hi, char *err, size_t errlen)
+{
+	for (unsigned t = lo; t < hi; t++)
+		if (worker_setup(s, &s->w[t], err, errlen))
+			return -1;
+	for (unsigned t = lo; t < hi; t++) {
+		struct srv_worker *w = &s->w[t];
+		pthread_attr_t attr;
+		cpu_set_t set;
+		pthread_attr_init(&attr);
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		int r = pthread_create(&w->thread, &attr, srv_main, w);
+		pthread_attr_destroy(&attr);
+		if (r) {
+			snprintf(err, errlen, "cannot start socket server thread: %s", strerror(r));
+			return -1;
+		}
+		w->running = true;
+	}
+	return 0;
+}
+
+/* Worker process idx runs threads [idx * tpp, (idx + 1) * tpp). */
+static void part_range(const struct xp_sock_server *s, unsigned idx, unsigned *lo, unsigned *hi)
+{
+	*lo = idx * s->tpp < s->nw ? idx * s->tpp : s->nw;
+	*hi = *lo + s->tpp < s->nw ? *lo + s->tpp : s->nw;
+}
+
+static int proc_setup(void *arg, unsigned idx, char *err, size_t errlen)
+{
+	struct xp_sock_server *s = arg;
+	unsigned lo, hi;
+	part_range(s, idx, &lo, &hi);
+	/* On failure the worker exits: its threads and listeners go with it. */
+	return part_setup(s, lo, hi, err, errlen);
+}
+
+static void proc_wait(void *arg, unsigned idx)
+{
+	struct xp_sock_server *s = arg;
+	unsigned lo, hi;
+	part_range(s, idx, &lo, &hi);
+	part_join(s, lo, hi);
+}
+
+/* Anything a worker's threads count moves while it works or closes. */
+static unsigned long long proc_progress(void *arg, unsigned idx)
+{
+	struct xp_sock_server *s = arg;
+	unsigned lo, hi;
+	unsigned long long n = 0;
+	part_range(s, idx, &lo, &hi);
+	for (unsigned t = lo; t < hi; t++) {
+		const struct srv_stats *w = &s->sh->st[t];
+		n += __atomic_load_n(&w->accepted, __ATOMIC_RELAXED) + __atomic_load_n(&w->closed, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&w->resets, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+/* A worker died before closing everything: its exit closed the rest. */
+static void proc_lost(void *arg, unsigned idx)
+{
+	struct xp_sock_server *s = arg;
+	unsigned lo, hi;
+	part_range(s, idx, &lo, &hi);
+	for (unsigned t = lo; t < hi; t++) {
+		struct srv_stats *w = &s->sh->st[t];
+		__atomic_store_n(&w->closed, w->closed + w->open, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->open, 0, __ATOMIC_RELAXED);
+	}
+}
+
+static const struct xp_proc_ops proc_ops = {
+	.name = "xp-srv",
+	.setup = proc_setup,
+	.wait = proc_wait,
+	.tell_stop = tell_stop,
+	.progress = proc_progress,
+	.lost = proc_lost,
+};
+
 int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_server **out, char *err,
 			 size_t errlen)
 {
@@ -324,14 +445,18 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 	}
 	int cpus[CPU_SETSIZE];
 	int ncpu = xp_allowed_cpus(cpus, CPU_SETSIZE);
-	unsigned nw = c->threads ? c->threads : (unsigned)ncpu;
+	unsigned threads = c->threads ? c->threads : (unsigned)ncpu;
 	unsigned nports = (unsigned)c->port_hi - c->port_lo + 1;
 
+	/* A descriptor per connection and per listener (one per port and
+	 * thread), plus a margin; beyond one process's limit, several. */
 	char lim[200];
-	unsigned long need = c->max_conns + (unsigned long)nw * nports + NOFILE_MARGIN;
-	if (xp_raise_nofile(need, lim, sizeof(lim))) {
+	struct xp_fd_need need = { .conns = c->max_conns, .headroom = REUSEPORT_HEADROOM, .per_thread = nports,
+				   .threads = threads };
+	struct xp_fd_plan plan;
+	if (xp_fd_plan(&need, &plan, lim, sizeof(lim))) {
 		snprintf(err, errlen, "the socket server (%lu connections, %u listeners) %s", c->max_conns,
-			 nw * nports, lim);
+			 threads * nports, lim);
 		return -1;
 	}
 
@@ -341,17 +466,29 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 		return -1;
 	}
 	s->cfg = *c;
-	s->nw = nw;
+	s->nproc = plan.nproc;
+	s->tpp = plan.threads_per_proc;
+	s->nw = s->nproc * s->tpp;
+	s->fd_limit = plan.forced;
 	s->nports = nports;
+	if (c->debug && s->nproc > 1)
+		fprintf(stderr, "socket server: %lu connections over %u processes x %u threads (open-file limit %lu)\n",
+			c->max_conns, s->nproc, s->tpp, plan.limit);
 	s->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	s->w = calloc(nw, sizeof(*s->w));
-	if (s->stopfd < 0 || !s->w) {
+	s->w = calloc(s->nw, sizeof(*s->w));
+	s->shsize = sizeof(*s->sh) + s->nw * sizeof(struct srv_stats);
+	s->sh = xp_shm_alloc(s->shsize, s->nproc > 1);
+	if (s->stopfd < 0 || !s->w || !s->sh) {
 		snprintf(err, errlen, "socket server: out of memory or descriptors");
 		free_server(s);
 		return -1;
 	}
-	for (unsigned t = 0; t < nw; t++)
+	for (unsigned t = 0; t < s->nw; t++) {
+		s->w[t].srv = s;
 		s->w[t].epfd = -1;
+		s->w[t].cpu = cpus[t % (unsigned)ncpu];
+		s->w[t].st = &s->sh->st[t];
+	}
 
 	/* Dual-stack IPv6 where the host has IPv6, plain IPv4 otherwise. */
 	s->family = AF_INET6;
@@ -374,28 +511,17 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 		}
 		close(fd);
 	}
-	for (unsigned t = 0; t < nw; t++) {
-		if (worker_setup(s, &s->w[t], err, errlen)) {
-			free_server(s);
-			return -1;
-		}
-	}
-	for (unsigned t = 0; t < nw; t++) {
-		struct srv_worker *w = &s->w[t];
-		pthread_attr_t attr;
-		cpu_set_t set;
-		pthread_attr_init(&attr);
-		CPU_ZERO(&set);
-		CPU_SET(cpus[t % (unsigned)ncpu], &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		int r = pthread_create(&w->thread, &attr, srv_main, w);
-		pthread_attr_destroy(&attr);
-		if (r) {
-			snprintf(err, errlen, "cannot start socket server thread: %s", strerror(r));
+	if (s->nproc == 1) {
+		if (part_setup(s, 0, s->nw, err, errlen)) {
 			xp_sock_server_stop(s);
 			return -1;
 		}
-		w->running = true;
+	} else {
+		int keep[] = { s->stopfd };
+		if (xp_procs_start(&s->procs, s->nproc, &proc_ops, s, keep, 1, s->fd_limit, err, errlen)) {
+			free_server(s);
+			return -1;
+		}
 	}
 	*out = s;
 	return 0;
@@ -405,7 +531,7 @@ void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *
 {
 	memset(st, 0, sizeof(*st));
 	for (unsigned t = 0; t < s->nw; t++) {
-		const struct srv_stats *w = &s->w[t].st;
+		const struct srv_stats *w = &s->sh->st[t];
 		st->accepted += __atomic_load_n(&w->accepted, __ATOMIC_RELAXED);
 		st->closed += __atomic_load_n(&w->closed, __ATOMIC_RELAXED);
 		st->resets += __atomic_load_n(&w->resets, __ATOMIC_RELAXED);

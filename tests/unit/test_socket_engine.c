@@ -14,14 +14,20 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine.h"
+#include "sock_proc.h"
 #include "sock_server.h"
 #include "sockutil.h"
 #include "timeutil.h"
@@ -30,18 +36,23 @@
 
 static const struct xp_engine_ops *ops = &xp_engine_socket;
 
-/* A server on NPORTS free ports; returns the first port. */
-static uint16_t start_server(struct xp_sock_server **srv)
+/* A server for max_conns on NPORTS free ports; returns the first port. */
+static uint16_t start_server_for(struct xp_sock_server **srv, unsigned long max_conns)
 {
 	char err[256] = "";
 	for (unsigned base = 61000; base + NPORTS <= 65000; base += 16) {
 		struct xp_sock_server_cfg c = { .port_lo = (uint16_t)base, .port_hi = (uint16_t)(base + NPORTS - 1),
-						.threads = 2, .max_conns = 5000 };
+						.threads = 2, .max_conns = max_conns };
 		if (!xp_sock_server_start(&c, srv, err, sizeof(err)))
 			return (uint16_t)base;
 	}
 	fail_msg("no free port block for the server: %s", err);
 	return 0;
+}
+
+static uint16_t start_server(struct xp_sock_server **srv)
+{
+	return start_server_for(srv, 5000);
 }
 
 /* A TCP port nobody listens on (bound once to be sure it is free). */
@@ -108,6 +119,18 @@ static struct xp_sock_server_stats server_wait(struct xp_sock_server *s, double 
 	return st;
 }
 
+/* Poll the engine until n connections are open or `secs` pass; returns the last reading. */
+static struct xp_engine_stats wait_open(struct xp_engine *e, uint64_t n, double secs)
+{
+	struct xp_engine_stats st;
+	double end = xp_now() + secs;
+	do {
+		xp_sleep(0.01);
+		ops->read(e, &st);
+	} while (st.open_now < n && xp_now() < end);
+	return st;
+}
+
 static int accepted_at_least(const struct xp_sock_server_stats *s, uint64_t n) { return s->accepted >= n; }
 static int open_is(const struct xp_sock_server_stats *s, uint64_t n) { return s->open_now == n; }
 static int rx_at_least(const struct xp_sock_server_stats *s, uint64_t n) { return s->bytes_rx >= n; }
@@ -116,6 +139,62 @@ static int rx_at_least(const struct xp_sock_server_stats *s, uint64_t n) { retur
 static void assert_balanced(const struct xp_engine_stats *st)
 {
 	assert_int_equal(st->conn_ok, st->conn_closed + st->conn_reset + st->open_now);
+}
+
+/* Children of this process whose name starts with prefix: how many, and
+ * up to max of their pids. */
+static unsigned find_children(const char *prefix, pid_t *pids, unsigned max)
+{
+	unsigned n = 0;
+	DIR *d = opendir("/proc");
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[300], buf[512];
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = '\0';
+		/* pid (comm) state ppid ...: comm may hold spaces, so parse after the last ')' */
+		char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+		int ppid;
+		char state;
+		if (!open || !close || sscanf(close + 1, " %c %d", &state, &ppid) != 2 || ppid != getpid())
+			continue;
+		*close = '\0';
+		if (strncmp(open + 1, prefix, strlen(prefix)))
+			continue;
+		if (n < max)
+			pids[n] = (pid_t)atoi(de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static unsigned count_children(const char *prefix)
+{
+	return find_children(prefix, NULL, 0);
+}
+
+/* Teardown: a failed test must not leave its knobs to the next one. */
+static int unset_knobs(void **state)
+{
+	unsetenv("XDPPERF_FD_LIMIT");
+	unsetenv("XDPPERF_SOCK_FAULT");
+	return 0;
+}
+
+/* True once every child of ours has been reaped (WNOWAIT: looking reaps none). */
+static bool no_children(void)
+{
+	siginfo_t si;
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == -1 && errno == ECHILD;
 }
 
 /* ---- tests ---------------------------------------------------------------- */
@@ -146,9 +225,15 @@ static void test_create_errors(void **state)
 	assert_int_not_equal(ops->create(&c, &e, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "bind address ::1"));
 
+	/* Not even 64 worker processes hold that (the limit is pinned so the
+	 * outcome does not depend on this host's nr_open and capabilities). */
+	setenv("XDPPERF_FD_LIMIT", "20000", 1);
 	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", 1000, 1000, 2000000);
 	assert_int_not_equal(ops->create(&c, &e, err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "-P 2000000 needs 2000100 open files but the limit is"));
+	unsetenv("XDPPERF_FD_LIMIT");
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "-P 2000000 needs 2000100 open files but the limit is 20000"));
+	assert_non_null(strstr(err, "more than 64 worker processes"));
 }
 
 static void test_server_port_in_use(void **state)
@@ -165,23 +250,30 @@ static void test_server_port_in_use(void **state)
 	xp_sock_server_stop(s1);
 }
 
-static void run_connect(const char *server, unsigned nbind, const char *const *binds)
+/* CONNECT for 1 s, `parallel` in flight, against a server planned for
+ * max_conns; want_cli, want_srv: worker processes expected (0: in-process). */
+static void run_connect_n(const char *server, unsigned nbind, const char *const *binds, unsigned parallel,
+			  unsigned long max_conns, unsigned want_cli, unsigned want_srv)
 {
 	struct xp_sock_server *srv;
-	uint16_t p = start_server(&srv);
+	uint16_t p = start_server_for(&srv, max_conns);
 	struct xp_engine_cfg c;
-	base_cfg(&c, XP_TEST_CONNECT, server, p, (uint16_t)(p + NPORTS - 1), 16);
+	base_cfg(&c, XP_TEST_CONNECT, server, p, (uint16_t)(p + NPORTS - 1), parallel);
 	c.nbind = nbind;
 	for (unsigned b = 0; b < nbind; b++)
 		assert_int_equal(xp_addr_parse(binds[b], &c.bind[b]), 0);
 	struct xp_engine *e = start_engine(&c);
 	xp_sleep(1.0);
-	assert_true(timed_stop(e) < 0.5);
+	unsigned ncli = count_children("xp-cli-w"), nsrv = count_children("xp-srv-w");
+	double took = timed_stop(e);
 	struct xp_engine_stats st;
 	ops->read(e, &st);
-	print_message("connect %s (%u bind): ok %llu fail %llu timeout %llu\n", server, nbind,
-		      (unsigned long long)st.conn_ok, (unsigned long long)st.conn_fail,
-		      (unsigned long long)st.conn_timeout);
+	print_message("connect %s (%u bind, -P %u, %u+%u worker processes): ok %llu fail %llu timeout %llu, "
+		      "stop %.3f s\n", server, nbind, parallel, ncli, nsrv, (unsigned long long)st.conn_ok,
+		      (unsigned long long)st.conn_fail, (unsigned long long)st.conn_timeout, took);
+	assert_int_equal(ncli, want_cli);
+	assert_int_equal(nsrv, want_srv);
+	assert_true(took < 0.5);
 	assert_true(st.conn_ok > 100);
 	assert_int_equal(st.conn_fail, 0);
 	assert_int_equal(st.conn_timeout, 0);
@@ -192,13 +284,19 @@ static void run_connect(const char *server, unsigned nbind, const char *const *b
 	 * connects in flight at stop may add at most `parallel` more. */
 	struct xp_sock_server_stats ss = server_wait(srv, 1.0, accepted_at_least, st.conn_ok);
 	assert_true(ss.accepted >= st.conn_ok);
-	assert_true(ss.accepted <= st.conn_ok + 16);
-	/* The client closes with RST (see engine_socket.c): the server sees resets. */
+	assert_true(ss.accepted <= st.conn_ok + parallel);
+	/* The client closes with RST (see sock_client.c): the server sees resets. */
 	ss = server_wait(srv, 1.0, open_is, 0);
 	assert_int_equal(ss.open_now, 0);
 	assert_int_equal(ss.accepted, ss.closed + ss.resets);
 	ops->destroy(e);
 	xp_sock_server_stop(srv);
+	assert_true(no_children());
+}
+
+static void run_connect(const char *server, unsigned nbind, const char *const *binds)
+{
+	run_connect_n(server, nbind, binds, 16, 5000, 0, 0);
 }
 
 static void test_connect_v4(void **state)
@@ -261,12 +359,8 @@ static void test_hold(void **state)
 	struct xp_engine_cfg c;
 	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, (uint16_t)(p + NPORTS - 1), 2000);
 	struct xp_engine *e = start_engine(&c);
-	struct xp_engine_stats st;
 	double t0 = xp_now();
-	do {
-		xp_sleep(0.01);
-		ops->read(e, &st);
-	} while (st.open_now < 2000 && xp_now() - t0 < 3.0);
+	struct xp_engine_stats st = wait_open(e, 2000, 3.0);
 	print_message("hold: 2000 open after %.3f s\n", xp_now() - t0);
 	assert_int_equal(st.open_now, 2000);
 	struct xp_sock_server_stats ss = server_wait(srv, 1.0, open_is, 2000);
@@ -328,12 +422,7 @@ static void test_spread(void **state)
 	assert_int_equal(xp_addr_parse("127.0.0.2", &c.bind[0]), 0);
 	assert_int_equal(xp_addr_parse("127.0.0.3", &c.bind[1]), 0);
 	struct xp_engine *e = start_engine(&c);
-	struct xp_engine_stats st;
-	double t0 = xp_now();
-	do {
-		xp_sleep(0.01);
-		ops->read(e, &st);
-	} while (st.open_now < 16 && xp_now() - t0 < 3.0);
+	struct xp_engine_stats st = wait_open(e, 16, 3.0);
 	assert_int_equal(st.open_now, 16);
 	unsigned n2[NPORTS], n3[NPORTS];
 	count_conns("127.0.0.2", p, NPORTS, n2);
@@ -355,12 +444,8 @@ static void test_hold_reconnect(void **state)
 	struct xp_engine_cfg c;
 	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, (uint16_t)(p + NPORTS - 1), 100);
 	struct xp_engine *e = start_engine(&c);
-	struct xp_engine_stats st;
 	double t0 = xp_now();
-	do {
-		xp_sleep(0.01);
-		ops->read(e, &st);
-	} while (st.open_now < 100 && xp_now() - t0 < 3.0);
+	struct xp_engine_stats st = wait_open(e, 100, 3.0);
 	assert_int_equal(st.open_now, 100);
 
 	xp_sock_server_stop(srv);
@@ -375,10 +460,7 @@ static void test_hold_reconnect(void **state)
 	if (xp_sock_server_start(&sc, &srv, err, sizeof(err)))
 		fail_msg("restart: %s", err);
 	t0 = xp_now();
-	do {
-		xp_sleep(0.01);
-		ops->read(e, &st);
-	} while (st.open_now < 100 && xp_now() - t0 < 3.0);
+	st = wait_open(e, 100, 3.0);
 	print_message("reconnect: 100 open again after %.3f s (%llu failures meanwhile)\n", xp_now() - t0,
 		      (unsigned long long)st.conn_fail);
 	assert_int_equal(st.open_now, 100);
@@ -420,9 +502,14 @@ static void test_max_seconds(void **state)
 	struct xp_engine_stats st;
 	ops->read(e, &st);
 	assert_int_equal(st.open_now, 50);
-	/* Nobody calls stop(): the loops end and close by themselves. */
-	xp_sleep(0.6);
-	ops->read(e, &st);
+	/* Nobody calls stop(): the loops end and close by themselves (polled:
+	 * a loaded 2-CPU machine may take a moment past the deadline). */
+	xp_sleep(0.2);
+	double t0 = xp_now();
+	do {
+		xp_sleep(0.01);
+		ops->read(e, &st);
+	} while (st.open_now && xp_now() - t0 < 2.0);
 	assert_int_equal(st.open_now, 0);
 	assert_int_equal(st.conn_closed, 50);
 	struct xp_sock_server_stats ss = server_wait(srv, 1.0, open_is, 0);
@@ -459,11 +546,240 @@ static void test_connect_timeout(void **state)
 	close(lfd);
 }
 
+/* ---- worker processes (past the open-file limit) --------------------------
+ *
+ * XDPPERF_FD_LIMIT makes both sides plan as if the open-file limit were that
+ * low, and holds every worker to it (its soft limit), so these tests run the
+ * multi-process path on any host and would fail with EMFILE if a worker were
+ * given more than it may open.
+ */
+
+static void test_multiproc_hold(void **state)
+{
+	setenv("XDPPERF_FD_LIMIT", "600", 1);
+	struct xp_sock_server *srv;
+	uint16_t p = start_server_for(&srv, 3000);
+	struct xp_engine_cfg c;
+	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, (uint16_t)(p + NPORTS - 1), 3000);
+	struct xp_engine *e = start_engine(&c);
+	double t0 = xp_now();
+	struct xp_engine_stats st = wait_open(e, 3000, 10.0);
+	unsigned ncli = count_children("xp-cli-w"), nsrv = count_children("xp-srv-w");
+	print_message("multiproc hold: 3000 open after %.3f s; client %u worker processes, server %u\n",
+		      xp_now() - t0, ncli, nsrv);
+	assert_int_equal(st.open_now, 3000);
+	/* 3000 / (600 - 100) per process: 6 at least; the server plans 25 % more. */
+	assert_true(ncli >= 6 && ncli <= XP_MAX_PROCS);
+	assert_true(nsrv >= 7 && nsrv <= XP_MAX_PROCS);
+	struct xp_sock_server_stats ss = server_wait(srv, 3.0, open_is, 3000);
+	assert_int_equal(ss.open_now, 3000);
+	xp_sleep(0.3);
+	ops->read(e, &st);
+	xp_sock_server_read(srv, &ss);
+	assert_int_equal(st.conn_ok, 3000);
+	assert_int_equal(st.conn_fail + st.conn_reset + st.conn_timeout, 0);
+	assert_int_equal(ss.accepted, 3000);
+	assert_int_equal(ss.open_now, 3000);
+
+	double took = timed_stop(e);
+	print_message("multiproc hold: stop with 3000 open took %.3f s\n", took);
+	assert_true(took < 2.0);
+	ops->read(e, &st);
+	assert_int_equal(st.open_now, 0);
+	assert_int_equal(st.conn_closed, 3000);
+	assert_balanced(&st);
+	assert_int_equal(count_children("xp-cli-w"), 0); /* reaped, not even zombies */
+	ss = server_wait(srv, 2.0, open_is, 0);
+	assert_int_equal(ss.open_now, 0);
+	assert_int_equal(ss.accepted, ss.closed + ss.resets);
+	ops->destroy(e);
+	t0 = xp_now();
+	xp_sock_server_stop(srv);
+	print_message("multiproc hold: server stop took %.3f s\n", xp_now() - t0);
+	assert_true(xp_now() - t0 < 2.0);
+	assert_true(no_children());
+	unsetenv("XDPPERF_FD_LIMIT");
+}
+
+static void test_multiproc_connect(void **state)
+{
+	/* Client: 300 in flight over 2 processes; server: 3 processes. */
+	setenv("XDPPERF_FD_LIMIT", "250", 1);
+	run_connect_n("127.0.0.1", 0, NULL, 300, 300, 2, 3);
+}
+
+static void test_multiproc_max_seconds(void **state)
+{
+	struct xp_sock_server *srv;
+	uint16_t p = start_server(&srv); /* before the limit is forced: in-process */
+	setenv("XDPPERF_FD_LIMIT", "300", 1);
+	struct xp_engine_cfg c;
+	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, (uint16_t)(p + NPORTS - 1), 400);
+	c.max_seconds = 1.0;
+	struct xp_engine *e = start_engine(&c);
+	double t0 = xp_now();
+	struct xp_engine_stats st = wait_open(e, 400, 0.9);
+	assert_int_equal(st.open_now, 400);
+	assert_int_equal(count_children("xp-cli-w"), 2);
+	/* Nobody calls stop(): the workers close everything and exit by themselves. */
+	do {
+		xp_sleep(0.01);
+		ops->read(e, &st);
+	} while (st.open_now && xp_now() - t0 < 3.0);
+	assert_int_equal(st.open_now, 0);
+	assert_int_equal(st.conn_closed, 400);
+	struct xp_sock_server_stats ss = server_wait(srv, 1.0, open_is, 0);
+	assert_int_equal(ss.open_now, 0);
+	assert_true(timed_stop(e) < 0.5); /* only reaps */
+	assert_true(no_children());
+	ops->destroy(e);
+	xp_sock_server_stop(srv);
+	unsetenv("XDPPERF_FD_LIMIT");
+}
+
+static void test_multiproc_worker_dies(void **state)
+{
+	/* One client worker is SIGKILLed while holding its share, another is
+	 * SIGSTOPped (a stuck worker): stop() still returns, in about 2 s (the
+	 * stall limit), reaps all, and the counters still balance. */
+	setenv("XDPPERF_FD_LIMIT", "600", 1);
+	struct xp_sock_server *srv;
+	uint16_t p = start_server_for(&srv, 3000);
+	struct xp_engine_cfg c;
+	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, (uint16_t)(p + NPORTS - 1), 3000);
+	struct xp_engine *e = start_engine(&c);
+	struct xp_engine_stats st = wait_open(e, 3000, 10.0);
+	assert_int_equal(st.open_now, 3000);
+	pid_t w[XP_MAX_PROCS];
+	assert_true(find_children("xp-cli-w", w, XP_MAX_PROCS) >= 2);
+	kill(w[0], SIGKILL);
+	kill(w[1], SIGSTOP);
+	xp_sleep(0.2);
+	double took = timed_stop(e);
+	ops->read(e, &st);
+	print_message("worker killed + worker stopped: stop took %.3f s; ok %llu closed %llu open %llu\n", took,
+		      (unsigned long long)st.conn_ok, (unsigned long long)st.conn_closed,
+		      (unsigned long long)st.open_now);
+	assert_true(took > 1.5 && took < 4.0);
+	assert_int_equal(st.open_now, 0);
+	assert_int_equal(st.conn_ok, 3000);
+	assert_int_equal(st.conn_closed, 3000);
+	assert_int_equal(count_children("xp-cli-w"), 0);
+	/* The kernel closed the dead workers' sockets: the server sees them go. */
+	struct xp_sock_server_stats ss = server_wait(srv, 3.0, open_is, 0);
+	assert_int_equal(ss.open_now, 0);
+	ops->destroy(e);
+	xp_sock_server_stop(srv);
+	assert_true(no_children());
+}
+
+static void test_multiproc_worker_error(void **state)
+{
+	/* Find a free port block, then fail worker process 3 of the server:
+	 * XDPPERF_SOCK_FAULT=2 starts it with an open-file limit of 0, so its
+	 * epoll_create fails for real. */
+	struct xp_sock_server *srv;
+	uint16_t p = start_server(&srv);
+	xp_sock_server_stop(srv);
+	setenv("XDPPERF_FD_LIMIT", "600", 1);
+	setenv("XDPPERF_SOCK_FAULT", "2", 1);
+	char err[256] = "";
+	struct xp_sock_server_cfg sc = { .port_lo = p, .port_hi = (uint16_t)(p + NPORTS - 1), .threads = 2,
+					 .max_conns = 3000 };
+	assert_int_equal(xp_sock_server_start(&sc, &srv, err, sizeof(err)), -1);
+	print_message("server: %s\n", err);
+	assert_non_null(strstr(err, "Too many open files"));
+	assert_non_null(strstr(err, "(worker process 3 of 8)"));
+	assert_null(strchr(err, '\n'));
+	assert_true(no_children()); /* the other 7 were ended and reaped */
+
+	/* The ports are free again: a working server, then a failing client. */
+	unsetenv("XDPPERF_SOCK_FAULT");
+	if (xp_sock_server_start(&sc, &srv, err, sizeof(err)))
+		fail_msg("restart: %s", err);
+	setenv("XDPPERF_SOCK_FAULT", "2", 1);
+	struct xp_engine_cfg c;
+	struct xp_engine *e = NULL;
+	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, (uint16_t)(p + NPORTS - 1), 3000);
+	if (ops->create(&c, &e, err, sizeof(err)))
+		fail_msg("create: %s", err);
+	assert_int_not_equal(ops->start(e, err, sizeof(err)), 0);
+	print_message("client: %s\n", err);
+	assert_non_null(strstr(err, "Too many open files"));
+	assert_non_null(strstr(err, "(worker process 3 of 6)"));
+	assert_int_equal(count_children("xp-cli-w"), 0);
+	ops->destroy(e);
+	unsetenv("XDPPERF_SOCK_FAULT");
+	/* Whatever the other client workers had opened is closed. */
+	struct xp_sock_server_stats ss = server_wait(srv, 2.0, open_is, 0);
+	assert_int_equal(ss.open_now, 0);
+	xp_sock_server_stop(srv);
+	assert_true(no_children());
+	unsetenv("XDPPERF_FD_LIMIT");
+}
+
+static void test_multiproc_parent_dies(void **state)
+{
+	/* A process holding a multi-process server is SIGKILLed: its workers
+	 * must die with it (PR_SET_PDEATHSIG). As child subreaper we inherit
+	 * them when it dies, so we can see them go and reap them. */
+	struct xp_sock_server *srv;
+	uint16_t p = start_server(&srv);
+	xp_sock_server_stop(srv);
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	pid_t holder = fork();
+	assert_true(holder >= 0);
+	if (holder == 0) {
+		char err[256];
+		setenv("XDPPERF_FD_LIMIT", "600", 1);
+		struct xp_sock_server_cfg sc = { .port_lo = p, .port_hi = (uint16_t)(p + NPORTS - 1), .threads = 2,
+						 .max_conns = 3000 };
+		char ok = xp_sock_server_start(&sc, &srv, err, sizeof(err)) ? 'E' : 'R';
+		if (write(pfd[1], &ok, 1) != 1)
+			_exit(1);
+		xp_sleep(10); /* killed long before */
+		_exit(0);
+	}
+	close(pfd[1]);
+	char ok = 0;
+	assert_int_equal(read(pfd[0], &ok, 1), 1);
+	close(pfd[0]);
+	assert_int_equal(ok, 'R');
+	kill(holder, SIGKILL);
+	assert_int_equal(waitpid(holder, NULL, 0), holder);
+	/* The 8 workers, now ours: each must end by SIGKILL, promptly. */
+	unsigned killed = 0, other = 0;
+	double t0 = xp_now();
+	while (!no_children() && xp_now() - t0 < 3.0) {
+		int status;
+		pid_t r = waitpid(-1, &status, WNOHANG);
+		if (r > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			killed++;
+		else if (r > 0)
+			other++;
+		else
+			xp_sleep(0.005);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	print_message("parent killed: %u workers died with it in %.3f s\n", killed, xp_now() - t0);
+	assert_int_equal(killed, 8);
+	assert_int_equal(other, 0);
+	assert_true(no_children());
+	/* And their listeners are gone with them. */
+	struct xp_sock_server_cfg sc = { .port_lo = p, .port_hi = (uint16_t)(p + NPORTS - 1), .threads = 1 };
+	char err[256];
+	if (xp_sock_server_start(&sc, &srv, err, sizeof(err)))
+		fail_msg("ports still held: %s", err);
+	xp_sock_server_stop(srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_raise_nofile),
-		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test_teardown(test_create_errors, unset_knobs),
 		cmocka_unit_test(test_server_port_in_use),
 		cmocka_unit_test(test_connect_v4),
 		cmocka_unit_test(test_connect_v4_bind),
@@ -476,6 +792,12 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_max_seconds),
 		cmocka_unit_test(test_connect_timeout),
+		cmocka_unit_test_teardown(test_multiproc_hold, unset_knobs),
+		cmocka_unit_test_teardown(test_multiproc_connect, unset_knobs),
+		cmocka_unit_test_teardown(test_multiproc_max_seconds, unset_knobs),
+		cmocka_unit_test_teardown(test_multiproc_worker_dies, unset_knobs),
+		cmocka_unit_test_teardown(test_multiproc_worker_error, unset_knobs),
+		cmocka_unit_test_teardown(test_multiproc_parent_dies, unset_knobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
