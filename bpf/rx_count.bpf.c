@@ -8,6 +8,11 @@
  * counters and dropped (measure the wire, not the stack) unless the slot asks
  * for XDP_PASS (socket tests). Everything else is passed untouched.
  *
+ * A slot with XP_SLOT_RESPOND also answers its TCP frames, statelessly, so
+ * connection tests need no sockets and no per-connection state anywhere
+ * (see xp_respond below, bpf/syncookie.h and bpf/tcp_reply.h). Its frames
+ * are counted exactly as in any slot first.
+ *
  * gstats accounting: every frame bumps XP_G_SEEN, then exactly one of
  * "counted in a slot", XP_G_PASSED or XP_G_MALFORMED, so
  * SEEN == sum(slot pkts) + PASSED + MALFORMED.
@@ -17,6 +22,8 @@
 #include <bpf/bpf_endian.h>
 #include "xdpperf.h"
 #include "parsing.h"
+#include "syncookie.h"
+#include "tcp_reply.h"
 
 /* Destination port (host order) -> slot index + 1, 0 = not a test port.
  * An array indexed by port is one bounds check and a load; no hashing. */
@@ -54,12 +61,159 @@ struct {
  * port_slot says, or a test could cut its own control channel. */
 const volatile __u16 ctrl_port = 0;
 
+/* SYN cookie key (SipHash-2-4, 128 bits): userspace sets it before load
+ * from getrandom(), a new one per load. All zero (not set) still works but
+ * anyone can then forge cookies. Rodata, frozen at load: the verifier tracks
+ * the loads as constants, and only root can read it back (map dump). */
+const volatile __u64 cookie_key[2] = { 0, 0 };
+
+/* Send replies with bpf_redirect() to the ingress interface instead of
+ * XDP_TX: needed on a veth whose peer has no XDP program (see
+ * xp_reply_verdict in tcp_reply.h). Set before load. */
+const volatile __u8 reply_redirect = 0;
+
+/* What our SYN-ACKs announce: Linux's values for a 1500-byte MTU and
+ * default buffers. The SYN-ACK window is never scaled (RFC 7323); later
+ * segments use XP_SRV_WINDOW << XP_SRV_WSCALE = 64256 bytes, as Linux shows
+ * after a handshake. */
+#define XP_SRV_MSS4       1460
+#define XP_SRV_MSS6       1440
+#define XP_SRV_WSCALE     7
+#define XP_SRV_SYN_WINDOW 65535
+#define XP_SRV_WINDOW     502
+/* Our TSval clock: ns >> 20, a ~1 ms tick like Linux's. Receivers only echo
+ * it; PAWS needs it monotonic, which it is. */
+#define XP_SRV_TS_SHIFT   20
+
 static __always_inline void gstat_inc(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&gstats, &idx);
 
 	if (v)
 		*v += 1;
+}
+
+static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
+					      struct xp_cookie_flow *f)
+{
+	__builtin_memcpy(f->saddr, sg->saddr, sizeof(f->saddr));
+	__builtin_memcpy(f->daddr, sg->daddr, sizeof(f->daddr));
+	f->sport = sg->sport;
+	f->dport = sg->dport;
+	f->is_v6 = sg->is_v6;
+}
+
+/*
+ * XP_SLOT_RESPOND: answer a TCP segment of the slot, already counted in cnt.
+ * `other` is the verdict for segments we do not answer (the slot's
+ * drop/pass). Stateless: everything comes from the segment and the cookie.
+ *
+ *   RST                         -> other (counted as tcp_rst already)
+ *   SYN                         -> SYN-ACK, seq = cookie, ack = seq + 1; MSS,
+ *                                  and SACK-perm/TS/WS if the SYN offered them
+ *   ACK, valid cookie, no data  -> conn_established; RST back (XP_CLOSE_RST)
+ *                                  or other (XP_CLOSE_NONE)
+ *   ACK|FIN                     -> FIN-ACK, seq = ack, ack = seq + len + 1;
+ *                                  also conn_established when it carries a
+ *                                  valid cookie without data (a client
+ *                                  closing in its handshake ACK)
+ *   ACK of our FIN (ack - 2 and seq - 2 a valid cookie) -> other
+ *   other pure ACK              -> cookie_invalid, other
+ *   data                        -> other (counted as data already; a handshake
+ *                                  ACK must come alone to count established)
+ *
+ * Limits of being stateless: a FIN is answered without validation (a FIN
+ * after data carries no recoverable cookie, as the client's ISN is unknown);
+ * the final ACK of a close after data, and keepalive probes, count as
+ * cookie_invalid; a client that sends a pure ACK and then, within the cookie
+ * lifetime and without data, ACK|FIN is counted established twice.
+ */
+static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cnt,
+				      __u32 close_mode, struct xp_tcp_seg *sg,
+				      int other)
+{
+	struct xp_tcp_reply r = {};
+	struct xp_cookie_flow f;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 t = xp_cookie_step(now);
+	__u8 fl = sg->flags;
+	int valid;
+
+	if (fl & XP_TCPF_RST)
+		return other;
+
+	xp_cookie_flow_of(sg, &f);
+
+	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK | XP_TCPF_FIN)) == XP_TCPF_SYN) {
+		__u32 mss_idx = xp_cookie_mss_idx(sg->has_mss ? sg->mss : 0, sg->is_v6);
+
+		r.seq = xp_cookie_make(cookie_key[0], cookie_key[1], &f, sg->seq, t,
+				       mss_idx);
+		r.ack = sg->seq + 1;
+		r.flags = XP_TCPF_SYN | XP_TCPF_ACK;
+		r.window = XP_SRV_SYN_WINDOW;
+		/* Linux's order: MSS, [SACK-perm+]TS, WS, lone SACK-perm. Only
+		 * what the client offered is answered (RFC 7323, 2018). */
+		r.opt[0] = xp_opt_mss(sg->is_v6 ? XP_SRV_MSS6 : XP_SRV_MSS4);
+		r.nopt = 1;
+		if (sg->has_ts) {
+			r.opt[1] = xp_opt_ts_head(sg->has_sack);
+			r.opt[2] = bpf_htonl((__u32)(now >> XP_SRV_TS_SHIFT));
+			r.opt[3] = bpf_htonl(sg->tsval);
+			r.nopt = 4;
+		}
+		if (sg->has_ws)
+			r.opt[r.nopt++] = xp_opt_wscale(XP_SRV_WSCALE);
+		if (sg->has_sack && !sg->has_ts)
+			r.opt[r.nopt++] = xp_opt_sack_perm();
+		if (xp_tcp_reply_send(ctx, sg, &r))
+			return XDP_DROP;
+		cnt->synack_sent++;
+		return xp_reply_verdict(ctx, reply_redirect);
+	}
+	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK)) != XP_TCPF_ACK)
+		return other; /* SYN-ACK, or no ACK: not ours to answer */
+
+	/* The handshake-completing segment: seq = client ISN + 1, ack = our
+	 * ISN (the cookie) + 1. */
+	valid = sg->payload == 0 &&
+		xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 1,
+				sg->ack - 1, t);
+	if (valid)
+		cnt->conn_established++;
+
+	if (fl & XP_TCPF_FIN) {
+		r.seq = sg->ack;
+		r.ack = sg->seq + sg->payload + 1;
+		r.flags = XP_TCPF_FIN | XP_TCPF_ACK;
+		r.window = XP_SRV_WINDOW;
+		if (sg->has_ts)
+			xp_reply_put_ts(&r, (__u32)(now >> XP_SRV_TS_SHIFT), sg->tsval);
+		if (xp_tcp_reply_send(ctx, sg, &r))
+			return XDP_DROP;
+		cnt->fin_answered++;
+		return xp_reply_verdict(ctx, reply_redirect);
+	}
+	if (sg->payload)
+		return other;
+	if (!valid) {
+		/* The client's ACK of our FIN-ACK after a close in the
+		 * handshake: its FIN and ours each took one sequence number. */
+		if (!xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2,
+				     sg->ack - 2, t))
+			cnt->cookie_invalid++;
+		return other;
+	}
+	if (close_mode != XP_CLOSE_RST)
+		return other;
+	/* RFC 9293 reset generation for a segment with ACK: <SEQ=SEG.ACK><CTL=RST>,
+	 * which is exactly the sequence number conntrack expects (td_maxack). */
+	r.seq = sg->ack;
+	r.flags = XP_TCPF_RST;
+	if (xp_tcp_reply_send(ctx, sg, &r))
+		return XDP_DROP;
+	cnt->rst_sent++;
+	return xp_reply_verdict(ctx, reply_redirect);
 }
 
 SEC("xdp")
@@ -74,6 +228,9 @@ int xdp_rx_count(struct xdp_md *ctx)
 	struct ipv6hdr *ip6h;
 	struct tcphdr *th;
 	struct udphdr *uh;
+	struct xp_tcp_seg sg;
+	void *l3;
+	int other;
 	__u32 l4_len, payload, port, slot, proto_bit, *slotp;
 	__u16 h_proto, dport;
 	__u8 l4proto, flags = 0;
@@ -91,11 +248,13 @@ int xdp_rx_count(struct xdp_md *ctx)
 		 * misread as ports. The first fragment is counted. */
 		if (ipv4_is_later_fragment(iph))
 			goto pass;
+		l3 = iph;
 		l4proto = iph->protocol;
 		is_v6 = 0;
 	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0)
 			goto malformed;
+		l3 = ip6h;
 		l4proto = ip6h->nexthdr;
 		is_v6 = 1;
 	} else {
@@ -165,7 +324,14 @@ int xdp_rx_count(struct xdp_md *ctx)
 		cnt->data_bytes += payload;
 	}
 
-	return (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;
+	other = (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;
+	if ((cfg->flags & XP_SLOT_RESPOND) && proto_bit == XP_PROTO_TCP) {
+		/* Not answerable (IPv4 options, fragment): counted, no reply. */
+		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
+			return other;
+		return xp_respond(ctx, cnt, cfg->close_mode, &sg, other);
+	}
+	return other;
 
 pass:
 	gstat_inc(XP_G_PASSED);

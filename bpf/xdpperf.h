@@ -17,6 +17,11 @@
 /* Slot flags (struct xp_slot_cfg.flags). */
 #define XP_SLOT_ACTIVE   (1u << 0) /* slot in use */
 #define XP_SLOT_PASS     (1u << 1) /* count and XDP_PASS (socket tests); default drop */
+/* Answer the slot's TCP frames statelessly from XDP (connection tests): SYN ->
+ * SYN-ACK carrying a SYN cookie, a valid cookie ACK -> counted as established
+ * (and RST back with XP_CLOSE_RST), client FIN -> FIN-ACK. Frames it does not
+ * answer are counted and dropped (or passed with XP_SLOT_PASS) as before. */
+#define XP_SLOT_RESPOND  (1u << 2)
 
 /* Protocols a slot counts (struct xp_slot_cfg.protos bit mask). */
 #define XP_PROTO_TCP     (1u << 0)
@@ -26,7 +31,12 @@
 struct xp_slot_cfg {
 	__u32 flags;
 	__u32 protos;
+	__u32 close_mode;   /* XP_CLOSE_*: what XP_SLOT_RESPOND does with a valid ACK */
 };
+
+/* struct xp_slot_cfg.close_mode. */
+#define XP_CLOSE_NONE    0u /* count the connection, drop the ACK (data, keepalive tests) */
+#define XP_CLOSE_RST     1u /* count it, answer with a RST (connection-rate tests) */
 
 /*
  * Per-CPU, per-slot counters of frames that matched a test. Userspace sums the
@@ -45,6 +55,13 @@ struct xp_counters {
 	__u64 udp_pkts;
 	__u64 ipv4_pkts;
 	__u64 ipv6_pkts;
+	/* XP_SLOT_RESPOND slots only (appended: userspace sums the struct as
+	 * an array of __u64, so new fields go at the end). */
+	__u64 conn_established; /* ACK (or ACK|FIN) carrying a valid SYN cookie */
+	__u64 cookie_invalid;   /* pure ACK whose cookie is forged or stale: dropped */
+	__u64 synack_sent;      /* SYNs answered with a SYN-ACK (sent back out) */
+	__u64 fin_answered;     /* client FINs answered with a FIN-ACK */
+	__u64 rst_sent;         /* valid ACKs answered with a RST (XP_CLOSE_RST) */
 };
 
 /* Global (slot independent) counters: index into the stats map. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "rx_count.skel.h"
@@ -54,6 +55,14 @@ int rxprog_open(struct rxprog **out, uint16_t ctrl_port, char *err, size_t errle
 		return -e;
 	}
 	rp->skel->rodata->ctrl_port = ctrl_port;
+	/* SYN cookies are only as good as the secret behind them. */
+	if (getrandom(rp->skel->rodata->cookie_key, sizeof(rp->skel->rodata->cookie_key), 0) !=
+	    sizeof(rp->skel->rodata->cookie_key)) {
+		snprintf(err, errlen, "cannot read random bytes for the SYN cookie key: %s", strerror(errno));
+		rx_count_bpf__destroy(rp->skel);
+		free(rp);
+		return -EIO;
+	}
 	int r = rx_count_bpf__load(rp->skel);
 	if (r) {
 		snprintf(err, errlen, "cannot load the XDP counter program: %s%s", strerror(-r),

@@ -90,7 +90,8 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 /* One table drives encode, decode and subtraction so the three never disagree. */
 #define XP_COUNTER_FIELDS(X) \
 	X(pkts) X(bytes) X(tcp_syn) X(tcp_synack) X(tcp_fin) X(tcp_rst) X(tcp_ack_only) \
-	X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts)
+	X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
+	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent)
 
 struct json_object *xp_counters_to_json(const struct xp_counters *c)
 {

@@ -321,6 +321,8 @@ static const struct {
 	F(pkts), F(bytes), F(tcp_syn), F(tcp_synack), F(tcp_fin), F(tcp_rst),
 	F(tcp_ack_only), F(data_pkts), F(data_bytes), F(udp_pkts),
 	F(ipv4_pkts), F(ipv6_pkts),
+	F(conn_established), F(cookie_invalid), F(synack_sent), F(fin_answered),
+	F(rst_sent),
 #undef F
 };
 
