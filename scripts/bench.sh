@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): side-by-side figures from one run on this machine.
 #
-#   scripts/bench.sh [-t SECS] [xsk]
+#   scripts/bench.sh [-t SECS] [xsk|socket|all]      (default all)
 #
-# xsk: xdpperf's AF_XDP engine vs trafgen (netsniff-ng) with the same 64-byte
-#      TCP frames, direct and routed, 1 and 2 queues. Both are measured by the
-#      same yardstick: the server's XDP counters (received) and the sender's
-#      own count (sent). Targets: xdpperf >= 1.0x trafgen with one queue, and
-#      2 queues >= 1.8x one queue on the direct pair.
+# xsk:    xdpperf's AF_XDP engine vs trafgen (netsniff-ng) with the same 64-byte
+#         TCP frames, direct and routed, 1 and 2 queues. Both are measured by the
+#         same yardstick: the server's XDP counters (received) and the sender's
+#         own count (sent). Targets: xdpperf >= 1.0x trafgen with one queue, and
+#         2 queues >= 1.8x one queue on the direct pair.
+# socket: xdpperf's socket engine (fireperf's flags) on the routed lab, each
+#         figure next to what a plain tool does on the same path:
+#         stream -P 4 payload bit/s vs iperf3 -P 4 (target >= 0.95x);
+#         -x -P 64 connections/s vs tests/tools/connloop -P 64, a blocking
+#         socket/connect/close loop per thread (target >= 1.0x); and memory
+#         per held connection (-k -P $BENCH_HOLD, default 20000): RSS of every
+#         xdpperf process on each side (workers included) and the kernel's
+#         Slab growth, per connection. The runs alternate $BENCH_ROUNDS times
+#         (default 2) and the best of each tool counts: other load on the
+#         machine hits both alike. While a baseline runs, an idle xdpperf test
+#         keeps the server's count-and-pass XDP program attached, so both
+#         tools pay for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +27,7 @@ T=5
 while getopts "t:" o; do
 	case $o in
 	t) T=$OPTARG ;;
-	*) echo "usage: $0 [-t SECS] [xsk]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-t SECS] [xsk|socket|all]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -25,8 +37,10 @@ LAB=scripts/lab.sh
 BIN=$PWD/xdpperf
 TMP=$(mktemp -d /tmp/xdpperf-bench.XXXXXX)
 SRV=""
+BG=()   # other background pids (iperf3 server, clients), stopped on exit
 cleanup() {
 	[[ -n $SRV ]] && kill "$SRV" 2>/dev/null && wait "$SRV" 2>/dev/null
+	((${#BG[@]})) && kill "${BG[@]}" 2>/dev/null && wait "${BG[@]}" 2>/dev/null
 	bash "$LAB" down >/dev/null 2>&1 || true
 	rm -rf "$TMP"
 }
@@ -34,8 +48,8 @@ trap cleanup EXIT INT TERM
 [[ $(id -u) -eq 0 ]] || { echo "bench: run as root" >&2; exit 1; }
 [[ -x $BIN ]] || { echo "bench: build first (make)" >&2; exit 1; }
 
-start_server() {
-	ip netns exec "$XP_SERVER_NS" "$BIN" -s >"$TMP/server.log" 2>&1 &
+start_server() { # [SERVER OPTIONS...]
+	ip netns exec "$XP_SERVER_NS" "$BIN" -s "$@" >"$TMP/server.log" 2>&1 &
 	SRV=$!
 	for _ in $(seq 50); do
 		ip netns exec "$XP_SERVER_NS" bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" 2>/dev/null && return 0
@@ -110,7 +124,186 @@ bench_xsk() {
 	echo
 }
 
+# ---------------------------------------------------------------- socket ----
+HOLD_N=${BENCH_HOLD:-20000}
+ROUNDS=${BENCH_ROUNDS:-2}
+CONNLOOP=build/connloop
+
+build_connloop() {
+	[[ -x $CONNLOOP && ! tests/tools/connloop.c -nt $CONNLOOP ]] && return 0
+	mkdir -p build
+	gcc -O2 -Wall -pthread -o "$CONNLOOP" tests/tools/connloop.c ||
+		{ echo "bench: cannot build $CONNLOOP (gcc)" >&2; exit 1; }
+}
+
+wait_listen() { # NS PORT
+	for _ in $(seq 50); do
+		[[ -n $(ip netns exec "$1" ss -Hltn "sport = :$2") ]] && return 0
+		sleep 0.1
+	done
+	echo "bench: nothing listens on port $2 in $1" >&2
+	exit 1
+}
+
+# An idle one-connection xdpperf test (port 64000) in the background keeps the
+# server's count-and-pass XDP program attached while a baseline tool runs, so
+# the baseline's packets take the same path as xdpperf's own.
+PIN=""
+xdp_on() {
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P 1 -k -p 64000 -t 600 >"$TMP/pin.log" 2>&1 &
+	PIN=$!
+	BG+=("$PIN")
+	for _ in $(seq 50); do
+		ip netns exec "$XP_SERVER_NS" ip -o link show "$XP_SERVER_DEV" | grep -q " xdp" && return 0
+		sleep 0.1
+	done
+	echo "bench: the server's XDP program did not attach: $(cat "$TMP/pin.log")" >&2
+	exit 1
+}
+xdp_off() { kill -INT "$PIN" 2>/dev/null; wait "$PIN" 2>/dev/null || true; PIN=""; }
+
+# Each prints one number.
+sock_stream() { # payload bit/s the server read, xdpperf -P 4
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P 4 -t "$T" -J >"$TMP/ss.json"
+	jq '.end.sum.sockets.server_bytes_received * 8 / .end.sum.seconds' "$TMP/ss.json"
+}
+iperf3_stream() { # receiver's bit/s, iperf3 -P 4
+	ip netns exec "$XP_SERVER_NS" iperf3 -s -1 -p 5201 >"$TMP/iperf3-s.log" 2>&1 &
+	local srv=$!
+	BG+=("$srv")
+	wait_listen "$XP_SERVER_NS" 5201
+	xdp_on
+	ip netns exec "$XP_CLIENT_NS" iperf3 -c "$XP_SERVER4" -p 5201 -P 4 -t "$T" -J >"$TMP/i.json" || true
+	xdp_off
+	wait "$srv" 2>/dev/null || true
+	jq '.end.sum_received.bits_per_second // 0' "$TMP/i.json"
+}
+sock_connect() { # connections/s, xdpperf -x -P 64
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P 64 -x -t "$T" -J >"$TMP/sx.json"
+	jq '.end.sum.sockets.connections_per_second' "$TMP/sx.json"
+}
+connloop_connect() { # connections/s, connloop -P 64
+	xdp_on
+	ip netns exec "$XP_CLIENT_NS" "$CONNLOOP" -P 64 -t "$T" "$XP_SERVER4" >"$TMP/cl.txt" 2>"$TMP/cl.err" || true
+	xdp_off
+	local cps
+	cps=$(sed -n 's/.*cps=\([0-9.]*\).*/\1/p' "$TMP/cl.txt")
+	echo "${cps:-0}"
+}
+
+# Memory: a process tree's summed VmRSS (kB); the kernel's Slab (kB).
+tree_pids() { # PID: it and all its descendants
+	local c
+	echo "$1"
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do tree_pids "$c"; done
+}
+tree_rss() { # PID -> "kB processes"
+	local p v s=0 n=0
+	for p in $(tree_pids "$1"); do
+		v=$(awk '/^VmRSS:/ {print $2}' /proc/"$p"/status 2>/dev/null) || continue
+		[[ -n $v ]] || continue
+		s=$((s + v)) n=$((n + 1))
+	done
+	echo "$s $n"
+}
+slab_kb() { awk '/^Slab:/ {print $2}' /proc/meminfo; }
+# Wait until a --json-stream client's last interval shows WANT open on both
+# sides (or it ends); prints the open count reached.
+wait_open() { # JSONL PID WANT SECS
+	local t0=$SECONDS o=0
+	while kill -0 "$2" 2>/dev/null && ((SECONDS - t0 < $4)); do
+		o=$(jq -r 'select(.event == "interval") | .data.sockets | [.open, .server_open] | min' "$1" 2>/dev/null | tail -n 1)
+		o=${o:-0}
+		((o >= $3)) && break
+		sleep 0.2
+	done
+	echo "$o"
+}
+
+mib() { printf "%9.1f MiB" "$(echo "$1 / 1024" | bc -l)"; }
+per_conn() { printf "%7.0f B" "$(echo "$1 * 1024 / $2" | bc -l)"; }
+fmt_bps() { printf "%8.2f Gbit/s" "$(echo "$1 / 1000000000" | bc -l)"; }
+fmt_cps() { printf "%8.2f kconn/s" "$(echo "$1 / 1000" | bc -l)"; }
+max() { if (($(echo "$1 > $2" | bc -l))); then echo "$1"; else echo "$2"; fi; }
+
+bench_hold() {
+	local n=$HOLD_N ht=$((T + 5 + HOLD_N / 10000))
+	bash "$LAB" up >/dev/null
+	eval "$(bash "$LAB" env)"
+	start_server
+	sleep 0.5
+	local slab0 srv0 srvn0 cli0 clin0
+	slab0=$(slab_kb)
+	read -r srv0 srvn0 < <(tree_rss "$SRV")
+	# The client before: the same hold test with one connection.
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P 1 -k -t 2 --json-stream >"$TMP/h1.jsonl" 2>&1 &
+	local c1=$!
+	BG+=("$c1")
+	wait_open "$TMP/h1.jsonl" "$c1" 1 5 >/dev/null
+	read -r cli0 clin0 < <(tree_rss "$c1")
+	wait "$c1" || true
+
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P "$n" -k -t "$ht" --json-stream \
+		>"$TMP/hold.jsonl" 2>"$TMP/hold.err" &
+	local hp=$!
+	BG+=("$hp")
+	local open
+	open=$(wait_open "$TMP/hold.jsonl" "$hp" "$n" "$ht")
+	sleep 0.5
+	local slab1 srv1 srvn1 cli1 clin1
+	slab1=$(slab_kb)
+	read -r srv1 srvn1 < <(tree_rss "$SRV")
+	read -r cli1 clin1 < <(tree_rss "$hp")
+	wait "$hp" || echo "bench: hold client: $(cat "$TMP/hold.err")" >&2
+	stop_server
+	if ((open < n)); then
+		echo "note: only $open of $n connections were open at once; figures are per open connection"
+		((open > 0)) || { echo "bench: no connection held" >&2; return 0; }
+		n=$open
+	fi
+
+	echo "== Memory per held connection: -k -P $n, routed (RSS = sum of VmRSS over the xdpperf processes)"
+	printf "%-20s %13s %13s %11s\n" "" before holding "per conn"
+	printf "%-20s %s %s   %s  (%s -> %s processes)\n" "client userspace" "$(mib "$cli0")" "$(mib "$cli1")" \
+		"$(per_conn $((cli1 - cli0)) "$n")" "$clin0" "$clin1"
+	printf "%-20s %s %s   %s  (%s -> %s processes)\n" "server userspace" "$(mib "$srv0")" "$(mib "$srv1")" \
+		"$(per_conn $((srv1 - srv0)) "$n")" "$srvn0" "$srvn1"
+	printf "%-20s %s %s   %s  (Slab in /proc/meminfo, client + server sockets)\n" "kernel, both sides" \
+		"$(mib "$slab0")" "$(mib "$slab1")" "$(per_conn $((slab1 - slab0)) "$n")"
+	echo
+}
+
+bench_socket() {
+	build_connloop
+	echo "== Socket engine vs plain socket tools, routed, ${T} s per run, best of $ROUNDS rounds"
+	printf "%-7s %-18s %-18s %-18s %-18s\n" round "xdpperf -P 4" "iperf3 -P 4" "xdpperf -x -P 64" "connloop -P 64"
+	local r xs is xc cc bxs=0 bis=0 bxc=0 bcc=0
+	for ((r = 1; r <= ROUNDS; r++)); do
+		# A fresh lab each round: connloop leaves its TIME_WAIT sockets behind.
+		bash "$LAB" up >/dev/null
+		eval "$(bash "$LAB" env)"
+		# Standing listeners (fireperf style), so connloop has something to reach.
+		start_server -P 64 -p 63000:63015
+		xs=$(sock_stream) || true
+		is=$(iperf3_stream) || true
+		xc=$(sock_connect) || true
+		cc=$(connloop_connect) || true
+		stop_server
+		xs=${xs:-0} is=${is:-0} xc=${xc:-0} cc=${cc:-0}
+		printf "%-7s %-18s %-18s %-18s %-18s\n" "$r" "$(fmt_bps "$xs")" "$(fmt_bps "$is")" "$(fmt_cps "$xc")" "$(fmt_cps "$cc")"
+		bxs=$(max "$bxs" "$xs") bis=$(max "$bis" "$is") bxc=$(max "$bxc" "$xc") bcc=$(max "$bcc" "$cc")
+	done
+	printf "%-7s %-18s %-18s %-18s %-18s\n" best "$(fmt_bps "$bxs")" "$(fmt_bps "$bis")" "$(fmt_cps "$bxc")" "$(fmt_cps "$bcc")"
+	echo
+	bench_hold
+	echo "xdpperf vs iperf3, stream -P 4 (payload):  $(ratio "$bxs" "$bis")  (target >= 0.95x)"
+	echo "xdpperf vs connloop, -x -P 64 (conn/s):    $(ratio "$bxc" "$bcc")  (target >= 1.0x)"
+	echo
+}
+
 case $WHAT in
-xsk | all) bench_xsk ;;
-*) echo "bench: unknown benchmark '$WHAT' (xsk)" >&2; exit 2 ;;
+xsk) bench_xsk ;;
+socket) bench_socket ;;
+all) bench_xsk; bench_socket ;;
+*) echo "bench: unknown benchmark '$WHAT' (xsk, socket or all)" >&2; exit 2 ;;
 esac

@@ -300,16 +300,27 @@ static int wait_until(struct client *c, double until)
 	}
 }
 
-/* After the engine stops, wait until the server's counts settle (frames in flight, close handshakes). */
+/*
+ * After the engine stops, wait until the server's counts settle: frames in
+ * flight for frame engines; for socket streams, until the server has read
+ * every byte written (a segment lost at the very end waits for TCP's
+ * retransmit timer, 200 ms at least, so a quiet spell proves nothing).
+ */
 static void settle(struct client *c, const struct snap *end)
 {
 	struct snap s = *end;
 	uint64_t prev = c->last.rx.pkts;
-	double until = xp_now() + 1.0;
+	bool stream = c->sock && end->eng.payload_bytes;
+	double until = xp_now() + (stream ? 5.0 : 1.0);
 	while (xp_now() < until) {
 		xp_sleep(0.05);
 		if (server_sample(c, "sample", &s, NULL))
 			return;
+		if (stream) {
+			if (s.srv.s_bytes_rx >= end->eng.payload_bytes)
+				return;
+			continue;
+		}
 		if ((!c->sock && s.rx.pkts >= end->eng.pkts) || s.rx.pkts == prev)
 			return;
 		prev = s.rx.pkts;
@@ -427,6 +438,12 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 	/* For the whole test, "open" is the most that were open at once. */
 	sum->total.sock.open_now = peak_open;
 	sum->total.sock.s_open_now = peak_s_open;
+	if (!c->error && c->sock && !sum->total.sock.conn_ok && !sum->interrupted) {
+		snprintf(c->errbuf, sizeof(c->errbuf),
+			 "no connection could be established (%llu failed, %llu timed out): is a firewall dropping them?",
+			 (unsigned long long)sum->total.sock.conn_fail, (unsigned long long)sum->total.sock.conn_timeout);
+		c->error = c->errbuf;
+	}
 	sum->error = c->error;
 	xp_report_end(&c->rep, sum);
 	if (c->error)

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# End-to-end tests of xdpperf's socket mode (fireperf's flags: -P -x -k
+# --bind --compare) in the lab: throughput and connection counts through the
+# router cross-checked with the server's XDP counters and the kernel's own
+# TCP counters (nstat), a conntrack table held full through the firewall,
+# fireperf's own command lines, IPv6, source address ranges on the wire, the
+# socket/xsk comparison, and faults (dropped SYNs, the server dying, bad -P).
+. "$(dirname "$0")/lib.sh"
+
+BIN=$XP_BIN
+J=$XP_TMP/out.json
+
+# Start a server in the server namespace and wait for its control port.
+start_server() {
+	xp_run_bg server "$BIN" -s "$@"
+	SRV_PID=$XP_BG_PID
+	SRV_LOG=$XP_BG_LOG
+	xp_wait_port server 5301 5
+}
+stop_server() {
+	kill "$SRV_PID" 2>/dev/null
+	wait "$SRV_PID" 2>/dev/null
+	return 0
+}
+client() { xp_exec client "$BIN" "$@"; }
+# jqv EXPR: evaluate EXPR on the last JSON document
+jqv() { jq -r "$1" "$J"; }
+# sock NAME: .end.sum.sockets.NAME; xdp NAME: .end.sum.received.counters.NAME
+sock() { jqv ".end.sum.sockets.$1"; }
+xdp() { jqv ".end.sum.received.counters.$1"; }
+# A kernel TCP counter (absolute value) in a namespace. -s: leave nstat's
+# history file alone (it is per user, not per namespace).
+nstat_of() { xp_exec "$1" nstat -asz "$2" | awk -v k="$2" '$1 == k {print $2}'; }
+# expect_gt WHAT GOT MIN: GOT > MIN (integers)
+expect_gt() { (($2 > $3)) || { echo "$1: got $2, want > $3"; return 1; }; }
+expect_ge() { (($2 >= $3)) || { echo "$1: got $2, want >= $3"; return 1; }; }
+# wait_log FILE PATTERN [SECS]: until FILE has a line matching PATTERN
+wait_log() {
+	local t0=$SECONDS
+	until grep -q "$2" "$1" 2>/dev/null; do
+		((SECONDS - t0 < ${3:-5})) || { echo "no '$2' in $1 after ${3:-5}s"; cat "$1"; return 1; }
+		sleep 0.05
+	done
+}
+# One-line error with the given exit status: expect_msg RC PATTERN ARGS...
+expect_msg() {
+	local want=$1 pat=$2 out rc=0
+	shift 2
+	out=$(client "$@" 2>&1 >/dev/null) || rc=$?
+	((rc == want)) || { echo "xdpperf $*: exit $rc, want $want: $out"; return 1; }
+	[[ $(wc -l <<<"$out") -eq 1 && $out == xdpperf:*$pat* ]] || { echo "xdpperf $*: message '$out'"; return 1; }
+	echo "xdpperf $*: exit $rc: $out"
+}
+
+# ---------------------------------------------------------------------------
+xp_case stream_through_router
+xp_check "lab up" xp_lab_up
+xp_check "server" start_server
+xp_check "client -P 4 -t 3" eval 'client -c "$XP_SERVER4" -P 4 -t 3 -J >"$J"'
+xp_check "socket engine, stream test" expect_eq test "$(jqv .start.engine)/$(jqv .start.test)" socket/stream
+pay=$(sock payload_bytes)
+echo "payload $pay bytes, server read $(sock server_bytes_received), XDP data_bytes $(xdp data_bytes), XDP FINs $(xdp tcp_fin)"
+xp_check "over 100 MB sent" expect_gt payload_bytes "$pay" 100000000
+xp_check "server read every byte the client wrote" expect_eq server_bytes_received "$(sock server_bytes_received)" "$pay"
+xp_check "XDP counted the payload on the wire (>= payload)" expect_ge data_bytes "$(xdp data_bytes)" "$pay"
+xp_check "4 connections, none lost" eval '[[ $(sock established)/$(sock server_accepted)/$(sock failed)/$(sock reset) == 4/4/0/0 ]] ||
+	{ echo "established/accepted/failed/reset: $(sock established)/$(sock server_accepted)/$(sock failed)/$(sock reset)"; false; }'
+xp_check "XDP saw 4 SYNs" expect_eq tcp_syn "$(xdp tcp_syn)" 4
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case connect_rate_vs_kernel
+pas0=$(nstat_of server TcpPassiveOpens); act0=$(nstat_of client TcpActiveOpens)
+xp_check "client -P 64 -x -t 3" eval 'client -c "$XP_SERVER4" -P 64 -x -p 63000:63010 -t 3 -J >"$J"'
+pas1=$(nstat_of server TcpPassiveOpens); act1=$(nstat_of client TcpActiveOpens)
+est=$(sock established); acc=$(sock server_accepted)
+echo "established $est, accepted $acc, failed $(sock failed), timed_out $(sock timed_out)," \
+	"TcpPassiveOpens +$((pas1 - pas0)) (server), TcpActiveOpens +$((act1 - act0)) (client), XDP SYN $(xdp tcp_syn)"
+xp_check "connect test" expect_eq test "$(jqv .start.test)" connect
+xp_check "over 10000 connections" expect_gt established "$est" 10000
+xp_check "server accepted == established +- 64" expect_near accepted "$acc" "$est" 64
+# The control connection is one more passive/active open on each side.
+xp_check "server kernel TcpPassiveOpens delta == accepted +- 64" expect_near "TcpPassiveOpens delta" "$((pas1 - pas0))" "$acc" 64
+xp_check "client kernel TcpActiveOpens delta == attempts +- 64" expect_near "TcpActiveOpens delta" \
+	"$((act1 - act0))" "$((est + $(sock failed) + $(sock timed_out)))" 64
+xp_check "XDP SYNs >= established" expect_ge tcp_syn "$(xdp tcp_syn)" "$est"
+xp_check "no errors" expect_eq "failed+reset+timed_out" "$(($(sock failed) + $(sock reset) + $(sock timed_out)))" 0
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case ipv6_connect
+xp_check "client IPv6 -P 16 -x -t 2" eval 'client -c "$XP_SERVER6" -P 16 -x -t 2 -J >"$J"'
+xp_check "IPv6" expect_eq ip_version "$(jqv .start.ip_version)" 6
+xp_check "over 1000 connections" expect_gt established "$(sock established)" 1000
+xp_check "XDP counted IPv6 SYNs" expect_ge tcp_syn "$(xdp tcp_syn)" "$(sock established)"
+xp_check "all frames IPv6" expect_eq ipv4_pkts "$(xdp ipv4_pkts)" 0
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case bind_range
+PC=$XP_TMP/syn.pcap
+xp_check "capture 320 SYNs on the router" eval 'xp_run_bg router timeout 15 tcpdump -n -i xpr0 -c 320 -w "$PC" -U \
+	"tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn and dst portrange 63000-63015"; CAP=$XP_BG_PID'
+xp_check "tcpdump listening" wait_log "$XP_BG_LOG" "listening on"
+xp_check "client --bind $XP_CLIENT4_RANGE -P 64 -x -t 2" \
+	eval 'client -c "$XP_SERVER4" --bind "$XP_CLIENT4_RANGE" -P 64 -x -t 2 -J >"$J"'
+xp_check "capture done" eval 'wait $CAP 2>/dev/null; [[ -s $PC ]]'
+srcs() { tshark -r "$PC" -T fields -e ip.src 2>/dev/null | sort -u; }
+xp_check "320 SYNs captured" expect_eq SYNs "$(tshark -r "$PC" -T fields -e ip.src 2>/dev/null | wc -l)" 320
+xp_check "16 distinct source addresses" expect_eq "distinct sources" "$(srcs | wc -l)" 16
+xp_check "all from 198.18.1.10-25" expect_eq sources "$(srcs | sort -t. -k4n | tr '\n' ' ')" \
+	"$(for i in $(seq 10 25); do printf '198.18.1.%s ' "$i"; done)"
+xp_check "connections made" expect_gt established "$(sock established)" 1000
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case compare_two_columns
+xp_check "client -P 4 --compare -t 2 -J" eval 'client -c "$XP_SERVER4" -P 4 --compare -t 2 -J >"$J"'
+xp_check "both runs in the document" expect_eq engines "$(jqv '.socket.start.engine + "/" + .xsk.start.engine')" socket/xsk
+xp_check "6 figures or more" expect_ge figures "$(jqv '.compare | length')" 6
+xp_check "every figure: socket, xsk, ratio > 0" eval '
+	bad=$(jq -r ".compare | to_entries[] | select([.value.socket, .value.xsk, .value.ratio] | map(type == \"number\" and . > 0) | all | not) | .key" "$J")
+	[[ -z $bad ]] || { echo "figures without positive socket/xsk/ratio: $bad"; jq .compare "$J"; false; }'
+xp_check "ratio == xsk / socket" eval '
+	[[ $(jq "[.compare[] | (.ratio - .xsk / .socket) | fabs] | max < 1e-6" "$J") == true ]] || { jq .compare "$J"; false; }'
+xp_check "text mode prints the side-by-side table" eval '
+	client -c "$XP_SERVER4" -P 4 --compare -t 1 >"$XP_TMP/cmp.txt" && grep -q "xsk/socket" "$XP_TMP/cmp.txt" ||
+		{ cat "$XP_TMP/cmp.txt"; false; }'
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case faults
+xp_on_exit 'xp_exec router nft delete table inet xptest 2>/dev/null'
+xp_check "router drops SYNs to port 63005" eval 'xp_exec router nft -f - <<-EOF
+	table inet xptest {
+		chain dropsyn {
+			type filter hook forward priority -10; policy accept;
+			tcp dport 63005 tcp flags & (syn | ack) == syn counter drop
+		}
+	}
+	EOF'
+xp_check "-x -p 63005 -t 3 ends within 8 s" eval '
+	s=$(date +%s%N); client -c "$XP_SERVER4" -P 16 -x -p 63005 -t 3 -J >"$J" 2>"$XP_TMP/d.err"; rc=$?; e=$(( ($(date +%s%N) - s) / 1000000 ))
+	echo "exit $rc after $e ms"; (( e <= 8000 )) && (( rc == 1 ))'
+xp_check "one-line reason: nothing could be established" eval '[[ $(wc -l <"$XP_TMP/d.err") == 1 ]] && grep -q "no connection could be established" "$XP_TMP/d.err"'
+xp_check "nothing established" expect_eq established "$(sock established)" 0
+xp_check "timed out reported" expect_gt timed_out "$(sock timed_out)" 0
+xp_check "the router dropped the SYNs" eval '[[ $(xp_exec router nft list table inet xptest) =~ packets\ ([0-9]+) ]] && (( BASH_REMATCH[1] > 0 ))'
+xp_check "rule removed" xp_exec router nft delete table inet xptest
+
+xp_check "kill -9 the server during -P 16 -x -t 4" eval '
+	xp_exec client "$BIN" -c "$XP_SERVER4" -P 16 -x -t 4 >"$XP_TMP/k.out" 2>"$XP_TMP/k.err" &
+	A=$!; s=$(date +%s%N); sleep 1.5
+	{ kill -9 $SRV_PID; wait $A; rc=$?; wait $SRV_PID; } 2>/dev/null; e=$(( ($(date +%s%N) - s) / 1000000 ))
+	echo "exit $rc after $e ms: $(cat "$XP_TMP/k.err")"
+	(( rc == 1 && e <= 9000 ))'
+xp_check "one-line message about the server" eval '[[ $(wc -l <"$XP_TMP/k.err") == 1 ]] && grep -q "^xdpperf: .*server" "$XP_TMP/k.err"'
+xp_check "server again" start_server
+xp_check "-P 0: usage error" expect_msg 2 "-P" -c "$XP_SERVER4" -P 0 -t 1
+xp_check "-x -k: usage error" expect_msg 2 "-k" -c "$XP_SERVER4" -x -k -t 1
+xp_check "-P 5000000: open files" expect_msg 1 "open files" -c "$XP_SERVER4" -P 5000000 -t 1
+xp_check "server still serves" eval 'client -c "$XP_SERVER4" -P 2 -x -t 1 -J >"$J" && (( $(sock established) > 0 ))'
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case fireperf_invocations_verbatim
+xp_check "stop the server" stop_server
+xp_check "fireperf-style server: xdpperf -s -P 10000 -p 63000:63010" start_server -P 10000 -p 63000:63010
+xp_check "standing listeners on 63000 and 63010" eval 'xp_wait_port server 63000 2 && xp_wait_port server 63010 2'
+for p in 1 1000 10000; do
+	xp_check "xdpperf -c ADDR -P $p -x -p 63000:63010 -t 2" \
+		eval 'client -c "$XP_SERVER4" -P '$p' -x -p 63000:63010 -t 2 -J >"$J" 2>"$XP_TMP/fp.err" || { cat "$XP_TMP/fp.err"; false; }'
+	echo "-P $p: established $(sock established), accepted $(sock server_accepted), failed $(sock failed), reset $(sock reset), timed_out $(sock timed_out)"
+	xp_check "-P $p: established > 0" expect_gt established "$(sock established)" 0
+	xp_check "-P $p: no failures" expect_eq "failed+reset+timed_out" "$(($(sock failed) + $(sock reset) + $(sock timed_out)))" 0
+	# (No accepted == established check here: with standing listeners the
+	# connections still in the accept queues when the test stops are
+	# established for the client but not yet accepted by the server.)
+	xp_check "-P $p: the server accepted connections" expect_gt accepted "$(sock server_accepted)" 0
+done
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case hold_through_firewall
+N=5000
+CS=$XP_TMP/hold.jsonl
+xp_check "lab up --firewall" xp_lab_up --firewall
+xp_check "server" start_server
+xp_check "client -P $N -k -t 4 in the background" eval '
+	xp_run_bg client "$BIN" -c "$XP_SERVER4" -P $N -k -t 4 --json-stream; HOLD=$XP_BG_PID; CS=$XP_BG_LOG'
+sleep 3
+# What the client said last and what the firewall holds, at the same moment.
+open_c=$(jq -r 'select(.event == "interval") | .data.sockets.open' "$CS" 2>/dev/null | tail -n 1)
+ct_all=$(xp_exec router conntrack -C)
+ct_est=$(xp_exec router conntrack -L -p tcp --state ESTABLISHED 2>/dev/null | wc -l)
+echo "at 3 s: client open ${open_c:-?}, conntrack -C $ct_all, ESTABLISHED tcp $ct_est"
+xp_check "client reported intervals" eval '[[ $open_c =~ ^[0-9]+$ ]]'
+xp_check "conntrack -C >= $N" expect_ge "conntrack -C" "$ct_all" "$N"
+xp_check "conntrack ESTABLISHED >= $N" expect_ge "ESTABLISHED entries" "$ct_est" "$N"
+# Held connections plus the control connection and the odd straggler.
+xp_check "conntrack ESTABLISHED == client open (+ control)" expect_near "ESTABLISHED - client open" "$((ct_est - open_c))" 1 5
+xp_check "client finished" eval 'wait $HOLD'
+xp_check "end report" eval 'jq -c "select(.event == \"end\") | {end: .data}" "$CS" >"$J" && [[ -s $J ]]'
+xp_check "$N open at most" expect_eq open "$(sock open)" "$N"
+xp_check "$N established" expect_eq established "$(sock established)" "$N"
+xp_check "0 errors" expect_eq "failed+reset+timed_out" "$(($(sock failed) + $(sock reset) + $(sock timed_out)))" 0
+xp_check "server held $N" expect_eq server_open "$(sock server_open)" "$N"
+xp_check "hold test" expect_eq test "$(jq -r 'select(.event == "start") | .data.test' "$CS")" hold
+xp_pass
