@@ -19,7 +19,7 @@ void xp_opts_default(struct xp_opts *o)
 	o->duration = 10;
 	o->interval = 1;
 	o->frame_size = 64;
-	o->engine = XP_ENGINE_XSK;
+	o->engine = XP_ENGINE_AUTO;
 	o->xdp_mode = XP_XDP_AUTO;
 }
 
@@ -48,13 +48,17 @@ void xp_usage(FILE *f)
 "  -l, --length BYTES        Ethernet frame size incl. FCS, 64..MTU+18 (default 64)\n"
 "  -b, --bitrate RATE        rate limit: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
 "                            (bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s\n"
+"      --burst N             with -b: N frames back to back, then a pause, so\n"
+"                            the average is the rate (default: spread evenly)\n"
 "  -u, --udp                 UDP frames instead of TCP data segments\n"
 "      --cport PORT[:PORT]   source port range (default %u:%u)\n"
 "      --queues N            AF_XDP sockets / sending threads, one per queue\n"
 "                            (default: all the interface's TX queues)\n"
 "      --first-queue N       use queues N.. (so several clients can share a NIC)\n"
 "      --dst-mac MAC         next-hop MAC (default: from the neighbour table)\n"
-"      --engine NAME         xsk: AF_XDP raw frames (default)\n"
+"      --engine NAME         auto: live where the kernel has it, else xsk (default)\n"
+"                            live: XDP live frames (BPF_PROG_RUN), fastest\n"
+"                            xsk: AF_XDP raw frames\n"
 "                            socket: the kernel's TCP stack (-P/-x/-k tests)\n"
 "                            none: send nothing, only report what the server\n"
 "                            receives (for an external generator, e.g. trafgen)\n"
@@ -84,7 +88,7 @@ void xp_usage(FILE *f)
 
 enum {
 	OPT_CONTROL_PORT = 256, OPT_CPORT, OPT_QUEUES, OPT_DST_MAC, OPT_ENGINE,
-	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE, OPT_THREADS, OPT_BIND, OPT_COMPARE,
+	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE, OPT_THREADS, OPT_BIND, OPT_COMPARE, OPT_BURST,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +118,7 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "bind", required_argument, NULL, OPT_BIND },
 	{ "compare", no_argument, NULL, OPT_COMPARE },
+	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -223,12 +228,16 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 		case OPT_ENGINE:
 			if (!strcmp(optarg, "xsk")) {
 				o->engine = XP_ENGINE_XSK;
+			} else if (!strcmp(optarg, "live")) {
+				o->engine = XP_ENGINE_LIVE;
+			} else if (!strcmp(optarg, "auto")) {
+				o->engine = XP_ENGINE_AUTO;
 			} else if (!strcmp(optarg, "socket")) {
 				o->engine = XP_ENGINE_SOCKET;
 			} else if (!strcmp(optarg, "none")) {
 				o->engine = XP_ENGINE_NONE;
 			} else {
-				snprintf(err, errlen, "unknown engine '%s' (available: xsk, socket, none)", optarg);
+				snprintf(err, errlen, "unknown engine '%s' (available: auto, live, xsk, socket, none)", optarg);
 				return 2;
 			}
 			o->engine_set = true;
@@ -287,6 +296,12 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			client_only = true, client_opt = "--bind";
 			break;
 		}
+		case OPT_BURST:
+			if (parse_uint(optarg, 1, 1048576, &ul, "burst size", err, errlen))
+				return 2;
+			o->burst = (unsigned)ul;
+			client_only = true, client_opt = "--burst";
+			break;
 		case OPT_COMPARE:
 			o->compare = true;
 			client_only = true, client_opt = "--compare";
@@ -346,6 +361,14 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	}
 	if (!o->parallel)
 		o->parallel = 1;
+	if (o->burst && o->rate.unit == XP_RATE_NONE) {
+		snprintf(err, errlen, "--burst shapes a rate limit: give -b too");
+		return 2;
+	}
+	if (o->burst && o->engine == XP_ENGINE_SOCKET) {
+		snprintf(err, errlen, "--burst is for the frame engines (live, xsk)");
+		return 2;
+	}
 	if (o->role == XP_ROLE_CLIENT) {
 		struct xp_addr a;
 		if (!xp_addr_parse(o->host, &a)) {

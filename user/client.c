@@ -234,7 +234,13 @@ static enum xp_test_kind test_kind(const struct xp_opts *o)
 
 static const char *engine_name(const struct xp_opts *o)
 {
-	return o->engine == XP_ENGINE_SOCKET ? "socket" : o->engine == XP_ENGINE_NONE ? "none" : "xsk";
+	switch (o->engine) {
+	case XP_ENGINE_SOCKET: return "socket";
+	case XP_ENGINE_NONE: return "none";
+	case XP_ENGINE_LIVE: return "live";
+	case XP_ENGINE_XSK: return "xsk";
+	default: return "auto";
+	}
 }
 
 static int request_test(struct client *c)
@@ -356,7 +362,17 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 {
 	const struct xp_opts *o = c->o;
 	char err[256];
-	if (c->ops->create(ec, &c->eng, err, sizeof(err))) {
+	int cr = c->ops->create(ec, &c->eng, err, sizeof(err));
+	if (cr && o->engine == XP_ENGINE_AUTO && c->ops == &xp_engine_live) {
+		/* auto: XDP live frames where this kernel and frame allow, else AF_XDP. */
+		if (o->debug)
+			fprintf(stderr, "xdpperf: live engine unavailable (%s); using xsk\n", err);
+		c->eng = NULL;
+		c->ops = &xp_engine_xsk;
+		cr = c->ops->create(ec, &c->eng, err, sizeof(err));
+	}
+	if (cr) {
+		c->eng = NULL;
 		fprintf(stderr, "xdpperf: %s\n", err);
 		return 1;
 	}
@@ -481,13 +497,16 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	if (c.sock) {
 		c.ops = &xp_engine_socket;
 	} else {
-		c.ops = o->engine == XP_ENGINE_NONE ? &xp_engine_none : &xp_engine_xsk;
+		c.ops = o->engine == XP_ENGINE_NONE  ? &xp_engine_none
+			: o->engine == XP_ENGINE_XSK ? &xp_engine_xsk
+						     : &xp_engine_live; /* live, or auto (falls back to xsk) */
 		build_template(&c, &ec.tmpl);
 		rc = check_limits(&c, &ec.tmpl, &ec.queues);
 		if (rc)
 			goto out;
 		if (o->rate.unit != XP_RATE_NONE)
 			ec.pps = xp_rate_to_pps(&o->rate, o->frame_size);
+		ec.burst = o->burst;
 	}
 	rc = request_test(&c);
 	if (rc)

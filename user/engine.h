@@ -28,6 +28,7 @@ struct xp_engine_cfg {
 	unsigned queues;            /* sockets/threads, one per queue */
 	unsigned first_queue;       /* queues first_queue..first_queue+queues-1 */
 	double pps;                 /* total rate limit, 0 = as fast as possible */
+	unsigned burst;             /* frames sent back to back per paced unit, 0 = spread evenly */
 	double max_seconds;         /* hard stop even if nobody calls stop() */
 	int debug;
 	/* socket engine */
@@ -68,6 +69,7 @@ struct xp_engine_ops {
 extern const struct xp_engine_ops xp_engine_xsk;
 extern const struct xp_engine_ops xp_engine_socket;
 extern const struct xp_engine_ops xp_engine_none;
+extern const struct xp_engine_ops xp_engine_live;
 
 /* The (sport, dport) of flow number i: ports vary fastest over the destination range. */
 static inline void xp_flow_ports(const struct xp_engine_cfg *c, uint64_t i, uint16_t *sport, uint16_t *dport)

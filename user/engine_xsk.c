@@ -4,8 +4,21 @@
  * only in their ports (so the load spreads over flows and queues); the hot
  * loop then only posts descriptors, kicks the kernel and reaps completions.
  * No per-frame writes, checksums or allocations.
+ *
+ * Connection tests (kind XP_TEST_CONNECT / XP_TEST_HOLD) cannot reuse a
+ * frame as is: every SYN opens a new connection, with its own 4-tuple and
+ * ISN (see xsk_conn.h for the numbering). There each frame is rewritten
+ * before it is posted (ports, source address, seq; incremental checksum
+ * updates), and so may only be taken once the kernel has handed it back on
+ * the completion ring: frames go round through a free stack instead of
+ * round robin. A hold test sends cfg->parallel SYNs, idles, and at the end
+ * closes every connection with an RST (seq = ISN + 1) so that a connection
+ * tracker under test frees its entries instead of keeping them ESTABLISHED
+ * for days. The XDP programs (bpf/conn_client.bpf.c, bpf/rx_count.bpf.c)
+ * complete the handshakes; nothing here waits for an answer.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/if_xdp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -14,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,12 +35,18 @@
 
 #include "engine.h"
 #include "timeutil.h"
+#include "xsk_conn.h"
 
 #define NUM_FRAMES 4096
 #define RING_SIZE 2048
 #define BATCH 64
 /* From <linux/if_xdp.h> of 6.17+, which Debian 12's headers predate. */
 #define XP_XDP_MAX_TX_SKB_BUDGET 9
+/* Hold tests: how long the RSTs at the end may take in all, and the time
+ * they are spread over when a rate is set (never slower than that, so the
+ * bound holds however low the rate). */
+#define RST_MAX_SECONDS  2.0
+#define RST_PACE_SECONDS 1.0
 
 struct xsk_worker {
 	struct xp_engine *eng;
@@ -45,6 +65,13 @@ struct xsk_worker {
 	uint64_t done;
 	uint64_t errors;
 	int fatal; /* errno that stopped the worker, 0 if none */
+	/* connection tests only */
+	unsigned rank;        /* queue - first_queue: sends k = rank, rank+nw, ... */
+	uint64_t *free;       /* UMEM addresses the kernel has completed */
+	uint32_t nfree;
+	uint64_t k, t;        /* next SYN's connection number and tuple number */
+	uint64_t syn_posted, rst_posted;
+	uint64_t rst_done;    /* RSTs completed; read by the sampler */
 };
 
 struct xp_engine {
@@ -54,6 +81,12 @@ struct xp_engine {
 	const char *mode;
 	volatile bool stop;
 	int ncpus;
+	/* connection tests (cfg.kind != XP_TEST_STREAM) */
+	bool conn;
+	struct frame_layout lay;      /* of the SYN template */
+	struct xsk_conn_map map;      /* points into cfg */
+	uint8_t rst[128];             /* RST template, see xsk_conn_build_rst */
+	struct frame_layout rst_lay;
 };
 
 static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl,
@@ -76,6 +109,17 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 		memcpy(f, tmpl, lay->len);
 		xp_flow_ports(c, (w->queue - c->first_queue) + i * e->nw, &sp, &dp);
 		frame_set_ports(f, lay, sp, dp);
+	}
+	if (e->conn) {
+		/* Every frame starts free; pushed in reverse so frame 0 goes first. */
+		w->free = malloc(NUM_FRAMES * sizeof(*w->free));
+		if (!w->free) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < NUM_FRAMES; i++)
+			w->free[i] = (uint64_t)(NUM_FRAMES - 1 - i) * w->frame_sz;
+		w->nfree = NUM_FRAMES;
 	}
 	struct xsk_umem_config ucfg = {
 		.fill_size = RING_SIZE,
@@ -127,6 +171,8 @@ static void worker_teardown(struct xsk_worker *w)
 		xsk_umem__delete(w->umem);
 	if (w->area)
 		munmap(w->area, w->area_size);
+	free(w->free);
+	w->free = NULL;
 	w->xsk = NULL;
 	w->umem = NULL;
 	w->area = NULL;
@@ -157,11 +203,209 @@ static inline int kick(struct xsk_worker *w)
 	}
 }
 
+
+/* ---- connection tests ------------------------------------------------- */
+
+/*
+ * Reap completions into the free stack. In copy mode the kernel copies a
+ * frame into an skb inside sendto() but completes it only when that skb is
+ * freed, which on a veth can be later, in the peer's NAPI poll: only a
+ * completed frame may be rewritten. LIFO, so the frame completed last, still
+ * in cache, goes out next.
+ */
+static inline uint32_t conn_reap(struct xsk_worker *w)
+{
+	uint32_t idx;
+	uint32_t n = xsk_ring_cons__peek(&w->cq, RING_SIZE, &idx);
+	if (!n)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		w->free[w->nfree++] = *xsk_ring_cons__comp_addr(&w->cq, idx + i);
+	xsk_ring_cons__release(&w->cq, n);
+	/* Every SYN is posted before the first RST: completions count as SYNs
+	 * (pkts, as in stream tests) until all posted SYNs are accounted for. */
+	uint64_t syn = w->syn_posted - w->done;
+	if (syn > n)
+		syn = n;
+	if (syn)
+		__atomic_store_n(&w->done, w->done + syn, __ATOMIC_RELAXED);
+	if (n > syn)
+		__atomic_store_n(&w->rst_done, w->rst_done + (n - syn), __ATOMIC_RELAXED);
+	return n;
+}
+
+/* Post up to want SYNs (rst: RSTs) of this thread's next connections, as
+ * many as there are free frames. Returns how many were posted. */
+static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
+{
+	struct xp_engine *e = w->eng;
+	const struct xsk_conn_map *m = &e->map;
+	uint32_t idx, n;
+
+	if (want > w->nfree)
+		want = w->nfree;
+	if (!want || !(n = xsk_ring_prod__reserve(&w->tx, want, &idx)))
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
+		uint64_t addr = w->free[--w->nfree];
+		uint8_t *f = (uint8_t *)w->area + addr;
+
+		d->addr = addr;
+		if (rst) {
+			/* Connection k of this thread's j-th SYN, recomputed: the
+			 * SYN consumed one sequence number. Not a hot path. */
+			uint64_t k = w->rank + w->rst_posted++ * e->nw;
+			memcpy(f, e->rst, e->rst_lay.len);
+			xsk_conn_write(m, f, &e->rst_lay, k % m->space, xsk_conn_isn(m, k) + 1);
+			d->len = e->rst_lay.len;
+		} else {
+			/* The frame holds an older SYN (or the template): only
+			 * ports, address and seq change. */
+			xsk_conn_write(m, f, &e->lay, w->t, xsk_conn_isn(m, w->k));
+			w->k += e->nw;
+			w->t += e->nw;
+			if (w->t >= m->space)
+				w->t %= m->space;
+			d->len = w->frame_len;
+		}
+	}
+	if (!rst)
+		w->syn_posted += n;
+	xsk_ring_prod__submit(&w->tx, n);
+	return n;
+}
+
+/* Wait (200 ms at most) for the kernel to complete what was posted. */
+static void conn_drain(struct xsk_worker *w, uint64_t posted, const uint64_t *done, double secs)
+{
+	double end = xp_now() + secs;
+	while (*done < posted && xp_now() < end && !w->fatal) {
+		kick(w);
+		if (!conn_reap(w))
+			xp_sleep(1e-4);
+	}
+}
+
+/* Hold tests, at the end: one RST per SYN this thread sent, within
+ * RST_MAX_SECONDS. Paced when the test is (at the test's rate, or faster if
+ * that would not finish in RST_PACE_SECONDS), as fast as possible if not. */
+static void conn_close_all(struct xsk_worker *w)
+{
+	const struct xp_engine_cfg *c = &w->eng->cfg;
+	uint64_t total = w->syn_posted;
+	double t0 = xp_now(), end = t0 + RST_MAX_SECONDS;
+	double pps = 0;
+
+	if (c->pps > 0) {
+		pps = c->pps / w->eng->nw;
+		if (pps < total / RST_PACE_SECONDS)
+			pps = total / RST_PACE_SECONDS;
+	}
+	while (w->rst_posted < total && !w->fatal) {
+		double now = xp_now();
+		if (now > end)
+			break;
+		uint64_t want = total - w->rst_posted;
+		if (pps > 0) {
+			double due = (now - t0) * pps - (double)w->rst_posted;
+			if (due < 1) {
+				conn_reap(w);
+				xp_sleep((1 - due) / pps);
+				continue;
+			}
+			if (want > due)
+				want = (uint64_t)due;
+		}
+		conn_post(w, want < BATCH ? (uint32_t)want : BATCH, true);
+		int f = kick(w);
+		conn_reap(w);
+		if (f)
+			w->fatal = f;
+	}
+	conn_drain(w, w->rst_posted, &w->rst_done, end - xp_now());
+	if (c->debug)
+		fprintf(stderr, "xsk queue %u: %" PRIu64 " SYNs sent, %" PRIu64 " of %" PRIu64
+			" RSTs sent in %.3f s\n", w->queue, w->done, w->rst_done, total, xp_now() - t0);
+}
+
+/*
+ * The sending loop of connection tests: the stream loop (worker_main) with
+ * per-frame rewrites, free-frame accounting and, in hold tests, a limit.
+ * Pacing is the same arithmetic as there; kept apart so the stream loop
+ * stays free of per-frame work.
+ */
+static void conn_main(struct xsk_worker *w)
+{
+	struct xp_engine *e = w->eng;
+	const struct xp_engine_cfg *c = &e->cfg;
+	double pps = c->pps > 0 ? c->pps / e->nw : 0;
+	uint32_t batch = BATCH;
+	if (pps > 0 && pps * 50e-6 < BATCH)
+		batch = pps * 50e-6 < 1 ? 1 : (uint32_t)(pps * 50e-6);
+	/* Hold: this thread's share of k = 0 .. parallel-1. */
+	uint64_t limit = UINT64_MAX;
+	if (c->kind == XP_TEST_HOLD)
+		limit = c->parallel > w->rank ? (c->parallel - w->rank + e->nw - 1) / e->nw : 0;
+	double t0 = xp_now(), deadline = t0 + c->max_seconds;
+	unsigned iter = 0;
+
+	w->k = w->rank;
+	w->t = w->rank % e->map.space;
+	while (!e->stop) {
+		if ((++iter & 1023) == 0 && xp_now() > deadline)
+			break;
+		if (w->syn_posted >= limit) {
+			/* Hold: all sent. Idle until stopped, still reaping. */
+			if (w->done < w->syn_posted)
+				kick(w);
+			conn_reap(w);
+			if (xp_now() > deadline)
+				break;
+			xp_sleep(1e-3);
+			continue;
+		}
+		uint32_t want = batch;
+		if (pps > 0) {
+			double now = xp_now();
+			if (now > deadline)
+				break;
+			double due = (now - t0) * pps - (double)w->syn_posted;
+			if (due < batch) {
+				conn_reap(w);
+				double wait = (batch - due) / pps;
+				if (wait > 30e-6)
+					xp_sleep(wait - 10e-6);
+				continue;
+			}
+			want = due < BATCH ? (uint32_t)due : BATCH;
+			if (want > batch && due < 2 * batch)
+				want = batch;
+		}
+		if (want > limit - w->syn_posted)
+			want = (uint32_t)(limit - w->syn_posted);
+		conn_post(w, want, false);
+		int f = kick(w);
+		conn_reap(w);
+		if (f) {
+			w->fatal = f;
+			break;
+		}
+	}
+	conn_drain(w, w->syn_posted, &w->done, 0.2);
+	if (c->kind == XP_TEST_HOLD && !w->fatal)
+		conn_close_all(w);
+}
+
 static void *worker_main(void *arg)
 {
 	struct xsk_worker *w = arg;
 	struct xp_engine *e = w->eng;
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: pacing sleeps must not overshoot by 50 us */
+	if (e->conn) {
+		conn_main(w);
+		return NULL;
+	}
 	double pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0;
 	/* Paced sending posts small batches (about 50 us of frames): short
 	 * enough not to burst, long enough to sleep between them. */
@@ -222,6 +466,34 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Connection tests: the tuple numbering and the RST template. */
+static int conn_setup(struct xp_engine *e, const struct frame_layout *lay, char *err, size_t errlen)
+{
+	const struct xp_engine_cfg *c = &e->cfg;
+	const char *ferr = NULL;
+	uint64_t seed;
+
+	if (c->kind == XP_TEST_STREAM)
+		return 0;
+	if (c->kind != XP_TEST_CONNECT && c->kind != XP_TEST_HOLD) {
+		snprintf(err, errlen, "the xsk engine does not run %s tests", xp_test_kind_name(c->kind));
+		return -EINVAL;
+	}
+	/* A fresh ISN key per run: tuples repeat from one run to the next. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+	int r = xsk_conn_map_init(&e->map, c, seed, err, errlen);
+	if (r)
+		return r;
+	if (!xsk_conn_build_rst(&c->tmpl, e->rst, sizeof(e->rst), &e->rst_lay, &ferr)) {
+		snprintf(err, errlen, "cannot build the RST frame: %s", ferr ? ferr : "invalid");
+		return -EINVAL;
+	}
+	e->lay = *lay;
+	e->conn = true;
+	return 0;
+}
+
 static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
 {
 	struct xp_engine *e = calloc(1, sizeof(*e));
@@ -247,10 +519,17 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 		free(e);
 		return -EINVAL;
 	}
+	int r = conn_setup(e, &lay, err, errlen);
+	if (r) {
+		free(e->w);
+		free(e);
+		return r;
+	}
 	for (unsigned q = 0; q < e->nw; q++) {
 		e->w[q].eng = e;
 		e->w[q].queue = cfg->first_queue + q;
-		int r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
+		e->w[q].rank = q;
+		r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
 		if (r) {
 			for (unsigned j = 0; j <= q; j++)
 				worker_teardown(&e->w[j]);
@@ -291,6 +570,8 @@ static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
 		st->pkts += d;
 		st->bytes += d * e->w[q].frame_len;
 		st->errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
+		/* Hold tests: the RSTs that closed the held connections. */
+		st->conn_closed += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
 	}
 	st->mode = e->mode;
 }

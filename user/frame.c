@@ -296,3 +296,88 @@ void frame_set_ports(uint8_t *frame, const struct frame_layout *lay,
 		check = 0xffff;
 	memcpy(l4 + coff, &check, 2);
 }
+
+/* ~old + new over n 16-bit words, in the memory-order convention of csum.h:
+ * the RFC 1624 (eqn 3) difference term for replacing old by new, which a
+ * caller adds to ~HC and folds. At most 16 words, so no carry is lost. */
+static uint32_t csum_diff_words(const uint8_t *old, const uint8_t *new, size_t nwords)
+{
+	uint32_t d = 0;
+
+	for (size_t i = 0; i < nwords; i++) {
+		uint16_t o, n;
+
+		memcpy(&o, old + 2 * i, 2);
+		memcpy(&n, new + 2 * i, 2);
+		d += (uint16_t)~o;
+		d += n;
+	}
+	return d;
+}
+
+/* Apply a difference term to the frame's L4 checksum, keeping UDP's rules
+ * (0 = no checksum: leave it; a computed 0 is sent as ffff), as
+ * frame_set_ports does. */
+static void l4_check_apply(uint8_t *frame, const struct frame_layout *lay, uint32_t d)
+{
+	uint8_t *l4 = frame + lay->l4_off;
+	size_t coff = lay->l4_proto == IPPROTO_TCP ? TCP_CHECK_OFF : UDP_CHECK_OFF;
+	uint16_t check;
+
+	memcpy(&check, l4 + coff, 2);
+	if (lay->l4_proto == IPPROTO_UDP && check == 0)
+		return;
+	check = csum_fold((uint16_t)~check + d);
+	if (lay->l4_proto == IPPROTO_UDP && check == 0)
+		check = 0xffff;
+	memcpy(l4 + coff, &check, 2);
+}
+
+int frame_set_saddr(uint8_t *frame, const struct frame_layout *lay,
+		    const struct xp_addr *a)
+{
+	uint8_t *ip = frame + lay->l3_off;
+	const uint8_t *na;
+	uint8_t *sa;
+	size_t alen;
+	uint32_t d;
+
+	if (lay->l4_proto != IPPROTO_TCP && lay->l4_proto != IPPROTO_UDP)
+		return -1;
+	if ((ip[0] >> 4) == 4 && a->family == AF_INET) {
+		sa = ip + 12;
+		na = (const uint8_t *)&a->v4;
+		alen = 4;
+	} else if ((ip[0] >> 4) == 6 && a->family == AF_INET6) {
+		sa = ip + 8;
+		na = (const uint8_t *)&a->v6;
+		alen = 16;
+	} else {
+		return -1;
+	}
+	/* The same difference goes into both checksums: the address is summed
+	 * as-is by the IPv4 header checksum and by the pseudo-header. */
+	d = csum_diff_words(sa, na, alen / 2);
+	if (alen == 4) {
+		uint16_t check;
+
+		memcpy(&check, ip + 10, 2);
+		check = csum_fold((uint16_t)~check + d);
+		memcpy(ip + 10, &check, 2);
+	}
+	l4_check_apply(frame, lay, d);
+	memcpy(sa, na, alen);
+	return 0;
+}
+
+void frame_set_seq(uint8_t *frame, const struct frame_layout *lay, uint32_t seq)
+{
+	uint8_t *p = frame + lay->l4_off + 4;
+	uint8_t n[4];
+
+	if (lay->l4_proto != IPPROTO_TCP)
+		return;
+	put32(n, seq);
+	l4_check_apply(frame, lay, csum_diff_words(p, n, 2));
+	memcpy(p, n, 4);
+}

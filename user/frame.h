@@ -98,4 +98,21 @@ size_t frame_build(const struct frame_spec *s, uint8_t *buf, size_t buflen,
 void frame_set_ports(uint8_t *frame, const struct frame_layout *lay,
 		     uint16_t sport, uint16_t dport);
 
+/*
+ * Rewrite the source address of a frame built by frame_build (a must have the
+ * frame's family), fixing incrementally (RFC 1624) the IPv4 header checksum
+ * and the part of the TCP/UDP checksum that covers the pseudo-header. The
+ * result is byte-for-byte what frame_build gives with that source address.
+ * Returns 0, or -1 (frame untouched) if a is not of the frame's family.
+ */
+int frame_set_saddr(uint8_t *frame, const struct frame_layout *lay,
+		    const struct xp_addr *a);
+
+/*
+ * Rewrite the TCP sequence number (host order) of a frame built by
+ * frame_build, fixing the TCP checksum incrementally. No-op for UDP.
+ * The result is byte-for-byte what frame_build gives with that seq.
+ */
+void frame_set_seq(uint8_t *frame, const struct frame_layout *lay, uint32_t seq);
+
 #endif /* XP_FRAME_H */

@@ -11,7 +11,7 @@
 #include "rxprog.h"
 
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
-enum xp_engine_kind { XP_ENGINE_XSK = 0, XP_ENGINE_SOCKET, XP_ENGINE_NONE };
+enum xp_engine_kind { XP_ENGINE_AUTO = 0, XP_ENGINE_XSK, XP_ENGINE_LIVE, XP_ENGINE_SOCKET, XP_ENGINE_NONE };
 
 #define XP_DEFAULT_PORT_LO 63000
 #define XP_DEFAULT_PORT_HI 63015
@@ -39,6 +39,7 @@ struct xp_opts {
 	uint8_t dst_mac[6];          /* --dst-mac */
 	enum xp_engine_kind engine;  /* --engine */
 	enum xp_xdp_mode xdp_mode;   /* --xdp-mode */
+	unsigned burst;              /* --burst */
 	bool json;                   /* -J */
 	bool json_stream;            /* --json-stream */
 	bool one_off;                /* server: -1, serve one test then exit */

@@ -17,7 +17,7 @@ const char *xp_test_kind_name(enum xp_test_kind k)
 	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
 }
 
-static const char *const engine_names[] = { "xsk", "socket", "live", "none" };
+static const char *const engine_names[] = { "xsk", "socket", "live", "none", "auto" };
 
 struct json_object *xp_test_to_json(const struct xp_test *t)
 {

@@ -1,0 +1,82 @@
+/*
+ * Connection numbering for the AF_XDP engine's connection tests (kind
+ * XP_TEST_CONNECT / XP_TEST_HOLD): which 4-tuple and initial sequence number
+ * connection number k uses, and the rewrite of a UMEM frame into that
+ * connection's SYN (or RST).
+ *
+ * Nothing is stored per connection, anywhere: the engine, the XDP programs
+ * and the RSTs at the end of a hold test all recompute a connection's tuple
+ * and ISN from k. Thread q of n sends k = q, q+n, q+2n, ...
+ *
+ *   tuple number  t = k mod space, space = addresses x sports x dports
+ *   address       bind[t mod naddr]          (round robin, fastest)
+ *   ports         xp_flow_ports(t / naddr)   (then dport, then sport)
+ *   ISN           a 64-bit mix of (seed, k), low 32 bits
+ *
+ * t -> tuple is a bijection on [0, space), so the first `space` connections
+ * have distinct tuples; after that tuples come round again (a connection
+ * tracker accepts a new SYN on a closed tuple), each time with another ISN
+ * since the ISN hashes the unwrapped k.
+ */
+#ifndef XP_XSK_CONN_H
+#define XP_XSK_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "frame.h"
+
+struct xsk_conn_map {
+	const struct xp_engine_cfg *cfg; /* ranges and bind[] */
+	uint64_t space;                  /* distinct tuples */
+	unsigned naddr;                  /* cfg->nbind, or 1: the template's own address */
+	uint64_t seed;                   /* ISN key */
+};
+
+/*
+ * Check cfg for a connection test (TCP template, bind[] of the template's
+ * family, port ranges, hold: parallel <= space) and fill m. cfg must outlive
+ * m. Returns 0, or -EINVAL with a one-line reason in err.
+ */
+int xsk_conn_map_init(struct xsk_conn_map *m, const struct xp_engine_cfg *cfg, uint64_t seed,
+		      char *err, size_t errlen);
+
+/* Tuple number t (< space): ports (host order) and index into cfg->bind. */
+static inline void xsk_conn_tuple(const struct xsk_conn_map *m, uint64_t t, uint16_t *sport,
+				  uint16_t *dport, unsigned *addr)
+{
+	*addr = m->naddr > 1 ? (unsigned)(t % m->naddr) : 0;
+	xp_flow_ports(m->cfg, m->naddr > 1 ? t / m->naddr : t, sport, dport);
+}
+
+/* ISN of connection k (splitmix64's finaliser: cheap, and looks random to a
+ * middlebox that checks sequence number spread). */
+static inline uint32_t xsk_conn_isn(const struct xsk_conn_map *m, uint64_t k)
+{
+	uint64_t z = m->seed + (k + 1) * 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)(z ^ (z >> 31));
+}
+
+/*
+ * Rewrite a frame built from the template (or from xsk_conn_build_rst's, or
+ * one holding an earlier connection's) into tuple t with sequence number seq:
+ * ports, source address (only when cfg->nbind > 0) and seq, each with
+ * incremental checksum updates (frame_set_*), never a full recompute.
+ */
+void xsk_conn_write(const struct xsk_conn_map *m, uint8_t *frame, const struct frame_layout *lay,
+		    uint64_t t, uint32_t seq);
+
+/*
+ * The RST that closes a connection opened by the SYN template syn: same
+ * addresses, MACs, VLAN and ports, flags RST only, no options, ack 0.
+ * Callers set seq (ISN + 1) and the tuple with xsk_conn_write. Returns the
+ * frame length, or 0 with *err set.
+ */
+size_t xsk_conn_build_rst(const struct frame_spec *syn, uint8_t *buf, size_t buflen,
+			  struct frame_layout *lay, const char **err);
+
+#endif
