@@ -56,7 +56,7 @@ static void test_defaults(void **state)
 	assert_true(o.interval == 1);
 	assert_int_equal(o.frame_size, 64);
 	assert_int_equal(o.rate.unit, XP_RATE_NONE);
-	assert_int_equal(o.engine, XP_ENGINE_XSK);
+	assert_int_equal(o.engine, XP_ENGINE_AUTO);
 	assert_int_equal(o.queues, 0);
 }
 
@@ -85,6 +85,9 @@ static void test_client_options(void **state)
 	assert_true(o.dst_mac_set);
 	assert_int_equal(o.dst_mac[5], 1);
 	assert_int_equal(o.xdp_mode, XP_XDP_SKB);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine live -b 1Mpps --burst 32", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_LIVE);
+	assert_int_equal(o.burst, 32);
 	assert_int_equal(o.control_port, 6000);
 	assert_string_equal(o.dev, "eth1");
 }
@@ -220,6 +223,9 @@ static void test_socket_usage_errors(void **state)
 		{ "xdpperf -c 1.2.3.4 --bind nowhere", "not an address" },
 		{ "xdpperf -c 1.2.3.4 --threads 0", "thread" },
 		{ "xdpperf -s --bind 198.18.1.2", "client option" },
+		{ "xdpperf -c 1.2.3.4 --burst 10", "-b" },
+		{ "xdpperf -c 1.2.3.4 --burst 0 -b 1kpps", "burst" },
+		{ "xdpperf -c 1.2.3.4 -P 2 --burst 10 -b 1kpps", "frame engines" },
 	};
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 }
