@@ -85,11 +85,11 @@ static void test_client_options(void **state)
 	assert_true(o.dst_mac_set);
 	assert_int_equal(o.dst_mac[5], 1);
 	assert_int_equal(o.xdp_mode, XP_XDP_SKB);
+	assert_int_equal(o.control_port, 6000);
+	assert_string_equal(o.dev, "eth1");
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine live -b 1Mpps --burst 32", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.engine, XP_ENGINE_LIVE);
 	assert_int_equal(o.burst, 32);
-	assert_int_equal(o.control_port, 6000);
-	assert_string_equal(o.dev, "eth1");
 }
 
 static void test_server_options(void **state)
