@@ -15,7 +15,8 @@ start_server() {
 	SRV_LOG=$XP_BG_LOG
 	xp_wait_port server 5301 5
 }
-client() { xp_exec client "$BIN" "$@"; }
+# The AF_XDP engine by name: live frames have their own tests (50_live.sh).
+client() { xp_exec client "$BIN" --engine xsk "$@"; }
 # jqv EXPR: evaluate EXPR on the last JSON document
 jqv() { jq -r "$1" "$J"; }
 # sysfs counter of a device in a namespace
