@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): side-by-side figures from one run on this machine.
 #
-#   scripts/bench.sh [-t SECS] [xsk|socket|all]      (default all)
+#   scripts/bench.sh [-t SECS] [xsk|live|socket|all]      (default all)
 #
+# live:   the XDP live-frames engine vs the AF_XDP engine vs trafgen, 64-byte
+#         frames, one thread each, direct and routed; live with 2 threads; and
+#         rate control: the worst 1-second interval at 10 kpps, 100 kpps,
+#         1 Mpps and 50 % of the live maximum. Targets: live >= 6x trafgen
+#         direct, >= 2.5x routed; every interval within 2 % of the target.
 # xsk:    xdpperf's AF_XDP engine vs trafgen (netsniff-ng) with the same 64-byte
 #         TCP frames, direct and routed, 1 and 2 queues. Both are measured by the
 #         same yardstick: the server's XDP counters (received) and the sender's
@@ -66,11 +71,14 @@ median_rx() {
 	jq '[.intervals[1:-1][] | .received.packets_per_second] | sort | if length == 0 then 0 else .[(length/2|floor)] end' "$1"
 }
 
-# xdpperf AF_XDP engine: prints "sent_pps received_pps"
-run_xsk() { # QUEUES
-	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -t "$T" --queues "$1" -J >"$TMP/x.json"
+# An xdpperf frame engine: prints "sent_pps received_pps"
+run_engine() { # ENGINE QUEUES [OPTIONS...]
+	local eng=$1 q=$2
+	shift 2
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -t "$T" --engine "$eng" --queues "$q" "$@" -J >"$TMP/x.json"
 	jq -r '"\(.end.sum.sent.packets_per_second) \(.end.sum.received.packets_per_second)"' "$TMP/x.json"
 }
+run_xsk() { run_engine xsk "$1"; }
 
 # trafgen with the same frame: 64 bytes on the wire, TCP ACK|PSH, 6 payload bytes,
 # ports spread like xdpperf's. Prints "sent_pps received_pps".
@@ -301,9 +309,63 @@ bench_socket() {
 	echo
 }
 
+# ------------------------------------------------------------------ live ----
+# Worst deviation (%) of a full 1-second interval's received rate from TARGET in the last -J run.
+worst_dev() {
+	jq --argjson t "$1" '[.intervals[] | select(.seconds > 0.9) | ((.received.packets_per_second - $t) / $t * 100) | fabs] | max' "$TMP/x.json"
+}
+
+bench_live() {
+	echo "== Live frames vs AF_XDP vs trafgen, 64-byte TCP frames, one thread/queue, ${T} s per run"
+	printf "%-8s %-24s %-24s %-24s %s\n" topology "live sent/recv" "xsk sent/recv" "trafgen sent/recv" "live/trafgen (recv)"
+	declare -gA L
+	for topo in direct routed; do
+		if [[ $topo == direct ]]; then bash "$LAB" up --direct --queues 2 >/dev/null
+		else bash "$LAB" up --queues 2 >/dev/null; fi
+		eval "$(bash "$LAB" env)"
+		start_server
+		read -r ls lr < <(run_engine live 1)
+		read -r xs xr < <(run_engine xsk 1)
+		read -r ts tr < <(run_trafgen 1)
+		L[$topo,live]=$lr
+		L[$topo,xsk]=$xr
+		L[$topo,tg]=$tr
+		printf "%-8s %s/%s %s/%s %s/%s  %s\n" "$topo" "$(fmt "$ls")" "$(fmt "$lr")" "$(fmt "$xs")" "$(fmt "$xr")" \
+			"$(fmt "$ts")" "$(fmt "$tr")" "$(ratio "$lr" "$tr")"
+		if [[ $topo == direct ]]; then
+			read -r _ L[direct,live2] < <(run_engine live 2)
+			echo "direct   live with 2 threads on 2 queues: $(fmt "${L[direct,live2]}")"
+			echo
+			echo "== Rate control, direct, live engine (and xsk where it reaches): worst 1-second interval"
+			printf "%-14s %-12s %-12s\n" target live xsk
+			local half
+			half=$(printf "%.0f" "$(echo "${L[direct,live]} / 2" | bc -l)")
+			for target in 10000 100000 1000000 "$half"; do
+				run_engine live 1 -b "${target}pps" >/dev/null
+				local dl dx="-"
+				dl=$(worst_dev "$target")
+				if (($(echo "$target < ${L[direct,xsk]} * 0.9" | bc -l))); then
+					run_engine xsk 1 -b "${target}pps" >/dev/null
+					dx=$(printf "%.3f %%" "$(worst_dev "$target")")
+				fi
+				printf "%-14s %-12s %-12s\n" "$(fmt "$target")" "$(printf "%.3f %%" "$dl")" "$dx"
+			done
+			echo "(target: within 2 %; $half pps is 50 % of the live engine's one-thread maximum)"
+			echo
+		fi
+		stop_server
+	done
+	echo "live vs trafgen, direct:            $(ratio "${L[direct,live]}" "${L[direct,tg]}")  (target >= 6x)"
+	echo "live vs trafgen, routed:            $(ratio "${L[routed,live]}" "${L[routed,tg]}")  (target >= 2.5x)"
+	echo "live vs xsk, direct / routed:       $(ratio "${L[direct,live]}" "${L[direct,xsk]}") / $(ratio "${L[routed,live]}" "${L[routed,xsk]}")"
+	echo "live 2 threads vs 1 thread, direct: $(ratio "${L[direct,live2]}" "${L[direct,live]}")"
+	echo
+}
+
 case $WHAT in
 xsk) bench_xsk ;;
 socket) bench_socket ;;
-all) bench_xsk; bench_socket ;;
-*) echo "bench: unknown benchmark '$WHAT' (xsk, socket or all)" >&2; exit 2 ;;
+live) bench_live ;;
+all) bench_xsk; bench_live; bench_socket ;;
+*) echo "bench: unknown benchmark '$WHAT' (xsk, live, socket or all)" >&2; exit 2 ;;
 esac
