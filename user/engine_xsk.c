@@ -139,14 +139,27 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = XDP_ZEROCOPY,
 	};
-	/* Zero-copy where the driver has it, copy mode otherwise (veth). */
-	r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
-	if (r) {
-		scfg.bind_flags = XDP_COPY;
+	/*
+	 * Zero-copy where the driver has it, copy mode otherwise (veth).
+	 * EBUSY right after an earlier socket on this queue was closed is
+	 * transient: the kernel detaches its buffer pool from the queue in
+	 * deferred work, ~20 ms later here. So engines created back to back
+	 * (--compare, benchmarks, tests) retry for up to a second.
+	 */
+	double busy_end = xp_now() + 1.0;
+	for (;;) {
+		scfg.bind_flags = XDP_ZEROCOPY;
 		r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
-		e->mode = "copy";
-	} else {
-		e->mode = "zerocopy";
+		if (r) {
+			scfg.bind_flags = XDP_COPY;
+			r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
+			e->mode = "copy";
+		} else {
+			e->mode = "zerocopy";
+		}
+		if (r != -EBUSY || xp_now() > busy_end)
+			break;
+		xp_sleep(0.005);
 	}
 	if (r) {
 		snprintf(err, errlen, "cannot open an AF_XDP socket on %s queue %u: %s%s", c->ifname, w->queue,
@@ -276,7 +289,7 @@ static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
 	return n;
 }
 
-/* Wait (200 ms at most) for the kernel to complete what was posted. */
+/* Wait (secs at most) for the kernel to complete what was posted. */
 static void conn_drain(struct xsk_worker *w, uint64_t posted, const uint64_t *done, double secs)
 {
 	double end = xp_now() + secs;
@@ -393,6 +406,7 @@ static void conn_main(struct xsk_worker *w)
 		}
 	}
 	conn_drain(w, w->syn_posted, &w->done, 0.2);
+	/* Stopped, or past max_seconds: either way the held connections end. */
 	if (c->kind == XP_TEST_HOLD && !w->fatal)
 		conn_close_all(w);
 }

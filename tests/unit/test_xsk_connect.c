@@ -1,0 +1,599 @@
+/*
+ * The AF_XDP engine's connection tests (user/engine_xsk.c, kinds
+ * XP_TEST_CONNECT and XP_TEST_HOLD) on a real veth pair, captured on the
+ * far end with an AF_PACKET socket:
+ *
+ *   netns xpxc-a:  xpxca0 (engine, AF_XDP, 2 queues) <--veth--> xpxcb0 (capture)
+ *
+ * No IP addresses and no IPv6 on either side: nothing answers, nothing else
+ * is sent, the capture holds exactly what the engine sent. Every captured
+ * frame is checked with csum.h and compared byte for byte with a fresh
+ * frame_build of the tuple and sequence number it carries.
+ *
+ * Needs root (exits 77, "skipped", without it). The namespace is removed at
+ * the end, on a failed assertion, at exit and on SIGINT/SIGTERM/SIGALRM.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "csum.h"
+#include "engine.h"
+#include "frame.h"
+#include "timeutil.h"
+
+#define NS      "xpxc-a"
+#define DEV_TX  "xpxca0"
+#define DEV_RX  "xpxcb0"
+#define MAXCAP  40000
+
+static const struct xp_engine_ops *ops = &xp_engine_xsk;
+
+static uint8_t mac_tx[6], mac_rx[6];
+static int ifindex_tx, ifindex_rx;
+static int orig_ns = -1;
+
+/* The engine and capture socket of the running case, for teardown. */
+static struct xp_engine *eng;
+static int cap_fd = -1;
+
+/* ---- namespace ------------------------------------------------------- */
+
+/* What `ip netns del` does, with async-signal-safe calls only, so that
+ * signal handlers and atexit can use it. The namespace goes away with the
+ * last process in it (this one). */
+static void ns_remove(void)
+{
+	umount2("/var/run/netns/" NS, MNT_DETACH);
+	unlink("/var/run/netns/" NS);
+}
+
+static void on_signal(int sig)
+{
+	ns_remove();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int sh(const char *cmd)
+{
+	int r = system(cmd);
+	if (r != 0)
+		print_error("command failed (%d): %s\n", r, cmd);
+	return r;
+}
+
+static int dev_info(const char *dev, uint8_t mac[6], int *ifindex)
+{
+	struct ifreq ifr = { 0 };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = -1;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	*ifindex = (int)if_nametoindex(dev);
+	if (s >= 0 && *ifindex && !ioctl(s, SIOCGIFHWADDR, &ifr)) {
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+		r = 0;
+	}
+	if (s >= 0)
+		close(s);
+	return r;
+}
+
+static bool dev_running(const char *dev)
+{
+	struct ifreq ifr = { 0 };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	up = s >= 0 && !ioctl(s, SIOCGIFFLAGS, &ifr) && (ifr.ifr_flags & IFF_RUNNING);
+	if (s >= 0)
+		close(s);
+	return up;
+}
+
+static int group_setup(void **state)
+{
+	int fd;
+
+	atexit(ns_remove);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGALRM, on_signal);
+	ns_remove(); /* a leftover of an earlier, killed run */
+	if (sh("ip netns add " NS) ||
+	    /* IPv6 off before the links exist: no ND/MLD frames in the capture */
+	    sh("ip netns exec " NS " sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
+	       "net.ipv6.conf.default.disable_ipv6=1") ||
+	    sh("ip -n " NS " link add " DEV_TX " numtxqueues 2 numrxqueues 2 type veth peer name " DEV_RX
+	       " numtxqueues 2 numrxqueues 2") ||
+	    sh("ip -n " NS " link set " DEV_TX " up") || sh("ip -n " NS " link set " DEV_RX " up"))
+		return -1;
+	orig_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	fd = open("/var/run/netns/" NS, O_RDONLY | O_CLOEXEC);
+	/* The whole process moves: the engine's sockets and threads (created
+	 * later, by this thread) live in the namespace. */
+	if (orig_ns < 0 || fd < 0 || setns(fd, CLONE_NEWNET)) {
+		print_error("cannot enter netns %s: %s\n", NS, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (dev_info(DEV_TX, mac_tx, &ifindex_tx) || dev_info(DEV_RX, mac_rx, &ifindex_rx))
+		return -1;
+	for (double end = xp_now() + 10; !(dev_running(DEV_TX) && dev_running(DEV_RX));) {
+		if (xp_now() > end) {
+			print_error("veth not running after 10 s\n");
+			return -1;
+		}
+		xp_sleep(0.02);
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	if (orig_ns >= 0)
+		setns(orig_ns, CLONE_NEWNET);
+	ns_remove();
+	return 0;
+}
+
+static int case_teardown(void **state)
+{
+	if (eng) {
+		ops->destroy(eng);
+		eng = NULL;
+	}
+	if (cap_fd >= 0)
+		close(cap_fd);
+	cap_fd = -1;
+	return 0;
+}
+
+/* ---- engine configuration -------------------------------------------- */
+
+static void base_cfg(struct xp_engine_cfg *c, enum xp_test_kind kind, bool v6)
+{
+	struct frame_spec *t = &c->tmpl;
+
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	memcpy(t->src_mac, mac_tx, 6);
+	memcpy(t->dst_mac, mac_rx, 6);
+	assert_int_equal(xp_addr_parse(v6 ? "2001:2:0:220::1" : "198.18.220.1", &t->src), 0);
+	assert_int_equal(xp_addr_parse(v6 ? "2001:2:0:220::2" : "198.18.220.2", &t->dst), 0);
+	t->l4_proto = IPPROTO_TCP;
+	t->tcp_flags = TH_SYN;
+	t->tcp_syn_options = true;
+	t->no_payload = true;
+	t->window = 64240;
+	t->seq = 0x01020304;
+	c->sport_lo = 10000;
+	c->sport_hi = 10099;
+	c->dport_lo = 63000;
+	c->dport_hi = 63003;
+	t->sport = c->sport_lo;
+	t->dport = c->dport_lo;
+	snprintf(c->ifname, sizeof(c->ifname), "%s", DEV_TX);
+	c->ifindex = ifindex_tx;
+	c->queues = 1;
+	c->max_seconds = 10;
+	c->server = t->dst;
+}
+
+static void add_bind(struct xp_engine_cfg *c, const char *a)
+{
+	assert_int_equal(xp_addr_parse(a, &c->bind[c->nbind]), 0);
+	c->nbind++;
+}
+
+static void start_engine(const struct xp_engine_cfg *c)
+{
+	char err[256] = "";
+
+	if (ops->create(c, &eng, err, sizeof(err)))
+		fail_msg("create: %s", err);
+	if (ops->start(eng, err, sizeof(err)))
+		fail_msg("start: %s", err);
+}
+
+/* ---- capture ----------------------------------------------------------- */
+
+struct cap {
+	struct xp_addr src;
+	uint16_t sport, dport;
+	uint32_t seq;
+	uint8_t flags;
+};
+
+static void capture_open(void)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+				   .sll_ifindex = ifindex_rx };
+	int sz = 64 << 20;
+
+	cap_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	assert_true(cap_fd >= 0);
+	/* Everything stays queued until the case reads it after stop(). */
+	assert_int_equal(setsockopt(cap_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)), 0);
+	assert_int_equal(bind(cap_fd, (struct sockaddr *)&sll, sizeof(sll)), 0);
+}
+
+/*
+ * Check one captured frame completely and extract its tuple: checksums with
+ * csum.h, then byte for byte against frame_build of the template with that
+ * tuple, seq and flags (a SYN: the template; an RST: no options, ack 0).
+ */
+static void check_frame(const struct xp_engine_cfg *c, const uint8_t *f, size_t len, struct cap *out)
+{
+	const struct frame_spec *t = &c->tmpl;
+	bool v6 = t->src.family == AF_INET6;
+	size_t l3 = 14, l4 = l3 + (v6 ? 40 : 20), l4_len;
+	uint8_t want[256];
+	struct frame_spec s;
+	uint32_t sum;
+
+	assert_true(len >= 60);
+	assert_memory_equal(f, mac_rx, 6);
+	assert_memory_equal(f + 6, mac_tx, 6);
+	assert_int_equal(f[12] << 8 | f[13], v6 ? ETH_P_IPV6 : ETH_P_IP);
+	memset(out, 0, sizeof(*out));
+	out->src.family = t->src.family;
+	if (v6) {
+		assert_int_equal(f[l3] >> 4, 6);
+		assert_int_equal(f[l3 + 6], IPPROTO_TCP);
+		l4_len = (size_t)(f[l3 + 4] << 8 | f[l3 + 5]);
+		memcpy(&out->src.v6, f + l3 + 8, 16);
+		assert_memory_equal(f + l3 + 24, &t->dst.v6, 16);
+		assert_true(l4 + l4_len <= len);
+		sum = csum_pseudo_v6(&out->src.v6, &t->dst.v6, IPPROTO_TCP, (uint32_t)l4_len, 0);
+	} else {
+		assert_int_equal(f[l3], 0x45);
+		assert_int_equal(f[l3 + 9], IPPROTO_TCP);
+		assert_int_equal(csum_ipv4_hdr(f + l3, 20), 0); /* IPv4 header checksum */
+		l4_len = (size_t)(f[l3 + 2] << 8 | f[l3 + 3]) - 20;
+		memcpy(&out->src.v4, f + l3 + 12, 4);
+		assert_memory_equal(f + l3 + 16, &t->dst.v4, 4);
+		assert_true(l4 + l4_len <= len);
+		sum = csum_pseudo_v4(&out->src.v4, &t->dst.v4, IPPROTO_TCP, (uint32_t)l4_len, 0);
+	}
+	/* TCP checksum over pseudo-header, header and options */
+	assert_int_equal(csum_fold(csum_partial(f + l4, l4_len, sum)), 0);
+	out->sport = (uint16_t)(f[l4] << 8 | f[l4 + 1]);
+	out->dport = (uint16_t)(f[l4 + 2] << 8 | f[l4 + 3]);
+	out->seq = (uint32_t)f[l4 + 4] << 24 | (uint32_t)f[l4 + 5] << 16 | (uint32_t)f[l4 + 6] << 8 | f[l4 + 7];
+	out->flags = f[l4 + 13];
+	assert_true(out->flags == TH_SYN || out->flags == TH_RST);
+
+	s = *t;
+	s.src = out->src;
+	s.sport = out->sport;
+	s.dport = out->dport;
+	s.seq = out->seq;
+	if (out->flags == TH_RST) {
+		s.tcp_flags = TH_RST;
+		s.tcp_syn_options = false;
+		s.ack = 0;
+	}
+	size_t n = frame_build(&s, want, sizeof(want), NULL);
+	assert_int_equal(n, len);
+	if (memcmp(want, f, n))
+		fail_msg("captured frame differs from a fresh build of its tuple");
+}
+
+/* Read everything queued on the capture socket (after a short settle): the
+ * test frames, in arrival order. Returns how many. */
+static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size_t max)
+{
+	uint8_t buf[2048];
+	size_t n = 0;
+
+	xp_sleep(0.1);
+	for (;;) {
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		ssize_t r = recvfrom(cap_fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (r < 0) {
+			assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+			break;
+		}
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		assert_true(n < max);
+		check_frame(c, buf, (size_t)r, &caps[n++]);
+	}
+	/* The capture itself lost nothing: counts below are the engine's. */
+	struct tpacket_stats ps;
+	socklen_t pl = sizeof(ps);
+	assert_int_equal(getsockopt(cap_fd, SOL_PACKET, PACKET_STATISTICS, &ps, &pl), 0);
+	assert_int_equal(ps.tp_drops, 0);
+	return n;
+}
+
+/* The tuple number of a captured frame, by the documented mapping (see
+ * user/xsk_conn.h): address fastest, then destination port, then source. */
+static uint64_t tuple_no(const struct xp_engine_cfg *c, const struct cap *k)
+{
+	uint64_t nd = c->dport_hi - c->dport_lo + 1u, na = c->nbind ? c->nbind : 1;
+	uint64_t a = 0;
+
+	for (unsigned i = 0; i < c->nbind; i++)
+		if (xp_addr_eq(&c->bind[i], &k->src))
+			a = i + 1;
+	if (c->nbind)
+		assert_true(a > 0); /* one of the bind addresses */
+	else
+		assert_true(xp_addr_eq(&c->tmpl.src, &k->src));
+	assert_true(k->sport >= c->sport_lo && k->sport <= c->sport_hi);
+	assert_true(k->dport >= c->dport_lo && k->dport <= c->dport_hi);
+	return (((uint64_t)(k->sport - c->sport_lo) * nd) + (k->dport - c->dport_lo)) * na + (a ? a - 1 : 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static struct cap caps[MAXCAP];
+static uint64_t tno[MAXCAP];
+
+/* ---- cases ------------------------------------------------------------- */
+
+/* A connect test at pps for secs on one queue, over 2 source addresses and
+ * a tuple space (2 x 100 x 4 = 800) it wraps several times. */
+static void connect_one_queue(bool v6, double pps, double secs)
+{
+	struct xp_engine_cfg c;
+	struct xp_engine_stats st;
+	uint64_t space;
+	size_t n, i, expect = (size_t)(pps * secs);
+
+	base_cfg(&c, XP_TEST_CONNECT, v6);
+	add_bind(&c, v6 ? "2001:2:0:220::10" : "198.18.220.10");
+	add_bind(&c, v6 ? "2001:2:0:220::11" : "198.18.220.11");
+	space = 2 * 100 * 4;
+	c.pps = pps;
+	capture_open();
+	start_engine(&c);
+	xp_sleep(secs);
+	ops->stop(eng);
+	ops->read(eng, &st);
+	n = capture_read(&c, caps, MAXCAP);
+	print_message("sent %llu SYNs (%llu bytes), captured %zu\n", (unsigned long long)st.pkts,
+		      (unsigned long long)st.bytes, n);
+
+	assert_int_equal(n, st.pkts);
+	assert_int_equal(st.bytes, st.pkts * (v6 ? 94 : 74));
+	assert_int_equal(st.conn_closed, 0);
+	assert_int_equal(st.errors, 0);
+	assert_true(n >= expect * 4 / 5 && n <= expect * 6 / 5); /* the asked rate */
+	for (i = 0; i < n; i++) {
+		assert_int_equal(caps[i].flags, TH_SYN);
+		tno[i] = tuple_no(&c, &caps[i]);
+		/* connection i: tuple i mod space, addresses round robin */
+		assert_int_equal(tno[i], i % space);
+		assert_true(xp_addr_eq(&caps[i].src, &c.bind[i % 2]));
+		/* a tuple's next use is a new connection: another ISN */
+		if (i >= space)
+			assert_int_not_equal(caps[i].seq, caps[i - space].seq);
+	}
+	/* Distinct tuples among the first `space` SYNs, whatever the mapping. */
+	qsort(tno, space, sizeof(tno[0]), cmp_u64);
+	for (i = 1; i < space; i++)
+		assert_true(tno[i] != tno[i - 1]);
+}
+
+static void test_connect_v4(void **state)
+{
+	connect_one_queue(false, 5000, 0.5);
+}
+
+static void test_connect_v6(void **state)
+{
+	connect_one_queue(true, 5000, 0.5);
+}
+
+/* 20000 SYNs through a 4096-frame UMEM: every frame is rewritten about 5
+ * times, always after its completion. A frame rewritten too early would show
+ * as a tuple out of sequence or a frame that is not a fresh build. */
+static void test_connect_frame_reuse(void **state)
+{
+	connect_one_queue(false, 50000, 0.4);
+}
+
+/* Two queues, two threads: thread q sends connections q, q+2, q+4...; all
+ * distinct in a large tuple space, and each thread's numbers contiguous. */
+static void test_connect_two_queues(void **state)
+{
+	struct xp_engine_cfg c;
+	struct xp_engine_stats st;
+	uint64_t cnt[2] = { 0, 0 }, max[2] = { 0, 0 };
+	size_t n, i;
+
+	base_cfg(&c, XP_TEST_CONNECT, false);
+	c.sport_hi = 59999;
+	c.dport_hi = 63015;
+	c.queues = 2;
+	c.pps = 5000;
+	capture_open();
+	start_engine(&c);
+	xp_sleep(0.5);
+	ops->stop(eng);
+	ops->read(eng, &st);
+	n = capture_read(&c, caps, MAXCAP);
+	print_message("sent %llu SYNs, captured %zu\n", (unsigned long long)st.pkts, n);
+	assert_int_equal(n, st.pkts);
+	assert_true(n >= 2000 && n <= 3000);
+	for (i = 0; i < n; i++) {
+		tno[i] = tuple_no(&c, &caps[i]);
+		cnt[tno[i] % 2]++;
+		if (tno[i] + 1 > max[tno[i] % 2])
+			max[tno[i] % 2] = tno[i] + 1;
+	}
+	qsort(tno, n, sizeof(tno[0]), cmp_u64);
+	for (i = 1; i < n; i++)
+		assert_true(tno[i] != tno[i - 1]);
+	/* thread 0: 0, 2, .. 2(cnt-1); thread 1: 1, 3, .. 2cnt-1 */
+	assert_int_equal(max[0], cnt[0] ? 2 * cnt[0] - 1 : 0);
+	assert_int_equal(max[1], 2 * cnt[1]);
+	assert_true(cnt[0] > 0 && cnt[1] > 0);
+}
+
+/* Hold 300 connections: exactly 300 SYNs, then nothing until stop, then
+ * exactly 300 RSTs, each on a SYN's tuple with seq = that SYN's ISN + 1. */
+static void test_hold_300(void **state)
+{
+	struct xp_engine_cfg c;
+	struct xp_engine_stats st;
+	static struct cap syn[300];
+	size_t n, i, j, nsyn = 0;
+	bool matched[300] = { false };
+
+	base_cfg(&c, XP_TEST_HOLD, false);
+	add_bind(&c, "198.18.220.10");
+	add_bind(&c, "198.18.220.11");
+	c.parallel = 300;
+	c.queues = 1;
+	c.debug = 1;
+	capture_open();
+	start_engine(&c);
+	for (double end = xp_now() + 5; xp_now() < end; xp_sleep(0.01)) {
+		ops->read(eng, &st);
+		if (st.pkts >= 300)
+			break;
+	}
+	xp_sleep(0.3); /* idle: nothing more may go out */
+	ops->read(eng, &st);
+	assert_int_equal(st.pkts, 300);
+	assert_int_equal(st.conn_closed, 0);
+	n = capture_read(&c, caps, MAXCAP);
+	assert_int_equal(n, 300);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(caps[i].flags, TH_SYN);
+		syn[nsyn++] = caps[i];
+		tno[i] = tuple_no(&c, &caps[i]);
+	}
+	qsort(tno, n, sizeof(tno[0]), cmp_u64);
+	for (i = 1; i < n; i++)
+		assert_true(tno[i] != tno[i - 1]);
+
+	double t = xp_now();
+	ops->stop(eng);
+	t = xp_now() - t;
+	ops->read(eng, &st);
+	print_message("stop took %.3f s; SYNs %llu, RSTs %llu\n", t, (unsigned long long)st.pkts,
+		      (unsigned long long)st.conn_closed);
+	assert_true(t < 2.5);
+	assert_int_equal(st.pkts, 300);
+	assert_int_equal(st.conn_closed, 300);
+	n = capture_read(&c, caps, MAXCAP);
+	assert_int_equal(n, 300);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(caps[i].flags, TH_RST);
+		for (j = 0; j < nsyn; j++)
+			if (caps[i].sport == syn[j].sport && caps[i].dport == syn[j].dport &&
+			    xp_addr_eq(&caps[i].src, &syn[j].src))
+				break;
+		if (j == nsyn)
+			fail_msg("RST %zu (%u -> %u) matches no SYN", i, caps[i].sport, caps[i].dport);
+		assert_false(matched[j]);
+		matched[j] = true;
+		assert_int_equal(caps[i].seq, syn[j].seq + 1);
+	}
+}
+
+/* A hold test stopped before it has sent everything closes what it sent. */
+static void test_hold_stopped_early(void **state)
+{
+	struct xp_engine_cfg c;
+	struct xp_engine_stats st;
+	size_t n, i, nsyn = 0, nrst = 0;
+
+	base_cfg(&c, XP_TEST_HOLD, false);
+	c.sport_hi = 59999;
+	c.parallel = 100000;
+	c.pps = 2000;
+	capture_open();
+	start_engine(&c);
+	xp_sleep(0.3);
+	ops->stop(eng);
+	ops->read(eng, &st);
+	n = capture_read(&c, caps, MAXCAP);
+	for (i = 0; i < n; i++) {
+		if (caps[i].flags == TH_SYN) {
+			assert_int_equal(nrst, 0); /* every SYN before the first RST */
+			nsyn++;
+		} else {
+			nrst++;
+		}
+	}
+	print_message("SYNs %zu, RSTs %zu\n", nsyn, nrst);
+	assert_true(nsyn > 300 && nsyn < 1000);
+	assert_int_equal(nsyn, st.pkts);
+	assert_int_equal(nrst, nsyn);
+	assert_int_equal(st.conn_closed, nrst);
+}
+
+static void test_config_errors(void **state)
+{
+	struct xp_engine_cfg c;
+	char err[256] = "";
+
+	base_cfg(&c, XP_TEST_HOLD, false);
+	c.parallel = 401; /* 100 x 4 tuples */
+	assert_int_equal(ops->create(&c, &eng, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "distinct tuples"));
+	assert_null(eng);
+
+	base_cfg(&c, XP_TEST_CONNECT, false);
+	add_bind(&c, "2001:2:0:220::10");
+	assert_int_equal(ops->create(&c, &eng, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "family"));
+
+	base_cfg(&c, XP_TEST_CONNECT, false);
+	c.tmpl.l4_proto = IPPROTO_UDP;
+	c.tmpl.tcp_syn_options = false;
+	c.tmpl.tcp_flags = 0;
+	assert_int_equal(ops->create(&c, &eng, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "TCP"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_config_errors, case_teardown),
+		cmocka_unit_test_teardown(test_connect_v4, case_teardown),
+		cmocka_unit_test_teardown(test_connect_v6, case_teardown),
+		cmocka_unit_test_teardown(test_connect_frame_reuse, case_teardown),
+		cmocka_unit_test_teardown(test_connect_two_queues, case_teardown),
+		cmocka_unit_test_teardown(test_hold_300, case_teardown),
+		cmocka_unit_test_teardown(test_hold_stopped_early, case_teardown),
+	};
+
+	if (geteuid() != 0) {
+		printf("test_xsk_connect: needs root (netns, veth, AF_XDP): skipped\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
