@@ -74,8 +74,15 @@ void xp_usage(FILE *f)
 "  -z, --zero                send zeroes instead of random data\n"
 "      --threads N           event-loop threads (default: one per CPU)\n"
 "      --bind ADDR[-ADDR]    source addresses to spread connections over\n"
-"      --compare             stream test with the socket engine, then with xsk,\n"
-"                            and a side-by-side table with ratios\n"
+"      --compare             the same test with the socket engine, then with an\n"
+"                            XDP engine (stream: xsk; -x: xdp), and a table of ratios\n"
+"\n"
+"XDP connection engine (--engine xdp, with -x or -k): raw SYNs from AF_XDP,\n"
+"handshakes completed by XDP programs on both ends, no per-connection state:\n"
+"      --cps N               SYNs per second (default: as fast as possible)\n"
+"      --fin                 close with FIN/FIN-ACK/ACK instead of a reset\n"
+"      --peer kernel         the server's TCP stack answers (xdpperf -s opens\n"
+"                            listeners), not its XDP program\n"
 "\n"
 "Server:\n"
 "  -1, --one-off             serve one test, then exit\n"
@@ -88,7 +95,7 @@ void xp_usage(FILE *f)
 
 enum {
 	OPT_CONTROL_PORT = 256, OPT_CPORT, OPT_QUEUES, OPT_DST_MAC, OPT_ENGINE,
-	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE, OPT_THREADS, OPT_BIND, OPT_COMPARE, OPT_BURST,
+	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE, OPT_THREADS, OPT_BIND, OPT_COMPARE, OPT_BURST, OPT_CPS, OPT_FIN, OPT_PEER,
 };
 
 static const struct option long_opts[] = {
@@ -119,6 +126,9 @@ static const struct option long_opts[] = {
 	{ "bind", required_argument, NULL, OPT_BIND },
 	{ "compare", no_argument, NULL, OPT_COMPARE },
 	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "cps", required_argument, NULL, OPT_CPS },
+	{ "fin", no_argument, NULL, OPT_FIN },
+	{ "peer", required_argument, NULL, OPT_PEER },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -130,7 +140,7 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	unsigned long ul;
 	int c;
 	bool client_only = false;
-	const char *client_opt = NULL, *socket_opt = NULL;
+	const char *client_opt = NULL, *socket_opt = NULL, *xdp_opt = NULL;
 
 	xp_opts_default(o);
 	optind = 0; /* 0, not 1: glibc then also resets its state from a previous parse */
@@ -228,6 +238,8 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 		case OPT_ENGINE:
 			if (!strcmp(optarg, "xsk")) {
 				o->engine = XP_ENGINE_XSK;
+			} else if (!strcmp(optarg, "xdp")) {
+				o->engine = XP_ENGINE_XDP;
 			} else if (!strcmp(optarg, "live")) {
 				o->engine = XP_ENGINE_LIVE;
 			} else if (!strcmp(optarg, "auto")) {
@@ -237,7 +249,7 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			} else if (!strcmp(optarg, "none")) {
 				o->engine = XP_ENGINE_NONE;
 			} else {
-				snprintf(err, errlen, "unknown engine '%s' (available: auto, live, xsk, socket, none)", optarg);
+				snprintf(err, errlen, "unknown engine '%s' (available: auto, live, xsk, xdp, socket, none)", optarg);
 				return 2;
 			}
 			o->engine_set = true;
@@ -302,6 +314,26 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			o->burst = (unsigned)ul;
 			client_only = true, client_opt = "--burst";
 			break;
+		case OPT_CPS:
+			if (parse_uint(optarg, 1, 100000000, &ul, "connection rate (--cps)", err, errlen))
+				return 2;
+			o->cps = (double)ul;
+			xdp_opt = "--cps";
+			break;
+		case OPT_FIN:
+			o->fin = true;
+			xdp_opt = "--fin";
+			break;
+		case OPT_PEER:
+			if (!strcmp(optarg, "kernel")) {
+				o->peer_kernel = true;
+			} else if (strcmp(optarg, "xdp")) {
+				snprintf(err, errlen, "unknown peer '%s' (xdp: the server's XDP program, kernel: its TCP stack)",
+					 optarg);
+				return 2;
+			}
+			xdp_opt = "--peer";
+			break;
 		case OPT_COMPARE:
 			o->compare = true;
 			client_only = true, client_opt = "--compare";
@@ -344,15 +376,27 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	}
 	/* fireperf's flags select the socket engine unless an engine was named. */
 	if (socket_opt && !o->engine_set)
-		o->engine = XP_ENGINE_SOCKET;
-	if (socket_opt && o->engine != XP_ENGINE_SOCKET && !(o->compare && !o->close_each && !o->keepalive)) {
-		snprintf(err, errlen, "%s is for the socket engine (--engine socket)%s", socket_opt,
-			 o->close_each || o->keepalive ? "; the XDP connection engine is not built yet" : "");
+		o->engine = xdp_opt ? XP_ENGINE_XDP : XP_ENGINE_SOCKET;
+	bool conn_test = o->close_each || o->keepalive;
+	if (o->engine == XP_ENGINE_XDP && !conn_test) {
+		snprintf(err, errlen, "the XDP connection engine runs connection tests: add -x (rate) or -k (hold)");
 		return 2;
 	}
-	if (o->compare && (o->close_each || o->keepalive)) {
-		snprintf(err, errlen, "--compare needs an XDP engine for the same test; -x/-k have only the socket "
-				      "engine so far (the XDP connection engine is not built yet)");
+	if (xdp_opt && o->engine != XP_ENGINE_XDP) {
+		snprintf(err, errlen, "%s is for the XDP connection engine (--engine xdp)", xdp_opt);
+		return 2;
+	}
+	if (socket_opt && o->engine != XP_ENGINE_SOCKET && o->engine != XP_ENGINE_XDP && !(o->compare && !conn_test)) {
+		snprintf(err, errlen, "%s is for the socket engine (--engine socket) or, with -x/-k, the XDP "
+				      "connection engine (--engine xdp)", socket_opt);
+		return 2;
+	}
+	if (o->engine == XP_ENGINE_XDP && (o->zero || o->threads)) {
+		snprintf(err, errlen, "%s is for the socket engine", o->zero ? "-z" : "--threads");
+		return 2;
+	}
+	if (o->fin && o->keepalive) {
+		snprintf(err, errlen, "--fin closes connections; -k holds them");
 		return 2;
 	}
 	if (o->engine == XP_ENGINE_SOCKET && o->udp) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "connprog.h"
 #include "control.h"
 #include "netdev.h"
 #include "netlink.h"
@@ -25,6 +26,7 @@ struct snap {
 	struct xp_engine_stats eng;
 	struct xp_counters rx;
 	struct xp_sock_figs srv; /* server socket counts (s_* fields) */
+	struct xp_cc_counters cc; /* the client's XDP handshake program */
 };
 
 struct client {
@@ -34,6 +36,9 @@ struct client {
 	struct xp_link link;
 	uint8_t nh_mac[6];
 	bool sock;                  /* socket engine (else a frame engine) */
+	bool xconn;                 /* XDP connection engine */
+	struct connprog *cp;        /* its client-side XDP program */
+	const char *cp_mode;
 	struct xp_report rep;
 	const struct xp_engine_ops *ops;
 	struct xp_engine *eng;
@@ -101,9 +106,24 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	p->tx_bytes = now->eng.bytes - prev->eng.bytes;
 	xp_counters_sub(&now->rx, &prev->rx, &p->rx);
 	p->has_sock = c->sock;
+	p->has_xconn = c->xconn;
+	struct xp_sock_figs *f = &p->sock;
+	if (c->xconn) {
+		struct xp_xconn_figs *x = &p->xconn;
+		x->syn_sent = now->eng.pkts - prev->eng.pkts;
+		x->synack_seen = now->cc.synack_seen - prev->cc.synack_seen;
+		x->acks_sent = now->cc.acks_sent - prev->cc.acks_sent;
+		x->fins_sent = now->cc.fins_sent - prev->cc.fins_sent;
+		x->rst_seen = now->cc.rst_seen - prev->cc.rst_seen;
+		x->finack_answered = now->cc.finack_answered - prev->cc.finack_answered;
+		x->rst_closed = now->eng.conn_closed - prev->eng.conn_closed;
+		/* --peer kernel: the server's sockets did the accepting */
+		f->s_accepted = now->srv.s_accepted - prev->srv.s_accepted;
+		f->s_open_now = now->srv.s_open_now;
+		return;
+	}
 	if (!c->sock)
 		return;
-	struct xp_sock_figs *f = &p->sock;
 	const struct xp_engine_stats *a = &now->eng, *b = &prev->eng;
 	f->conn_ok = a->conn_ok - b->conn_ok;
 	f->conn_fail = a->conn_fail - b->conn_fail;
@@ -196,6 +216,18 @@ static void build_template(struct client *c, struct frame_spec *s)
 	s->frame_size = o->frame_size;
 }
 
+/* The XDP connection engine's SYN: options like Linux's; the engine varies tuple and ISN per SYN. */
+static void build_syn_template(struct client *c, struct frame_spec *s)
+{
+	build_template(c, s);
+	s->l4_proto = IPPROTO_TCP;
+	s->tcp_flags = 0x02; /* SYN */
+	s->ack = 0;
+	s->tcp_syn_options = true;
+	s->no_payload = true;
+	s->window = 64240;
+}
+
 /* Frame size and queue checks that need the interface. Exit status or 0. */
 static int check_limits(struct client *c, const struct frame_spec *s, unsigned *queues)
 {
@@ -235,6 +267,7 @@ static enum xp_test_kind test_kind(const struct xp_opts *o)
 static const char *engine_name(const struct xp_opts *o)
 {
 	switch (o->engine) {
+	case XP_ENGINE_XDP: return "xdp";
 	case XP_ENGINE_SOCKET: return "socket";
 	case XP_ENGINE_NONE: return "none";
 	case XP_ENGINE_LIVE: return "live";
@@ -257,8 +290,14 @@ static int request_test(struct client *c)
 		.port_hi = o->port_hi,
 		.duration = o->duration,
 		.frame_size = c->sock ? 0 : o->frame_size,
-		.parallel = c->sock ? o->parallel : 0,
+		.parallel = c->sock || c->xconn ? o->parallel : 0,
+		/* XDP connection tests: the server's XDP answers, or with --peer kernel its TCP stack */
+		.respond = c->xconn && !o->peer_kernel,
+		.listen = c->sock || (c->xconn && o->peer_kernel),
+		.close_mode = c->xconn && o->close_each && !o->fin && !o->peer_kernel ? XP_CLOSE_RST : XP_CLOSE_NONE,
 	};
+	if (c->xconn && o->peer_kernel)
+		t.pass = true;
 	struct json_object *m = xp_test_to_json(&t), *r = NULL;
 	int e = xp_ctrl_send(&c->ctrl, m);
 	json_object_put(m);
@@ -355,7 +394,12 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	i->duration = o->duration;
 	i->interval = o->interval;
 	i->target_pps = ec->pps;
-	i->parallel = c->sock ? (unsigned)o->parallel : 0;
+	i->parallel = c->sock || c->xconn ? (unsigned)o->parallel : 0;
+	i->peer_kernel = c->xconn && o->peer_kernel;
+	i->target_cps = c->xconn ? o->cps : 0;
+	i->client_xdp_mode = c->cp_mode;
+	if (c->xconn)
+		i->engine = "xdp";
 }
 
 static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_summary *sum)
@@ -413,6 +457,8 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 		 */
 		struct xp_engine_stats st2;
 		c->ops->read(c->eng, &now.eng);
+		if (c->cp)
+			connprog_read(c->cp, &now.cc);
 		int e = server_sample(c, "sample", &now, NULL);
 		if (e) {
 			c->error = ctrl_errstr(c, e);
@@ -436,6 +482,10 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 	c->ops->stop(c->eng);
 	double t_end = xp_now();
 	c->ops->read(c->eng, &now.eng);
+	if (c->cp) {
+		xp_sleep(0.2); /* the last handshakes' replies are still on their way */
+		connprog_read(c->cp, &now.cc);
+	}
 	sum->client_cpu_pct = 100.0 * (xp_cpu_seconds() - cpu0) / (t_end - t0);
 	sum->tx_errors = now.eng.errors;
 	if (!c->error) {
@@ -460,6 +510,13 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 			 (unsigned long long)sum->total.sock.conn_fail, (unsigned long long)sum->total.sock.conn_timeout);
 		c->error = c->errbuf;
 	}
+	if (!c->error && c->xconn && !xp_period_established(&sum->total) && sum->total.xconn.syn_sent &&
+	    !sum->interrupted) {
+		snprintf(c->errbuf, sizeof(c->errbuf),
+			 "no handshake completed (%llu SYNs sent, %llu SYN-ACKs seen): is something dropping them?",
+			 (unsigned long long)sum->total.xconn.syn_sent, (unsigned long long)sum->total.xconn.synack_seen);
+		c->error = c->errbuf;
+	}
 	sum->error = c->error;
 	xp_report_end(&c->rep, sum);
 	if (c->error)
@@ -470,7 +527,7 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
 {
 	struct xp_opts oo = *opts, *o = &oo;
-	struct client c = { .o = o, .sock = o->engine == XP_ENGINE_SOCKET };
+	struct client c = { .o = o, .sock = o->engine == XP_ENGINE_SOCKET, .xconn = o->engine == XP_ENGINE_XDP };
 	c.ctrl.fd = -1;
 	int rc = setup_path(&c);
 	if (rc)
@@ -496,6 +553,14 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	snprintf(ec.ifname, sizeof(ec.ifname), "%s", c.link.name);
 	if (c.sock) {
 		c.ops = &xp_engine_socket;
+	} else if (c.xconn) {
+		c.ops = &xp_engine_xsk;
+		build_syn_template(&c, &ec.tmpl);
+		o->frame_size = (unsigned)frame_min_size(&ec.tmpl);
+		rc = check_limits(&c, &ec.tmpl, &ec.queues);
+		if (rc)
+			goto out;
+		ec.pps = o->cps;
 	} else {
 		c.ops = o->engine == XP_ENGINE_NONE  ? &xp_engine_none
 			: o->engine == XP_ENGINE_XSK ? &xp_engine_xsk
@@ -511,12 +576,33 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	rc = request_test(&c);
 	if (rc)
 		goto out;
+	if (c.xconn) {
+		char err[256];
+		struct connprog_cfg cc = {
+			.ifindex = c.link.ifindex,
+			.family = c.local.family,
+			.cport_lo = o->cport_lo, .cport_hi = o->cport_hi,
+			.dport_lo = o->port_lo, .dport_hi = o->port_hi,
+			.ctrl_port = o->control_port,
+			/* --peer kernel: ACK|FIN completes the handshake and closes (the stack answers the FIN). */
+			.mode = o->keepalive ? XP_CC_MODE_KEEPALIVE
+				: (o->fin || o->peer_kernel) ? XP_CC_MODE_FIN : XP_CC_MODE_RST,
+			.reply_redirect = true,
+			.xdp_mode = o->xdp_mode,
+		};
+		if (connprog_open(&cc, &c.cp, &c.cp_mode, err, sizeof(err))) {
+			fprintf(stderr, "xdpperf: %s\n", err);
+			rc = 1;
+			goto out;
+		}
+	}
 	c.rep = *rep;
 	rc = run_test(&c, &ec, sum);
 	*rep = c.rep;
 out:
 	if (c.eng)
 		c.ops->destroy(c.eng);
+	connprog_close(c.cp);
 	if (c.ctrl.fd >= 0)
 		close(c.ctrl.fd);
 	return rc;

@@ -11,7 +11,8 @@
 #include "rxprog.h"
 
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
-enum xp_engine_kind { XP_ENGINE_AUTO = 0, XP_ENGINE_XSK, XP_ENGINE_LIVE, XP_ENGINE_SOCKET, XP_ENGINE_NONE };
+enum xp_engine_kind { XP_ENGINE_AUTO = 0, XP_ENGINE_XSK, XP_ENGINE_LIVE, XP_ENGINE_SOCKET, XP_ENGINE_NONE,
+		      XP_ENGINE_XDP };
 
 #define XP_DEFAULT_PORT_LO 63000
 #define XP_DEFAULT_PORT_HI 63015
@@ -54,6 +55,10 @@ struct xp_opts {
 	struct xp_addr bind[XP_MAX_BIND_OPT]; /* --bind ADDR[-ADDR] */
 	unsigned nbind;
 	bool compare;                /* --compare */
+	/* XDP connection engine */
+	double cps;                  /* --cps: SYNs per second, 0 = as fast as possible */
+	bool fin;                    /* --fin: close with FIN instead of RST */
+	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
 };
 
 void xp_opts_default(struct xp_opts *o);

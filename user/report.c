@@ -65,6 +65,11 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 	add_d(o, "target_pps", i->target_pps);
 	if (i->parallel)
 		add_u(o, "parallel", i->parallel);
+	if (!strcmp(i->engine, "xdp")) {
+		json_object_object_add(o, "peer", json_object_new_string(i->peer_kernel ? "kernel" : "xdp"));
+		add_d(o, "target_cps", i->target_cps);
+		add_s(o, "client_xdp_mode", i->client_xdp_mode);
+	}
 	return o;
 }
 
@@ -114,6 +119,10 @@ struct json_object *xp_period_json(const struct xp_period *p)
 	add_d(rx, "bits_per_second_l2", r.rx_l2);
 	json_object_object_add(rx, "counters", xp_counters_to_json(&p->rx));
 	json_object_object_add(o, "received", rx);
+	if (p->has_xconn) {
+		json_object_object_add(o, "connections", xp_xconn_json(p, r.secs));
+		return o;
+	}
 	if (p->has_sock) {
 		/* A socket test sends no frames of its own count: loss is not defined. */
 		json_object_object_add(o, "sockets", xp_sock_figs_json(&p->sock, r.secs));
@@ -171,6 +180,26 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 	if (i->target_pps > 0)
 		xp_fmt_rate(i->target_pps, "pps", tgt, sizeof(tgt));
 	r->sock = !strcmp(i->engine, "socket");
+	r->xconn = !strcmp(i->engine, "xdp");
+	r->peer_kernel = i->peer_kernel;
+	if (r->xconn) {
+		char cps[48] = "as fast as possible";
+		if (i->target_cps > 0)
+			xp_fmt_rate(i->target_cps, "SYN/s", cps, sizeof(cps));
+		fprintf(r->out, "Client %s -> server %s, %s test with the XDP connection engine, TCP/IPv%d, ports %u:%u -> %u:%u\n",
+			i->client, i->server, i->test, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
+		fprintf(r->out, "SYNs from AF_XDP (%s) on %s, %s; handshakes completed by XDP (%s) on %s\n",
+			i->engine_mode ? i->engine_mode : "-", i->dev, cps, i->client_xdp_mode ? i->client_xdp_mode : "?",
+			i->dev);
+		if (i->peer_kernel)
+			fprintf(r->out, "Server answers with its TCP stack (listeners), counting with XDP (%s, count and pass) on %s\n",
+				i->server_xdp_mode, i->server_dev);
+		else
+			fprintf(r->out, "Server answers with XDP (%s mode, SYN cookies) on %s\n", i->server_xdp_mode,
+				i->server_dev);
+		fflush(r->out);
+		return;
+	}
 	if (r->sock) {
 		fprintf(r->out, "Client %s -> server %s, %s test over TCP/IPv%d sockets, ports %u:%u, %u connection%s, %.0f s\n",
 			i->client, i->server, i->test, i->family, i->port_lo, i->port_hi, i->parallel,
@@ -210,6 +239,8 @@ void xp_report_interval(struct xp_report *r, const struct xp_period *p)
 		json_object_array_add(r->intervals, xp_period_json(p));
 	else if (r->fmt == XP_REPORT_JSON_STREAM)
 		emit_stream(r, "interval", xp_period_json(p));
+	else if (r->xconn)
+		xp_report_xconn_line(r, "[SUM]", p);
 	else if (r->sock)
 		xp_report_sock_line(r, "[SUM]", p);
 	else
@@ -230,6 +261,10 @@ void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 	}
 	if (r->fmt == XP_REPORT_JSON_STREAM) {
 		emit_stream(r, "end", xp_summary_json(s));
+		return;
+	}
+	if (r->xconn) {
+		xp_report_xconn_end(r, s);
 		return;
 	}
 	if (r->sock) {

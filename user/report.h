@@ -31,6 +31,9 @@ struct xp_report_info {
 	double duration, interval;
 	double target_pps;        /* 0 = unlimited */
 	unsigned parallel;        /* socket tests: -P */
+	bool peer_kernel;         /* XDP connection tests answered by the server's TCP stack */
+	double target_cps;        /* XDP connection tests: --cps, 0 = unlimited */
+	const char *client_xdp_mode; /* XDP connection tests: the client program's attach mode */
 };
 
 /* Socket tests: the client engine's and the server's socket counts (deltas; open_* are gauges). */
@@ -40,13 +43,26 @@ struct xp_sock_figs {
 	uint64_t s_accepted, s_closed, s_resets, s_open_now, s_bytes_rx;
 };
 
+/* XDP connection tests: what the client's AF_XDP engine and XDP program did (deltas). */
+struct xp_xconn_figs {
+	uint64_t syn_sent;        /* SYNs the engine sent */
+	uint64_t synack_seen;     /* SYN-ACKs the client's XDP program saw */
+	uint64_t acks_sent;       /* handshake-completing ACKs it sent */
+	uint64_t fins_sent;       /* of those, ACK|FIN (--fin) */
+	uint64_t rst_seen;        /* resets from the server */
+	uint64_t finack_answered; /* server FIN-ACKs answered with the last ACK */
+	uint64_t rst_closed;      /* -k: held connections reset at the end */
+};
+
 /* One interval's (or the whole test's) deltas. */
 struct xp_period {
 	double t0, t1;            /* seconds since the start */
 	uint64_t tx_pkts, tx_bytes; /* client: frames sent, L2 bytes without FCS */
 	struct xp_counters rx;    /* server: XDP counters */
 	bool has_sock;            /* a socket test: sock is filled, tx_* are not */
-	struct xp_sock_figs sock;
+	struct xp_sock_figs sock; /* also the server's s_* counts with --peer kernel */
+	bool has_xconn;           /* an XDP connection test: xconn is filled */
+	struct xp_xconn_figs xconn;
 };
 
 struct xp_summary {
@@ -68,6 +84,8 @@ struct xp_report {
 	unsigned lines;
 	bool keep_doc;                 /* -J: xp_report_end leaves the document in doc instead of printing */
 	bool sock;                     /* socket test: socket line format */
+	bool xconn;                    /* XDP connection test: its line format */
+	bool peer_kernel;              /* ... answered by the server's TCP stack */
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
@@ -85,6 +103,13 @@ const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
 void xp_report_sock_line(struct xp_report *r, const char *tag, const struct xp_period *p);
 void xp_report_sock_end(struct xp_report *r, const struct xp_summary *s);
 struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs);
+
+/* XDP connection tests (report_xconn.c). */
+void xp_report_xconn_line(struct xp_report *r, const char *tag, const struct xp_period *p);
+void xp_report_xconn_end(struct xp_report *r, const struct xp_summary *s);
+struct json_object *xp_xconn_json(const struct xp_period *p, double secs);
+/* Connections the server completed: its XDP program's count, or with --peer kernel its accepts. */
+uint64_t xp_period_established(const struct xp_period *p);
 
 /* JSON encodings (new references), exposed for tests. */
 struct json_object *xp_report_info_json(const struct xp_report_info *info);

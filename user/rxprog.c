@@ -41,7 +41,7 @@ static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap
 	return 0;
 }
 
-int rxprog_open(struct rxprog **out, uint16_t ctrl_port, char *err, size_t errlen)
+int rxprog_open(struct rxprog **out, uint16_t ctrl_port, bool reply_redirect, char *err, size_t errlen)
 {
 	struct rxprog *rp = calloc(1, sizeof(*rp));
 	if (!rp)
@@ -55,6 +55,7 @@ int rxprog_open(struct rxprog **out, uint16_t ctrl_port, char *err, size_t errle
 		return -e;
 	}
 	rp->skel->rodata->ctrl_port = ctrl_port;
+	rp->skel->rodata->reply_redirect = reply_redirect;
 	/* SYN cookies are only as good as the secret behind them. */
 	if (getrandom(rp->skel->rodata->cookie_key, sizeof(rp->skel->rodata->cookie_key), 0) !=
 	    sizeof(rp->skel->rodata->cookie_key)) {
@@ -180,7 +181,7 @@ static void set_ports(struct rxprog *rp, uint16_t lo, uint16_t hi, __u32 val)
 }
 
 int rxprog_slot_alloc(struct rxprog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
-		      char *err, size_t errlen)
+		      uint32_t close_mode, char *err, size_t errlen)
 {
 	int slot = -1;
 	for (int i = 0; i < XP_MAX_SLOTS; i++) {
@@ -198,7 +199,7 @@ int rxprog_slot_alloc(struct rxprog *rp, uint16_t lo, uint16_t hi, uint32_t prot
 		return -ENOSPC;
 	}
 	__u32 key = (__u32)slot;
-	struct xp_slot_cfg cfg = { .flags = flags | XP_SLOT_ACTIVE, .protos = protos };
+	struct xp_slot_cfg cfg = { .flags = flags | XP_SLOT_ACTIVE, .protos = protos, .close_mode = close_mode };
 	int r = zero_counters(rp, slot);
 	if (!r)
 		r = bpf_map__update_elem(rp->skel->maps.slot_cfg, &key, sizeof(key), &cfg, sizeof(cfg), 0);

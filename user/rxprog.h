@@ -7,6 +7,7 @@
 #ifndef XP_RXPROG_H
 #define XP_RXPROG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,7 +19,12 @@ enum xp_xdp_mode { XP_XDP_AUTO = 0, XP_XDP_NATIVE, XP_XDP_SKB };
 
 struct rxprog;
 
-int rxprog_open(struct rxprog **out, uint16_t ctrl_port, char *err, size_t errlen);
+/*
+ * reply_redirect: answer connection-test frames by redirecting them to the
+ * interface they came in on instead of XDP_TX. On veth, XDP_TX into a peer
+ * without an XDP program stalls after 256 frames; a redirect wakes the peer.
+ */
+int rxprog_open(struct rxprog **out, uint16_t ctrl_port, bool reply_redirect, char *err, size_t errlen);
 void rxprog_close(struct rxprog *rp);
 
 /*
@@ -32,7 +38,7 @@ void rxprog_detach(struct rxprog *rp, int ifindex);
 
 /* Claim a slot for dport range [lo, hi]; flags XP_SLOT_*, protos XP_PROTO_*. slot or -errno. */
 int rxprog_slot_alloc(struct rxprog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
-		      char *err, size_t errlen);
+		      uint32_t close_mode, char *err, size_t errlen);
 void rxprog_slot_free(struct rxprog *rp, int slot);
 /* Sum of the slot's per-CPU counters. 0 or -errno. */
 int rxprog_read(struct rxprog *rp, int slot, struct xp_counters *sum);

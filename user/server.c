@@ -199,14 +199,15 @@ static void on_start(struct server *s, struct srv_client *c, struct json_object 
 		printf("[%s] %s\n", c->peer_s, err);
 		return;
 	}
-	int slot = rxprog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP,
-				     t.pass ? XP_SLOT_PASS : 0, err, sizeof(err));
+	uint32_t flags = (t.pass ? XP_SLOT_PASS : 0) | (t.respond ? XP_SLOT_RESPOND : 0);
+	int slot = rxprog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
+				     t.close_mode, err, sizeof(err));
 	if (slot < 0) {
 		rxprog_detach(s->rp, ifindex);
 		send_error(c, err);
 		return;
 	}
-	if (!strcmp(t.engine, "socket") && start_sockets(s, c, &t, err, sizeof(err))) {
+	if (t.listen && start_sockets(s, c, &t, err, sizeof(err))) {
 		rxprog_slot_free(s->rp, slot);
 		rxprog_detach(s->rp, ifindex);
 		send_error(c, err);
@@ -228,7 +229,8 @@ static void on_start(struct server *s, struct srv_client *c, struct json_object 
 	json_object_put(o);
 	printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, counting with XDP (%s%s) on %s\n", c->peer_s,
 	       xp_test_kind_name(t.kind), t.engine, t.udp ? "udp" : "tcp", t.family == AF_INET6 ? 6 : 4, t.port_lo,
-	       t.port_hi, mode, t.pass ? ", count and pass" : "", l.name);
+	       t.port_hi, mode, t.respond ? ", answering handshakes with SYN cookies" : t.pass ? ", count and pass" : "",
+	       l.name);
 	fflush(stdout);
 }
 
@@ -324,7 +326,7 @@ int xp_server_run(const struct xp_opts *o)
 			return 1;
 		}
 	}
-	if (rxprog_open(&s.rp, o->control_port, err, sizeof(err))) {
+	if (rxprog_open(&s.rp, o->control_port, true, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		return 1;
 	}

@@ -17,7 +17,7 @@ const char *xp_test_kind_name(enum xp_test_kind k)
 	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
 }
 
-static const char *const engine_names[] = { "xsk", "socket", "live", "none", "auto" };
+static const char *const engine_names[] = { "xsk", "socket", "live", "none", "auto", "xdp" };
 
 struct json_object *xp_test_to_json(const struct xp_test *t)
 {
@@ -34,6 +34,9 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 	json_object_object_add(o, "duration", json_object_new_double(t->duration));
 	json_object_object_add(o, "frame_size", json_object_new_int((int)t->frame_size));
 	json_object_object_add(o, "parallel", json_object_new_int64((int64_t)t->parallel));
+	json_object_object_add(o, "respond", json_object_new_boolean(t->respond));
+	json_object_object_add(o, "listen", json_object_new_boolean(t->listen));
+	json_object_object_add(o, "close", json_object_new_string(t->close_mode == XP_CLOSE_RST ? "rst" : "none"));
 	return o;
 }
 
@@ -84,6 +87,13 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 		return -1;
 	}
 	t->parallel = (unsigned long)par;
+	t->respond = json_object_object_get_ex(o, "respond", &v) && json_object_get_boolean(v);
+	/* Older clients did not say: socket tests always needed listeners. */
+	if (json_object_object_get_ex(o, "listen", &v))
+		t->listen = json_object_get_boolean(v);
+	else
+		t->listen = !strcmp(t->engine, "socket");
+	t->close_mode = !strcmp(xp_json_str(o, "close", "none"), "rst") ? XP_CLOSE_RST : XP_CLOSE_NONE;
 	return 0;
 }
 

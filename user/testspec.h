@@ -29,6 +29,9 @@ struct xp_test {
 	double duration;
 	unsigned frame_size;  /* incl. FCS; 0 for socket tests */
 	unsigned long parallel; /* socket tests: connections the client will open */
+	bool respond;         /* XDP connection tests: the server's XDP program answers SYNs */
+	bool listen;          /* the server opens TCP listeners on the ports (socket tests, --peer kernel) */
+	unsigned close_mode;  /* XP_CLOSE_*: what the server does with a handshake's ACK */
 };
 
 const char *xp_test_kind_name(enum xp_test_kind k);

@@ -1,0 +1,105 @@
+#include "connprog.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn_client.skel.h"
+
+struct connprog {
+	struct conn_client_bpf *skel;
+	int link_fd;
+	int ncpus;
+};
+
+static int link_create(struct connprog *cp, int ifindex, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
+	int fd = bpf_link_create(bpf_program__fd(cp->skel->progs.xdp_conn_client), ifindex, BPF_XDP, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+int connprog_open(const struct connprog_cfg *c, struct connprog **out, const char **mode_used, char *err,
+		  size_t errlen)
+{
+	struct connprog *cp = calloc(1, sizeof(*cp));
+	if (!cp)
+		return -ENOMEM;
+	cp->link_fd = -1;
+	cp->skel = conn_client_bpf__open();
+	if (!cp->skel) {
+		int e = errno;
+		snprintf(err, errlen, "cannot open the client's XDP handshake program: %s", strerror(e));
+		free(cp);
+		return -e;
+	}
+	struct conn_client_bpf__rodata *ro = cp->skel->rodata;
+	ro->cc_family = c->family == AF_INET6 ? 6 : 4;
+	ro->cc_cport_lo = c->cport_lo;
+	ro->cc_cport_hi = c->cport_hi;
+	ro->cc_dport_lo = c->dport_lo;
+	ro->cc_dport_hi = c->dport_hi;
+	ro->cc_mode = c->mode;
+	ro->cc_ctrl_port = c->ctrl_port;
+	ro->cc_reply_redirect = c->reply_redirect;
+	int r = conn_client_bpf__load(cp->skel);
+	if (r) {
+		snprintf(err, errlen, "cannot load the client's XDP handshake program: %s", strerror(-r));
+		connprog_close(cp);
+		return r;
+	}
+	if (c->xdp_mode == XP_XDP_SKB) {
+		r = link_create(cp, c->ifindex, XDP_FLAGS_SKB_MODE);
+	} else {
+		r = link_create(cp, c->ifindex, XDP_FLAGS_DRV_MODE);
+		if (r < 0 && c->xdp_mode == XP_XDP_AUTO && r != -EBUSY && r != -EEXIST)
+			r = link_create(cp, c->ifindex, XDP_FLAGS_SKB_MODE);
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "cannot attach the client's XDP handshake program: %s%s", strerror(-r),
+			 (r == -EBUSY || r == -EEXIST) ? " (another XDP program is attached to the interface)" : "");
+		connprog_close(cp);
+		return r;
+	}
+	cp->link_fd = r;
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	*mode_used = "?";
+	if (!bpf_xdp_query(c->ifindex, 0, &q))
+		*mode_used = q.attach_mode == XDP_ATTACHED_DRV ? "native" : q.attach_mode == XDP_ATTACHED_SKB ? "skb" : "?";
+	cp->ncpus = libbpf_num_possible_cpus();
+	*out = cp;
+	return 0;
+}
+
+int connprog_read(struct connprog *cp, struct xp_cc_counters *sum)
+{
+	struct xp_cc_counters pc[cp->ncpus];
+	__u32 key = 0;
+	memset(sum, 0, sizeof(*sum));
+	int r = bpf_map__lookup_elem(cp->skel->maps.cc_counters, &key, sizeof(key), pc, sizeof(pc), 0);
+	if (r)
+		return r;
+	for (int c = 0; c < cp->ncpus; c++) {
+		const __u64 *src = (const __u64 *)&pc[c];
+		__u64 *dst = (__u64 *)sum;
+		for (size_t f = 0; f < sizeof(*sum) / sizeof(__u64); f++)
+			dst[f] += src[f];
+	}
+	return 0;
+}
+
+void connprog_close(struct connprog *cp)
+{
+	if (!cp)
+		return;
+	if (cp->link_fd >= 0)
+		close(cp->link_fd);
+	conn_client_bpf__destroy(cp->skel);
+	free(cp);
+}

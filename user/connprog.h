@@ -1,0 +1,37 @@
+/*
+ * The client side of the XDP connection engine (bpf/conn_client.bpf.c):
+ * loaded for one test, attached to the sending interface through a bpf_link
+ * (the kernel detaches it if the process dies), it answers the server's
+ * SYN-ACKs with the ACK that completes each handshake.
+ */
+#ifndef XP_CONNPROG_H
+#define XP_CONNPROG_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn_client.h"
+#include "rxprog.h"
+
+struct connprog_cfg {
+	int ifindex;
+	int family;                 /* AF_INET / AF_INET6 */
+	uint16_t cport_lo, cport_hi; /* the client's source ports */
+	uint16_t dport_lo, dport_hi; /* the server's test ports */
+	uint16_t ctrl_port;
+	uint32_t mode;              /* XP_CC_MODE_* */
+	bool reply_redirect;        /* see rxprog_open */
+	enum xp_xdp_mode xdp_mode;
+};
+
+struct connprog;
+
+int connprog_open(const struct connprog_cfg *cfg, struct connprog **out, const char **mode_used, char *err,
+		  size_t errlen);
+/* Counters summed over CPUs. */
+int connprog_read(struct connprog *cp, struct xp_cc_counters *sum);
+void connprog_close(struct connprog *cp);
+
+#endif
