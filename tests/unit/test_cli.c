@@ -206,6 +206,18 @@ static void test_socket_options(void **state)
 	/* --compare runs a stream test on both engines */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 4 --compare", &o, err, sizeof(err)), 0);
 	assert_true(o.compare);
+	/* the XDP connection engine: named, or picked by its own flags */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x -P 64 --engine xdp --cps 50000 --fin", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_true(o.cps == 50000);
+	assert_true(o.fin);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -k -P 1000 --cps 10000", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --peer kernel", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_true(o.peer_kernel);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x -P 64 --compare", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
 }
 
 static void test_socket_usage_errors(void **state)
@@ -215,7 +227,12 @@ static void test_socket_usage_errors(void **state)
 		{ "xdpperf -c 1.2.3.4 -P many", "-P" },
 		{ "xdpperf -c 1.2.3.4 -x -k", "exclude" },
 		{ "xdpperf -c 1.2.3.4 -x --engine xsk", "socket engine" },
-		{ "xdpperf -c 1.2.3.4 -x --compare", "--compare" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp", "-x" },
+		{ "xdpperf -c 1.2.3.4 --cps 1000 -P 4", "-x" },
+		{ "xdpperf -c 1.2.3.4 --cps 1000 --engine socket -x", "--engine xdp" },
+		{ "xdpperf -c 1.2.3.4 -x --engine xdp -z", "socket engine" },
+		{ "xdpperf -c 1.2.3.4 -k --fin --engine xdp", "--fin" },
+		{ "xdpperf -c 1.2.3.4 -x --engine xdp --peer mars", "unknown peer" },
 		{ "xdpperf -c 1.2.3.4 -P 2 -u", "TCP only" },
 		{ "xdpperf -c 1.2.3.4 --bind 198.18.1.25-198.18.1.10", "reversed" },
 		{ "xdpperf -c 1.2.3.4 --bind 198.18.1.1-2001:2::1", "families" },
