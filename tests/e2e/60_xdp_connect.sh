@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# End-to-end tests of the XDP connection engine (--engine xdp): handshakes
+# completed by XDP on both ends, counted by the server's XDP program, checked
+# against the router's connection tracking and, with --peer kernel, against the
+# server's TCP stack (nstat); -x with RST and FIN closes, -k holds, IPv6,
+# --compare, faults.
+. "$(dirname "$0")/lib.sh"
+
+BIN=$XP_BIN
+J=$XP_TMP/out.json
+
+start_server() {
+	xp_run_bg server "$BIN" -s "$@"
+	SRV_PID=$XP_BG_PID
+	xp_wait_port server 5301 5
+}
+client() { xp_exec client "$BIN" "$@"; }
+jqv() { jq -r "$1" "$J"; }
+conn() { jq -r ".end.sum.connections.$1" "$J"; }
+ct_count() { xp_exec router conntrack -C; }
+ct_state() { xp_exec router conntrack -L -p tcp --state "$1" 2>/dev/null | wc -l; }
+nstat_abs() { xp_exec "$1" nstat -asz "$2" | awk -v k="$2" '$1 == k {print $2}'; }
+expect_ge() { (($2 >= $3)) || { echo "$1: $2 < $3"; return 1; }; }
+
+# ---------------------------------------------------------------------------
+xp_case connect_rst_through_firewall_matches_conntrack
+xp_check "lab up with the firewall" xp_lab_up --firewall
+xp_check "server" start_server
+xp_check "flush conntrack" xp_exec router conntrack -F
+xp_check "-x at 20k SYN/s for 3 s" eval 'client -c "$XP_SERVER4" --engine xdp -x --cps 20000 -t 3 -J >"$J"'
+est=$(conn established)
+xp_check "about 60000 handshakes completed" expect_near established "$est" 60000 1500
+xp_check "every SYN answered, every ACK counted" eval '
+	[[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" && $(conn acks_sent) == "$est" ]] || { jq .end.sum.connections "$J"; false; }'
+xp_check "server reset each one" expect_eq rst "$(conn server_rst_sent)" "$est"
+xp_check "no invalid cookie" expect_eq invalid "$(conn server_cookie_invalid)" 0
+# The firewall tracked each connection (plus the control connection), and each ended CLOSEd by the RST.
+xp_check "conntrack holds every connection" expect_near "conntrack -C" "$(ct_count)" "$est" 5
+xp_check "all of them CLOSE" expect_near CLOSE "$(ct_state CLOSE)" "$est" 2
+xp_check "none dropped as invalid by the firewall" eval '[[ $(xp_exec router nft list ruleset | grep -c "invalid drop") -ge 1 ]] && (( $(xp_exec router conntrack -S | grep -o "invalid=[0-9]*" | cut -d= -f2 | paste -sd+ | bc) == 0 ))'
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case fin_close_through_firewall
+xp_check "flush conntrack" xp_exec router conntrack -F
+xp_check "-x --fin at 10k SYN/s" eval 'client -c "$XP_SERVER4" --engine xdp -x --fin --cps 10000 -t 2 -J >"$J"'
+est=$(conn established)
+xp_check "about 20000 completed" expect_near established "$est" 20000 800
+xp_check "every FIN answered" expect_eq fin_answered "$(conn server_fin_answered)" "$est"
+xp_check "client answered every FIN-ACK" expect_eq finack "$(conn finack_answered)" "$est"
+xp_check "conntrack: all TIME_WAIT (closed by FINs)" expect_near TIME_WAIT "$(ct_state TIME_WAIT)" "$est" 2
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case hold_established_then_reset
+xp_check "flush conntrack" xp_exec router conntrack -F
+xp_check "-k -P 20000 over 16 source addresses" eval '
+	client -c "$XP_SERVER4" --engine xdp -k -P 20000 -t 4 --bind "$XP_CLIENT4_RANGE" -J >"$J" &
+	A=$!; sleep 3
+	HELD=$(ct_state ESTABLISHED)
+	wait $A'
+xp_check "conntrack ESTABLISHED during the hold" expect_near ESTABLISHED "$HELD" 20001 2
+xp_check "server completed 20000" expect_eq established "$(conn established)" 20000
+xp_check "all reset at the end" expect_eq reset "$(conn held_reset_at_end)" 20000
+xp_check "nothing left ESTABLISHED but the control connection" eval 'sleep 0.5; (( $(ct_state ESTABLISHED) <= 1 ))'
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case peer_kernel_matches_nstat
+xp_check "nstat before" eval 'P0=$(nstat_abs server TcpPassiveOpens)'
+xp_check "-x --peer kernel at 5k SYN/s" eval 'client -c "$XP_SERVER4" --engine xdp -x --peer kernel --cps 5000 -t 2 -P 1000 -J >"$J"'
+xp_check "nstat after" eval 'P1=$(nstat_abs server TcpPassiveOpens)'
+acc=$(conn server_accepted)
+xp_check "about 10000 accepted by the server's stack" expect_near accepted "$acc" 10000 500
+# +1: the control connection of the test itself
+xp_check "TcpPassiveOpens == accepted (+ control)" expect_near TcpPassiveOpens "$((P1 - P0))" "$acc" 2
+xp_check "server XDP answered nothing itself" expect_eq synack "$(conn server_synack_sent)" 0
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case ipv6_connect_direct
+xp_check "lab up (direct)" xp_lab_up --direct --queues 2
+xp_check "server" start_server
+xp_check "-x IPv6 at 20k SYN/s" eval 'client -c "$XP_SERVER6" --engine xdp -x --cps 20000 -t 2 -J >"$J"'
+xp_check "about 40000 completed" expect_near established "$(conn established)" 40000 1000
+xp_check "no invalid cookie" expect_eq invalid "$(conn server_cookie_invalid)" 0
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case compare_socket_and_xdp_columns
+xp_check "--compare -x -P 64" eval 'client -c "$XP_SERVER4" -x -P 64 -t 2 --compare -J >"$J"'
+xp_check "both columns and a ratio for each figure" eval '
+	jq -e ".compare | to_entries | length == 5 and all(.value.socket > 0 and .value.xdp > 0 and .value.ratio > 0)" "$J" >/dev/null'
+xp_check "the XDP engine completed more connections" eval 'jq -e ".compare.connections.ratio > 1" "$J" >/dev/null'
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case faults
+xp_check "lab up (routed)" xp_lab_up
+xp_check "server" start_server
+xp_check "router drops the test's SYNs" eval 'xp_exec router nft -f - <<-NFT
+	table inet xptest {
+		chain dropsyn {
+			type filter hook forward priority -10; policy accept;
+			tcp dport 63000-63015 tcp flags & (syn | ack) == syn drop
+		}
+	}
+	NFT'
+xp_check "nothing answers: one-line error, exit 1, no hang" eval '
+	s=$SECONDS; out=$(client -c "$XP_SERVER4" --engine xdp -x --cps 1000 -t 2 2>&1 >/dev/null); rc=$?
+	echo "rc=$rc after $((SECONDS - s)) s: $out"
+	(( rc == 1 && SECONDS - s <= 6 )) && [[ $out == *"no handshake completed"* && $(wc -l <<<"$out") == 1 ]]'
+xp_check "rule removed" xp_exec router nft delete table inet xptest
+xp_check "bad flags" eval '
+	out=$(client -c "$XP_SERVER4" --engine xdp 2>&1); [[ $? == 2 && $out == *"-x"* ]] &&
+	out=$(client -c "$XP_SERVER4" -k --fin --engine xdp 2>&1); [[ $? == 2 && $out == *"--fin"* ]]'
+xp_check "server killed mid-test: client exits 1" eval '
+	client -c "$XP_SERVER4" --engine xdp -x --cps 1000 -t 6 >/dev/null 2>&1 &
+	A=$!; sleep 1.5; kill -9 $SRV_PID; s=$SECONDS; wait $A; rc=$?; (( rc == 1 && SECONDS - s <= 5 ))'
+xp_check "nothing attached on the client or server afterwards" eval '
+	! xp_exec client ip -o link show "$XP_CLIENT_DEV" | grep -q " xdp" && ! xp_exec server ip -o link show "$XP_SERVER_DEV" | grep -q " xdp"'
+xp_pass
