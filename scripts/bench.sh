@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): side-by-side figures from one run on this machine.
 #
-#   scripts/bench.sh [-t SECS] [xsk|live|socket|all]      (default all)
+#   scripts/bench.sh [-t SECS] [xsk|live|socket|xconn|all]      (default all)
 #
+# xconn:  connections/s of -x -P 64, the XDP connection engine vs the socket
+#         engine, direct and through the --firewall router; machine CPU and
+#         conntrack entries created per second during the XDP run.
+#         Targets: >= 20x direct, >= 3x through the firewall.
 # live:   the XDP live-frames engine vs the AF_XDP engine vs trafgen, 64-byte
 #         frames, one thread each, direct and routed; live with 2 threads; and
 #         rate control: the worst 1-second interval at 10 kpps, 100 kpps,
@@ -362,10 +366,64 @@ bench_live() {
 	echo
 }
 
+# ----------------------------------------------------------------- xconn ----
+cpu_busy_ticks() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
+
+# connections/s of one -x run: socket engine (client's count) or XDP engine (server's count)
+xconn_rate() { # ENGINE [OPTIONS...]
+	local eng=$1
+	shift
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -x -P 64 -t "$T" --engine "$eng" "$@" -J >"$TMP/c.json" 2>/dev/null || true
+	if [[ $eng == socket ]]; then jq '.end.sum.sockets.connections_per_second // 0' "$TMP/c.json"
+	else jq '.end.sum.connections.connections_per_second // 0' "$TMP/c.json"; fi
+}
+
+bench_xconn() {
+	echo "== Connections/s, -x -P 64: XDP connection engine vs socket engine, ${T} s per run"
+	printf "%-10s %-18s %-18s %-8s %s\n" path socket xdp ratio "machine CPU busy during the xdp run / conntrack entries per s"
+	declare -gA C
+	for path in direct firewall; do
+		if [[ $path == direct ]]; then bash "$LAB" up --direct --queues 2 >/dev/null
+		else bash "$LAB" up --firewall --queues 2 >/dev/null; fi
+		eval "$(bash "$LAB" env)"
+		start_server
+		[[ -n $XP_ROUTER_NS ]] && ip netns exec "$XP_ROUTER_NS" conntrack -F >/dev/null 2>&1
+		C[$path,s]=$(xconn_rate socket)
+		[[ -n $XP_ROUTER_NS ]] && ip netns exec "$XP_ROUTER_NS" conntrack -F >/dev/null 2>&1
+		local c0 c1 b0 t0 b1 t1 extra="-"
+		read -r b0 t0 < <(cpu_busy_ticks)
+		c0=$([[ -n $XP_ROUTER_NS ]] && ip netns exec "$XP_ROUTER_NS" conntrack -C || echo 0)
+		C[$path,x]=$(xconn_rate xdp)
+		c1=$([[ -n $XP_ROUTER_NS ]] && ip netns exec "$XP_ROUTER_NS" conntrack -C || echo 0)
+		read -r b1 t1 < <(cpu_busy_ticks)
+		local busy
+		busy=$(echo "100 * ($b1 - $b0) / ($t1 - $t0)" | bc -l)
+		if [[ -n $XP_ROUTER_NS ]]; then
+			local max full=""
+			max=$(cat /proc/sys/net/netfilter/nf_conntrack_max 2>/dev/null || echo 0)
+			((max > 0 && c1 * 100 >= max * 95)) && full=", the table filled up: CLOSEd entries linger 10 s"
+			extra=$(printf "%.0f %% / %.1f k entries/s (table max %s%s)" "$busy" "$(echo "($c1 - $c0) / $T / 1000" | bc -l)" \
+				"$max" "$full")
+		else
+			extra=$(printf "%.0f %%" "$busy")
+		fi
+		printf "%-10s %-18s %-18s %-8s %s\n" "$path" "$(fmt_cps "${C[$path,s]}")" "$(fmt_cps "${C[$path,x]}")" \
+			"$(ratio "${C[$path,x]}" "${C[$path,s]}")" "$extra"
+		stop_server
+	done
+	echo
+	echo "xdp vs socket, direct:   $(ratio "${C[direct,x]}" "${C[direct,s]}")  (target >= 20x)"
+	echo "xdp vs socket, firewall: $(ratio "${C[firewall,x]}" "${C[firewall,s]}")  (target >= 3x)"
+	echo "(on veth the router forwards in the sender's softirq context: the router's limit shows as the"
+	echo " whole machine's CPU being busy, not as one router core)"
+	echo
+}
+
 case $WHAT in
 xsk) bench_xsk ;;
 socket) bench_socket ;;
 live) bench_live ;;
-all) bench_xsk; bench_live; bench_socket ;;
-*) echo "bench: unknown benchmark '$WHAT' (xsk, live, socket or all)" >&2; exit 2 ;;
+xconn) bench_xconn ;;
+all) bench_xsk; bench_live; bench_socket; bench_xconn ;;
+*) echo "bench: unknown benchmark '$WHAT' (xsk, live, socket, xconn or all)" >&2; exit 2 ;;
 esac
