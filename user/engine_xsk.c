@@ -343,6 +343,60 @@ static void conn_close_all(struct xsk_worker *w)
 }
 
 /*
+ * Pacing shared by both sending loops: against CLOCK_MONOTONIC from the
+ * thread's start, in units of about 50 us of frames (or --burst frames back
+ * to back), sleeping between units (timer slack is 1 us) and spinning only
+ * for the last few microseconds, so a second's worth is never sent at once.
+ */
+struct pacer {
+	double pps;    /* this thread's rate, 0 = unpaced */
+	double t0;
+	uint32_t unit; /* frames per paced unit */
+	uint32_t left; /* frames of the current unit not yet posted */
+	bool burst;
+};
+
+static void pacer_init(struct pacer *p, double pps, unsigned burst)
+{
+	p->pps = pps;
+	p->t0 = xp_now();
+	p->left = 0;
+	p->burst = burst > 0;
+	p->unit = BATCH;
+	if (burst)
+		p->unit = burst;
+	else if (pps > 0 && pps * 50e-6 < BATCH)
+		p->unit = pps * 50e-6 < 1 ? 1 : (uint32_t)(pps * 50e-6);
+}
+
+/* Frames to post now (at most BATCH), or 0 after waiting: call again. */
+static uint32_t pacer_next(struct pacer *p, uint64_t posted)
+{
+	if (p->pps <= 0)
+		return BATCH;
+	if (!p->left) {
+		double due = (xp_now() - p->t0) * p->pps - (double)posted;
+		if (due < p->unit) {
+			double wait = (p->unit - due) / p->pps;
+			if (wait > 30e-6)
+				xp_sleep(wait - 10e-6);
+			return 0;
+		}
+		/* Behind schedule after a long sleep: catch up, one ring batch (or one burst) at a time. */
+		p->left = p->burst ? p->unit : due < BATCH ? (uint32_t)due : BATCH;
+		if (!p->burst && p->left > p->unit && due < 2 * p->unit)
+			p->left = p->unit;
+	}
+	return p->left < BATCH ? p->left : BATCH;
+}
+
+static void pacer_posted(struct pacer *p, uint32_t n)
+{
+	if (p->pps > 0)
+		p->left = n < p->left ? p->left - n : 0;
+}
+
+/*
  * The sending loop of connection tests: the stream loop (worker_main) with
  * per-frame rewrites, free-frame accounting and, in hold tests, a limit.
  * Pacing is the same arithmetic as there; kept apart so the stream loop
@@ -352,10 +406,8 @@ static void conn_main(struct xsk_worker *w)
 {
 	struct xp_engine *e = w->eng;
 	const struct xp_engine_cfg *c = &e->cfg;
-	double pps = c->pps > 0 ? c->pps / e->nw : 0;
-	uint32_t batch = BATCH;
-	if (pps > 0 && pps * 50e-6 < BATCH)
-		batch = pps * 50e-6 < 1 ? 1 : (uint32_t)(pps * 50e-6);
+	struct pacer pc;
+	pacer_init(&pc, c->pps > 0 ? c->pps / e->nw : 0, c->burst);
 	/* Hold: this thread's share of k = 0 .. parallel-1. */
 	uint64_t limit = UINT64_MAX;
 	if (c->kind == XP_TEST_HOLD)
@@ -378,26 +430,16 @@ static void conn_main(struct xsk_worker *w)
 			xp_sleep(1e-3);
 			continue;
 		}
-		uint32_t want = batch;
-		if (pps > 0) {
-			double now = xp_now();
-			if (now > deadline)
-				break;
-			double due = (now - t0) * pps - (double)w->syn_posted;
-			if (due < batch) {
-				conn_reap(w);
-				double wait = (batch - due) / pps;
-				if (wait > 30e-6)
-					xp_sleep(wait - 10e-6);
-				continue;
-			}
-			want = due < BATCH ? (uint32_t)due : BATCH;
-			if (want > batch && due < 2 * batch)
-				want = batch;
+		uint32_t want = pacer_next(&pc, w->syn_posted);
+		if (!want) {
+			conn_reap(w);
+			continue;
 		}
 		if (want > limit - w->syn_posted)
 			want = (uint32_t)(limit - w->syn_posted);
+		uint64_t before = w->syn_posted;
 		conn_post(w, want, false);
+		pacer_posted(&pc, (uint32_t)(w->syn_posted - before));
 		int f = kick(w);
 		conn_reap(w);
 		if (f) {
@@ -420,12 +462,8 @@ static void *worker_main(void *arg)
 		conn_main(w);
 		return NULL;
 	}
-	double pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0;
-	/* Paced sending posts small batches (about 50 us of frames): short
-	 * enough not to burst, long enough to sleep between them. */
-	uint32_t batch = BATCH;
-	if (pps > 0 && pps * 50e-6 < BATCH)
-		batch = pps * 50e-6 < 1 ? 1 : (uint32_t)(pps * 50e-6);
+	struct pacer pc;
+	pacer_init(&pc, e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, e->cfg.burst);
 	uint64_t posted = 0, next = 0;
 	double t0 = xp_now(), deadline = t0 + e->cfg.max_seconds;
 	unsigned iter = 0;
@@ -433,25 +471,10 @@ static void *worker_main(void *arg)
 	while (!e->stop) {
 		if ((++iter & 1023) == 0 && xp_now() > deadline)
 			break;
-		uint32_t want = batch;
-		if (pps > 0) {
-			double now = xp_now();
-			if (now > deadline)
-				break;
-			double due = (now - t0) * pps - (double)posted;
-			if (due < batch) {
-				reap(w);
-				double wait = (batch - due) / pps;
-				/* Sleep when the gap allows (timer slack is set to 1 us);
-				 * spin only for the last few microseconds. */
-				if (wait > 30e-6)
-					xp_sleep(wait - 10e-6);
-				continue;
-			}
-			/* Behind schedule after a long sleep: catch up, one ring batch at most. */
-			want = due < BATCH ? (uint32_t)due : BATCH;
-			if (want > batch && due < 2 * batch)
-				want = batch;
+		uint32_t want = pacer_next(&pc, posted);
+		if (!want) {
+			reap(w);
+			continue;
 		}
 		uint32_t idx;
 		uint32_t n = xsk_ring_prod__reserve(&w->tx, want, &idx);
@@ -463,6 +486,7 @@ static void *worker_main(void *arg)
 		if (n)
 			xsk_ring_prod__submit(&w->tx, n);
 		posted += n;
+		pacer_posted(&pc, n);
 		int f = kick(w);
 		reap(w);
 		if (f) {
