@@ -49,6 +49,20 @@ struct {
 	__type(value, struct xp_counters);
 } counters SEC(".maps");
 
+/* XP_SLOT_RESPOND: per slot, the payload length of the last handshake-
+ * completing segment that carried data (the client's data mode sends the
+ * same length on every connection of a test). It lets the client's final
+ * ACK after such a close be recognised: that ACK's seq is ISN + len + 2,
+ * and the client's ISN is what the cookie is bound to. A property of the
+ * test, learned from its traffic; nothing is kept per connection. Shared by
+ * the CPUs (plain loads and stores: it is written only when it changes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} slot_data_len SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XP_G_NSTATS);
@@ -111,25 +125,29 @@ static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
  *   RST                         -> other (counted as tcp_rst already)
  *   SYN                         -> SYN-ACK, seq = cookie, ack = seq + 1; MSS,
  *                                  and SACK-perm/TS/WS if the SYN offered them
- *   ACK, valid cookie, no data  -> conn_established; RST back (XP_CLOSE_RST)
- *                                  or other (XP_CLOSE_NONE)
- *   ACK|FIN                     -> FIN-ACK, seq = ack, ack = seq + len + 1;
- *                                  also conn_established when it carries a
- *                                  valid cookie without data (a client
- *                                  closing in its handshake ACK)
- *   ACK of our FIN (ack - 2 and seq - 2 a valid cookie) -> other
+ *   ACK, valid cookie (ack - 1 the cookie, seq - 1 the client's ISN), with
+ *   or without data             -> conn_established; then as below
+ *   data without a valid cookie -> cookie_invalid, other: only the segment
+ *                                  that completes a handshake may carry data
+ *                                  (the client's data mode), as nothing here
+ *                                  acknowledges data
+ *   ACK|FIN (no data, or data with a valid cookie)
+ *                               -> FIN-ACK, seq = ack, ack = seq + len + 1
+ *   valid, no FIN               -> RST back (XP_CLOSE_RST) or other
+ *                                  (XP_CLOSE_NONE)
+ *   ACK of our FIN (ack - 2 and seq - 2 a valid cookie; seq - 2 - len after
+ *   a close with len data bytes, see slot_data_len) -> other
  *   other pure ACK              -> cookie_invalid, other
- *   data                        -> other (counted as data already; a handshake
- *                                  ACK must come alone to count established)
  *
- * Limits of being stateless: a FIN is answered without validation (a FIN
- * after data carries no recoverable cookie, as the client's ISN is unknown);
- * the final ACK of a close after data, and keepalive probes, count as
- * cookie_invalid; a client that sends a pure ACK and then, within the cookie
- * lifetime and without data, ACK|FIN is counted established twice.
+ * Limits of being stateless: a FIN without data is answered without
+ * validation (a FIN after the data of a real TCP client carries no
+ * recoverable cookie, as the client's ISN is unknown); keepalive probes
+ * count as cookie_invalid; a client that sends a pure ACK and then, within
+ * the cookie lifetime, data or ACK|FIN starting at the same sequence number
+ * is counted established twice.
  */
 static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cnt,
-				      __u32 close_mode, struct xp_tcp_seg *sg,
+				      __u32 slot, __u32 close_mode, struct xp_tcp_seg *sg,
 				      int other)
 {
 	struct xp_tcp_reply r = {};
@@ -174,13 +192,23 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK)) != XP_TCPF_ACK)
 		return other; /* SYN-ACK, or no ACK: not ours to answer */
 
-	/* The handshake-completing segment: seq = client ISN + 1, ack = our
-	 * ISN (the cookie) + 1. */
-	valid = sg->payload == 0 &&
-		xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 1,
+	/* The handshake-completing segment: seq = client ISN + 1 (where its
+	 * data, if any, starts), ack = our ISN (the cookie) + 1. */
+	valid = xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 1,
 				sg->ack - 1, t);
 	if (valid)
 		cnt->conn_established++;
+	if (sg->payload) {
+		__u32 *dl;
+
+		if (!valid) {
+			cnt->cookie_invalid++;
+			return other;
+		}
+		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
+		if (dl && *dl != sg->payload)
+			*dl = sg->payload;
+	}
 
 	if (fl & XP_TCPF_FIN) {
 		r.seq = sg->ack;
@@ -194,12 +222,18 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		cnt->fin_answered++;
 		return xp_reply_verdict(ctx, reply_redirect);
 	}
-	if (sg->payload)
-		return other;
 	if (!valid) {
+		__u32 *dl;
+
 		/* The client's ACK of our FIN-ACK after a close in the
-		 * handshake: its FIN and ours each took one sequence number. */
-		if (!xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2,
+		 * handshake: its FIN and ours each took one sequence number,
+		 * and its data (data mode) len more of its own. */
+		if (xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2,
+				    sg->ack - 2, t))
+			return other;
+		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
+		if (!dl || !*dl ||
+		    !xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2 - *dl,
 				     sg->ack - 2, t))
 			cnt->cookie_invalid++;
 		return other;
@@ -329,7 +363,7 @@ int xdp_rx_count(struct xdp_md *ctx)
 		/* Not answerable (IPv4 options, fragment): counted, no reply. */
 		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
 			return other;
-		return xp_respond(ctx, cnt, cfg->close_mode, &sg, other);
+		return xp_respond(ctx, cnt, slot, cfg->close_mode, &sg, other);
 	}
 	return other;
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Turn a received TCP segment into the reply to it, in place, for XDP_TX:
+ * Turn a received TCP segment into the reply to it, in place, for XDP_TX
+ * (or, for the client's data mode, a TC redirect):
  * the stateless handshake and close answers of rx_count.bpf.c (server) and
- * conn_client.bpf.c (client). Header-only segments out, always.
+ * conn_client.bpf.c (client). Header-only segments out, except the client's
+ * data mode, whose single segment carries r->payload zero bytes.
  *
  * Two steps, so nothing about the reply depends on packet pointers that
  * bpf_xdp_adjust_tail() invalidates:
@@ -13,7 +15,12 @@
  *      headers (bpf_xdp_adjust_tail: option lengths differ between a SYN
  *      and a SYN-ACK, an ACK and a RST; any payload and Ethernet padding
  *      go), swap MACs, addresses and ports, reset TTL / hop limit, write the
- *      TCP header and recompute both checksums.
+ *      TCP header and recompute both checksums. With r->payload, the frame
+ *      also gets that many zero bytes after the header; zero bytes add
+ *      nothing to a ones' complement sum, so the payload only shows in the
+ *      lengths (IP and the TCP pseudo-header) and needs no checksum loop.
+ *      The steps inside (xp_reply_hdr, xp_reply_write) also serve the
+ *      client's TC fallback for frames without that much room.
  *
  * The TCP header is assembled in a zeroed 60-byte stack buffer and checksummed
  * there over a fixed length (zero words add nothing to a ones' complement
@@ -60,6 +67,9 @@
 #define XP_ETH_ALEN          6
 #define XP_IPV4_DF           0x4000
 #define XP_REPLY_TTL         64   /* what Linux uses (net.ipv4.ip_default_ttl) */
+/* Bound on r->payload (the lengths stay far from overflowing 16 bits); the
+ * caller keeps within the path's MSS. */
+#define XP_REPLY_MAX_PAYLOAD 1448u
 
 /* A received segment, as far as a reply needs it. */
 struct xp_tcp_seg {
@@ -73,6 +83,7 @@ struct xp_tcp_seg {
 	__u32 seq;         /* host order */
 	__u32 ack;
 	__u32 payload;     /* TCP payload bytes (IP length based) */
+	__u16 window;      /* host order, as on the wire (unscaled) */
 	__u32 tsval;       /* host order; valid if has_ts */
 	__u32 tsecr;
 	__u16 mss;         /* valid if has_mss */
@@ -90,6 +101,7 @@ struct xp_tcp_reply {
 	__u32 ack;
 	__u32 opt[XP_REPLY_OPT_WORDS]; /* option words, network order */
 	__u32 nopt;        /* words used in opt[] */
+	__u32 payload;     /* zero bytes after the header, <= XP_REPLY_MAX_PAYLOAD */
 	__u16 window;      /* host order, as it goes on the wire (scaled or not) */
 	__u8 flags;        /* XP_TCPF_* */
 };
@@ -252,6 +264,7 @@ static __always_inline int xp_tcp_seg_read(void *data, void *data_end, void *l3,
 	s->dport = th->dest;
 	s->seq = bpf_ntohl(th->seq);
 	s->ack = bpf_ntohl(th->ack_seq);
+	s->window = bpf_ntohs(th->window);
 	s->flags = tcp_flags(th);
 	s->payload = payload;
 	doff = (((__u8 *)th)[12] >> 4) * 4;
@@ -299,41 +312,33 @@ static __always_inline void xp_reply_put_ts(struct xp_tcp_reply *r, __u32 tsval,
 	r->opt[r->nopt++] = bpf_htonl(tsecr);
 }
 
-/*
- * Rewrite the frame s was read from into the reply r, addressed back to the
- * sender. Returns 0 (the caller returns xp_reply_verdict()) or -1 (frame could not be
- * resized; the caller drops it). All packet pointers the caller held are
- * invalid afterwards.
- */
-static __always_inline int xp_tcp_reply_send(struct xdp_md *ctx,
-					     const struct xp_tcp_seg *s,
-					     const struct xp_tcp_reply *r)
+/* Step 2a: the reply's TCP header in hb, checksum included (pseudo-header
+ * with the payload length; the payload is zeroes and adds nothing). *hlen
+ * gets its length. -1 when r is out of range. */
+static __always_inline int xp_reply_hdr(const struct xp_tcp_seg *s, const struct xp_tcp_reply *r,
+					union xp_tcp_hdr_buf *hb, __u32 *hlen)
 {
-	union xp_tcp_hdr_buf hb;
-	__u32 l3_off = s->l3_off, l4_off = s->l4_off, nopt = r->nopt, hlen, i;
-	void *data, *data_end, *tcp;
-	struct ethhdr *eth;
-	__u8 mac[XP_ETH_ALEN];
+	__u32 nopt = r->nopt, plen = r->payload, i;
 	__u64 sum = 0;
-	int delta;
 
-	if (l3_off > XP_L3_OFF_MAX || l4_off > XP_L4_OFF_MAX || nopt > XP_REPLY_OPT_WORDS)
+	if (s->l3_off > XP_L3_OFF_MAX || s->l4_off > XP_L4_OFF_MAX || nopt > XP_REPLY_OPT_WORDS ||
+	    plen > XP_REPLY_MAX_PAYLOAD)
 		return -1;
-	hlen = XP_TCP_HLEN + nopt * 4;
+	*hlen = XP_TCP_HLEN + nopt * 4;
 
 	/* TCP header: ports swapped, the reply's fields, checksum 0 for now. */
-	__builtin_memset(&hb, 0, sizeof(hb));
-	hb.h[0] = s->dport;
-	hb.h[1] = s->sport;
-	hb.w[1] = bpf_htonl(r->seq);
-	hb.w[2] = bpf_htonl(r->ack);
-	hb.b[12] = (hlen / 4) << 4;
-	hb.b[13] = r->flags;
-	hb.h[7] = bpf_htons(r->window);
+	__builtin_memset(hb, 0, sizeof(*hb));
+	hb->h[0] = s->dport;
+	hb->h[1] = s->sport;
+	hb->w[1] = bpf_htonl(r->seq);
+	hb->w[2] = bpf_htonl(r->ack);
+	hb->b[12] = (*hlen / 4) << 4;
+	hb->b[13] = r->flags;
+	hb->h[7] = bpf_htons(r->window);
 #pragma unroll
 	for (i = 0; i < XP_REPLY_OPT_WORDS; i++)
 		if (i < nopt)
-			hb.w[5 + i] = r->opt[i];
+			hb->w[5 + i] = r->opt[i];
 
 	/* Pseudo-header (the swapped addresses sum the same) + whole buffer. */
 	if (s->is_v6) {
@@ -343,28 +348,32 @@ static __always_inline int xp_tcp_reply_send(struct xdp_md *ctx,
 	} else {
 		sum += (__u64)s->saddr[0] + s->daddr[0];
 	}
-	sum += bpf_htons(IPPROTO_TCP) + bpf_htons(hlen);
+	/* The zero payload sums to nothing; only its length counts. */
+	sum += bpf_htons(IPPROTO_TCP) + bpf_htons(*hlen + plen);
 #pragma unroll
-	for (i = 0; i < sizeof(hb.w) / sizeof(hb.w[0]); i++)
-		sum += hb.w[i];
-	hb.h[8] = xp_csum_fold64(sum);
+	for (i = 0; i < sizeof(hb->w) / sizeof(hb->w[0]); i++)
+		sum += hb->w[i];
+	hb->h[8] = xp_csum_fold64(sum);
+	return 0;
+}
 
-	/* Exactly the reply's headers: drop payload and Ethernet padding, or
-	 * grow when our options are longer than the segment's. */
-	data = (void *)(long)ctx->data;
-	data_end = (void *)(long)ctx->data_end;
-	delta = (int)(l4_off + hlen) - (int)(data_end - data);
-	if (delta && bpf_xdp_adjust_tail(ctx, delta))
-		return -1;
-	/* Reload both bounds from ctx itself: without the barrier clang may
-	 * address data_end as (ctx + 4), which the verifier refuses. */
-	barrier_var(ctx);
-	data = (void *)(long)ctx->data;
-	data_end = (void *)(long)ctx->data_end;
+/*
+ * Step 2b: write the reply's headers into the frame [data, data_end), which
+ * already has the reply's length (l4_off + hlen + plen): MACs, addresses
+ * and ports swapped, IP header redone, TCP header from hb. Works on any
+ * program type with direct packet access (XDP, TC). Returns 0 or -1.
+ */
+static __always_inline int xp_reply_write(void *data, void *data_end, const struct xp_tcp_seg *s,
+					  const union xp_tcp_hdr_buf *hb, __u32 hlen, __u32 plen)
+{
+	__u32 l3_off = s->l3_off, l4_off = s->l4_off, nopt = (hlen - XP_TCP_HLEN) / 4, i;
+	struct ethhdr *eth;
+	__u8 mac[XP_ETH_ALEN];
+	void *tcp;
 
-	/* Offsets were range-checked above, but clang may spill and reload
-	 * them past the verifier's knowledge: mask them where they are used
-	 * (the barrier keeps clang from dropping the "redundant" masks). */
+	/* Offsets were range-checked, but clang may spill and reload them
+	 * past the verifier's knowledge: mask them where they are used (the
+	 * barrier keeps clang from dropping the "redundant" masks). */
 	barrier_var(l3_off);
 	barrier_var(l4_off);
 	l3_off &= XP_L3_OFF_MASK;
@@ -385,7 +394,7 @@ static __always_inline int xp_tcp_reply_send(struct xdp_md *ctx,
 		/* Version 6, traffic class and flow label 0: ours, not the
 		 * client's, as a stack's own reply would be. */
 		*(__u32 *)ip6h = bpf_htonl(0x60000000);
-		ip6h->payload_len = bpf_htons(hlen);
+		ip6h->payload_len = bpf_htons(hlen + plen);
 		ip6h->nexthdr = IPPROTO_TCP;
 		ip6h->hop_limit = XP_REPLY_TTL;
 		__builtin_memcpy(&ip6h->saddr, s->daddr, 16);
@@ -398,7 +407,7 @@ static __always_inline int xp_tcp_reply_send(struct xdp_md *ctx,
 			return -1;
 		/* Keep version/IHL (5, checked) and TOS; id 0 with DF, as
 		 * Linux sends its own handshake segments (RFC 6864). */
-		iph->tot_len = bpf_htons(sizeof(*iph) + hlen);
+		iph->tot_len = bpf_htons(sizeof(*iph) + hlen + plen);
 		iph->id = 0;
 		iph->frag_off = bpf_htons(XP_IPV4_DF);
 		iph->ttl = XP_REPLY_TTL;
@@ -417,15 +426,73 @@ static __always_inline int xp_tcp_reply_send(struct xdp_md *ctx,
 		return -1;
 #pragma unroll
 	for (i = 0; i < XP_TCP_HLEN / 4; i++)
-		((__u32 *)tcp)[i] = hb.w[i];
-	/* The frame ends exactly after the options now, but a variable length
-	 * proves nothing to the verifier: one constant-offset check per word. */
+		((__u32 *)tcp)[i] = hb->w[i];
+	/* The frame ends after the options (or the payload) now, but a
+	 * variable length proves nothing to the verifier: one constant-offset
+	 * check per word. */
 #pragma unroll
 	for (i = 0; i < XP_REPLY_OPT_WORDS; i++) {
 		if (i < nopt && tcp + XP_TCP_HLEN + 4 * (i + 1) <= data_end)
-			((__u32 *)tcp)[5 + i] = hb.w[5 + i];
+			((__u32 *)tcp)[5 + i] = hb->w[5 + i];
 	}
 	return 0;
+}
+
+/* xp_tcp_reply_send(): the frame has no room for the reply's payload; it is
+ * untouched (the caller may hand it on, see conn_client.bpf.c). */
+#define XP_REPLY_NOROOM (-2)
+
+/*
+ * Rewrite the XDP frame s was read from into the reply r, addressed back to
+ * the sender. Returns 0 (the caller returns xp_reply_verdict()), -1 (frame
+ * could not be resized; the caller drops it) or, for a reply with payload,
+ * XP_REPLY_NOROOM. All packet pointers the caller held are invalid
+ * afterwards.
+ *
+ * Room for a payload is the frame's tailroom, which depends on the driver:
+ * NICs give a page or half of one, but veth gives a copy of a small frame
+ * (a SYN-ACK) little more than it needs. So a payload is asked for first,
+ * as one grow that fails without changing anything; then the frame is cut
+ * to the reply's header (whatever it held past that goes) and grown again,
+ * so that all of the payload is bytes the kernel zeroes.
+ */
+static __always_inline int xp_tcp_reply_send(struct xdp_md *ctx,
+					     const struct xp_tcp_seg *s,
+					     const struct xp_tcp_reply *r)
+{
+	union xp_tcp_hdr_buf hb;
+	__u32 plen = r->payload, hlen, len, keep;
+	void *data, *data_end;
+	int delta;
+
+	if (xp_reply_hdr(s, r, &hb, &hlen))
+		return -1;
+
+	/* Exactly the reply's headers: drop payload and Ethernet padding, or
+	 * grow when our options are longer than the segment's. */
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	len = data_end - data;
+	keep = s->l4_off + hlen;
+	if (plen) {
+		if (keep + plen > len) {
+			if (bpf_xdp_adjust_tail(ctx, (int)(keep + plen - len)))
+				return XP_REPLY_NOROOM;
+			len = keep + plen;
+		}
+		if (bpf_xdp_adjust_tail(ctx, (int)keep - (int)len))
+			return -1;
+		len = keep;
+	}
+	delta = (int)(keep + plen) - (int)len;
+	if (delta && bpf_xdp_adjust_tail(ctx, delta))
+		return -1;
+	/* Reload both bounds from ctx itself: without the barrier clang may
+	 * address data_end as (ctx + 4), which the verifier refuses. */
+	barrier_var(ctx);
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	return xp_reply_write(data, data_end, s, &hb, hlen, plen);
 }
 
 /*

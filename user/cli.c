@@ -1,8 +1,10 @@
 #include <getopt.h>
+#include <linux/types.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "conn_client.h"
 #include "control.h"
 #include "opts.h"
 
@@ -81,6 +83,8 @@ void xp_usage(FILE *f)
 "handshakes completed by XDP programs on both ends, no per-connection state:\n"
 "      --cps N               SYNs per second (default: as fast as possible)\n"
 "      --fin                 close with FIN/FIN-ACK/ACK instead of a reset\n"
+"      --bytes N             with -x: each connection carries N bytes (1..%u) in\n"
+"                            the handshake's ACK, then closes with FINs\n"
 "      --peer kernel         the server's TCP stack answers (xdpperf -s opens\n"
 "                            listeners), not its XDP program\n"
 "\n"
@@ -90,12 +94,13 @@ void xp_usage(FILE *f)
 "\n"
 "Exit status: 0 success, 1 runtime error, 2 usage error.\n",
 		XP_CONTROL_PORT_DEFAULT, XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI,
-		XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI);
+		XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI, XP_CC_DATA_MAX);
 }
 
 enum {
 	OPT_CONTROL_PORT = 256, OPT_CPORT, OPT_QUEUES, OPT_DST_MAC, OPT_ENGINE,
 	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE, OPT_THREADS, OPT_BIND, OPT_COMPARE, OPT_BURST, OPT_CPS, OPT_FIN, OPT_PEER,
+	OPT_BYTES,
 };
 
 static const struct option long_opts[] = {
@@ -129,6 +134,7 @@ static const struct option long_opts[] = {
 	{ "cps", required_argument, NULL, OPT_CPS },
 	{ "fin", no_argument, NULL, OPT_FIN },
 	{ "peer", required_argument, NULL, OPT_PEER },
+	{ "bytes", required_argument, NULL, OPT_BYTES },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -334,6 +340,13 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			}
 			xdp_opt = "--peer";
 			break;
+		case OPT_BYTES:
+			if (parse_uint(optarg, 1, XP_CC_DATA_MAX, &ul, "--bytes payload", err, errlen))
+				return 2;
+			o->data_len = (unsigned)ul;
+			xdp_opt = "--bytes";
+			client_only = true, client_opt = "--bytes";
+			break;
 		case OPT_COMPARE:
 			o->compare = true;
 			client_only = true, client_opt = "--compare";
@@ -374,6 +387,11 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 		snprintf(err, errlen, "-x (close at once) and -k (keep open) exclude each other");
 		return 2;
 	}
+	if (o->data_len && !o->close_each) {
+		snprintf(err, errlen, o->keepalive ? "--bytes closes each connection after its data: use -x, not -k"
+						   : "--bytes is for connection tests: add -x (and --engine xdp)");
+		return 2;
+	}
 	/* fireperf's flags select the socket engine unless an engine was named. */
 	if (socket_opt && !o->engine_set)
 		o->engine = xdp_opt ? XP_ENGINE_XDP : XP_ENGINE_SOCKET;
@@ -397,6 +415,14 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	}
 	if (o->fin && o->keepalive) {
 		snprintf(err, errlen, "--fin closes connections; -k holds them");
+		return 2;
+	}
+	if (o->data_len && o->peer_kernel) {
+		snprintf(err, errlen, "--bytes needs the server's XDP program to answer, not --peer kernel");
+		return 2;
+	}
+	if (o->data_len && o->compare) {
+		snprintf(err, errlen, "--bytes has no socket-engine counterpart for --compare");
 		return 2;
 	}
 	if (o->engine == XP_ENGINE_SOCKET && o->udp) {

@@ -294,7 +294,7 @@ static int request_test(struct client *c)
 		/* XDP connection tests: the server's XDP answers, or with --peer kernel its TCP stack */
 		.respond = c->xconn && !o->peer_kernel,
 		.listen = c->sock || (c->xconn && o->peer_kernel),
-		.close_mode = c->xconn && o->close_each && !o->fin && !o->peer_kernel ? XP_CLOSE_RST : XP_CLOSE_NONE,
+		.close_mode = c->xconn && o->close_each && !o->fin && !o->data_len && !o->peer_kernel ? XP_CLOSE_RST : XP_CLOSE_NONE,
 	};
 	if (c->xconn && o->peer_kernel)
 		t.pass = true;
@@ -586,7 +586,9 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 			.ctrl_port = o->control_port,
 			/* --peer kernel: ACK|FIN completes the handshake and closes (the stack answers the FIN). */
 			.mode = o->keepalive ? XP_CC_MODE_KEEPALIVE
+				: o->data_len ? XP_CC_MODE_DATA
 				: (o->fin || o->peer_kernel) ? XP_CC_MODE_FIN : XP_CC_MODE_RST,
+			.data_len = o->data_len,
 			.reply_redirect = true,
 			.xdp_mode = o->xdp_mode,
 		};

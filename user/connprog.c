@@ -15,8 +15,13 @@
 struct connprog {
 	struct conn_client_bpf *skel;
 	int link_fd;
+	int tc_link_fd; /* XP_CC_MODE_DATA: tc_conn_client at TC ingress, or -1 */
 	int ncpus;
 };
+
+/* enum bpf_attach_type's BPF_TCX_INGRESS (Linux 6.6), which this system's
+ * <linux/bpf.h> may predate. */
+#define XP_BPF_TCX_INGRESS 46
 
 static int link_create(struct connprog *cp, int ifindex, __u32 flags)
 {
@@ -32,6 +37,7 @@ int connprog_open(const struct connprog_cfg *c, struct connprog **out, const cha
 	if (!cp)
 		return -ENOMEM;
 	cp->link_fd = -1;
+	cp->tc_link_fd = -1;
 	cp->skel = conn_client_bpf__open();
 	if (!cp->skel) {
 		int e = errno;
@@ -46,8 +52,11 @@ int connprog_open(const struct connprog_cfg *c, struct connprog **out, const cha
 	ro->cc_dport_lo = c->dport_lo;
 	ro->cc_dport_hi = c->dport_hi;
 	ro->cc_mode = c->mode;
+	ro->cc_data_len = c->data_len;
 	ro->cc_ctrl_port = c->ctrl_port;
 	ro->cc_reply_redirect = c->reply_redirect;
+	bool data = c->mode == XP_CC_MODE_DATA;
+	bpf_program__set_autoload(cp->skel->progs.tc_conn_client, data);
 	int r = conn_client_bpf__load(cp->skel);
 	if (r) {
 		snprintf(err, errlen, "cannot load the client's XDP handshake program: %s", strerror(-r));
@@ -68,6 +77,21 @@ int connprog_open(const struct connprog_cfg *c, struct connprog **out, const cha
 		return r;
 	}
 	cp->link_fd = r;
+	if (data) {
+		/* The data mode's fallback for SYN-ACKs whose XDP frame has no
+		 * room for the payload (veth): a tcx link, detached with the
+		 * process like the XDP one. */
+		r = bpf_link_create(bpf_program__fd(cp->skel->progs.tc_conn_client), c->ifindex, XP_BPF_TCX_INGRESS,
+				    NULL);
+		if (r < 0) {
+			r = -errno;
+			snprintf(err, errlen, "cannot attach the client's TC data program (--bytes needs Linux 6.6+): %s",
+				 strerror(-r));
+			connprog_close(cp);
+			return r;
+		}
+		cp->tc_link_fd = r;
+	}
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	*mode_used = "?";
 	if (!bpf_xdp_query(c->ifindex, 0, &q))
@@ -98,6 +122,8 @@ void connprog_close(struct connprog *cp)
 {
 	if (!cp)
 		return;
+	if (cp->tc_link_fd >= 0)
+		close(cp->tc_link_fd);
 	if (cp->link_fd >= 0)
 		close(cp->link_fd);
 	conn_client_bpf__destroy(cp->skel);

@@ -2,7 +2,9 @@
  * The client side of the XDP connection engine (bpf/conn_client.bpf.c):
  * loaded for one test, attached to the sending interface through a bpf_link
  * (the kernel detaches it if the process dies), it answers the server's
- * SYN-ACKs with the ACK that completes each handshake.
+ * SYN-ACKs with the ACK that completes each handshake. In XP_CC_MODE_DATA
+ * (--bytes) its TC fallback is attached too, by a tcx link: it builds the
+ * data segments XDP has no room for (see bpf/conn_client.bpf.c).
  */
 #ifndef XP_CONNPROG_H
 #define XP_CONNPROG_H
@@ -22,6 +24,7 @@ struct connprog_cfg {
 	uint16_t dport_lo, dport_hi; /* the server's test ports */
 	uint16_t ctrl_port;
 	uint32_t mode;              /* XP_CC_MODE_* */
+	unsigned data_len;          /* XP_CC_MODE_DATA: payload bytes per connection, 1..XP_CC_DATA_MAX */
 	bool reply_redirect;        /* see rxprog_open */
 	enum xp_xdp_mode xdp_mode;
 };

@@ -59,6 +59,7 @@ struct xp_opts {
 	double cps;                  /* --cps: SYNs per second, 0 = as fast as possible */
 	bool fin;                    /* --fin: close with FIN instead of RST */
 	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
+	unsigned data_len;           /* --bytes: payload per connection (-x), 0 = none */
 };
 
 void xp_opts_default(struct xp_opts *o);

@@ -36,6 +36,7 @@ struct json_object *xp_xconn_json(const struct xp_period *p, double secs)
 	U("server_rst_sent", p->rx.rst_sent);
 	U("server_fin_answered", p->rx.fin_answered);
 	U("server_cookie_invalid", p->rx.cookie_invalid);
+	U("server_data_bytes", p->rx.data_bytes); /* --bytes: established x N when every byte arrived */
 	U("server_accepted", p->sock.s_accepted);
 #undef U
 #undef D

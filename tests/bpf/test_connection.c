@@ -7,7 +7,8 @@
  * handshake and close run without any traffic:
  *
  *   client SYN (user/frame.c) -> server: SYN-ACK with a SYN cookie
- *                             -> client: ACK (or ACK|FIN)
+ *                             -> client: ACK (or ACK|FIN, or ACK|PSH|FIN
+ *                                with data)
  *                             -> server: established; RST (or FIN-ACK)
  *                             -> client: RST dropped (or final ACK) ...
  *
@@ -374,8 +375,9 @@ static struct seg parse(const uint8_t *f, size_t len)
 	return s;
 }
 
-/* The reply to a frame: L2 and L3 addresses swapped, VLAN kept, TTL 64. */
-static void expect_reply_of(const struct seg *in, const struct seg *out)
+/* The reply to a frame: L2 and L3 addresses swapped, VLAN kept, TTL 64;
+ * any payload is the caller's to check. */
+static void expect_addressed_back(const struct seg *in, const struct seg *out)
 {
 	assert_memory_equal(out->dmac, in->smac, 6);
 	assert_memory_equal(out->smac, in->dmac, 6);
@@ -387,12 +389,18 @@ static void expect_reply_of(const struct seg *in, const struct seg *out)
 	assert_int_equal(out->sport, in->dport);
 	assert_int_equal(out->dport, in->sport);
 	assert_int_equal(out->ttl, 64);
-	assert_int_equal(out->payload, 0);
 	assert_int_equal(out->urg, 0);
 	if (!out->v6) {
 		assert_int_equal(out->frag, 0x4000); /* DF */
 		assert_int_equal(out->ip_id, 0);
 	}
+}
+
+/* The same, for a headers-only reply. */
+static void expect_reply_of(const struct seg *in, const struct seg *out)
+{
+	expect_addressed_back(in, out);
+	assert_int_equal(out->payload, 0);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -405,6 +413,9 @@ struct env {
 };
 
 static int reply_redirect; /* load the next programs with the redirect knob */
+static uint32_t data_len;  /* cc_data_len of the next client program */
+
+#define DATA_LEN 1000 /* what the e2e test sends */
 
 static struct rx_count_bpf *load_server(void)
 {
@@ -437,6 +448,7 @@ static struct conn_client_bpf *load_client(uint32_t mode, uint8_t family)
 	c->rodata->cc_mode = mode;
 	c->rodata->cc_ctrl_port = CTRL_PORT;
 	c->rodata->cc_reply_redirect = (uint8_t)reply_redirect;
+	c->rodata->cc_data_len = data_len;
 	if (conn_client_bpf__load(c)) {
 		conn_client_bpf__destroy(c);
 		return NULL;
@@ -478,6 +490,26 @@ static int setup_rst(void **state) { return setup_mode(state, XP_CC_MODE_RST, XP
 static int setup_fin(void **state) { return setup_mode(state, XP_CC_MODE_FIN, XP_CLOSE_RST, 0); }
 static int setup_none(void **state) { return setup_mode(state, XP_CC_MODE_KEEPALIVE, XP_CLOSE_NONE, 0); }
 static int setup_v4only(void **state) { return setup_mode(state, XP_CC_MODE_RST, XP_CLOSE_RST, 4); }
+static int setup_data_len(void **state, uint32_t len)
+{
+	int r;
+
+	data_len = len;
+	r = setup_mode(state, XP_CC_MODE_DATA, XP_CLOSE_NONE, 0);
+	data_len = 0;
+	return r;
+}
+static int setup_data(void **state) { return setup_data_len(state, DATA_LEN); }
+static int setup_data_max(void **state) { return setup_data_len(state, XP_CC_DATA_MAX); }
+static int setup_data_rst(void **state)
+{
+	int r;
+
+	data_len = 1;
+	r = setup_mode(state, XP_CC_MODE_DATA, XP_CLOSE_RST, 0);
+	data_len = 0;
+	return r;
+}
 static int setup_redirect(void **state)
 {
 	int r;
@@ -530,6 +562,15 @@ static uint32_t run_cli(struct env *e, const uint8_t *in, size_t len, uint8_t *o
 	return run(bpf_program__fd(e->cli->progs.xdp_conn_client), in, len, out, olen);
 }
 
+/* The client's TC fallback (an skb program: same frames in and out). */
+static uint32_t run_tc(struct env *e, const uint8_t *in, size_t len, uint8_t *out, size_t *olen)
+{
+	return run(bpf_program__fd(e->cli->progs.tc_conn_client), in, len, out, olen);
+}
+
+#define TC_ACT_OK_       0
+#define TC_ACT_REDIRECT_ 7
+
 /* Summed counters. */
 static struct xp_counters srv_counters(struct env *e)
 {
@@ -563,7 +604,7 @@ static struct xp_cc_counters cli_counters(struct env *e)
 	X(tcp_ack_only) X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
 	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent)
 #define CLI_FIELDS(X) X(synack_seen) X(acks_sent) X(fins_sent) X(rst_seen) \
-	X(finack_answered) X(passed)
+	X(finack_answered) X(passed) X(data_sent) X(data_bytes) X(data_tc)
 
 /* Every named field must match (ignoring bytes, checked where it matters);
  * both name lists must cover their structs. */
@@ -607,6 +648,7 @@ struct conn {
 	uint8_t syn[256], synack[256], ack[256], last[256];
 	size_t syn_len, synack_len, ack_len, last_len;
 	uint32_t cookie;
+	int via_tc; /* data mode: the SYN-ACK goes to the TC fallback */
 };
 
 /* SYN -> server: checks the SYN-ACK completely; returns the cookie. */
@@ -941,9 +983,13 @@ static void test_syn_option_variants(void **state)
 	assert_int_equal(srv_counters(e).synack_sent, 2);
 }
 
-/* Data and FINs after data: data is counted and dropped; a FIN with data is
- * answered with ack = seq + len + 1 and a headers-only frame. */
-static void test_data_and_fin_after_data(void **state)
+/* Only the segment that completes a handshake may carry data (the client's
+ * data mode): data whose seq - 1 / ack - 1 is not a valid cookie (a forgery,
+ * or the data of a real TCP client after its handshake, which nothing here
+ * acknowledges) is counted as data and as cookie_invalid and dropped
+ * untouched, FIN or not. A FIN without data is still answered unvalidated
+ * (after a real client's data its ISN is unknown), with a headers-only frame. */
+static void test_data_without_cookie(void **state)
 {
 	struct env *e = *state;
 	uint8_t buf[512], out[512];
@@ -954,14 +1000,321 @@ static void test_data_and_fin_after_data(void **state)
 	assert_int_equal(run_srv(e, buf, len, out, &olen), XDP_DROP);
 	assert_memory_equal(out, buf, len);
 	len = client_frame(&P6, 40020, PORT_LO, F_ACK | F_FIN, 1100, 5000, 0, 37, buf, sizeof(buf));
+	assert_int_equal(run_srv(e, buf, len, out, &olen), XDP_DROP);
+	assert_memory_equal(out, buf, len);
+	len = client_frame(&P6, 40020, PORT_LO, F_ACK | F_FIN, 1137, 5000, 0, 0, buf, sizeof(buf));
 	assert_int_equal(run_srv(e, buf, len, out, &olen), XDP_TX);
 	s = parse(out, olen);
 	assert_int_equal(s.flags, F_FIN | F_ACK);
 	assert_int_equal(s.seq, 5000);
-	assert_int_equal(s.ack, 1100 + 37 + 1);
+	assert_int_equal(s.ack, 1137 + 1);
 	assert_int_equal(olen, 14 + 40 + 20);
-	expect_srv(e, (struct xp_counters){ .pkts = 2, .tcp_fin = 1, .data_pkts = 2,
-		.data_bytes = 137, .ipv4_pkts = 1, .ipv6_pkts = 1, .fin_answered = 1 });
+	expect_srv(e, (struct xp_counters){ .pkts = 3, .tcp_fin = 2, .data_pkts = 2,
+		.data_bytes = 137, .ipv4_pkts = 1, .ipv6_pkts = 2, .cookie_invalid = 2,
+		.fin_answered = 1 });
+}
+
+/* ---------------------------------------------------------------------- */
+/* Data mode (XP_CC_MODE_DATA)                                            */
+/* ---------------------------------------------------------------------- */
+
+static size_t l2l3_len(const struct peer *p)
+{
+	return (strchr(p->caddr, ':') ? 54u : 34u) + (p->vlan ? 4 : 0);
+}
+
+static int all_zero(const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/* SYN-ACK (plus trailer bytes after it in the frame) -> client in data
+ * mode: checks the ACK|PSH|FIN segment with n zero bytes (the checksums,
+ * which cover them, are checked by parse()). */
+static struct seg do_client_data_tr(struct env *e, struct conn *c, size_t trailer, uint8_t *out,
+				    size_t *olen, uint32_t n)
+{
+	struct seg in = parse(c->synack, c->synack_len), s;
+
+	if (c->via_tc)
+		assert_int_equal(run_tc(e, c->synack, c->synack_len + trailer, out, olen), TC_ACT_REDIRECT_);
+	else
+		assert_int_equal(run_cli(e, c->synack, c->synack_len + trailer, out, olen), XDP_TX);
+	s = parse(out, *olen);
+	expect_addressed_back(&in, &s);
+	assert_int_equal(s.flags, n ? (F_ACK | F_PSH | F_FIN) : (F_ACK | F_FIN));
+	assert_int_equal(s.seq, CLIENT_ISN + 1);  /* the data starts at ISN + 1 */
+	assert_int_equal(s.ack, c->cookie + 1);
+	assert_int_equal(s.window, 502);
+	assert_int_equal(s.optlen, 12);
+	assert_memory_equal(s.opt, "\x01\x01\x08\x0a", 4);
+	assert_int_equal(s.tsval, in.tsecr);
+	assert_int_equal(s.tsecr, in.tsval);
+	assert_int_equal(s.payload, n);
+	assert_int_equal(*olen, l2l3_len(c->p) + 32 + n);
+	assert_true(all_zero(out + *olen - n, n));
+	return s;
+}
+
+static struct seg do_client_data(struct env *e, struct conn *c, uint8_t *out, size_t *olen,
+				 uint32_t n)
+{
+	return do_client_data_tr(e, c, 0, out, olen, n);
+}
+
+/* The whole data-mode connection: SYN -> SYN-ACK -> ACK|PSH|FIN + n bytes ->
+ * server: established, n data bytes, FIN-ACK -> client: final ACK -> server:
+ * recognised as the ACK of its FIN (not a forgery), dropped. */
+static void data_connection_via(struct env *e, const struct peer *p, uint16_t sport, uint32_t n,
+				int via_tc)
+{
+	struct conn c = { .p = p, .sport = sport, .dport = PORT_LO + 7, .via_tc = via_tc };
+	int v6 = strchr(p->caddr, ':') != NULL;
+	uint8_t data[2048], finack[256], last[256];
+	size_t data_len_out, finack_len, last_len;
+	struct xp_counters srv = { 0 };
+	struct seg in, out;
+
+	do_syn(e, &c);
+	in = do_client_data(e, &c, data, &data_len_out, n);
+	/* (XDP counts the SYN-ACKs it sees, before it hands one to TC) */
+	expect_cli(e, (struct xp_cc_counters){ .synack_seen = !via_tc, .acks_sent = 1, .fins_sent = 1,
+		.data_sent = 1, .data_bytes = n, .data_tc = !!via_tc });
+
+	assert_int_equal(run_srv(e, data, data_len_out, finack, &finack_len), XDP_TX);
+	out = parse(finack, finack_len);
+	expect_reply_of(&in, &out);
+	assert_int_equal(out.flags, F_FIN | F_ACK);
+	assert_int_equal(out.seq, c.cookie + 1);
+	assert_int_equal(out.ack, CLIENT_ISN + 1 + n + 1); /* the data, then the FIN */
+	assert_int_equal(out.window, 502);
+	assert_int_equal(out.optlen, 12);
+	assert_int_equal(out.tsecr, in.tsval);
+	assert_int_equal(finack_len, l2l3_len(p) + 32);
+	srv.pkts = 2; srv.tcp_syn = 1; srv.tcp_fin = 1; srv.data_pkts = 1; srv.data_bytes = n;
+	srv.synack_sent = 1; srv.conn_established = 1; srv.fin_answered = 1;
+	if (v6) srv.ipv6_pkts = 2; else srv.ipv4_pkts = 2;
+	expect_srv(e, srv);
+
+	in = out;
+	assert_int_equal(run_cli(e, finack, finack_len, last, &last_len), XDP_TX);
+	out = parse(last, last_len);
+	expect_reply_of(&in, &out);
+	assert_int_equal(out.flags, F_ACK);
+	assert_int_equal(out.seq, CLIENT_ISN + 1 + n + 1);
+	assert_int_equal(out.ack, c.cookie + 2);
+	assert_int_equal(out.tsecr, in.tsval);
+	expect_cli(e, (struct xp_cc_counters){ .synack_seen = !via_tc, .acks_sent = 1, .fins_sent = 1,
+		.data_sent = 1, .data_bytes = n, .data_tc = !!via_tc, .finack_answered = 1 });
+
+	assert_int_equal(run_srv(e, last, last_len, NULL, NULL), XDP_DROP);
+	srv.pkts++; srv.tcp_ack_only++;
+	if (v6) srv.ipv6_pkts++; else srv.ipv4_pkts++;
+	expect_srv(e, srv); /* established once, cookie_invalid 0 */
+}
+
+static void data_connection(struct env *e, const struct peer *p, uint16_t sport, uint32_t n)
+{
+	data_connection_via(e, p, sport, n, 0);
+}
+
+static void test_data_connection_v4(void **state) { data_connection(*state, &P4, 40100, DATA_LEN); }
+static void test_data_connection_v6(void **state) { data_connection(*state, &P6, 40101, DATA_LEN); }
+static void test_data_connection_v4_vlan(void **state) { data_connection(*state, &P4V, 40102, DATA_LEN); }
+static void test_data_connection_v6_vlan(void **state) { data_connection(*state, &P6V, 40103, DATA_LEN); }
+static void test_data_connection_max(void **state)
+{
+	data_connection(*state, &P6V, 40104, XP_CC_DATA_MAX); /* the largest frame: 1494 bytes */
+}
+
+/* Forged data segments: random ack, the right cookie with another ISN /
+ * source port / time step, data without FIN. All counted, cookie_invalid,
+ * dropped untouched, no FIN-ACK. Then a final ACK one off the data length. */
+static void test_forged_data(void **state)
+{
+	struct env *e = *state;
+	struct conn c = { .p = &P4, .sport = 20101, .dport = PORT_LO + 1 };
+	uint8_t buf[2048], out[2048];
+	size_t len, olen;
+	const uint8_t dfin = F_ACK | F_PSH | F_FIN;
+	struct {
+		uint16_t sport;
+		uint8_t flags;
+		uint32_t seq, ack;
+	} rows[5];
+
+	do_syn(e, &c);
+	rows[0] = (typeof(rows[0])){ 20101, dfin, CLIENT_ISN + 1, (uint32_t)time(NULL) * 2654435761u };
+	rows[1] = (typeof(rows[0])){ 20101, dfin, CLIENT_ISN + 2, c.cookie + 1 };
+	rows[2] = (typeof(rows[0])){ 20102, dfin, CLIENT_ISN + 1, c.cookie + 1 };
+	rows[3] = (typeof(rows[0])){ 20101, dfin, CLIENT_ISN + 1, (c.cookie ^ 0x10) + 1 };
+	rows[4] = (typeof(rows[0])){ 20101, F_ACK | F_PSH, CLIENT_ISN + 1, c.cookie + 7 };
+	for (size_t i = 0; i < 5; i++) {
+		len = client_frame(&P4, rows[i].sport, PORT_LO + 1, rows[i].flags, rows[i].seq,
+				   rows[i].ack, 0, DATA_LEN, buf, sizeof(buf));
+		if (run_srv(e, buf, len, out, &olen) != XDP_DROP)
+			fail_msg("forged data segment %zu answered", i);
+		assert_int_equal(olen, len);
+		assert_memory_equal(out, buf, len);
+	}
+	expect_srv(e, (struct xp_counters){ .pkts = 6, .tcp_syn = 1, .tcp_fin = 4, .data_pkts = 5,
+		.data_bytes = 5 * DATA_LEN, .ipv4_pkts = 6, .synack_sent = 1, .cookie_invalid = 5 });
+
+	/* The genuine one still completes... */
+	do_client_data(e, &c, buf, &len, DATA_LEN);
+	assert_int_equal(run_srv(e, buf, len, out, &olen), XDP_TX);
+	assert_int_equal(parse(out, olen).flags, F_FIN | F_ACK);
+	/* ...and a final ACK with another data length is no ACK of our FIN. */
+	len = client_frame(&P4, 20101, PORT_LO + 1, F_ACK, CLIENT_ISN + DATA_LEN + 3, c.cookie + 2, 0, 0,
+			   buf, sizeof(buf));
+	assert_int_equal(run_srv(e, buf, len, NULL, NULL), XDP_DROP);
+	assert_int_equal(srv_counters(e).conn_established, 1);
+	assert_int_equal(srv_counters(e).cookie_invalid, 6);
+	/* The right one is. */
+	len = client_frame(&P4, 20101, PORT_LO + 1, F_ACK, CLIENT_ISN + DATA_LEN + 2, c.cookie + 2, 0, 0,
+			   buf, sizeof(buf));
+	assert_int_equal(run_srv(e, buf, len, NULL, NULL), XDP_DROP);
+	assert_int_equal(srv_counters(e).cookie_invalid, 6);
+	assert_int_equal(srv_counters(e).fin_answered, 1);
+}
+
+/* Rewrite a 16-bit TCP field of a frame (no VLAN, IPv4), fixing the checksum. */
+static void patch_tcp16(uint8_t *f, size_t off, uint16_t val)
+{
+	uint8_t *th = f + 34;
+	uint16_t old, nv = htons(val), ck;
+
+	memcpy(&old, th + off, 2);
+	memcpy(&ck, th + 16, 2);
+	ck = csum_replace16(ck, old, nv);
+	memcpy(th + off, &nv, 2);
+	memcpy(th + 16, &ck, 2);
+}
+
+/* The client sends no more than the SYN-ACK allows: its window (never
+ * scaled in a SYN-ACK) and its MSS less our options (RFC 6691); a window of
+ * 0 leaves a plain ACK|FIN.
+ * Whatever trails the SYN-ACK's IP datagram (Ethernet padding) is not sent
+ * as payload: the payload is zeroes. */
+static void test_data_capped_by_synack(void **state)
+{
+	struct env *e = *state;
+	struct conn c = { .p = &P4, .sport = 40200, .dport = PORT_LO };
+	uint8_t buf[2048];
+	size_t len;
+	uint64_t sent = 0;
+
+	do_syn(e, &c);
+	/* MSS option at TCP offset 22 (MSS is the first option). */
+	assert_int_equal(c.synack[34 + 20], 2);
+	patch_tcp16(c.synack, 14, 300);          /* window 300 */
+	parse(c.synack, c.synack_len);
+	do_client_data(e, &c, buf, &len, 300);
+	sent += 300;
+	patch_tcp16(c.synack, 14, 65535);
+	patch_tcp16(c.synack, 22, 536);          /* MSS 536, less 12 for timestamps */
+	do_client_data(e, &c, buf, &len, 524);
+	sent += 524;
+	patch_tcp16(c.synack, 22, 1460);
+	patch_tcp16(c.synack, 14, 0);            /* zero window: no data */
+	do_client_data(e, &c, buf, &len, 0);
+	patch_tcp16(c.synack, 14, 65535);
+	/* 40 bytes of non-zero trailer after the datagram. */
+	memset(c.synack + c.synack_len, 0xee, 40);
+	do_client_data_tr(e, &c, 40, buf, &len, XP_CC_DATA_MAX);
+	sent += XP_CC_DATA_MAX;
+	expect_cli(e, (struct xp_cc_counters){ .synack_seen = 4, .acks_sent = 4, .fins_sent = 4,
+		.data_sent = 3, .data_bytes = sent });
+}
+
+/* Close mode RST: a valid handshake segment with data and no FIN is
+ * established and reset (seq = its ack); with FIN it gets the FIN-ACK. */
+/* The TC fallback (SYN-ACKs whose XDP frame had no room) builds the same
+ * segment from an skb that must grow (BPF_PROG_RUN's skb has almost no
+ * tailroom: bpf_skb_change_tail reallocates), with the payload zeroed. */
+static void test_tc_data_connection_v4(void **state) { data_connection_via(*state, &P4, 40400, DATA_LEN, 1); }
+static void test_tc_data_connection_v6(void **state) { data_connection_via(*state, &P6, 40401, DATA_LEN, 1); }
+static void test_tc_data_connection_v4_vlan(void **state) { data_connection_via(*state, &P4V, 40402, DATA_LEN, 1); }
+static void test_tc_data_connection_v6_vlan(void **state)
+{
+	data_connection_via(*state, &P6V, 40403, XP_CC_DATA_MAX, 1);
+}
+
+/* The TC program leaves alone everything but SYN-ACKs of test flows in
+ * data mode; in other modes it is not even that. */
+static void test_tc_passes_the_rest(void **state)
+{
+	struct env *e = *state;
+	struct conn c = { .p = &P4, .sport = 40410, .dport = PORT_LO, .via_tc = 1 };
+	uint8_t buf[256], out[2048];
+	size_t len, olen;
+	struct {
+		const struct peer *p;
+		uint16_t sport, dport;
+		uint8_t flags;
+	} rows[] = {
+		{ &P4, PORT_LO, 40000, F_ACK | F_FIN },   /* a server FIN: XDP's */
+		{ &P6, PORT_LO, 40000, F_RST },
+		{ &P4, PORT_LO, 40000, F_ACK },
+		{ &P4, CTRL_PORT, 40000, F_SYN | F_ACK }, /* control connection */
+		{ &P4, PORT_LO - 1, 40000, F_SYN | F_ACK }, /* not a test port */
+		{ &P6, PORT_LO, CPORT_HI + 1, F_SYN | F_ACK },
+		{ &P4, 40000, PORT_LO, F_SYN },           /* the other way */
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		len = client_frame(rows[i].p, rows[i].sport, rows[i].dport, rows[i].flags, 1, 2,
+				   rows[i].flags & F_SYN, 0, buf, sizeof(buf));
+		assert_int_equal(run_tc(e, buf, len, out, &olen), TC_ACT_OK_);
+		assert_int_equal(olen, len);
+		assert_memory_equal(out, buf, len);
+	}
+	expect_cli(e, (struct xp_cc_counters){ 0 });
+	do_syn(e, &c);
+	do_client_data(e, &c, out, &olen, DATA_LEN);
+	assert_int_equal(cli_counters(e).data_tc, 1);
+}
+
+static void test_tc_idle_in_other_modes(void **state)
+{
+	struct env *e = *state;
+	struct conn c = { .p = &P6, .sport = 40420, .dport = PORT_LO };
+	uint8_t out[256];
+	size_t olen;
+
+	do_syn(e, &c);
+	assert_int_equal(run_tc(e, c.synack, c.synack_len, out, &olen), TC_ACT_OK_);
+	assert_int_equal(olen, c.synack_len);
+	assert_memory_equal(out, c.synack, c.synack_len);
+	expect_cli(e, (struct xp_cc_counters){ 0 });
+}
+
+static void test_data_close_rst(void **state)
+{
+	struct env *e = *state;
+	struct conn c = { .p = &P6, .sport = 40300, .dport = PORT_HI };
+	uint8_t buf[512], out[512];
+	size_t len, olen;
+	struct seg s;
+
+	do_syn(e, &c);
+	len = client_frame(&P6, 40300, PORT_HI, F_ACK | F_PSH, CLIENT_ISN + 1, c.cookie + 1, 0, 10,
+			   buf, sizeof(buf));
+	assert_int_equal(run_srv(e, buf, len, out, &olen), XDP_TX);
+	s = parse(out, olen);
+	assert_int_equal(s.flags, F_RST);
+	assert_int_equal(s.seq, c.cookie + 1);
+	do_client_data(e, &c, buf, &len, 1);
+	assert_int_equal(run_srv(e, buf, len, out, &olen), XDP_TX);
+	s = parse(out, olen);
+	assert_int_equal(s.flags, F_FIN | F_ACK);
+	assert_int_equal(s.ack, CLIENT_ISN + 3);
+	expect_srv(e, (struct xp_counters){ .pkts = 3, .tcp_syn = 1, .tcp_fin = 1, .data_pkts = 2,
+		.data_bytes = 11, .ipv6_pkts = 3, .synack_sent = 1, .conn_established = 2,
+		.fin_answered = 1, .rst_sent = 1 });
 }
 
 /* Client RSTs and other segments to a RESPOND slot are counted and dropped. */
@@ -1200,7 +1553,21 @@ int main(void)
 		T(test_forged_ack, setup_rst),
 		T(test_cookie_time_steps, setup_rst),
 		T(test_syn_option_variants, setup_rst),
-		T(test_data_and_fin_after_data, setup_rst),
+		T(test_data_without_cookie, setup_rst),
+		T(test_data_connection_v4, setup_data),
+		T(test_data_connection_v6, setup_data),
+		T(test_data_connection_v4_vlan, setup_data),
+		T(test_data_connection_v6_vlan, setup_data),
+		T(test_data_connection_max, setup_data_max),
+		T(test_forged_data, setup_data),
+		T(test_data_capped_by_synack, setup_data_max),
+		T(test_data_close_rst, setup_data_rst),
+		T(test_tc_data_connection_v4, setup_data),
+		T(test_tc_data_connection_v6, setup_data),
+		T(test_tc_data_connection_v4_vlan, setup_data),
+		T(test_tc_data_connection_v6_vlan, setup_data_max),
+		T(test_tc_passes_the_rest, setup_data),
+		T(test_tc_idle_in_other_modes, setup_fin),
 		T(test_server_drops_rest, setup_rst),
 		T(test_syn_ip_options_not_answered, setup_rst),
 		T(test_slot_without_respond, setup_rst),

@@ -2,8 +2,8 @@
 # End-to-end tests of the XDP connection engine (--engine xdp): handshakes
 # completed by XDP on both ends, counted by the server's XDP program, checked
 # against the router's connection tracking and, with --peer kernel, against the
-# server's TCP stack (nstat); -x with RST and FIN closes, -k holds, IPv6,
-# --compare, faults.
+# server's TCP stack (nstat); -x with RST and FIN closes, --bytes (data, then
+# FIN), -k holds, IPv6, --compare, faults.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
@@ -21,6 +21,8 @@ ct_count() { xp_exec router conntrack -C; }
 ct_state() { xp_exec router conntrack -L -p tcp --state "$1" 2>/dev/null | wc -l; }
 nstat_abs() { xp_exec "$1" nstat -asz "$2" | awk -v k="$2" '$1 == k {print $2}'; }
 expect_ge() { (($2 >= $3)) || { echo "$1: $2 < $3"; return 1; }; }
+# The firewall's conntrack "invalid" count, summed over CPUs (cumulative: compare two readings).
+ct_invalid() { xp_exec router conntrack -S | grep -o "invalid=[0-9]*" | cut -d= -f2 | paste -sd+ | bc; }
 
 # ---------------------------------------------------------------------------
 xp_case connect_rst_through_firewall_matches_conntrack
@@ -49,6 +51,31 @@ xp_check "about 20000 completed" expect_near established "$est" 20000 800
 xp_check "every FIN answered" expect_eq fin_answered "$(conn server_fin_answered)" "$est"
 xp_check "client answered every FIN-ACK" expect_eq finack "$(conn finack_answered)" "$est"
 xp_check "conntrack: all TIME_WAIT (closed by FINs)" expect_near TIME_WAIT "$(ct_state TIME_WAIT)" "$est" 2
+xp_pass
+
+# ---------------------------------------------------------------------------
+# --bytes: the handshake's ACK carries 1000 bytes and the FIN; the firewall must
+# take it all as valid TCP (data within the SYN-ACK's window) and see the close.
+xp_case data_mode_through_firewall
+xp_check "flush conntrack" xp_exec router conntrack -F
+xp_check "conntrack invalid before" eval 'INV0=$(ct_invalid)'
+xp_check "-x --bytes 1000 at 10k SYN/s" eval 'client -c "$XP_SERVER4" --engine xdp -x --bytes 1000 --cps 10000 -t 2 -J >"$J"'
+est=$(conn established)
+xp_check "about 20000 completed" expect_near established "$est" 20000 800
+xp_check "client sent data with every ACK" eval '
+	[[ $(conn acks_sent) == "$est" && $(conn fins_sent) == "$est" ]] || { jq .end.sum.connections "$J"; false; }'
+xp_check "server received 1000 bytes per connection" \
+	expect_eq data_bytes "$(jqv .end.sum.received.counters.data_bytes)" "$((est * 1000))"
+xp_check "in one segment each" expect_eq data_pkts "$(jqv .end.sum.received.counters.data_pkts)" "$est"
+xp_check "reported as server_data_bytes" expect_eq server_data_bytes "$(conn server_data_bytes)" "$((est * 1000))"
+xp_check "every FIN answered" expect_eq fin_answered "$(conn server_fin_answered)" "$est"
+xp_check "client answered every FIN-ACK" expect_eq finack "$(conn finack_answered)" "$est"
+xp_check "no reset, no invalid cookie (final ACKs recognised)" eval '
+	expect_eq rst "$(conn server_rst_sent)" 0 && expect_eq invalid "$(conn server_cookie_invalid)" 0'
+xp_check "conntrack: all TIME_WAIT (closed by FINs)" expect_near TIME_WAIT "$(ct_state TIME_WAIT)" "$est" 2
+xp_check "none invalid for the firewall" expect_eq "conntrack -S invalid" "$(($(ct_invalid) - INV0))" 0
+# The data mode's TC fallback (tcx link) went with the client, like its XDP program.
+xp_check "client's TC program gone" eval '! bpftool prog show | grep -q "name tc_conn_client"'
 xp_pass
 
 # ---------------------------------------------------------------------------

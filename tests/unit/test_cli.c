@@ -218,6 +218,55 @@ static void test_socket_options(void **state)
 	assert_true(o.peer_kernel);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x -P 64 --compare", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(o.data_len, 0);
+}
+
+/* --bytes: the XDP connection engine's data mode (-x only, one segment). */
+static void test_bytes(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --bytes 1000 --cps 10000 -t 2 -J", &o, err,
+			       sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_true(o.close_each);
+	assert_int_equal(o.data_len, 1000);
+	assert_false(o.fin);
+	assert_int_equal(parse("xdpperf -c 2001:2::2 --engine xdp -x --bytes 1", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.data_len, 1);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --bytes 1400 --fin", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.data_len, 1400);
+	/* like --cps and --fin, it picks the XDP connection engine by itself */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --bytes 64", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.data_len, 64);
+}
+
+static void test_bytes_usage_errors(void **state)
+{
+	struct usage_case cases[] = {
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --bytes 0", "1..1400" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --bytes 1401", "1..1400" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --bytes 1k", "--bytes" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --bytes -5", "--bytes" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --bytes", "needs a value" },
+		{ "xdpperf -c 1.2.3.4 --bytes 100", "-x" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp --bytes 100", "-x" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -k --bytes 100", "not -k" },
+		{ "xdpperf -c 1.2.3.4 --engine socket -x --bytes 100", "--engine xdp" },
+		{ "xdpperf -c 1.2.3.4 --engine xsk -x --bytes 100", "--engine xdp" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --peer kernel --bytes 100", "--peer kernel" },
+		{ "xdpperf -c 1.2.3.4 -x -P 64 --compare --bytes 100", "--compare" },
+		{ "xdpperf -s --bytes 100", "client option" },
+	};
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
+	/* one line each */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xp_opts o;
+		char err[256];
+		parse(cases[i].line, &o, err, sizeof(err));
+		assert_null(strchr(err, '\n'));
+	}
 }
 
 static void test_socket_usage_errors(void **state)
@@ -259,6 +308,8 @@ int main(void)
 		cmocka_unit_test(test_fireperf_invocations),
 		cmocka_unit_test(test_socket_options),
 		cmocka_unit_test(test_socket_usage_errors),
+		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_bytes_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
