@@ -19,6 +19,15 @@
  *     frame size. IP headers never change, so neither does the IPv4
  *     header checksum nor the pseudo-header part of the L4 checksum.
  *
+ * SYN mode (syn_mode, the XDP connection engine's -x tests): frame n of
+ * thread tid is the SYN of connection k = n * nthreads + tid, numbered as
+ * user/xsk_conn.h numbers them, so that both SYN senders agree: tuple
+ * number t = k mod conn_space, source address bind_addr[t mod nbind] (only
+ * with nbind > 0; else the template's), ports xp_flow_ports(t / nbind), and
+ * the ISN xp_conn_isn(seed, k) of bpf/isn.h. No stamp. The IPv4 header
+ * checksum and the pseudo-header part of the TCP checksum then change with
+ * the source address, both fixed incrementally as in step 3.
+ *
  * All configuration is const volatile rodata set before load: the verifier
  * then sees it as constants, checks every offset once against them, and
  * prunes the branches (TCP/UDP, stamp or not) this load does not take.
@@ -27,6 +36,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "gen.h"
+#include "isn.h"
 
 #ifndef IPPROTO_TCP
 #define IPPROTO_TCP 6
@@ -54,6 +64,15 @@ const volatile __u32 seq0 = 0;          /* the template's TCP sequence number */
 const volatile __u32 stream_base = 0;   /* stamp stream = stream_base + tid */
 const volatile __u32 tx_ifindex = 0;    /* live runs' ingress_ifindex; 0 = any (unit tests) */
 const volatile __u8 tmpl[XP_GEN_MAX_LEN] = {};
+/* SYN mode (see above) */
+const volatile __u8 syn_mode = 0;
+const volatile __u8 is_v6 = 0;          /* the template's family */
+const volatile __u16 l3_off = 0;        /* IP header */
+const volatile __u32 nbind = 0;         /* source addresses in bind_addr; 0 = the template's */
+const volatile __u64 conn_space = 1;    /* distinct tuples: max(nbind, 1) x sports x dports */
+const volatile __u64 seed = 0;          /* ISN key */
+/* Addresses as they are on the wire (IPv4: the first word only). */
+const volatile __u32 bind_addr[XP_GEN_MAX_BIND][4] = {};
 
 /* One entry; per CPU so the hot path needs no atomics (see gen.h). */
 struct {
@@ -117,6 +136,23 @@ int xdp_gen(struct xdp_md *ctx)
 	if (len == 0 || len > XP_GEN_MAX_LEN || dport_hi < dport_lo || sport_hi < sport_lo)
 		return XDP_ABORTED;
 
+	/* SYN mode: userspace hands in len + 1 bytes, and the first run on a
+	 * page trims the extra byte. Why: live mode re-initialises a recycled
+	 * page's xdp_frame only when the frame's data pointer or flags moved,
+	 * and updates it from the ctx only when the ctx differs from the
+	 * original (len + 1) one. A SYN's page goes round the handshake (the
+	 * server's XDP turns it into the SYN-ACK, ours into the ACK, the
+	 * server's into a 54-byte RST, all in place) and comes back with the
+	 * RST's length in its xdp_frame: without this, every other SYN went
+	 * out truncated to 54 bytes. With the ctx always one byte short of
+	 * the original, the kernel rewrites the xdp_frame from it every run. */
+	if (syn_mode) {
+		long have = (long)ctx->data_end - (long)ctx->data;
+
+		if (have != (long)len && bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
+			return XDP_ABORTED;
+	}
+
 	/* 1. The template over the whole frame (data_in is the template, so
 	 * the frame is exactly len bytes long). */
 	if (len <= SMALL_LEN) {
@@ -148,9 +184,74 @@ int xdp_gen(struct xdp_md *ctx)
 	if (l4 + (l4_proto == IPPROTO_TCP ? 20 : 8) > data_end)
 		return XDP_ABORTED;
 
-	/* 2. Flow i = sent * nthreads + tid, kept decomposed as (k, s, d). */
 	nd = (__u32)dport_hi - dport_lo + 1;
 	ns = (__u32)sport_hi - sport_lo + 1;
+	n = st->sent;
+
+	if (syn_mode) {
+		/* 2'. The SYN of connection k = sent * nthreads + tid. A few
+		 * divisions per frame: SYN rates are well below the stream's. */
+		__u64 kc = n * nthreads + st->tid, t;
+		__u32 a = 0;
+
+		if (conn_space == 0)
+			return XDP_ABORTED;
+		t = kc % conn_space;
+		if (nbind > 1) {
+			a = (__u32)(t % nbind) & (XP_GEN_MAX_BIND - 1);
+			t /= nbind;
+		}
+		d = (__u32)(t % nd);
+		s = (__u32)((t / nd) % ns);
+
+		old_sum = words32(LD(__u32, l4)) + words32(LD(__u32, l4 + 4));
+		nwords = 4;
+		new_ports = bpf_htonl(((__u32)(sport_lo + s) << 16) | (__u16)(dport_lo + d));
+		new_seq = bpf_htonl(xp_conn_isn(seed, kc));
+		sum = words32(new_ports) + words32(new_seq);
+		ST(__u32, l4, new_ports);
+		ST(__u32, l4 + 4, new_seq);
+
+		if (nbind) {
+			/* The source address: in the pseudo-header, so in the
+			 * TCP checksum, and (IPv4) in the IP header's. */
+			void *ip = data + l3_off;
+
+			if (is_v6) {
+				void *sa = ip + 8;
+				__u32 o = 0, w = 0;
+
+#pragma unroll
+				for (int j = 0; j < 4; j++) {
+					__u32 v = bind_addr[a][j];
+
+					o += words32(LD(__u32, sa + j * 4));
+					w += words32(v);
+					ST(__u32, sa + j * 4, v);
+				}
+				old_sum += o;
+				sum += w;
+				nwords += 8;
+			} else {
+				void *sa = ip + 12;
+				__u32 v = bind_addr[a][0], o = words32(LD(__u32, sa)), w = words32(v);
+				__u32 hs;
+				__u16 hc = LD(__u16, ip + 10);
+
+				ST(__u32, sa, v);
+				old_sum += o;
+				sum += w;
+				nwords += 2;
+				hs = (__u16)~hc + 2 * 0xffff - o + w;
+				hs = (hs & 0xffff) + (hs >> 16);
+				hs = (hs & 0xffff) + (hs >> 16);
+				ST(__u16, ip + 10, (__u16)~hs);
+			}
+		}
+		goto csum;
+	}
+
+	/* 2. Flow i = sent * nthreads + tid, kept decomposed as (k, s, d). */
 	if (!st->inited) {
 		__u64 i = st->tid;
 
@@ -162,7 +263,6 @@ int xdp_gen(struct xdp_md *ctx)
 	d = st->d;
 	s = st->s;
 	k = st->k;
-	n = st->sent;
 
 	/* Old words out, new words in (RFC 1624 eqn 3: ~HC + ~m + m'). The
 	 * frame holds the template here, so its words are the old ones;
@@ -203,6 +303,7 @@ int xdp_gen(struct xdp_md *ctx)
 	}
 
 	/* 3. The checksum: ~HC + sum(~m) + sum(m'), folded, complemented. */
+csum:
 	check = LD(__u16, l4 + check_off);
 	sum += (__u16)~check + nwords * 0xffff - old_sum;
 	sum = (sum & 0xffff) + (sum >> 16);
@@ -213,6 +314,10 @@ int xdp_gen(struct xdp_md *ctx)
 	if (l4_proto != IPPROTO_TCP && check == 0)
 		check = 0xffff;
 	ST(__u16, l4 + check_off, check);
+	if (syn_mode) {
+		st->sent = n + 1;
+		return XDP_TX;
+	}
 
 	/* Advance to flow i + nthreads; divide only when an index wraps. */
 	d += nthreads;

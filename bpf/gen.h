@@ -24,6 +24,10 @@
  */
 #define XP_GEN_MAX_LEN 3520u
 
+/* SYN mode: most source addresses (--bind) the generator spreads SYNs over
+ * (XP_MAX_BIND of user/engine.h). A power of two. */
+#define XP_GEN_MAX_BIND 256u
+
 /* Payload stamp: written at the start of the payload when it has room. */
 #define XP_STAMP_MAGIC 0x58505453u /* "XPTS" on the wire */
 #define XP_STAMP_LEN   24u

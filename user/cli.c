@@ -79,14 +79,18 @@ void xp_usage(FILE *f)
 "      --compare             the same test with the socket engine, then with an\n"
 "                            XDP engine (stream: xsk; -x: xdp), and a table of ratios\n"
 "\n"
-"XDP connection engine (--engine xdp, with -x or -k): raw SYNs from AF_XDP,\n"
-"handshakes completed by XDP programs on both ends, no per-connection state:\n"
+"XDP connection engine (--engine xdp, with -x or -k): raw SYNs (XDP live frames\n"
+"or AF_XDP), handshakes completed by XDP programs on both ends, no per-connection\n"
+"state:\n"
 "      --cps N               SYNs per second (default: as fast as possible)\n"
 "      --fin                 close with FIN/FIN-ACK/ACK instead of a reset\n"
 "      --bytes N             with -x: each connection carries N bytes (1..%u) in\n"
 "                            the handshake's ACK, then closes with FINs\n"
 "      --peer kernel         the server's TCP stack answers (xdpperf -s opens\n"
 "                            listeners), not its XDP program\n"
+"      --syn-engine NAME     what sends the SYNs: live (XDP live frames; the\n"
+"                            default for -x, falling back to xsk where the\n"
+"                            kernel lacks it) or xsk (AF_XDP; always for -k)\n"
 "\n"
 "Server:\n"
 "  -1, --one-off             serve one test, then exit\n"
@@ -100,7 +104,7 @@ void xp_usage(FILE *f)
 enum {
 	OPT_CONTROL_PORT = 256, OPT_CPORT, OPT_QUEUES, OPT_DST_MAC, OPT_ENGINE,
 	OPT_XDP_MODE, OPT_JSON_STREAM, OPT_FIRST_QUEUE, OPT_THREADS, OPT_BIND, OPT_COMPARE, OPT_BURST, OPT_CPS, OPT_FIN, OPT_PEER,
-	OPT_BYTES,
+	OPT_BYTES, OPT_SYN_ENGINE,
 };
 
 static const struct option long_opts[] = {
@@ -135,6 +139,7 @@ static const struct option long_opts[] = {
 	{ "fin", no_argument, NULL, OPT_FIN },
 	{ "peer", required_argument, NULL, OPT_PEER },
 	{ "bytes", required_argument, NULL, OPT_BYTES },
+	{ "syn-engine", required_argument, NULL, OPT_SYN_ENGINE },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -347,6 +352,18 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			xdp_opt = "--bytes";
 			client_only = true, client_opt = "--bytes";
 			break;
+		case OPT_SYN_ENGINE:
+			if (!strcmp(optarg, "live")) {
+				o->syn_engine = XP_SYN_LIVE;
+			} else if (!strcmp(optarg, "xsk")) {
+				o->syn_engine = XP_SYN_XSK;
+			} else {
+				snprintf(err, errlen, "unknown SYN engine '%s' (live: XDP live frames, xsk: AF_XDP)", optarg);
+				return 2;
+			}
+			xdp_opt = "--syn-engine";
+			client_only = true, client_opt = "--syn-engine";
+			break;
 		case OPT_COMPARE:
 			o->compare = true;
 			client_only = true, client_opt = "--compare";
@@ -411,6 +428,10 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	}
 	if (o->engine == XP_ENGINE_XDP && (o->zero || o->threads)) {
 		snprintf(err, errlen, "%s is for the socket engine", o->zero ? "-z" : "--threads");
+		return 2;
+	}
+	if (o->syn_engine == XP_SYN_LIVE && o->keepalive) {
+		snprintf(err, errlen, "--syn-engine live: -k needs the held connections reset at the end, which only xsk does");
 		return 2;
 	}
 	if (o->fin && o->keepalive) {

@@ -407,8 +407,10 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 	const struct xp_opts *o = c->o;
 	char err[256];
 	int cr = c->ops->create(ec, &c->eng, err, sizeof(err));
-	if (cr && o->engine == XP_ENGINE_AUTO && c->ops == &xp_engine_live) {
-		/* auto: XDP live frames where this kernel and frame allow, else AF_XDP. */
+	if (cr && c->ops == &xp_engine_live &&
+	    (c->xconn ? o->syn_engine == XP_SYN_AUTO : o->engine == XP_ENGINE_AUTO)) {
+		/* auto (and -x's default SYN engine): XDP live frames where this
+		 * kernel and frame allow, else AF_XDP. */
 		if (o->debug)
 			fprintf(stderr, "xdpperf: live engine unavailable (%s); using xsk\n", err);
 		c->eng = NULL;
@@ -554,7 +556,11 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	if (c.sock) {
 		c.ops = &xp_engine_socket;
 	} else if (c.xconn) {
-		c.ops = &xp_engine_xsk;
+		/* SYNs: live frames for -x unless told otherwise (run_test falls
+		 * back to xsk where they do not work); -k: xsk, which resets the
+		 * held connections at the end. */
+		c.ops = o->syn_engine == XP_SYN_XSK || (o->syn_engine == XP_SYN_AUTO && o->keepalive)
+			? &xp_engine_xsk : &xp_engine_live;
 		build_syn_template(&c, &ec.tmpl);
 		o->frame_size = (unsigned)frame_min_size(&ec.tmpl);
 		rc = check_limits(&c, &ec.tmpl, &ec.queues);

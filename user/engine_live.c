@@ -7,6 +7,13 @@
  * ndo_xdp_xmit. No sockets, no UMEM, no copies through an skb on our side:
  * on veth ~7 Mpps per core into an XDP receiver, ~3x AF_XDP copy mode.
  *
+ * Connection tests (kind XP_TEST_CONNECT, the XDP connection engine's -x):
+ * the generator runs in SYN mode and makes every frame the SYN of the next
+ * connection, with the tuple and ISN the AF_XDP engine would give it
+ * (xsk_conn.h, bpf/isn.h); pacing is the same, at cfg->pps SYNs/s. Hold
+ * tests (XP_TEST_HOLD) are refused: they must reset every held connection
+ * at the end, which the AF_XDP engine does (--syn-engine xsk).
+ *
  * Threads: one per CPU, pinned before their first run, because the
  * generator keeps its state (frame counter, flow position) per CPU; at most
  * as many threads as CPUs the process may use.
@@ -48,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +64,7 @@
 #include "gen.h"
 #include "gen.skel.h"
 #include "timeutil.h"
+#include "xsk_conn.h"
 
 /* Until engine.h declares it (see the report of the live engine issue). */
 extern const struct xp_engine_ops xp_engine_live;
@@ -88,6 +97,7 @@ struct xp_engine {
 	int prog_fd;
 	uint8_t tmpl[XP_GEN_MAX_LEN];
 	struct frame_layout lay;
+	uint32_t in_len;   /* data_in bytes: lay.len, SYNs one more (see gen.bpf.c) */
 	unsigned nw;
 	unsigned burst;    /* 0: slices */
 	struct live_worker *w;
@@ -98,6 +108,13 @@ struct xp_engine {
 	pthread_cond_t cv; /* a worker finished its first call */
 	bool sync_init;
 };
+
+/* The way out when live frames do not work: the AF_XDP engine, which
+ * connection tests (-x) pick with --syn-engine. */
+static const char *xsk_way(bool syn)
+{
+	return syn ? "--syn-engine xsk" : "--engine xsk";
+}
 
 static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
 {
@@ -115,8 +132,8 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gen_b
 	*out = NULL;
 	if (!frame_layout_of(&cfg->tmpl, lay, &ferr)) {
 		if (lay->len > XP_GEN_MAX_LEN) {
-			snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use --engine xsk",
-				 cfg->tmpl.frame_size, XP_GEN_MAX_LEN + 4);
+			snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use %s",
+				 cfg->tmpl.frame_size, XP_GEN_MAX_LEN + 4, xsk_way(cfg->kind != XP_TEST_STREAM));
 			return -EMSGSIZE;
 		}
 		len = frame_build(&cfg->tmpl, tmpl, XP_GEN_MAX_LEN, &ferr);
@@ -131,12 +148,39 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gen_b
 		return -EINVAL;
 	}
 
+	/* Connection tests: SYNs numbered as the AF_XDP engine numbers them
+	 * (xsk_conn.h checks the template, bind[] and ranges alike). */
+	struct xsk_conn_map conn = { 0 };
+	uint64_t seed = 0;
+	if (cfg->kind == XP_TEST_HOLD) {
+		snprintf(err, errlen, "XDP live frames do not hold connections (-k must reset them at the end): "
+			 "use --syn-engine xsk");
+		return -EOPNOTSUPP;
+	}
+	if (cfg->kind != XP_TEST_STREAM) {
+		if (cfg->kind != XP_TEST_CONNECT) {
+			snprintf(err, errlen, "XDP live frames do not run %s tests", xp_test_kind_name(cfg->kind));
+			return -EINVAL;
+		}
+		/* A fresh ISN key per run: tuples repeat from one run to the next. */
+		if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+			seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+		int r = xsk_conn_map_init(&conn, cfg, seed, err, errlen);
+		if (r)
+			return r;
+		if (cfg->nbind > XP_GEN_MAX_BIND) {
+			snprintf(err, errlen, "XDP live frames take at most %u source addresses", XP_GEN_MAX_BIND);
+			return -EINVAL;
+		}
+	}
+
 	libbpf_print_fn_t old = libbpf_set_print(silent_print);
 	struct gen_bpf *skel = gen_bpf__open();
 	if (!skel) {
 		int e = errno;
 		libbpf_set_print(old);
-		snprintf(err, errlen, "cannot open the XDP live-frames generator: %s: use --engine xsk", strerror(e));
+		snprintf(err, errlen, "cannot open the XDP live-frames generator: %s: use %s", strerror(e),
+			 xsk_way(cfg->kind != XP_TEST_STREAM));
 		return -e;
 	}
 	struct gen_bpf__rodata *ro = skel->rodata;
@@ -157,11 +201,25 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gen_b
 	ro->seq0 = cfg->tmpl.seq;
 	ro->stream_base = 0;
 	ro->tx_ifindex = (__u32)cfg->ifindex;
+	if (cfg->kind == XP_TEST_CONNECT) {
+		ro->syn_mode = 1;
+		ro->stamp = 0;
+		ro->is_v6 = cfg->tmpl.src.family == AF_INET6;
+		ro->l3_off = lay->l3_off;
+		ro->nbind = cfg->nbind;
+		ro->conn_space = conn.space;
+		ro->seed = seed;
+		for (unsigned i = 0; i < cfg->nbind; i++)
+			memcpy((void *)ro->bind_addr[i], cfg->bind[i].family == AF_INET6 ? (const void *)&cfg->bind[i].v6
+											     : (const void *)&cfg->bind[i].v4,
+			       cfg->bind[i].family == AF_INET6 ? 16 : 4);
+	}
 	int r = gen_bpf__load(skel);
 	libbpf_set_print(old);
 	if (r) {
-		snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s", strerror(-r),
-			 r == -EPERM ? " (run as root or with CAP_BPF and CAP_NET_ADMIN)" : ": use --engine xsk");
+		snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s%s", strerror(-r),
+			 r == -EPERM ? " (run as root or with CAP_BPF and CAP_NET_ADMIN)" : ": use ",
+			 r == -EPERM ? "" : xsk_way(cfg->kind != XP_TEST_STREAM));
 		gen_bpf__destroy(skel);
 		return r;
 	}
@@ -242,8 +300,9 @@ int xp_gen_hold(struct gen_bpf *skel, int *link_fd, int *ns_fd, char *err, size_
 			close(h.link_fd);
 		if (h.ns_fd >= 0)
 			close(h.ns_fd);
-		snprintf(err, errlen, "cannot attach the XDP live-frames generator to a private loopback: %s%s",
-			 strerror(h.err), h.err == EPERM ? " (needs CAP_SYS_ADMIN)" : ": use --engine xsk");
+		snprintf(err, errlen, "cannot attach the XDP live-frames generator to a private loopback: %s%s%s",
+			 strerror(h.err), h.err == EPERM ? " (needs CAP_SYS_ADMIN)" : ": use ",
+			 h.err == EPERM ? "" : xsk_way(skel->rodata->syn_mode));
 		return -h.err;
 	}
 	*link_fd = h.link_fd;
@@ -256,7 +315,7 @@ static int run_frames(struct xp_engine *e, struct xdp_md *md, uint32_t n)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = e->tmpl,
-		.data_size_in = e->lay.len,
+		.data_size_in = e->in_len,
 		.ctx_in = md,
 		.ctx_size_in = sizeof(*md),
 		.repeat = n,
@@ -285,7 +344,7 @@ static void *worker_main(void *arg)
 	 * to exist: live mode runs the program on a fake rxq (queue 0). */
 	struct xdp_md md = {
 		.data = 0,
-		.data_end = e->lay.len,
+		.data_end = e->in_len,
 		.ingress_ifindex = (__u32)e->cfg.ifindex,
 		.rx_queue_index = w->rxq,
 	};
@@ -405,6 +464,8 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		live_destroy(e);
 		return r;
 	}
+	/* tmpl has room: SYNs are far shorter than XP_GEN_MAX_LEN. */
+	e->in_len = e->lay.len + (e->skel->rodata->syn_mode ? 1 : 0);
 	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_gen);
 	r = xp_gen_hold(e->skel, &e->hold_link, &e->hold_ns, err, errlen);
 	if (r) {
@@ -497,14 +558,14 @@ static int live_start(struct xp_engine *e, char *err, size_t errlen)
 	if (r) {
 		live_stop(e);
 		if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
-			snprintf(err, errlen, "the kernel refused XDP live frames on %s (BPF_PROG_RUN: %s): use --engine xsk",
-				 e->cfg.ifname, strerror(-r));
+			snprintf(err, errlen, "the kernel refused XDP live frames on %s (BPF_PROG_RUN: %s): use %s",
+				 e->cfg.ifname, strerror(-r), xsk_way(e->cfg.kind != XP_TEST_STREAM));
 		else if (r == -ENODEV)
 			snprintf(err, errlen, "interface %s (ifindex %d) is not in this network namespace",
 				 e->cfg.ifname, e->cfg.ifindex);
 		else
-			snprintf(err, errlen, "XDP live frames failed on %s (BPF_PROG_RUN: %s): use --engine xsk",
-				 e->cfg.ifname, strerror(-r));
+			snprintf(err, errlen, "XDP live frames failed on %s (BPF_PROG_RUN: %s): use %s",
+				 e->cfg.ifname, strerror(-r), xsk_way(e->cfg.kind != XP_TEST_STREAM));
 		return r;
 	}
 	return 0;

@@ -13,6 +13,8 @@
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
 enum xp_engine_kind { XP_ENGINE_AUTO = 0, XP_ENGINE_XSK, XP_ENGINE_LIVE, XP_ENGINE_SOCKET, XP_ENGINE_NONE,
 		      XP_ENGINE_XDP };
+/* --syn-engine: what sends the XDP connection engine's SYNs. */
+enum xp_syn_engine { XP_SYN_AUTO = 0, XP_SYN_LIVE, XP_SYN_XSK };
 
 #define XP_DEFAULT_PORT_LO 63000
 #define XP_DEFAULT_PORT_HI 63015
@@ -60,6 +62,7 @@ struct xp_opts {
 	bool fin;                    /* --fin: close with FIN instead of RST */
 	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
 	unsigned data_len;           /* --bytes: payload per connection (-x), 0 = none */
+	enum xp_syn_engine syn_engine; /* --syn-engine, auto: live for -x where it works, else xsk */
 };
 
 void xp_opts_default(struct xp_opts *o);

@@ -188,9 +188,13 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 			xp_fmt_rate(i->target_cps, "SYN/s", cps, sizeof(cps));
 		fprintf(r->out, "Client %s -> server %s, %s test with the XDP connection engine, TCP/IPv%d, ports %u:%u -> %u:%u\n",
 			i->client, i->server, i->test, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
-		fprintf(r->out, "SYNs from AF_XDP (%s) on %s, %s; handshakes completed by XDP (%s) on %s\n",
-			i->engine_mode ? i->engine_mode : "-", i->dev, cps, i->client_xdp_mode ? i->client_xdp_mode : "?",
-			i->dev);
+		char from[48];
+		if (i->engine_mode && !strcmp(i->engine_mode, "live"))
+			snprintf(from, sizeof(from), "XDP live frames");
+		else
+			snprintf(from, sizeof(from), "AF_XDP (%s)", i->engine_mode ? i->engine_mode : "-");
+		fprintf(r->out, "SYNs from %s on %s, %s; handshakes completed by XDP (%s) on %s\n", from, i->dev, cps,
+			i->client_xdp_mode ? i->client_xdp_mode : "?", i->dev);
 		if (i->peer_kernel)
 			fprintf(r->out, "Server answers with its TCP stack (listeners), counting with XDP (%s, count and pass) on %s\n",
 				i->server_xdp_mode, i->server_dev);

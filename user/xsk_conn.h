@@ -26,6 +26,7 @@
 
 #include "engine.h"
 #include "frame.h"
+#include "isn.h"
 
 struct xsk_conn_map {
 	const struct xp_engine_cfg *cfg; /* ranges and bind[] */
@@ -50,15 +51,10 @@ static inline void xsk_conn_tuple(const struct xsk_conn_map *m, uint64_t t, uint
 	xp_flow_ports(m->cfg, m->naddr > 1 ? t / m->naddr : t, sport, dport);
 }
 
-/* ISN of connection k (splitmix64's finaliser: cheap, and looks random to a
- * middlebox that checks sequence number spread). */
+/* ISN of connection k: bpf/isn.h, shared with the live-frames generator. */
 static inline uint32_t xsk_conn_isn(const struct xsk_conn_map *m, uint64_t k)
 {
-	uint64_t z = m->seed + (k + 1) * 0x9e3779b97f4a7c15ull;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (uint32_t)(z ^ (z >> 31));
+	return xp_conn_isn(m->seed, k);
 }
 
 /*

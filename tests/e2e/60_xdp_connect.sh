@@ -3,7 +3,8 @@
 # completed by XDP on both ends, counted by the server's XDP program, checked
 # against the router's connection tracking and, with --peer kernel, against the
 # server's TCP stack (nstat); -x with RST and FIN closes, --bytes (data, then
-# FIN), -k holds, IPv6, --compare, faults.
+# FIN), -k holds, SYNs from XDP live frames (-x's default) and AF_XDP
+# (--syn-engine xsk), IPv6, --compare, faults.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
@@ -31,6 +32,7 @@ xp_check "server" start_server
 xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "-x at 20k SYN/s for 3 s" eval 'client -c "$XP_SERVER4" --engine xdp -x --cps 20000 -t 3 -J >"$J"'
 est=$(conn established)
+xp_check "SYNs from live frames by default" expect_eq engine_mode "$(jqv .start.engine_mode)" live
 xp_check "about 60000 handshakes completed" expect_near established "$est" 60000 1500
 xp_check "every SYN answered, every ACK counted" eval '
 	[[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" && $(conn acks_sent) == "$est" ]] || { jq .end.sum.connections "$J"; false; }'
@@ -90,6 +92,40 @@ xp_check "conntrack ESTABLISHED during the hold" expect_near ESTABLISHED "$HELD"
 xp_check "server completed 20000" expect_eq established "$(conn established)" 20000
 xp_check "all reset at the end" expect_eq reset "$(conn held_reset_at_end)" 20000
 xp_check "nothing left ESTABLISHED but the control connection" eval 'sleep 0.5; (( $(ct_state ESTABLISHED) <= 1 ))'
+xp_check "held by AF_XDP (it resets them at the end)" eval '[[ $(jqv .start.engine_mode) == copy || $(jqv .start.engine_mode) == zerocopy ]]'
+xp_pass
+
+# ---------------------------------------------------------------------------
+# The SYNs from XDP live frames (the generator's SYN mode): same tuples and
+# ISNs as AF_XDP's, so the firewall must see the same clean connections.
+xp_case live_syns_through_firewall
+xp_check "flush conntrack" xp_exec router conntrack -F
+xp_check "conntrack invalid before" eval 'INV0=$(ct_invalid)'
+xp_check "-x --syn-engine live at 20k SYN/s for 2 s" eval 'client -c "$XP_SERVER4" --engine xdp -x --syn-engine live --cps 20000 -t 2 -J >"$J"'
+est=$(conn established)
+xp_check "SYNs from live frames" expect_eq engine "$(jqv .start.engine)/$(jqv .start.engine_mode)" xdp/live
+xp_check "about 40000 handshakes completed (2 %)" expect_near established "$est" 40000 800
+xp_check "every SYN answered" eval '
+	[[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" && $(conn acks_sent) == "$est" ]] || { jq .end.sum.connections "$J"; false; }'
+xp_check "no invalid cookie" expect_eq invalid "$(conn server_cookie_invalid)" 0
+xp_check "conntrack holds every connection" expect_near "conntrack -C" "$(ct_count)" "$est" 5
+xp_check "all of them CLOSE" expect_near CLOSE "$(ct_state CLOSE)" "$est" 2
+xp_check "none invalid for the firewall" expect_eq "conntrack -S invalid" "$(($(ct_invalid) - INV0))" 0
+xp_check "flush conntrack" xp_exec router conntrack -F
+xp_check "over 16 source addresses (the generator rewrites the IP header)" eval '
+	client -c "$XP_SERVER4" --engine xdp -x --syn-engine live --cps 20000 -t 1 --bind "$XP_CLIENT4_RANGE" -J >"$J"'
+est=$(conn established)
+xp_check "about 20000, every SYN answered" eval '
+	expect_near established "$est" 20000 400 && [[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" ]]'
+xp_check "spread evenly over the 16 addresses, all CLOSE" eval '
+	xp_exec router conntrack -L -p tcp --state CLOSE 2>/dev/null | grep -o "src=198\.18\.1\.[0-9]*" | sort | uniq -c >"$XP_TMP/src"
+	cat "$XP_TMP/src"; (( $(wc -l <"$XP_TMP/src") == 16 )) && awk -v n="$est" "{ d = \$1 - n / 16; if (d < -2 || d > 2) exit 1 }" "$XP_TMP/src"'
+xp_check "none invalid for the firewall" expect_eq "conntrack -S invalid" "$(($(ct_invalid) - INV0))" 0
+xp_check "text header names the sender" eval '
+	out=$(client -c "$XP_SERVER4" --engine xdp -x --cps 1000 -t 1 -i 1); echo "$out" | head -3
+	[[ $out == *"SYNs from XDP live frames on "* ]] &&
+	out=$(client -c "$XP_SERVER4" --engine xdp -x --syn-engine xsk --cps 1000 -t 1 -i 1) &&
+	[[ $out == *"SYNs from AF_XDP (copy) on "* || $out == *"SYNs from AF_XDP (zerocopy) on "* ]]'
 xp_pass
 
 # ---------------------------------------------------------------------------

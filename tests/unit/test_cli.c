@@ -296,6 +296,40 @@ static void test_socket_usage_errors(void **state)
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* --syn-engine: who sends the XDP connection engine's SYNs. */
+static void test_syn_engine(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	(void)state;
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.syn_engine, XP_SYN_AUTO);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --syn-engine live", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.syn_engine, XP_SYN_LIVE);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --syn-engine xsk --cps 1000", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.syn_engine, XP_SYN_XSK);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -k -P 100 --syn-engine xsk", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.syn_engine, XP_SYN_XSK);
+	/* Like --cps, it selects the XDP connection engine with -x. */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --syn-engine live", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+}
+
+static void test_syn_engine_usage_errors(void **state)
+{
+	(void)state;
+	static const struct usage_case cases[] = {
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --syn-engine socket", "unknown SYN engine" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --syn-engine", "needs a value" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -k --syn-engine live", "-k" },
+		{ "xdpperf -c 1.2.3.4 --syn-engine live", "--engine xdp" },
+		{ "xdpperf -c 1.2.3.4 --engine xsk --syn-engine xsk", "--engine xdp" },
+		{ "xdpperf -s --syn-engine live", "client option" },
+	};
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +344,8 @@ int main(void)
 		cmocka_unit_test(test_socket_usage_errors),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_bytes_usage_errors),
+		cmocka_unit_test(test_syn_engine),
+		cmocka_unit_test(test_syn_engine_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
