@@ -6,19 +6,9 @@
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
-J=$XP_TMP/out.json
 
-# Start a server in the server namespace and wait for its control port.
-start_server() {
-	xp_run_bg server "$BIN" -s "$@"
-	SRV_PID=$XP_BG_PID
-	SRV_LOG=$XP_BG_LOG
-	xp_wait_port server 5301 5
-}
 # The AF_XDP engine by name: live frames have their own tests (50_live.sh).
 client() { xp_exec client "$BIN" --engine xsk "$@"; }
-# jqv EXPR: evaluate EXPR on the last JSON document
-jqv() { jq -r "$1" "$J"; }
 # sysfs counter of a device in a namespace
 stat_of() { xp_exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
 # XDP drops the kernel counted on the server's veth (all queues)

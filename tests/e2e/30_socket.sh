@@ -8,23 +8,13 @@
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
-J=$XP_TMP/out.json
 
-# Start a server in the server namespace and wait for its control port.
-start_server() {
-	xp_run_bg server "$BIN" -s "$@"
-	SRV_PID=$XP_BG_PID
-	SRV_LOG=$XP_BG_LOG
-	xp_wait_port server 5301 5
-}
 stop_server() {
 	kill "$SRV_PID" 2>/dev/null
 	wait "$SRV_PID" 2>/dev/null
 	return 0
 }
 client() { xp_exec client "$BIN" "$@"; }
-# jqv EXPR: evaluate EXPR on the last JSON document
-jqv() { jq -r "$1" "$J"; }
 # sock NAME: .end.sum.sockets.NAME; xdp NAME: .end.sum.received.counters.NAME
 sock() { jqv ".end.sum.sockets.$1"; }
 xdp() { jqv ".end.sum.received.counters.$1"; }

@@ -5,15 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
-J=$XP_TMP/out.json
 
-start_server() {
-	xp_run_bg server "$BIN" -s "$@"
-	SRV_PID=$XP_BG_PID
-	xp_wait_port server 5301 5
-}
 client() { xp_exec client "$BIN" "$@"; }
-jqv() { jq -r "$1" "$J"; }
 # worst deviation (in %) of any full interval's received rate from TARGET pps
 worst_dev() {
 	jq --argjson t "$1" '[.intervals[] | select(.seconds > 0.9) | ((.received.packets_per_second - $t) / $t * 100) | fabs] | max' "$J"

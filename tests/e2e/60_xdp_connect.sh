@@ -8,15 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
-J=$XP_TMP/out.json
 
-start_server() {
-	xp_run_bg server "$BIN" -s "$@"
-	SRV_PID=$XP_BG_PID
-	xp_wait_port server 5301 5
-}
 client() { xp_exec client "$BIN" "$@"; }
-jqv() { jq -r "$1" "$J"; }
 conn() { jq -r ".end.sum.connections.$1" "$J"; }
 ct_count() { xp_exec router conntrack -C; }
 ct_state() { xp_exec router conntrack -L -p tcp --state "$1" 2>/dev/null | wc -l; }

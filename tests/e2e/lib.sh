@@ -216,3 +216,15 @@ expect_near() {
 	((d < 0)) && d=$((-d))
 	((d <= $4)) || { echo "$1: got $2, want $3 +- $4"; return 1; }
 }
+
+# xdpperf helpers shared by the test scripts.
+# start_server [ARGS]: `xdpperf -s ARGS` in the server namespace; SRV_PID, SRV_LOG; waits for port 5301.
+start_server() {
+	xp_run_bg server "$XP_BIN" -s "$@"
+	SRV_PID=$XP_BG_PID
+	SRV_LOG=$XP_BG_LOG
+	xp_wait_port server 5301 5
+}
+# jqv EXPR: evaluate EXPR on the test's last JSON document, $J
+J=$XP_TMP/out.json
+jqv() { jq -r "$1" "$J"; }
