@@ -40,11 +40,17 @@ run() {
 
 run "64-byte TCP frames at an exact 100 kpps through the router (expect 0 loss)" \
 	-c "$XP_SERVER4" -t 3 -b 100kpps --queues 1
-run "64-byte TCP frames, as fast as AF_XDP can send them, 2 queues" -c "$XP_SERVER4" -t 5
+run "64-byte TCP frames as fast as XDP live frames send them, 2 threads (the router is the limit)" \
+	-c "$XP_SERVER4" -t 3
+run "The same from AF_XDP sockets" -c "$XP_SERVER4" -t 3 --engine xsk
 run "1518-byte TCP frames, as fast as possible" -c "$XP_SERVER4" -t 3 -l 1518
 run "IPv6: 78-byte frames (the IPv6/TCP minimum) at 200 kpps" -c "$XP_SERVER6" -t 3 -l 78 -b 200kpps
 run "UDP, 64-byte frames, JSON stream output (one object per line)" \
 	-c "$XP_SERVER4" -t 2 -u -b 50kpps --json-stream
+run "Connections per second through the router: kernel sockets (fireperf's -x) vs the XDP connection engine" \
+	-c "$XP_SERVER4" -x -P 64 -t 3 --compare
+run "Hold 20000 connections with the XDP connection engine (a conntrack-table test), reset at the end" \
+	-c "$XP_SERVER4" --engine xdp -k -P 20000 -t 3 --bind "$XP_CLIENT4_RANGE"
 
 echo "== Server log"
 cat /tmp/xdpperf-demo-server.log

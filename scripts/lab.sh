@@ -186,6 +186,20 @@ add_addrs() { # NS DEV V4/LEN V6/LEN
 	ip -n "$1" link set "$2" up
 }
 
+# Put the client's extra addresses in the next hop's neighbour table now.
+# Stateless XDP connection tests never retransmit a SYN whose SYN-ACK the
+# router dropped while it was still resolving a new client address.
+prime_client_extras() {
+	command -v ping >/dev/null 2>&1 || return 0
+	local i
+	for i in $(seq 0 15); do
+		nsx "$NS_CLIENT" ping -n -q -c 1 -W 1 -I "198.18.1.$((10 + i))" 198.18.1.1 >/dev/null 2>&1 &
+		nsx "$NS_CLIENT" ping -n -q -c 1 -W 1 -I "2001:2:0:1::$(printf '%x' $((16 + i)))" 2001:2:0:1::1 \
+			>/dev/null 2>&1 &
+	done
+	wait
+}
+
 add_client_extras() {
 	# 198.18.1.10-25 and 2001:2:0:1::10-::1f (hex). The IPv6 ones are
 	# deprecated (preferred_lft 0): bindable, but never picked as the default
@@ -319,6 +333,8 @@ do_up() {
 		die "client cannot ping server $SERVER4 (IPv4) within ${WAIT_SECS}s"
 	wait_ping "$NS_CLIENT" "$SERVER6" ||
 		die "client cannot ping server $SERVER6 (IPv6) within ${WAIT_SECS}s"
+
+	prime_client_extras
 
 	write_state
 	trap - EXIT
