@@ -23,13 +23,6 @@ struct connprog {
  * <linux/bpf.h> may predate. */
 #define XP_BPF_TCX_INGRESS 46
 
-static int link_create(struct connprog *cp, int ifindex, __u32 flags)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
-	int fd = bpf_link_create(bpf_program__fd(cp->skel->progs.xdp_conn_client), ifindex, BPF_XDP, &opts);
-	return fd < 0 ? -errno : fd;
-}
-
 int connprog_open(const struct connprog_cfg *c, struct connprog **out, const char **mode_used, char *err,
 		  size_t errlen)
 {
@@ -63,13 +56,7 @@ int connprog_open(const struct connprog_cfg *c, struct connprog **out, const cha
 		connprog_close(cp);
 		return r;
 	}
-	if (c->xdp_mode == XP_XDP_SKB) {
-		r = link_create(cp, c->ifindex, XDP_FLAGS_SKB_MODE);
-	} else {
-		r = link_create(cp, c->ifindex, XDP_FLAGS_DRV_MODE);
-		if (r < 0 && c->xdp_mode == XP_XDP_AUTO && r != -EBUSY && r != -EEXIST)
-			r = link_create(cp, c->ifindex, XDP_FLAGS_SKB_MODE);
-	}
+	r = xp_xdp_link(bpf_program__fd(cp->skel->progs.xdp_conn_client), c->ifindex, c->xdp_mode);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot attach the client's XDP handshake program: %s%s", strerror(-r),
 			 (r == -EBUSY || r == -EEXIST) ? " (another XDP program is attached to the interface)" : "");
@@ -92,10 +79,7 @@ int connprog_open(const struct connprog_cfg *c, struct connprog **out, const cha
 		}
 		cp->tc_link_fd = r;
 	}
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	*mode_used = "?";
-	if (!bpf_xdp_query(c->ifindex, 0, &q))
-		*mode_used = q.attach_mode == XDP_ATTACHED_DRV ? "native" : q.attach_mode == XDP_ATTACHED_SKB ? "skb" : "?";
+	*mode_used = xp_xdp_mode_name(c->ifindex);
 	cp->ncpus = libbpf_num_possible_cpus();
 	*out = cp;
 	return 0;
@@ -109,12 +93,7 @@ int connprog_read(struct connprog *cp, struct xp_cc_counters *sum)
 	int r = bpf_map__lookup_elem(cp->skel->maps.cc_counters, &key, sizeof(key), pc, sizeof(pc), 0);
 	if (r)
 		return r;
-	for (int c = 0; c < cp->ncpus; c++) {
-		const __u64 *src = (const __u64 *)&pc[c];
-		__u64 *dst = (__u64 *)sum;
-		for (size_t f = 0; f < sizeof(*sum) / sizeof(__u64); f++)
-			dst[f] += src[f];
-	}
+	xp_percpu_sum(pc, cp->ncpus, sizeof(*sum), sum);
 	return 0;
 }
 

@@ -89,27 +89,6 @@ void rxprog_close(struct rxprog *rp)
 	free(rp);
 }
 
-static const char *query_mode(int ifindex)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	if (bpf_xdp_query(ifindex, 0, &q))
-		return "unknown";
-	switch (q.attach_mode) {
-	case XDP_ATTACHED_DRV: return "native";
-	case XDP_ATTACHED_SKB: return "skb";
-	case XDP_ATTACHED_HW: return "hw";
-	case XDP_ATTACHED_MULTI: return "multi";
-	default: return "none";
-	}
-}
-
-static int link_create(struct rxprog *rp, int ifindex, __u32 flags)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
-	int fd = bpf_link_create(bpf_program__fd(rp->prog), ifindex, BPF_XDP, &opts);
-	return fd < 0 ? -errno : fd;
-}
-
 int rxprog_attach(struct rxprog *rp, int ifindex, enum xp_xdp_mode mode, const char **mode_used,
 		  char *err, size_t errlen)
 {
@@ -128,15 +107,7 @@ int rxprog_attach(struct rxprog *rp, int ifindex, enum xp_xdp_mode mode, const c
 		snprintf(err, errlen, "too many interfaces in use (max %d)", XP_MAX_LINKS);
 		return -ENOSPC;
 	}
-	int fd;
-	if (mode == XP_XDP_SKB) {
-		fd = link_create(rp, ifindex, XDP_FLAGS_SKB_MODE);
-	} else {
-		fd = link_create(rp, ifindex, XDP_FLAGS_DRV_MODE);
-		/* auto: fall back to generic mode where the driver has no XDP */
-		if (fd < 0 && mode == XP_XDP_AUTO && fd != -EBUSY && fd != -EEXIST)
-			fd = link_create(rp, ifindex, XDP_FLAGS_SKB_MODE);
-	}
+	int fd = xp_xdp_link(bpf_program__fd(rp->prog), ifindex, mode);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot attach XDP to ifindex %d: %s%s", ifindex, strerror(-fd),
 			 (fd == -EBUSY || fd == -EEXIST) ? " (another XDP program is attached there)" : "");
@@ -145,7 +116,7 @@ int rxprog_attach(struct rxprog *rp, int ifindex, enum xp_xdp_mode mode, const c
 	free_l->ifindex = ifindex;
 	free_l->fd = fd;
 	free_l->refs = 1;
-	free_l->mode = query_mode(ifindex);
+	free_l->mode = xp_xdp_mode_name(ifindex);
 	*mode_used = free_l->mode;
 	return 0;
 }
@@ -231,12 +202,7 @@ int rxprog_read(struct rxprog *rp, int slot, struct xp_counters *sum)
 	int r = bpf_map__lookup_elem(rp->skel->maps.counters, &key, sizeof(key), pc, sizeof(pc), 0);
 	if (r)
 		return r;
-	for (int c = 0; c < rp->ncpus; c++) {
-		const __u64 *src = (const __u64 *)&pc[c];
-		__u64 *dst = (__u64 *)sum;
-		for (size_t f = 0; f < sizeof(*sum) / sizeof(__u64); f++)
-			dst[f] += src[f];
-	}
+	xp_percpu_sum(pc, rp->ncpus, sizeof(*sum), sum);
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 
 #include "xdpperf.h"
 
-enum xp_xdp_mode { XP_XDP_AUTO = 0, XP_XDP_NATIVE, XP_XDP_SKB };
+#include "xdplink.h"
 
 struct rxprog;
 
