@@ -7,25 +7,30 @@ BUILD    := build
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-            -Iuser -Ibpf -I$(BUILD)
+            -Iuser -I. -I$(BUILD)
 LDLIBS   := -lxdp -lbpf -lelf -lz -ljson-c -lmnl -lpthread -lm
 
 ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-BPF_CFLAGS := -target bpf -O2 -g -Wall -D__TARGET_ARCH_$(ARCH) -I. -Ibpf
+BPF_CFLAGS := -target bpf -O2 -g -Wall -D__TARGET_ARCH_$(ARCH) -I.
 
+# bpf/X.bpf.c -> build/bpf/X.bpf.o -> build/bpf/X.skel.h (included as "bpf/X.skel.h").
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
-BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
-SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-BPF_HDRS  := $(wildcard bpf/*.h) vmlinux.h
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+BPF_HDRS  := $(wildcard bpf/*.h bpf/lib/*.h) vmlinux.h
 
-USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/ is one folder per part (cli, client, server, engine, ...); includes name the folder.
+USER_SRCS := $(filter-out user/main.c,$(wildcard user/*/*.c))
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
-USER_HDRS := $(wildcard user/*.h)
+USER_HDRS := $(wildcard user/*/*.h)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
+
+# Keep the skeletons: tests and tools include them too.
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 
 .PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down
 all: xdpperf $(UNIT_BINS) $(BPFT_BINS)
@@ -33,13 +38,13 @@ all: xdpperf $(UNIT_BINS) $(BPFT_BINS)
 deps:
 	@bash scripts/deps.sh
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/user/%.o: user/%.c $(USER_HDRS) bpf/xdpperf.h $(SKELS) | $(BUILD)
+$(BUILD)/user/%.o: user/%.c $(USER_HDRS) bpf/server.h $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -49,7 +54,7 @@ $(BUILD)/libxdpperf.a: $(USER_OBJS)
 xdpperf: $(BUILD)/user/main.o $(BUILD)/libxdpperf.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
@@ -58,7 +63,7 @@ $(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(SKELS) $(USER_HDRS)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
 $(BUILD):
-	@mkdir -p $(BUILD)/user $(BUILD)/tests
+	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests
 
 # Regenerate the committed vmlinux.h from the running kernel's BTF.
 vmlinux:

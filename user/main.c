@@ -1,8 +1,9 @@
 /* xdpperf: network benchmark with XDP counters and AF_XDP senders. */
 #include <stdio.h>
 
-#include "opts.h"
-#include "roles.h"
+#include "cli/opts.h"
+#include "client/client.h"
+#include "server/server.h"
 
 int main(int argc, char **argv)
 {

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Tests for the XDP connection engine: the XP_SLOT_RESPOND path of
- * bpf/rx_count.bpf.c (server) and bpf/conn_client.bpf.c (client). Frames go
+ * bpf/server.bpf.c (server) and bpf/client.bpf.c (client). Frames go
  * through the loaded programs with BPF_PROG_RUN; what one program sends
  * (XDP_TX, the rewritten frame in data_out) is fed to the other, so a whole
  * handshake and close run without any traffic:
  *
- *   client SYN (user/frame.c) -> server: SYN-ACK with a SYN cookie
+ *   client SYN (user/net/frame.c) -> server: SYN-ACK with a SYN cookie
  *                             -> client: ACK (or ACK|FIN, or ACK|PSH|FIN
  *                                with data)
  *                             -> server: established; RST (or FIN-ACK)
  *                             -> client: RST dropped (or final ACK) ...
  *
  * Every frame out is parsed and checked field by field, with both checksums
- * verified by user/csum.c. The cookie is recomputed here from the design in
+ * verified by user/net/csum.c. The cookie is recomputed here from the design in
  * bpf/syncookie.h (SipHash-2-4 reference below, checked against the
  * reference vector of the SipHash paper) with the key the test loads, which
  * also lets the tests forge cookies from other time steps. Needs root.
@@ -38,12 +38,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xdpperf.h"
-#include "conn_client.h"
-#include "csum.h"
-#include "frame.h"
-#include "rx_count.skel.h"
-#include "conn_client.skel.h"
+#include "bpf/server.h"
+#include "bpf/client.h"
+#include "net/csum.h"
+#include "net/frame.h"
+#include "bpf/server.skel.h"
+#include "bpf/client.skel.h"
 
 #define CTRL_PORT   5301
 #define PORT_LO     63000
@@ -59,7 +59,7 @@
 #define F_PSH 0x08
 #define F_ACK 0x10
 
-/* Must match bpf/syncookie.h and rx_count.bpf.c. */
+/* Must match bpf/syncookie.h and server.bpf.c. */
 #define STEP_SHIFT  26
 #define SRV_TS_SHIFT 20
 
@@ -198,7 +198,7 @@ static const struct peer P6 = { "2001:2:0:210::1", "2001:2:0:210::2", 0 };
 static const struct peer P4V = { "198.18.210.1", "198.18.210.2", 100 };
 static const struct peer P6V = { "2001:2:0:210::1", "2001:2:0:210::2", 3000 };
 
-/* A client -> server segment built by user/frame.c. */
+/* A client -> server segment built by user/net/frame.c. */
 static size_t client_frame(const struct peer *p, uint16_t sport, uint16_t dport,
 			   uint8_t flags, uint32_t seq, uint32_t ack,
 			   int syn_opts, size_t payload, uint8_t *buf, size_t cap)
@@ -408,8 +408,8 @@ static void expect_reply_of(const struct seg *in, const struct seg *out)
 /* ---------------------------------------------------------------------- */
 
 struct env {
-	struct rx_count_bpf *srv;
-	struct conn_client_bpf *cli;
+	struct server_bpf *srv;
+	struct client_bpf *cli;
 };
 
 static int reply_redirect; /* load the next programs with the redirect knob */
@@ -417,9 +417,9 @@ static uint32_t data_len;  /* cc_data_len of the next client program */
 
 #define DATA_LEN 1000 /* what the e2e test sends */
 
-static struct rx_count_bpf *load_server(void)
+static struct server_bpf *load_server(void)
 {
-	struct rx_count_bpf *s = rx_count_bpf__open();
+	struct server_bpf *s = server_bpf__open();
 
 	if (!s)
 		return NULL;
@@ -427,16 +427,16 @@ static struct rx_count_bpf *load_server(void)
 	s->rodata->ctrl_port = CTRL_PORT;
 	s->rodata->cookie_key[0] = KEY[0];
 	s->rodata->cookie_key[1] = KEY[1];
-	if (rx_count_bpf__load(s)) {
-		rx_count_bpf__destroy(s);
+	if (server_bpf__load(s)) {
+		server_bpf__destroy(s);
 		return NULL;
 	}
 	return s;
 }
 
-static struct conn_client_bpf *load_client(uint32_t mode, uint8_t family)
+static struct client_bpf *load_client(uint32_t mode, uint8_t family)
 {
-	struct conn_client_bpf *c = conn_client_bpf__open();
+	struct client_bpf *c = client_bpf__open();
 
 	if (!c)
 		return NULL;
@@ -449,14 +449,14 @@ static struct conn_client_bpf *load_client(uint32_t mode, uint8_t family)
 	c->rodata->cc_ctrl_port = CTRL_PORT;
 	c->rodata->cc_reply_redirect = (uint8_t)reply_redirect;
 	c->rodata->cc_data_len = data_len;
-	if (conn_client_bpf__load(c)) {
-		conn_client_bpf__destroy(c);
+	if (client_bpf__load(c)) {
+		client_bpf__destroy(c);
 		return NULL;
 	}
 	return c;
 }
 
-static void set_slot(struct rx_count_bpf *s, uint32_t flags, uint32_t close_mode)
+static void set_slot(struct server_bpf *s, uint32_t flags, uint32_t close_mode)
 {
 	struct xp_slot_cfg cfg = { .flags = flags, .protos = XP_PROTO_TCP,
 				   .close_mode = close_mode };
@@ -525,8 +525,8 @@ static int teardown(void **state)
 	struct env *e = *state;
 
 	if (e) {
-		rx_count_bpf__destroy(e->srv);
-		conn_client_bpf__destroy(e->cli);
+		server_bpf__destroy(e->srv);
+		client_bpf__destroy(e->cli);
 		free(e);
 	}
 	return 0;
@@ -554,18 +554,18 @@ static uint32_t run(int prog_fd, const uint8_t *in, size_t len, uint8_t *out,
 
 static uint32_t run_srv(struct env *e, const uint8_t *in, size_t len, uint8_t *out, size_t *olen)
 {
-	return run(bpf_program__fd(e->srv->progs.xdp_rx_count), in, len, out, olen);
+	return run(bpf_program__fd(e->srv->progs.xdp_server), in, len, out, olen);
 }
 
 static uint32_t run_cli(struct env *e, const uint8_t *in, size_t len, uint8_t *out, size_t *olen)
 {
-	return run(bpf_program__fd(e->cli->progs.xdp_conn_client), in, len, out, olen);
+	return run(bpf_program__fd(e->cli->progs.xdp_client), in, len, out, olen);
 }
 
 /* The client's TC fallback (an skb program: same frames in and out). */
 static uint32_t run_tc(struct env *e, const uint8_t *in, size_t len, uint8_t *out, size_t *olen)
 {
-	return run(bpf_program__fd(e->cli->progs.tc_conn_client), in, len, out, olen);
+	return run(bpf_program__fd(e->cli->progs.tc_client), in, len, out, olen);
 }
 
 #define TC_ACT_OK_       0

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests for bpf/gen.bpf.c, the XDP live-frames generator, and the live
- * engine (user/engine_live.c). Needs root.
+ * Tests for bpf/generator.bpf.c, the XDP live-frames generator, and the live
+ * engine (user/engine/live.c). Needs root.
  *
  * Frame tests: the generator is configured and loaded by xp_gen_load, the
  * engine's own loader, then run with plain BPF_PROG_RUN (no live frames),
  * which hands back each output frame. For every frame the test builds the
  * expected one independently (template, ports of xp_flow_ports, the TCP
  * sequence number, the stamp with the timestamp read back, L4 checksum
- * summed from scratch with user/csum.h) and compares every byte; it also
+ * summed from scratch with user/net/csum.h) and compares every byte; it also
  * verifies the IPv4 header and L4 checksums of the output as a receiver
  * would. The input frame is garbage, not the template: live mode recycles
  * buffers with whatever they last held, so the program must rewrite all.
@@ -44,13 +44,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "csum.h"
-#include "engine.h"
-#include "frame.h"
-#include "gen.h"
-#include "gen.skel.h"
-#include "timeutil.h"
-#include "xsk_conn.h"
+#include "net/csum.h"
+#include "engine/engine.h"
+#include "net/frame.h"
+#include "bpf/generator.h"
+#include "bpf/generator.skel.h"
+#include "util/time.h"
+#include "engine/tuples.h"
 
 extern const struct xp_engine_ops xp_engine_live;
 
@@ -99,7 +99,7 @@ static struct xp_engine_cfg make_cfg(int family, uint8_t proto, size_t size, uin
 /* ---------------------------------------------------------------------- */
 
 struct gen {
-	struct gen_bpf *skel;
+	struct generator_bpf *skel;
 	struct xp_engine_cfg cfg;
 	uint8_t tmpl[XP_GEN_MAX_LEN];
 	struct frame_layout lay;
@@ -137,7 +137,7 @@ static void gen_run_len(struct gen *g, const uint8_t *in, uint32_t in_len, uint8
 		.data_out = out,
 		.data_size_out = XP_GEN_MAX_LEN,
 		.repeat = 1);
-	int r = bpf_prog_test_run_opts(bpf_program__fd(g->skel->progs.xdp_gen), &o);
+	int r = bpf_prog_test_run_opts(bpf_program__fd(g->skel->progs.xdp_generator), &o);
 
 	if (r)
 		fail_msg("BPF_PROG_RUN: %s", strerror(errno));
@@ -259,7 +259,7 @@ static void gen_case(int family, uint8_t proto, size_t size, uint16_t vlan, uint
 	uint64_t ts = run_and_check(&g, 0, NFRAMES / 2, 0);
 	run_and_check(&g, NFRAMES / 2, NFRAMES / 2, ts);
 	assert_int_equal(xp_gen_sent(g.skel), NFRAMES);
-	gen_bpf__destroy(g.skel);
+	generator_bpf__destroy(g.skel);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -331,7 +331,7 @@ static void test_v4_udp_1518(void **state)
 static void test_too_large_refused(void **state)
 {
 	struct xp_engine_cfg c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_MAX_LEN + 4 + 1, 0, 1, 1, 2, 2);
-	struct gen_bpf *skel = NULL;
+	struct generator_bpf *skel = NULL;
 	struct frame_layout lay;
 	static uint8_t tmpl[XP_GEN_MAX_LEN];
 	char err[256] = "";
@@ -344,7 +344,7 @@ static void test_too_large_refused(void **state)
 	/* The largest that fits loads. */
 	c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_MAX_LEN + 4, 0, 1, 1, 2, 2);
 	assert_int_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
-	gen_bpf__destroy(skel);
+	generator_bpf__destroy(skel);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -422,17 +422,17 @@ static void verify_syn_checksums(const struct gen *g, const uint8_t *f)
  * n SYNs of thread tid of nthreads, run from garbage input like the stream
  * frames, each compared byte for byte with the SYN of its connection
  * k = j * nthreads + tid built independently: the template rewritten by
- * frame_set_saddr/ports/seq (user/frame.h) with the tuple of k
+ * frame_set_saddr/ports/seq (user/net/frame.h) with the tuple of k
  * (t = k mod space, address t mod nbind, ports xp_flow_ports(t / nbind))
  * and ISN splitmix64(seed, k). The AF_XDP engine's rewrite
- * (xsk_conn_write) must give the same bytes: both engines agree.
+ * (xp_tuple_write) must give the same bytes: both engines agree.
  */
 static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, uint16_t shi, uint16_t dlo,
 		     uint16_t dhi, unsigned nthreads, unsigned tid, unsigned n)
 {
 	struct xp_engine_cfg c = make_syn_cfg(family, vlan, nbind, slo, shi, dlo, dhi);
 	struct gen g;
-	struct xsk_conn_map m;
+	struct xp_tuples m;
 	char err[256];
 	uint8_t in[XP_GEN_MAX_LEN], out[XP_GEN_MAX_LEN], want[XP_GEN_MAX_LEN], x[XP_GEN_MAX_LEN];
 	unsigned naddr = nbind ? nbind : 1;
@@ -445,14 +445,14 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 	assert_int_equal(g.skel->rodata->stamp, 0);
 	assert_int_equal(g.skel->rodata->conn_space, space);
 	assert_int_equal(l->len, frame_min_size(&c.tmpl) - 4);
-	assert_int_equal(xsk_conn_map_init(&m, &g.cfg, seed, err, sizeof(err)), 0);
+	assert_int_equal(xp_tuples_init(&m, &g.cfg, seed, err, sizeof(err)), 0);
 
 	for (unsigned j = 0; j < n; j++) {
 		uint64_t k = (uint64_t)j * nthreads + tid, t = k % space;
 		uint16_t sport, dport;
 
 		/* The engine hands in one byte more than the SYN (see
-		 * gen.bpf.c: the program trims it); shorter and exact inputs
+		 * generator.bpf.c: the program trims it); shorter and exact inputs
 		 * come out right too. */
 		uint32_t in_len = l->len + (j % 3 == 0 ? 1 : j % 3 == 1 ? 0 : -10u);
 		for (unsigned b = 0; b < in_len; b++)
@@ -468,7 +468,7 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 		frame_set_seq(want, l, want_isn(seed, k));
 
 		memcpy(x, g.tmpl, l->len);
-		xsk_conn_write(&m, x, l, t, xsk_conn_isn(&m, k));
+		xp_tuple_write(&m, x, l, t, xp_tuple_isn(&m, k));
 		assert_memory_equal(x, want, l->len);
 
 		if (memcmp(want, out, l->len)) {
@@ -479,7 +479,7 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 		}
 	}
 	assert_int_equal(xp_gen_sent(g.skel), n);
-	gen_bpf__destroy(g.skel);
+	generator_bpf__destroy(g.skel);
 }
 
 /* 2 addresses x 3 sports x 4 dports = 24 tuples: 60 SYNs wrap twice and
@@ -527,7 +527,7 @@ static void test_syn_v6_one_bind(void **state)
 static void test_syn_refusals(void **state)
 {
 	struct xp_engine_cfg c = make_syn_cfg(AF_INET, 0, 2, 1, 1, 2, 2);
-	struct gen_bpf *skel = NULL;
+	struct generator_bpf *skel = NULL;
 	struct frame_layout lay;
 	static uint8_t tmpl[XP_GEN_MAX_LEN];
 	char err[256] = "";
@@ -621,7 +621,7 @@ static int child_live(int engine)
 
 	if (!engine) {
 		/* One call of 10000 frames straight through the generator. */
-		struct gen_bpf *skel;
+		struct generator_bpf *skel;
 		struct frame_layout lay;
 		static uint8_t tmpl[XP_GEN_MAX_LEN];
 		unsigned tid0[1] = { 0 };
@@ -635,13 +635,13 @@ static int child_live(int engine)
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = tmpl, .data_size_in = lay.len, .ctx_in = &md,
 			    .ctx_size_in = sizeof(md), .repeat = 10000, .batch_size = 64,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
-		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_gen), &o)) {
+		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_generator), &o)) {
 			int e = errno;
 			printf("live: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES: %s\n", strerror(e));
 			return e == EINVAL || e == EOPNOTSUPP || e == 524 ? CHILD_SKIP : 1;
 		}
 		uint64_t got = rx_settle(rx0, 10000), sent = xp_gen_sent(skel);
-		gen_bpf__destroy(skel);
+		generator_bpf__destroy(skel);
 		printf("live: sent %llu, peer received %llu\n", (unsigned long long)sent,
 		       (unsigned long long)got);
 		return sent == 10000 && got == 10000 ? CHILD_OK : 1;

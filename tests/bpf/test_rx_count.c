@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests for bpf/rx_count.bpf.c: hand-built frames run through the loaded
+ * Tests for bpf/server.bpf.c: hand-built frames run through the loaded
  * program with BPF_PROG_RUN; check verdicts and the exact per-slot counters
  * (summed over CPUs) and global stats. Needs root (CAP_BPF + CAP_NET_ADMIN).
  *
@@ -24,8 +24,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xdpperf.h"
-#include "rx_count.skel.h"
+#include "bpf/server.h"
+#include "bpf/server.skel.h"
 
 #define CTRL_PORT   5201
 #define TEST_PORT   9000
@@ -187,15 +187,15 @@ static struct fspec udp4(uint16_t dport, unsigned payload)
 
 static int ncpus;
 
-static struct rx_count_bpf *load_skel(uint16_t ctrl_port)
+static struct server_bpf *load_skel(uint16_t ctrl_port)
 {
-	struct rx_count_bpf *skel = rx_count_bpf__open();
+	struct server_bpf *skel = server_bpf__open();
 
 	if (!skel)
 		return NULL;
 	skel->rodata->ctrl_port = ctrl_port;
-	if (rx_count_bpf__load(skel)) {
-		rx_count_bpf__destroy(skel);
+	if (server_bpf__load(skel)) {
+		server_bpf__destroy(skel);
 		return NULL;
 	}
 	return skel;
@@ -203,7 +203,7 @@ static struct rx_count_bpf *load_skel(uint16_t ctrl_port)
 
 static int setup(void **state)
 {
-	struct rx_count_bpf *skel = load_skel(CTRL_PORT);
+	struct server_bpf *skel = load_skel(CTRL_PORT);
 
 	if (!skel) {
 		fprintf(stderr, "rx_count: skeleton load failed: %s\n", strerror(errno));
@@ -215,7 +215,7 @@ static int setup(void **state)
 
 static int setup_no_ctrl(void **state)
 {
-	struct rx_count_bpf *skel = load_skel(0);
+	struct server_bpf *skel = load_skel(0);
 
 	if (!skel) {
 		fprintf(stderr, "rx_count: skeleton load failed: %s\n", strerror(errno));
@@ -227,17 +227,17 @@ static int setup_no_ctrl(void **state)
 
 static int teardown(void **state)
 {
-	rx_count_bpf__destroy(*state);
+	server_bpf__destroy(*state);
 	return 0;
 }
 
-static void map_port(struct rx_count_bpf *skel, uint32_t port, uint32_t val)
+static void map_port(struct server_bpf *skel, uint32_t port, uint32_t val)
 {
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.port_slot),
 					     &port, &val, BPF_ANY), 0);
 }
 
-static void set_slot(struct rx_count_bpf *skel, uint32_t slot, uint32_t flags,
+static void set_slot(struct server_bpf *skel, uint32_t slot, uint32_t flags,
 		     uint32_t protos)
 {
 	struct xp_slot_cfg cfg = { .flags = flags, .protos = protos };
@@ -247,13 +247,13 @@ static void set_slot(struct rx_count_bpf *skel, uint32_t slot, uint32_t flags,
 }
 
 /* The common setup: TEST_PORT -> TEST_SLOT, active, counting protos. */
-static void std_slot(struct rx_count_bpf *skel, uint32_t protos)
+static void std_slot(struct server_bpf *skel, uint32_t protos)
 {
 	map_port(skel, TEST_PORT, TEST_SLOT + 1);
 	set_slot(skel, TEST_SLOT, XP_SLOT_ACTIVE, protos);
 }
 
-static uint32_t run_n(struct rx_count_bpf *skel, const void *frame, size_t len,
+static uint32_t run_n(struct server_bpf *skel, const void *frame, size_t len,
 		      int repeat)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
@@ -261,7 +261,7 @@ static uint32_t run_n(struct rx_count_bpf *skel, const void *frame, size_t len,
 		.data_size_in = len,
 		.repeat = repeat,
 	);
-	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_rx_count),
+	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_server),
 					 &opts);
 
 	if (err)
@@ -269,12 +269,12 @@ static uint32_t run_n(struct rx_count_bpf *skel, const void *frame, size_t len,
 	return opts.retval;
 }
 
-static uint32_t run(struct rx_count_bpf *skel, const void *frame, size_t len)
+static uint32_t run(struct server_bpf *skel, const void *frame, size_t len)
 {
 	return run_n(skel, frame, len, 1);
 }
 
-static uint32_t run_spec(struct rx_count_bpf *skel, const struct fspec *s,
+static uint32_t run_spec(struct server_bpf *skel, const struct fspec *s,
 			 size_t *lenp)
 {
 	uint8_t buf[2048];
@@ -285,7 +285,7 @@ static uint32_t run_spec(struct rx_count_bpf *skel, const struct fspec *s,
 	return run(skel, buf, len);
 }
 
-static struct xp_counters get_counters(struct rx_count_bpf *skel, uint32_t slot)
+static struct xp_counters get_counters(struct server_bpf *skel, uint32_t slot)
 {
 	struct xp_counters *v = calloc(ncpus, sizeof(*v)), sum = { 0 };
 	const size_t nf = sizeof(sum) / sizeof(__u64);
@@ -300,7 +300,7 @@ static struct xp_counters get_counters(struct rx_count_bpf *skel, uint32_t slot)
 	return sum;
 }
 
-static uint64_t get_gstat(struct rx_count_bpf *skel, uint32_t idx)
+static uint64_t get_gstat(struct server_bpf *skel, uint32_t idx)
 {
 	uint64_t *v = calloc(ncpus, sizeof(*v)), sum = 0;
 
@@ -327,7 +327,7 @@ static const struct {
 };
 
 /* Every field of the slot's summed counters must equal want (unnamed = 0). */
-static void expect_counters(struct rx_count_bpf *skel, uint32_t slot,
+static void expect_counters(struct server_bpf *skel, uint32_t slot,
 			    struct xp_counters want)
 {
 	struct xp_counters got = get_counters(skel, slot);
@@ -352,14 +352,14 @@ static void expect_counters(struct rx_count_bpf *skel, uint32_t slot,
 }
 
 /* All slots except `except` (-1: all) must be untouched. */
-static void expect_slots_zero(struct rx_count_bpf *skel, int except)
+static void expect_slots_zero(struct server_bpf *skel, int except)
 {
 	for (int s = 0; s < XP_MAX_SLOTS; s++)
 		if (s != except)
 			expect_counters(skel, s, (struct xp_counters){ 0 });
 }
 
-static void expect_gstats(struct rx_count_bpf *skel, uint64_t seen,
+static void expect_gstats(struct server_bpf *skel, uint64_t seen,
 			  uint64_t passed, uint64_t malformed)
 {
 	assert_int_equal(get_gstat(skel, XP_G_SEEN), seen);
@@ -373,7 +373,7 @@ static void expect_gstats(struct rx_count_bpf *skel, uint64_t seen,
 
 static void test_ipv4_tcp_data_dropped(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK | F_PSH, 100);
 	size_t len;
 
@@ -389,7 +389,7 @@ static void test_ipv4_tcp_data_dropped(void **state)
 
 static void test_ipv6_tcp_syn(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_SYN, 0);
 	size_t len;
 
@@ -405,7 +405,7 @@ static void test_ipv6_tcp_syn(void **state)
 
 static void test_ipv6_tcp_data(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK, 1000);
 	size_t len;
 
@@ -422,7 +422,7 @@ static void test_ipv6_tcp_data(void **state)
 
 static void test_udp_counted(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s4 = udp4(TEST_PORT, 200), s6 = udp4(TEST_PORT, 64);
 
 	s6.ipv6 = 1;
@@ -440,7 +440,7 @@ static void test_udp_counted(void **state)
 
 static void test_proto_not_in_slot_passed(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec u = udp4(TEST_PORT, 200), t = tcp4(TEST_PORT, F_ACK, 10);
 
 	/* TCP-only slot: UDP to its port is passed, not counted. */
@@ -467,7 +467,7 @@ static void test_proto_not_in_slot_passed(void **state)
 
 static void test_vlan_tagged(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec q = tcp4(TEST_PORT, F_ACK, 10);
 	struct fspec qinq = q, v6 = udp4(TEST_PORT, 30), three = q;
 	size_t len;
@@ -504,7 +504,7 @@ static void test_vlan_tagged(void **state)
 
 static void test_short_frame_padding(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec u = udp4(TEST_PORT, 4), a = tcp4(TEST_PORT, F_ACK, 0);
 	size_t len;
 
@@ -531,7 +531,7 @@ static void test_short_frame_padding(void **state)
 
 static void test_tcp_flag_classification(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	/* One row per frame: flags, payload, and what it must add. */
 	static const struct {
 		uint8_t flags;
@@ -572,7 +572,7 @@ static void test_tcp_flag_classification(void **state)
 
 static void test_non_test_port_passed(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec t = tcp4(OTHER_PORT, F_ACK, 100), u = udp4(OTHER_PORT, 100);
 
 	std_slot(skel, XP_PROTO_TCP | XP_PROTO_UDP);
@@ -588,7 +588,7 @@ static void test_non_test_port_passed(void **state)
 
 static void test_arp_passed(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	/* ARP who-has 10.0.0.2 tell 10.0.0.1, padded to 60 bytes. */
 	uint8_t arp[60] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x01,
@@ -607,7 +607,7 @@ static void test_arp_passed(void **state)
 
 static void test_icmp_passed(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec e4 = { .l4 = IPPROTO_ICMP, .payload = 56 };
 	struct fspec e6 = { .ipv6 = 1, .l4 = IPPROTO_ICMPV6, .payload = 56 };
 
@@ -624,7 +624,7 @@ static void test_icmp_passed(void **state)
 
 static void test_control_port_passed(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(CTRL_PORT, F_ACK | F_PSH, 40);
 
 	/* Even if userspace maps the control port, it is never counted. */
@@ -654,7 +654,7 @@ static void test_control_port_passed(void **state)
 
 static void test_control_port_unset(void **state)
 {
-	struct rx_count_bpf *skel = *state; /* loaded with ctrl_port = 0 */
+	struct server_bpf *skel = *state; /* loaded with ctrl_port = 0 */
 	struct fspec s = tcp4(CTRL_PORT, F_ACK, 0);
 
 	assert_int_equal(skel->rodata->ctrl_port, 0);
@@ -674,7 +674,7 @@ static void test_control_port_unset(void **state)
 
 static void test_malformed_passed(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	uint8_t buf[256];
 	struct fspec t = tcp4(TEST_PORT, F_ACK, 0), u = udp4(TEST_PORT, 0);
 	uint64_t seen = 0, bad = 0;
@@ -772,7 +772,7 @@ static void test_malformed_passed(void **state)
 
 static void test_pass_slot(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK | F_PSH, 100);
 
 	map_port(skel, TEST_PORT, TEST_SLOT + 1);
@@ -787,7 +787,7 @@ static void test_pass_slot(void **state)
 
 static void test_inactive_slot(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK | F_PSH, 100);
 
 	/* Port mapped and protos set, but ACTIVE clear (test torn down). */
@@ -804,7 +804,7 @@ static void test_inactive_slot(void **state)
 
 static void test_slot_out_of_range(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK, 10);
 
 	set_slot(skel, XP_MAX_SLOTS - 1, XP_SLOT_ACTIVE, XP_PROTO_TCP);
@@ -826,7 +826,7 @@ static void test_slot_out_of_range(void **state)
 
 static void test_slots_separate(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec a = tcp4(TEST_PORT, F_ACK, 10), b = udp4(OTHER_PORT, 100);
 
 	map_port(skel, TEST_PORT, 0 + 1);
@@ -850,7 +850,7 @@ static void test_slots_separate(void **state)
 
 static void test_ipv4_fragments(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK, 100);
 
 	std_slot(skel, XP_PROTO_TCP);
@@ -877,7 +877,7 @@ static void test_ipv4_fragments(void **state)
 
 static void test_ip_and_tcp_options(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK | F_PSH, 33);
 	size_t len;
 
@@ -899,7 +899,7 @@ static void test_ip_and_tcp_options(void **state)
 
 static void test_ipv6_ext_header_passed(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	uint8_t buf[256];
 	struct fspec s = tcp4(TEST_PORT, F_ACK, 10);
 	size_t len;
@@ -922,7 +922,7 @@ static void test_ipv6_ext_header_passed(void **state)
 
 static void test_repeat(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec s = tcp4(TEST_PORT, F_ACK | F_PSH, 100);
 	uint8_t buf[256];
 	size_t len = build(&s, buf, sizeof(buf));
@@ -939,7 +939,7 @@ static void test_repeat(void **state)
 /* SEEN == counted + PASSED + MALFORMED over a mixed batch. */
 static void test_gstats_invariant(void **state)
 {
-	struct rx_count_bpf *skel = *state;
+	struct server_bpf *skel = *state;
 	struct fspec ok = tcp4(TEST_PORT, F_ACK, 10), other = udp4(OTHER_PORT, 10);
 	uint8_t buf[256];
 	size_t len;
@@ -984,7 +984,7 @@ int main(void)
 		T(test_gstats_invariant),
 #undef T
 	};
-	struct rx_count_bpf *probe;
+	struct server_bpf *probe;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "test_rx_count: must run as root (loads BPF "
@@ -1004,7 +1004,7 @@ int main(void)
 			strerror(errno));
 		return 1;
 	}
-	rx_count_bpf__destroy(probe);
+	server_bpf__destroy(probe);
 
 	return cmocka_run_group_tests_name("rx_count", tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of user/netlink.c and user/netdev.c (routes, neighbours,
+# End-to-end checks of user/net/route.c and user/net/netdev.c (routes, neighbours,
 # next-hop MAC resolution, links, addresses) in two private namespaces:
 #
 #   xpnl-a                                    xpnl-b
@@ -94,14 +94,14 @@ count_queues() { # NS DEV rx|tx
 }
 
 build_nltest() {
-	local src=(user/netlink.c user/netdev.c user/addr.c) f stale=0
+	local src=(user/net/route.c user/net/netdev.c user/net/addr.c) f stale=0
 	local cflags=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser)
 	cd "$XP_ROOT" || return
 	mkdir -p build/tests
 	# Prefer the library, unless it is missing or older than our sources
 	# (or broken by someone's work in progress): then compile them directly.
 	if [[ -f build/libxdpperf.a ]]; then
-		for f in "${src[@]}" user/netlink.h user/netdev.h user/addr.h; do
+		for f in "${src[@]}" user/net/route.h user/net/netdev.h user/net/addr.h; do
 			[[ $f -nt build/libxdpperf.a ]] && stale=1
 		done
 	else
@@ -113,7 +113,7 @@ build_nltest() {
 		return 0
 	fi
 	gcc "${cflags[@]}" -o build/tests/nltest tests/tools/nltest.c "${src[@]}" -lmnl &&
-		echo "built from user/{netlink,netdev,addr}.c"
+		echo "built from user/net/{route,netdev,addr}.c"
 }
 
 setup_ns() {

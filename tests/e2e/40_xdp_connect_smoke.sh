@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the XDP connection engine on a real veth pair: the server's
-# XDP program (bpf/rx_count.bpf.c, one XP_SLOT_RESPOND slot on ports
+# XDP program (bpf/server.bpf.c, one XP_SLOT_RESPOND slot on ports
 # 63000:63015) answers raw SYNs with SYN cookies and the client's
-# (bpf/conn_client.bpf.c) completes the handshakes, both with XDP_TX, so
+# (bpf/client.bpf.c) completes the handshakes, both with XDP_TX, so
 # every connection runs SYN -> SYN-ACK -> ACK -> RST (or, in FIN mode,
 # SYN -> SYN-ACK -> ACK|FIN -> FIN-ACK -> ACK) with no socket anywhere:
 #
@@ -25,7 +25,7 @@
 #
 # The router's veths have GRO and no XDP program, like the lab's, so both
 # programs run with their reply-redirect knob (xdpconn --redirect): XDP_TX
-# into such a veth stalls (see xp_reply_verdict in bpf/tcp_reply.h).
+# into such a veth stalls (see xp_reply_verdict in bpf/lib/tcp_reply.h).
 
 # This script does not use the shared lab: leave it as it is on exit.
 # shellcheck disable=SC2034 # read by lib.sh
@@ -47,11 +47,11 @@ cleanup_ns() {
 xp_on_exit cleanup_ns
 
 build_xdpconn() {
-	local cflags=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -Ibpf -Ibuild)
+	local cflags=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -I. -Ibuild)
 	local libs=(-lbpf -lelf -lz)
 	cd "$XP_ROOT" || return
 	# The skeletons embed the BPF objects: bring them up to date.
-	make -s build/rx_count.skel.h build/conn_client.skel.h || return
+	make -s build/bpf/server.skel.h build/bpf/client.skel.h || return
 	mkdir -p build/tests
 	# Only frame.c, csum.c and addr.c are needed from the library; compile
 	# them directly if it is missing or broken by someone's work in progress.
@@ -60,8 +60,8 @@ build_xdpconn() {
 		echo "built against build/libxdpperf.a"
 		return 0
 	fi
-	gcc "${cflags[@]}" -o "$XDPCONN" tests/tools/xdpconn.c user/frame.c user/csum.c user/addr.c \
-		"${libs[@]}" && echo "built from user/{frame,csum,addr}.c"
+	gcc "${cflags[@]}" -o "$XDPCONN" tests/tools/xdpconn.c user/net/frame.c user/net/csum.c user/net/addr.c \
+		"${libs[@]}" && echo "built from user/net/{frame,csum,addr}.c"
 }
 
 setup_ns() {

@@ -1,4 +1,4 @@
-/* Tiny driver for user/netlink.c and user/netdev.c, used by
+/* Tiny driver for user/net/route.c and user/net/netdev.c, used by
  * tests/e2e/10_netlink.sh. Prints results as key=value lines; rc is 0 or
  * -errno. Exit status is 0 if the call itself succeeded, 1 if it returned an
  * error, 2 on usage errors.
@@ -16,9 +16,9 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "addr.h"
-#include "netdev.h"
-#include "netlink.h"
+#include "net/addr.h"
+#include "net/netdev.h"
+#include "net/route.h"
 
 static long long now_ms(void)
 {
@@ -63,7 +63,7 @@ static void print_route(const struct xp_route *rt)
 	print_addr("prefsrc", &rt->prefsrc);
 }
 
-static void print_link(const struct xp_link *l)
+static void print_link(const struct xp_netdev *l)
 {
 	printf("ifindex=%d\nname=%s\n", l->ifindex, l->name);
 	print_mac("mac", l->mac);
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 {
 	struct xp_addr a, b;
 	struct xp_route rt;
-	struct xp_link l;
+	struct xp_netdev l;
 	uint8_t mac[6];
 	int r;
 
@@ -143,13 +143,13 @@ int main(int argc, char **argv)
 		return rc(r);
 	}
 	if (!strcmp(argv[1], "link") && argc == 3) {
-		r = xp_link_by_name(argv[2], &l);
+		r = xp_netdev_by_name(argv[2], &l);
 		if (!r)
 			print_link(&l);
 		return rc(r);
 	}
 	if (!strcmp(argv[1], "linkidx") && argc == 3) {
-		r = xp_link_by_index(atoi(argv[2]), &l);
+		r = xp_netdev_by_index(atoi(argv[2]), &l);
 		if (!r)
 			print_link(&l);
 		return rc(r);
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 		int fam = atoi(argv[3]);
 
 		fam = fam == 4 ? AF_INET : fam == 6 ? AF_INET6 : 0;
-		r = xp_link_addrs(atoi(argv[2]), fam, out, 16);
+		r = xp_netdev_addrs(atoi(argv[2]), fam, out, 16);
 		if (r >= 0) {
 			printf("count=%d\n", r);
 			for (int i = 0; i < r; i++) {

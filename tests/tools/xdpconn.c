@@ -7,10 +7,10 @@
  *   build/tests/xdpconn --server NS:DEV --client NS:DEV --src ADDR --dst ADDR \
  *      [-n N] [--mode rst|fin] [--wait-ms MS] [--next-hop-mac MAC] [--redirect]
  *
- * In one process: loads bpf/rx_count.bpf.c with one XP_SLOT_RESPOND slot on
+ * In one process: loads bpf/server.bpf.c with one XP_SLOT_RESPOND slot on
  * ports 63000:63015 and attaches it (bpf_link) to the server's interface in
- * its namespace; loads bpf/conn_client.bpf.c (client ports 10000:59999) and
- * attaches it to the client's interface; then sends N raw SYNs (user/frame.c,
+ * its namespace; loads bpf/client.bpf.c (client ports 10000:59999) and
+ * attaches it to the client's interface; then sends N raw SYNs (user/net/frame.c,
  * Linux-like options) from the client's interface with an AF_PACKET socket,
  * one flow each (to the server's MAC, or --next-hop-mac when a router sits
  * in between; --redirect then makes both programs answer with a redirect to
@@ -46,11 +46,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xdpperf.h"
-#include "conn_client.h"
-#include "frame.h"
-#include "rx_count.skel.h"
-#include "conn_client.skel.h"
+#include "bpf/server.h"
+#include "bpf/client.h"
+#include "net/frame.h"
+#include "bpf/server.skel.h"
+#include "bpf/client.skel.h"
 
 #define PORT_LO  63000
 #define PORT_HI  63015
@@ -126,7 +126,7 @@ static void split(char *arg, char **ns, char **dev)
 	*dev = c + 1;
 }
 
-static void srv_sum(struct rx_count_bpf *s, int ncpus, struct xp_counters *sum)
+static void srv_sum(struct server_bpf *s, int ncpus, struct xp_counters *sum)
 {
 	struct xp_counters v[ncpus];
 	__u32 key = SLOT;
@@ -139,7 +139,7 @@ static void srv_sum(struct rx_count_bpf *s, int ncpus, struct xp_counters *sum)
 			((__u64 *)sum)[f] += ((__u64 *)&v[c])[f];
 }
 
-static void cli_sum(struct conn_client_bpf *s, int ncpus, struct xp_cc_counters *sum)
+static void cli_sum(struct client_bpf *s, int ncpus, struct xp_cc_counters *sum)
 {
 	struct xp_cc_counters v[ncpus];
 	__u32 key = 0;
@@ -176,8 +176,8 @@ int main(int argc, char **argv)
 	char *sns = NULL, *sdev = NULL, *cns = NULL, *cdev = NULL;
 	const char *src = NULL, *dst = NULL, *mode = "rst", *smode, *cmode;
 	long n = 1000, wait_ms = 2000;
-	struct rx_count_bpf *srv;
-	struct conn_client_bpf *cli;
+	struct server_bpf *srv;
+	struct client_bpf *cli;
 	struct bpf_link *slink, *clink;
 	uint8_t smac[6], cmac[6], gw[6];
 	int sif, cif, opt, ncpus, fin, fd, have_gw = 0, redirect = 0;
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 	ncpus = libbpf_num_possible_cpus();
 
 	/* Server program: one RESPOND slot, a random cookie key. */
-	srv = rx_count_bpf__open();
+	srv = server_bpf__open();
 	if (!srv)
 		die("open rx_count: %s", strerror(errno));
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 	srv->rodata->cookie_key[0] = key[0];
 	srv->rodata->cookie_key[1] = key[1];
 	srv->rodata->reply_redirect = (__u8)redirect;
-	if (rx_count_bpf__load(srv))
+	if (server_bpf__load(srv))
 		die("load rx_count: %s", strerror(errno));
 	{
 		struct xp_slot_cfg cfg = { .flags = XP_SLOT_ACTIVE | XP_SLOT_RESPOND,
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 	}
 
 	/* Client program. */
-	cli = conn_client_bpf__open();
+	cli = client_bpf__open();
 	if (!cli)
 		die("open conn_client: %s", strerror(errno));
 	cli->rodata->cc_family = fs.src.family == AF_INET6 ? 6 : 4;
@@ -251,19 +251,19 @@ int main(int argc, char **argv)
 	cli->rodata->cc_dport_hi = PORT_HI;
 	cli->rodata->cc_mode = fin ? XP_CC_MODE_FIN : XP_CC_MODE_RST;
 	cli->rodata->cc_reply_redirect = (__u8)redirect;
-	if (conn_client_bpf__load(cli))
+	if (client_bpf__load(cli))
 		die("load conn_client: %s", strerror(errno));
 
 	enter_ns(sns);
 	sif = dev_info(sdev, smac);
-	slink = bpf_program__attach_xdp(srv->progs.xdp_rx_count, sif);
+	slink = bpf_program__attach_xdp(srv->progs.xdp_server, sif);
 	if (!slink)
 		die("attach rx_count to %s in %s: %s", sdev, sns, strerror(errno));
 	smode = xdp_mode(sif);
 
 	enter_ns(cns);
 	cif = dev_info(cdev, cmac);
-	clink = bpf_program__attach_xdp(cli->progs.xdp_conn_client, cif);
+	clink = bpf_program__attach_xdp(cli->progs.xdp_client, cif);
 	if (!clink)
 		die("attach conn_client to %s in %s: %s", cdev, cns, strerror(errno));
 	cmode = xdp_mode(cif);
@@ -335,7 +335,7 @@ int main(int argc, char **argv)
 
 	bpf_link__destroy(clink);
 	bpf_link__destroy(slink);
-	conn_client_bpf__destroy(cli);
-	rx_count_bpf__destroy(srv);
+	client_bpf__destroy(cli);
+	server_bpf__destroy(srv);
 	return 0;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "opts.h"
+#include "cli/opts.h"
 
 /* Parse a space-separated command line. Returns xp_opts_parse's result. */
 static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)

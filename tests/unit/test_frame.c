@@ -1,5 +1,5 @@
 /*
- * Unit tests for user/csum.c, user/frame.c and the size math in units.h.
+ * Unit tests for user/net/csum.c, user/net/frame.c and the size math in units.h.
  *
  * Checksums are checked against published values (RFC 1071, RFC 1624, a
  * textbook IPv4 header) and a naive reference; whole frames are compared byte
@@ -21,9 +21,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "csum.h"
-#include "frame.h"
-#include "units.h"
+#include "net/csum.h"
+#include "net/frame.h"
+#include "util/units.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "testspec.h"
+#include "report/report.h"
+#include "proto/messages.h"
 
 static double jd(struct json_object *o, const char *path)
 {

@@ -1,6 +1,6 @@
 /*
- * The socket engine (user/engine_socket.c) against the socket server
- * (user/sock_server.c), both in this process, over loopback only.
+ * The socket engine (user/engine/socket.c) against the socket server
+ * (user/server/listeners.c), both in this process, over loopback only.
  *
  * Ports: each test searches 61000-64999 (above the default ephemeral range,
  * so our own client sockets cannot be sitting on them) for a block where
@@ -26,11 +26,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "sock_proc.h"
-#include "sock_server.h"
-#include "sockutil.h"
-#include "timeutil.h"
+#include "engine/engine.h"
+#include "util/workers.h"
+#include "server/listeners.h"
+#include "net/sockutil.h"
+#include "util/time.h"
 
 #define NPORTS 4
 

@@ -1,5 +1,5 @@
 /*
- * The AF_XDP engine's connection tests (user/engine_xsk.c, kinds
+ * The AF_XDP engine's connection tests (user/engine/xsk.c, kinds
  * XP_TEST_CONNECT and XP_TEST_HOLD) on a real veth pair, captured on the
  * far end with an AF_PACKET socket:
  *
@@ -37,10 +37,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "csum.h"
-#include "engine.h"
-#include "frame.h"
-#include "timeutil.h"
+#include "net/csum.h"
+#include "engine/engine.h"
+#include "net/frame.h"
+#include "util/time.h"
 
 #define NS      "xpxc-a"
 #define DEV_TX  "xpxca0"
@@ -331,7 +331,7 @@ static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size
 }
 
 /* The tuple number of a captured frame, by the documented mapping (see
- * user/xsk_conn.h): address fastest, then destination port, then source. */
+ * user/engine/tuples.h): address fastest, then destination port, then source. */
 static uint64_t tuple_no(const struct xp_engine_cfg *c, const struct cap *k)
 {
 	uint64_t nd = c->dport_hi - c->dport_lo + 1u, na = c->nbind ? c->nbind : 1;

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Client side of the XDP connection engine: completes the handshakes of the
+ * raw SYNs the client sends (from AF_XDP), at XDP speed and with no
+ * per-connection state. Attached to the client's interface:
+ *
+ *   SYN-ACK of a test flow -> rewritten in place into the ACK that completes
+ *                             the handshake (ACK|FIN in XP_CC_MODE_FIN;
+ *                             ACK|PSH|FIN with cc_data_len zero bytes in
+ *                             XP_CC_MODE_DATA): seq = its ack, ack = its
+ *                             seq + 1, timestamps echoed; XDP_TX
+ *   FIN of a test flow     -> the final ACK (seq = its ack, ack = its seq +
+ *                             len + 1); XDP_TX. After data its ack already
+ *                             counts the data and our FIN: seq = ISN + N + 2
+ *   RST of a test flow     -> counted, dropped (the server's close)
+ *   anything else          -> XDP_PASS: the control connection, ARP/ND, the
+ *                             host's own traffic
+ *
+ * (XDP_TX, or a redirect to the ingress interface with cc_reply_redirect.)
+ * In XP_CC_MODE_DATA a SYN-ACK whose frame has no room for the payload is
+ * passed on to tc_client below, which builds the same segment.
+ *
+ * Everything the reply needs is in the segment being answered: our sequence
+ * number is the one the server acknowledges, theirs the one it sent. See
+ * conn_client.h for the configuration (rodata) and counters.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "client.h"
+#include "lib/parsing.h"
+#include "lib/tcp_reply.h"
+
+const volatile __u8 cc_family = 0;      /* 0 both, 4, 6 */
+const volatile __u16 cc_cport_lo = 0;   /* client (source) ports, host order */
+const volatile __u16 cc_cport_hi = 0;
+const volatile __u16 cc_dport_lo = 0;   /* server (test) ports, host order */
+const volatile __u16 cc_dport_hi = 0;
+const volatile __u32 cc_mode = XP_CC_MODE_RST;
+/* The control connection's TCP port (host order), 0 = none: never a test
+ * flow, whatever the ranges say. */
+const volatile __u16 cc_ctrl_port = 0;
+/* Replies via bpf_redirect() to the ingress interface instead of XDP_TX:
+ * for a veth whose peer has no XDP program (see xp_reply_verdict). */
+const volatile __u8 cc_reply_redirect = 0;
+/* XP_CC_MODE_DATA: payload bytes per connection, 1..XP_CC_DATA_MAX. */
+const volatile __u32 cc_data_len = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xp_cc_counters);
+} cc_counters SEC(".maps");
+
+/* Window of our ACKs: with window scaling (7, what the client's SYN offers,
+ * see FRAME_SYN_WSCALE) 502 << 7 = 64256 bytes, as Linux shows. */
+#define XP_CC_WINDOW_SCALED 502
+#define XP_CC_WINDOW        65535
+/* What TCP assumes when a SYN-ACK has no MSS option (RFC 9293, 8200). */
+#define XP_CC_DEFAULT_MSS4  536
+#define XP_CC_DEFAULT_MSS6  1220
+/* NOP, NOP, timestamps: what xp_reply_put_ts() adds. */
+#define XP_TCPOLEN_TS_BLOCK 12
+
+/* XP_CC_MODE_DATA: how much of cc_data_len the SYN-ACK lets us send in one
+ * segment: no more than its window (never scaled in a SYN-ACK) nor its MSS,
+ * less the timestamps option our segment carries (RFC 6691). The server's
+ * XDP program announces 65535 and 1460/1440. */
+static __always_inline __u32 data_len_for(const struct xp_tcp_seg *sg)
+{
+	__u32 n = cc_data_len, mss;
+
+	if (n > XP_CC_DATA_MAX)
+		n = XP_CC_DATA_MAX;
+	if (n > sg->window)
+		n = sg->window;
+	mss = sg->has_mss ? sg->mss : sg->is_v6 ? XP_CC_DEFAULT_MSS6 : XP_CC_DEFAULT_MSS4;
+	if (sg->has_ts)
+		mss = mss > XP_TCPOLEN_TS_BLOCK ? mss - XP_TCPOLEN_TS_BLOCK : 0;
+	if (n > mss)
+		n = mss;
+	return n;
+}
+
+static __always_inline int in_range(__u16 port_be, __u16 lo, __u16 hi)
+{
+	__u16 p = bpf_ntohs(port_be);
+
+	return p >= lo && p <= hi;
+}
+
+/* The TCP headers of a frame [data, data_end) if it is a segment of a test
+ * flow (server test port -> client port, not the control connection, of
+ * cc_family): 0 and *l3, *th, *is_v6, *payload; else -1. */
+static __always_inline int xp_cc_test_seg(void *data, void *data_end, void **l3,
+					  struct tcphdr **th, int *is_v6, __u32 *payload)
+{
+	struct hdr_cursor c = { .pos = data };
+	struct ipv6hdr *ip6h;
+	struct iphdr *iph;
+	__u32 l4_len;
+	__u16 h_proto;
+
+	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
+		return -1;
+	if (h_proto == bpf_htons(ETH_P_IP)) {
+		if (cc_family == 6)
+			return -1;
+		if (parse_iphdr(&c, data_end, &iph, &l4_len) < 0 ||
+		    iph->protocol != IPPROTO_TCP || ipv4_is_later_fragment(iph))
+			return -1;
+		*l3 = iph;
+		*is_v6 = 0;
+	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
+		if (cc_family == 4)
+			return -1;
+		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0 ||
+		    ip6h->nexthdr != IPPROTO_TCP)
+			return -1;
+		*l3 = ip6h;
+		*is_v6 = 1;
+	} else {
+		return -1;
+	}
+	if (parse_tcphdr(&c, data_end, l4_len, th, payload) < 0)
+		return -1;
+	if (cc_ctrl_port && ((*th)->source == bpf_htons(cc_ctrl_port) ||
+			     (*th)->dest == bpf_htons(cc_ctrl_port)))
+		return -1;
+	if (!in_range((*th)->dest, cc_cport_lo, cc_cport_hi) ||
+	    !in_range((*th)->source, cc_dport_lo, cc_dport_hi))
+		return -1;
+	return 0;
+}
+
+#define XP_SYNACK_MASK (XP_TCPF_SYN | XP_TCPF_ACK | XP_TCPF_FIN)
+#define XP_SYNACK      (XP_TCPF_SYN | XP_TCPF_ACK)
+
+/* The segment that completes the handshake, for the SYN-ACK sg. */
+static __always_inline void xp_cc_handshake_reply(const struct xp_tcp_seg *sg,
+						  struct xp_tcp_reply *r)
+{
+	r->seq = sg->ack;
+	r->ack = sg->seq + 1;
+	r->flags = XP_TCPF_ACK;
+	if (cc_mode == XP_CC_MODE_FIN)
+		r->flags |= XP_TCPF_FIN;
+	if (cc_mode == XP_CC_MODE_DATA) {
+		/* seq is the first data byte (ISN + 1), the FIN comes after
+		 * the data: ISN + 1 + N. */
+		r->payload = data_len_for(sg);
+		r->flags |= XP_TCPF_FIN | (r->payload ? XP_TCPF_PSH : 0);
+	}
+	r->window = sg->has_ws ? XP_CC_WINDOW_SCALED : XP_CC_WINDOW;
+	/* Our clock: the server echoed our SYN's TSval; going on from there
+	 * keeps it monotonic without knowing what userspace put in the SYN. */
+	if (sg->has_ts)
+		xp_reply_put_ts(r, sg->tsecr, sg->tsval);
+}
+
+static __always_inline void xp_cc_count_handshake(struct xp_cc_counters *cnt,
+						  const struct xp_tcp_reply *r)
+{
+	cnt->acks_sent++;
+	if (cc_mode == XP_CC_MODE_FIN || cc_mode == XP_CC_MODE_DATA)
+		cnt->fins_sent++;
+	if (r->payload) {
+		cnt->data_sent++;
+		cnt->data_bytes += r->payload;
+	}
+}
+
+SEC("xdp")
+int xdp_client(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct xp_cc_counters *cnt;
+	struct xp_tcp_reply r = {};
+	struct xp_tcp_seg sg;
+	struct tcphdr *th;
+	__u32 key = 0, payload;
+	void *l3;
+	__u8 fl;
+	int is_v6, rc;
+
+	cnt = bpf_map_lookup_elem(&cc_counters, &key);
+	if (!cnt)
+		return XDP_PASS;
+	if (xp_cc_test_seg(data, data_end, &l3, &th, &is_v6, &payload))
+		goto pass;
+
+	fl = tcp_flags(th);
+	if (fl & XP_TCPF_RST) {
+		cnt->rst_seen++;
+		return XDP_DROP;
+	}
+	if ((fl & XP_SYNACK_MASK) == XP_SYNACK) {
+		cnt->synack_seen++;
+		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
+			return XDP_DROP;
+		xp_cc_handshake_reply(&sg, &r);
+		rc = xp_tcp_reply_send(ctx, &sg, &r);
+		if (rc == XP_REPLY_NOROOM)
+			return XDP_PASS; /* untouched, to tc_client */
+		if (rc)
+			return XDP_DROP;
+		xp_cc_count_handshake(cnt, &r);
+		return xp_reply_verdict(ctx, cc_reply_redirect);
+	}
+	if ((fl & XP_SYNACK_MASK) == (XP_TCPF_ACK | XP_TCPF_FIN)) {
+		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
+			return XDP_DROP;
+		r.seq = sg.ack;
+		r.ack = sg.seq + sg.payload + 1;
+		r.flags = XP_TCPF_ACK;
+		r.window = XP_CC_WINDOW_SCALED;
+		if (sg.has_ts)
+			xp_reply_put_ts(&r, sg.tsecr, sg.tsval);
+		if (xp_tcp_reply_send(ctx, &sg, &r))
+			return XDP_DROP;
+		cnt->finack_answered++;
+		return xp_reply_verdict(ctx, cc_reply_redirect);
+	}
+pass:
+	cnt->passed++;
+	return XDP_PASS;
+}
+
+/*
+ * XP_CC_MODE_DATA's fallback, attached at TC ingress of the same interface
+ * (user/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer had no room
+ * for the payload (xp_tcp_reply_send() -> XP_REPLY_NOROOM; on veth a
+ * forwarded SYN-ACK has a few dozen bytes of tailroom) come here as skbs,
+ * which can grow: the same data segment is built with bpf_skb_change_tail()
+ * and sent back out of the interface with bpf_redirect(). Still one frame
+ * out per frame in, nothing kept. Everything else: TC_ACT_OK.
+ *
+ * A VLAN tag the stack has moved into the skb (hardware or software
+ * untagging) stays there and goes out with the reply; one still in the
+ * frame is kept like in XDP.
+ */
+#define XP_TC_ACT_OK   0
+#define XP_TC_ACT_SHOT 2
+
+/* The payload's source for bpf_skb_store_bytes() (a grown skb is not
+ * zeroed, unlike a grown XDP frame). */
+static const volatile __u8 xp_zeros[XP_CC_DATA_MAX];
+
+SEC("tc")
+int tc_client(struct __sk_buff *skb)
+{
+	struct xp_cc_counters *cnt;
+	struct xp_tcp_reply r = {};
+	union xp_tcp_hdr_buf hb;
+	struct xp_tcp_seg sg;
+	struct tcphdr *th;
+	__u32 key = 0, payload, hlen, plen;
+	void *data, *data_end, *l3;
+	int is_v6;
+
+	if (cc_mode != XP_CC_MODE_DATA)
+		return XP_TC_ACT_OK;
+	cnt = bpf_map_lookup_elem(&cc_counters, &key);
+	if (!cnt)
+		return XP_TC_ACT_OK;
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	if (xp_cc_test_seg(data, data_end, &l3, &th, &is_v6, &payload) ||
+	    (tcp_flags(th) & XP_SYNACK_MASK) != XP_SYNACK)
+		return XP_TC_ACT_OK;
+	if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
+		return XP_TC_ACT_SHOT;
+	xp_cc_handshake_reply(&sg, &r);
+	plen = r.payload;
+	if (plen > XP_CC_DATA_MAX || xp_reply_hdr(&sg, &r, &hb, &hlen))
+		return XP_TC_ACT_SHOT;
+	if (bpf_skb_change_tail(skb, sg.l4_off + hlen + plen, 0))
+		return XP_TC_ACT_SHOT;
+	if (plen && bpf_skb_store_bytes(skb, sg.l4_off + hlen, (const void *)xp_zeros, plen, 0))
+		return XP_TC_ACT_SHOT;
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	if (xp_reply_write(data, data_end, &sg, &hb, hlen, plen))
+		return XP_TC_ACT_SHOT;
+	/* Whatever the receive path concluded about the checksums was
+	 * about the SYN-ACK: let the next hop check ours. */
+	bpf_csum_level(skb, BPF_CSUM_LEVEL_RESET);
+	xp_cc_count_handshake(cnt, &r);
+	cnt->data_tc++;
+	return bpf_redirect(skb->ifindex, 0);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

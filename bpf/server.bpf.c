@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Receive-side XDP program: counts test traffic per test slot.
+ *
+ * A frame belongs to a test when it is TCP or UDP over IPv4/IPv6 (optionally
+ * behind up to two VLAN tags) and its destination port maps to an active slot
+ * that counts that protocol. Such frames are counted in the slot's per-CPU
+ * counters and dropped (measure the wire, not the stack) unless the slot asks
+ * for XDP_PASS (socket tests). Everything else is passed untouched.
+ *
+ * A slot with XP_SLOT_RESPOND also answers its TCP frames, statelessly, so
+ * connection tests need no sockets and no per-connection state anywhere
+ * (see xp_respond below, bpf/syncookie.h and bpf/lib/tcp_reply.h). Its frames
+ * are counted exactly as in any slot first.
+ *
+ * gstats accounting: every frame bumps XP_G_SEEN, then exactly one of
+ * "counted in a slot", XP_G_PASSED or XP_G_MALFORMED, so
+ * SEEN == sum(slot pkts) + PASSED + MALFORMED.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "server.h"
+#include "lib/parsing.h"
+#include "lib/syncookie.h"
+#include "lib/tcp_reply.h"
+
+/* Destination port (host order) -> slot index + 1, 0 = not a test port.
+ * An array indexed by port is one bounds check and a load; no hashing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_NUM_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} port_slot SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_slot_cfg);
+} slot_cfg SEC(".maps");
+
+/* Per-CPU so the hot path needs no atomics; userspace sums the CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_counters);
+} counters SEC(".maps");
+
+/* XP_SLOT_RESPOND: per slot, the payload length of the last handshake-
+ * completing segment that carried data (the client's data mode sends the
+ * same length on every connection of a test). It lets the client's final
+ * ACK after such a close be recognised: that ACK's seq is ISN + len + 2,
+ * and the client's ISN is what the cookie is bound to. A property of the
+ * test, learned from its traffic; nothing is kept per connection. Shared by
+ * the CPUs (plain loads and stores: it is written only when it changes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} slot_data_len SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XP_G_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} gstats SEC(".maps");
+
+/* TCP port of the xdpperf control connection (host order), 0 = none. Set
+ * before load; frames to or from it must reach the stack whatever
+ * port_slot says, or a test could cut its own control channel. */
+const volatile __u16 ctrl_port = 0;
+
+/* SYN cookie key (SipHash-2-4, 128 bits): userspace sets it before load
+ * from getrandom(), a new one per load. All zero (not set) still works but
+ * anyone can then forge cookies. Rodata, frozen at load: the verifier tracks
+ * the loads as constants, and only root can read it back (map dump). */
+const volatile __u64 cookie_key[2] = { 0, 0 };
+
+/* Send replies with bpf_redirect() to the ingress interface instead of
+ * XDP_TX: needed on a veth whose peer has no XDP program (see
+ * xp_reply_verdict in tcp_reply.h). Set before load. */
+const volatile __u8 reply_redirect = 0;
+
+/* What our SYN-ACKs announce: Linux's values for a 1500-byte MTU and
+ * default buffers. The SYN-ACK window is never scaled (RFC 7323); later
+ * segments use XP_SRV_WINDOW << XP_SRV_WSCALE = 64256 bytes, as Linux shows
+ * after a handshake. */
+#define XP_SRV_MSS4       1460
+#define XP_SRV_MSS6       1440
+#define XP_SRV_WSCALE     7
+#define XP_SRV_SYN_WINDOW 65535
+#define XP_SRV_WINDOW     502
+/* Our TSval clock: ns >> 20, a ~1 ms tick like Linux's. Receivers only echo
+ * it; PAWS needs it monotonic, which it is. */
+#define XP_SRV_TS_SHIFT   20
+
+static __always_inline void gstat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&gstats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
+					      struct xp_cookie_flow *f)
+{
+	__builtin_memcpy(f->saddr, sg->saddr, sizeof(f->saddr));
+	__builtin_memcpy(f->daddr, sg->daddr, sizeof(f->daddr));
+	f->sport = sg->sport;
+	f->dport = sg->dport;
+	f->is_v6 = sg->is_v6;
+}
+
+/*
+ * XP_SLOT_RESPOND: answer a TCP segment of the slot, already counted in cnt.
+ * `other` is the verdict for segments we do not answer (the slot's
+ * drop/pass). Stateless: everything comes from the segment and the cookie.
+ *
+ *   RST                         -> other (counted as tcp_rst already)
+ *   SYN                         -> SYN-ACK, seq = cookie, ack = seq + 1; MSS,
+ *                                  and SACK-perm/TS/WS if the SYN offered them
+ *   ACK, valid cookie (ack - 1 the cookie, seq - 1 the client's ISN), with
+ *   or without data             -> conn_established; then as below
+ *   data without a valid cookie -> cookie_invalid, other: only the segment
+ *                                  that completes a handshake may carry data
+ *                                  (the client's data mode), as nothing here
+ *                                  acknowledges data
+ *   ACK|FIN (no data, or data with a valid cookie)
+ *                               -> FIN-ACK, seq = ack, ack = seq + len + 1
+ *   valid, no FIN               -> RST back (XP_CLOSE_RST) or other
+ *                                  (XP_CLOSE_NONE)
+ *   ACK of our FIN (ack - 2 and seq - 2 a valid cookie; seq - 2 - len after
+ *   a close with len data bytes, see slot_data_len) -> other
+ *   other pure ACK              -> cookie_invalid, other
+ *
+ * Limits of being stateless: a FIN without data is answered without
+ * validation (a FIN after the data of a real TCP client carries no
+ * recoverable cookie, as the client's ISN is unknown); keepalive probes
+ * count as cookie_invalid; a client that sends a pure ACK and then, within
+ * the cookie lifetime, data or ACK|FIN starting at the same sequence number
+ * is counted established twice.
+ */
+static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cnt,
+				      __u32 slot, __u32 close_mode, struct xp_tcp_seg *sg,
+				      int other)
+{
+	struct xp_tcp_reply r = {};
+	struct xp_cookie_flow f;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 t = xp_cookie_step(now);
+	__u8 fl = sg->flags;
+	int valid;
+
+	if (fl & XP_TCPF_RST)
+		return other;
+
+	xp_cookie_flow_of(sg, &f);
+
+	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK | XP_TCPF_FIN)) == XP_TCPF_SYN) {
+		__u32 mss_idx = xp_cookie_mss_idx(sg->has_mss ? sg->mss : 0, sg->is_v6);
+
+		r.seq = xp_cookie_make(cookie_key[0], cookie_key[1], &f, sg->seq, t,
+				       mss_idx);
+		r.ack = sg->seq + 1;
+		r.flags = XP_TCPF_SYN | XP_TCPF_ACK;
+		r.window = XP_SRV_SYN_WINDOW;
+		/* Linux's order: MSS, [SACK-perm+]TS, WS, lone SACK-perm. Only
+		 * what the client offered is answered (RFC 7323, 2018). */
+		r.opt[0] = xp_opt_mss(sg->is_v6 ? XP_SRV_MSS6 : XP_SRV_MSS4);
+		r.nopt = 1;
+		if (sg->has_ts) {
+			r.opt[1] = xp_opt_ts_head(sg->has_sack);
+			r.opt[2] = bpf_htonl((__u32)(now >> XP_SRV_TS_SHIFT));
+			r.opt[3] = bpf_htonl(sg->tsval);
+			r.nopt = 4;
+		}
+		if (sg->has_ws)
+			r.opt[r.nopt++] = xp_opt_wscale(XP_SRV_WSCALE);
+		if (sg->has_sack && !sg->has_ts)
+			r.opt[r.nopt++] = xp_opt_sack_perm();
+		if (xp_tcp_reply_send(ctx, sg, &r))
+			return XDP_DROP;
+		cnt->synack_sent++;
+		return xp_reply_verdict(ctx, reply_redirect);
+	}
+	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK)) != XP_TCPF_ACK)
+		return other; /* SYN-ACK, or no ACK: not ours to answer */
+
+	/* The handshake-completing segment: seq = client ISN + 1 (where its
+	 * data, if any, starts), ack = our ISN (the cookie) + 1. */
+	valid = xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 1,
+				sg->ack - 1, t);
+	if (valid)
+		cnt->conn_established++;
+	if (sg->payload) {
+		__u32 *dl;
+
+		if (!valid) {
+			cnt->cookie_invalid++;
+			return other;
+		}
+		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
+		if (dl && *dl != sg->payload)
+			*dl = sg->payload;
+	}
+
+	if (fl & XP_TCPF_FIN) {
+		r.seq = sg->ack;
+		r.ack = sg->seq + sg->payload + 1;
+		r.flags = XP_TCPF_FIN | XP_TCPF_ACK;
+		r.window = XP_SRV_WINDOW;
+		if (sg->has_ts)
+			xp_reply_put_ts(&r, (__u32)(now >> XP_SRV_TS_SHIFT), sg->tsval);
+		if (xp_tcp_reply_send(ctx, sg, &r))
+			return XDP_DROP;
+		cnt->fin_answered++;
+		return xp_reply_verdict(ctx, reply_redirect);
+	}
+	if (!valid) {
+		__u32 *dl;
+
+		/* The client's ACK of our FIN-ACK after a close in the
+		 * handshake: its FIN and ours each took one sequence number,
+		 * and its data (data mode) len more of its own. */
+		if (xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2,
+				    sg->ack - 2, t))
+			return other;
+		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
+		if (!dl || !*dl ||
+		    !xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2 - *dl,
+				     sg->ack - 2, t))
+			cnt->cookie_invalid++;
+		return other;
+	}
+	if (close_mode != XP_CLOSE_RST)
+		return other;
+	/* RFC 9293 reset generation for a segment with ACK: <SEQ=SEG.ACK><CTL=RST>,
+	 * which is exactly the sequence number conntrack expects (td_maxack). */
+	r.seq = sg->ack;
+	r.flags = XP_TCPF_RST;
+	if (xp_tcp_reply_send(ctx, sg, &r))
+		return XDP_DROP;
+	cnt->rst_sent++;
+	return xp_reply_verdict(ctx, reply_redirect);
+}
+
+SEC("xdp")
+int xdp_server(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct hdr_cursor c = { .pos = data };
+	struct xp_slot_cfg *cfg;
+	struct xp_counters *cnt;
+	struct iphdr *iph;
+	struct ipv6hdr *ip6h;
+	struct tcphdr *th;
+	struct udphdr *uh;
+	struct xp_tcp_seg sg;
+	void *l3;
+	int other;
+	__u32 l4_len, payload, port, slot, proto_bit, *slotp;
+	__u16 h_proto, dport;
+	__u8 l4proto, flags = 0;
+	int is_v6;
+
+	gstat_inc(XP_G_SEEN);
+
+	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
+		goto malformed;
+
+	if (h_proto == bpf_htons(ETH_P_IP)) {
+		if (parse_iphdr(&c, data_end, &iph, &l4_len) < 0)
+			goto malformed;
+		/* Later fragments carry no L4 header; their bytes would be
+		 * misread as ports. The first fragment is counted. */
+		if (ipv4_is_later_fragment(iph))
+			goto pass;
+		l3 = iph;
+		l4proto = iph->protocol;
+		is_v6 = 0;
+	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
+		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0)
+			goto malformed;
+		l3 = ip6h;
+		l4proto = ip6h->nexthdr;
+		is_v6 = 1;
+	} else {
+		goto pass; /* ARP, LLDP, 3+ VLAN tags, ... */
+	}
+
+	if (l4proto == IPPROTO_TCP) {
+		if (parse_tcphdr(&c, data_end, l4_len, &th, &payload) < 0)
+			goto malformed;
+		if (ctrl_port && (th->source == bpf_htons(ctrl_port) ||
+				  th->dest == bpf_htons(ctrl_port)))
+			goto pass;
+		dport = th->dest;
+		flags = tcp_flags(th);
+		proto_bit = XP_PROTO_TCP;
+	} else if (l4proto == IPPROTO_UDP) {
+		if (parse_udphdr(&c, data_end, l4_len, &uh, &payload) < 0)
+			goto malformed;
+		dport = uh->dest;
+		proto_bit = XP_PROTO_UDP;
+	} else {
+		goto pass; /* ICMP, ICMPv6, IPv6 extension headers, ... */
+	}
+
+	port = bpf_ntohs(dport);
+	slotp = bpf_map_lookup_elem(&port_slot, &port);
+	if (!slotp || !*slotp)
+		goto pass;
+	slot = *slotp - 1;
+	/* A slot index >= XP_MAX_SLOTS (bad userspace value) fails these
+	 * lookups and the frame is passed. */
+	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
+	if (!cfg || !(cfg->flags & XP_SLOT_ACTIVE) || !(cfg->protos & proto_bit))
+		goto pass;
+	cnt = bpf_map_lookup_elem(&counters, &slot);
+	if (!cnt)
+		goto pass;
+
+	cnt->pkts++;
+	cnt->bytes += data_end - data;
+	if (is_v6)
+		cnt->ipv6_pkts++;
+	else
+		cnt->ipv4_pkts++;
+
+	if (proto_bit == XP_PROTO_UDP) {
+		cnt->udp_pkts++;
+	} else {
+		if (flags & XP_TCPF_SYN) {
+			if (flags & XP_TCPF_ACK)
+				cnt->tcp_synack++;
+			else
+				cnt->tcp_syn++;
+		}
+		if (flags & XP_TCPF_FIN)
+			cnt->tcp_fin++;
+		if (flags & XP_TCPF_RST)
+			cnt->tcp_rst++;
+		/* PSH/URG/ECN bits do not stop a segment being a pure ACK. */
+		if ((flags & (XP_TCPF_ACK | XP_TCPF_SYN | XP_TCPF_FIN | XP_TCPF_RST)) ==
+		    XP_TCPF_ACK && payload == 0)
+			cnt->tcp_ack_only++;
+	}
+
+	if (payload) {
+		cnt->data_pkts++;
+		cnt->data_bytes += payload;
+	}
+
+	other = (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;
+	if ((cfg->flags & XP_SLOT_RESPOND) && proto_bit == XP_PROTO_TCP) {
+		/* Not answerable (IPv4 options, fragment): counted, no reply. */
+		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
+			return other;
+		return xp_respond(ctx, cnt, slot, cfg->close_mode, &sg, other);
+	}
+	return other;
+
+pass:
+	gstat_inc(XP_G_PASSED);
+	return XDP_PASS;
+malformed:
+	gstat_inc(XP_G_MALFORMED);
+	return XDP_PASS;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

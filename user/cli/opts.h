@@ -1,0 +1,76 @@
+/* Command-line options of xdpperf, parsed by cli.c. */
+#ifndef XP_OPTS_H
+#define XP_OPTS_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/addr.h"
+#include "cli/values.h"
+#include "loader/server_prog.h"
+
+enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
+enum xp_engine_kind { XP_ENGINE_AUTO = 0, XP_ENGINE_XSK, XP_ENGINE_LIVE, XP_ENGINE_SOCKET, XP_ENGINE_NONE,
+		      XP_ENGINE_XDP };
+/* --syn-engine: what sends the XDP connection engine's SYNs. */
+enum xp_syn_engine { XP_SYN_AUTO = 0, XP_SYN_LIVE, XP_SYN_XSK };
+
+#define XP_DEFAULT_PORT_LO 63000
+#define XP_DEFAULT_PORT_HI 63015
+#define XP_DEFAULT_CPORT_LO 10000
+#define XP_DEFAULT_CPORT_HI 59999
+#define XP_MAX_BIND_OPT 256
+
+struct xp_opts {
+	enum xp_role role;
+	char host[256];              /* -c ADDR as typed */
+	unsigned short control_port;
+	char dev[IF_NAMESIZE];       /* --dev, empty = from the route */
+	int family;                  /* -4 / -6, 0 = from the address */
+	uint16_t port_lo, port_hi;   /* -p */
+	uint16_t cport_lo, cport_hi; /* --cport */
+	double duration;             /* -t */
+	double interval;             /* -i */
+	unsigned frame_size;         /* -l, incl. FCS */
+	bool frame_size_set;         /* -l given */
+	struct xp_rate rate;         /* -b */
+	unsigned queues;             /* --queues, 0 = all of the interface's */
+	unsigned first_queue;        /* --first-queue */
+	bool udp;                    /* -u */
+	bool dst_mac_set;
+	uint8_t dst_mac[6];          /* --dst-mac */
+	enum xp_engine_kind engine;  /* --engine */
+	enum xp_xdp_mode xdp_mode;   /* --xdp-mode */
+	unsigned burst;              /* --burst */
+	bool json;                   /* -J */
+	bool json_stream;            /* --json-stream */
+	bool one_off;                /* server: -1, serve one test then exit */
+	int debug;                   /* -d */
+	bool engine_set;             /* --engine given explicitly */
+	/* socket tests (fireperf's flags) */
+	unsigned long parallel;      /* -P: parallel connections (server: connections to expect) */
+	bool close_each;             /* -x: close right after connect (connection rate) */
+	bool keepalive;              /* -k: hold connections open with keepalives */
+	bool zero;                   /* -z: send zeroes */
+	unsigned threads;            /* --threads, 0 = one per CPU */
+	struct xp_addr bind[XP_MAX_BIND_OPT]; /* --bind ADDR[-ADDR] */
+	unsigned nbind;
+	bool compare;                /* --compare */
+	/* XDP connection engine */
+	double cps;                  /* --cps: SYNs per second, 0 = as fast as possible */
+	bool fin;                    /* --fin: close with FIN instead of RST */
+	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
+	unsigned data_len;           /* --bytes: payload per connection (-x), 0 = none */
+	enum xp_syn_engine syn_engine; /* --syn-engine, auto: live for -x where it works, else xsk */
+};
+
+void xp_opts_default(struct xp_opts *o);
+/*
+ * Parse argv. Returns 0 to run, 1 when --help/--version was printed (exit 0),
+ * 2 on a usage error with a one-line message in err.
+ */
+int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t errlen);
+void xp_usage(FILE *f);
+
+#endif

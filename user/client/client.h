@@ -1,0 +1,16 @@
+/* Client internals shared by client.c (one test) and compare.c (two tests side by side). */
+#ifndef XP_CLIENT_H
+#define XP_CLIENT_H
+
+#include "engine/engine.h"
+#include "cli/opts.h"
+#include "report/report.h"
+
+/* The client role: `xdpperf -c`. Returns the process exit status. */
+int xp_client_run(const struct xp_opts *o);
+/* Run one test with options o, reporting into rep; fills sum. Returns the exit status. */
+int xp_client_run_one(const struct xp_opts *o, struct xp_report *rep, struct xp_summary *sum);
+/* --compare: the socket engine, then the xsk engine, then a table with ratios. */
+int xp_client_compare(const struct xp_opts *o);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * --compare: the same test through the kernel's TCP stack (socket engine) and
+ * then on the fast path, both measured by the server's XDP counters, and one
+ * table with the ratio of each figure. A stream test runs on the AF_XDP
+ * engine (xsk); a connection test (-x, -k) on the XDP connection engine.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "util/time.h"
+#include "util/units.h"
+
+struct figure {
+	const char *name, *key, *unit;
+	double (*get)(const struct xp_summary *s);
+};
+
+static double secs(const struct xp_summary *s)
+{
+	return s->total.t1 - s->total.t0 > 0 ? s->total.t1 - s->total.t0 : NAN;
+}
+static double rx_pps(const struct xp_summary *s) { return s->total.rx.pkts / secs(s); }
+static double rx_l2(const struct xp_summary *s) { return l2_bits(s->total.rx.pkts, s->total.rx.bytes) / secs(s); }
+static double rx_l1(const struct xp_summary *s) { return l1_bits(s->total.rx.pkts, s->total.rx.bytes) / secs(s); }
+static double rx_payload(const struct xp_summary *s) { return s->total.rx.data_bytes * 8.0 / secs(s); }
+static double cpu(const struct xp_summary *s) { return s->client_cpu_pct; }
+static double per_core(const struct xp_summary *s)
+{
+	return s->client_cpu_pct > 0 ? rx_payload(s) / (s->client_cpu_pct / 100) : NAN;
+}
+
+/* Connections completed: the socket engine's own count, or the server's for the XDP engine. */
+static double conns(const struct xp_summary *s)
+{
+	return s->total.has_xconn ? (double)xp_period_established(&s->total) : (double)s->total.sock.conn_ok;
+}
+static double cps(const struct xp_summary *s) { return conns(s) / secs(s); }
+static double syn_seen(const struct xp_summary *s) { return s->total.rx.tcp_syn / secs(s); }
+static double cps_per_core(const struct xp_summary *s)
+{
+	return s->client_cpu_pct > 0 ? cps(s) / (s->client_cpu_pct / 100) : NAN;
+}
+
+static const struct figure conn_figures[] = {
+	{ "Connections completed", "connections", "", conns },
+	{ "Connections/s", "connections_per_second", "c/s", cps },
+	{ "SYNs/s seen by the server (XDP)", "server_syn_per_second", "/s", syn_seen },
+	{ "Client CPU (100 % = core)", "client_cpu_percent", "%", cpu },
+	{ "Connections/s per client core", "connections_per_second_per_core", "c/s", cps_per_core },
+};
+
+static const struct figure figures[] = {
+	{ "Received frames/s (XDP)", "received_packets_per_second", "pps", rx_pps },
+	{ "Received L2 bit/s (XDP)", "received_bits_per_second_l2", "bit/s", rx_l2 },
+	{ "Received L1 bit/s (XDP)", "received_bits_per_second_l1", "bit/s", rx_l1 },
+	{ "Payload bit/s (XDP)", "payload_bits_per_second", "bit/s", rx_payload },
+	{ "Client CPU (100 % = core)", "client_cpu_percent", "%", cpu },
+	{ "Payload bit/s per client core", "payload_bits_per_second_per_core", "bit/s", per_core },
+};
+struct table {
+	const struct figure *fig;
+	size_t n;
+	const char *fast; /* the fast engine's column name */
+};
+
+static struct json_object *table_json(const struct table *t, const struct xp_summary *a, const struct xp_summary *b)
+{
+	const struct figure *figures = t->fig;
+	struct json_object *o = json_object_new_object();
+	for (size_t i = 0; i < t->n; i++) {
+		struct json_object *row = json_object_new_object();
+		double x = figures[i].get(a), y = figures[i].get(b), r = y / x;
+		json_object_object_add(row, "socket", isfinite(x) ? json_object_new_double(x) : NULL);
+		json_object_object_add(row, t->fast, isfinite(y) ? json_object_new_double(y) : NULL);
+		json_object_object_add(row, "ratio", isfinite(r) ? json_object_new_double(r) : NULL);
+		json_object_object_add(o, figures[i].key, row);
+	}
+	return o;
+}
+
+static void table_text(FILE *f, const struct table *t, const struct xp_summary *a, const struct xp_summary *b)
+{
+	char x[32], y[32], r[32];
+	fprintf(f, "\n== Side by side: the same test through the kernel's TCP stack and on the fast path (%s)\n", t->fast);
+	snprintf(r, sizeof(r), "%s/socket", t->fast);
+	fprintf(f, "%-32s %18s %18s %10s\n", "Figure", "socket", t->fast, r);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct figure *g = &t->fig[i];
+		double u = g->get(a), v = g->get(b);
+		if (!strcmp(g->unit, "%")) {
+			snprintf(x, sizeof(x), "%.1f %%", u);
+			snprintf(y, sizeof(y), "%.1f %%", v);
+		} else {
+			xp_fmt_rate(u, g->unit, x, sizeof(x));
+			xp_fmt_rate(v, g->unit, y, sizeof(y));
+		}
+		fprintf(f, "%-32s %18s %18s %9.2fx\n", g->name, x, y, v / u);
+	}
+	fflush(f);
+}
+
+int xp_client_compare(const struct xp_opts *o)
+{
+	struct xp_opts so = *o, xo = *o;
+	struct xp_summary sa, sb;
+	struct xp_report ra, rb;
+	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
+
+	bool conn = o->close_each || o->keepalive;
+	struct table t = { figures, sizeof(figures) / sizeof(figures[0]), "xsk" };
+	if (conn)
+		t = (struct table){ conn_figures, sizeof(conn_figures) / sizeof(conn_figures[0]), "xdp" };
+	so.engine = XP_ENGINE_SOCKET;
+	so.compare = false;
+	xo.engine = conn ? XP_ENGINE_XDP : XP_ENGINE_XSK;
+	xo.compare = false;
+	/* TCP segments of a socket stream fill the MTU: compare with frames as large unless -l says otherwise. */
+	if (!o->frame_size_set)
+		xo.frame_size = 0;
+
+	xp_report_init(&ra, fmt, stdout);
+	ra.keep_doc = true;
+	if (fmt == XP_REPORT_TEXT)
+		printf("== 1/2: socket engine\n");
+	int rc = xp_client_run_one(&so, &ra, &sa);
+	if (rc) {
+		xp_report_free(&ra);
+		return rc;
+	}
+	/* Let the socket test's last segments (FIN, RST, TIME_WAIT ACKs) pass before counting again. */
+	xp_sleep(0.5);
+	xp_report_init(&rb, fmt, stdout);
+	rb.keep_doc = true;
+	if (fmt == XP_REPORT_TEXT)
+		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" : "xsk engine (AF_XDP)");
+	rc = xp_client_run_one(&xo, &rb, &sb);
+	if (rc) {
+		xp_report_free(&ra);
+		xp_report_free(&rb);
+		return rc;
+	}
+	if (fmt == XP_REPORT_JSON) {
+		struct json_object *doc = json_object_new_object();
+		json_object_object_add(doc, "socket", ra.doc);
+		json_object_object_add(doc, t.fast, rb.doc);
+		ra.doc = rb.doc = NULL;
+		json_object_object_add(doc, "compare", table_json(&t, &sa, &sb));
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+		json_object_put(doc);
+	} else if (fmt == XP_REPORT_JSON_STREAM) {
+		struct json_object *ev = json_object_new_object();
+		json_object_object_add(ev, "event", json_object_new_string("compare"));
+		json_object_object_add(ev, "data", table_json(&t, &sa, &sb));
+		printf("%s\n", json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN));
+		json_object_put(ev);
+	} else {
+		table_text(stdout, &t, &sa, &sb);
+	}
+	xp_report_free(&ra);
+	xp_report_free(&rb);
+	return 0;
+}

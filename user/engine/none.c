@@ -1,0 +1,48 @@
+/*
+ * The "none" engine sends nothing: the server still counts the test's ports,
+ * so xdpperf reports what an external generator (trafgen, a hardware tester)
+ * delivers through the device under test.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+struct xp_engine {
+	int unused;
+};
+
+static int none_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -12;
+}
+
+static int none_start(struct xp_engine *e, char *err, size_t errlen)
+{
+	return 0;
+}
+
+static void none_read(struct xp_engine *e, struct xp_engine_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->mode = "receive only";
+}
+
+static void none_stop(struct xp_engine *e)
+{
+}
+
+static void none_destroy(struct xp_engine *e)
+{
+	free(e);
+}
+
+const struct xp_engine_ops xp_engine_none = {
+	.name = "none",
+	.create = none_create,
+	.start = none_start,
+	.read = none_read,
+	.stop = none_stop,
+	.destroy = none_destroy,
+};

@@ -1,0 +1,120 @@
+/*
+ * Kernel TCP socket engine (client side): many connections through the
+ * kernel's TCP stack, for firewall tests in the style of fireperf. Private
+ * to it: engine_socket.c creates, starts, stops and reads it (and its
+ * worker processes); sock_client.c is the event loop each thread runs.
+ *
+ * Scale is the point (six-figure connection counts), so there is no thread
+ * per connection: `threads` event-loop threads, each pinned to a CPU, each
+ * owning a fixed share of the `parallel` connection "slots". A slot is a
+ * small struct that is either waiting to (re)connect, connecting, or open.
+ * All sockets are non-blocking and live on the thread's epoll. Slots sit on
+ * intrusive FIFO lists so that every per-event step is O(1):
+ *   ready    - may open now (bounded by the in-flight limit)
+ *   backoff  - failed recently, may reopen at slot->t
+ *   connect  - connect() in flight since slot->t; since the connect timeout
+ *              is a constant, start order is deadline order and the head is
+ *              always the next to expire (no timer heap needed).
+ *
+ * Modes: STREAM keeps `parallel` connections open and writes as fast as it
+ * can; CONNECT (-x) closes each connection as soon as it is established and
+ * opens the next; HOLD (-k) keeps them open and idle, with keepalives.
+ *
+ * Counters: conn_reset counts every established connection the peer ended
+ * (RST, FIN, or a write/keepalive error); conn_closed every one we closed,
+ * including those still open at stop() or max_seconds, so at the end
+ * conn_ok == conn_closed + conn_reset + open_now. Connects abandoned at
+ * stop count nowhere.
+ *
+ * Past the open-file limit (one descriptor per connection), the threads are
+ * spread over worker processes (sock_proc.c): thread g of G lives in process
+ * g / threads_per_proc, and nothing else changes: the same slots, the same
+ * (port, source) sequence, counters in a MAP_SHARED array that read() sums
+ * as before, and the stop flag and eventfd shared too. With one process the
+ * threads simply run here.
+ */
+#ifndef XP_SOCKET_LOOP_H
+#define XP_SOCKET_LOOP_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "engine/engine.h"
+#include "util/workers.h"
+
+#define NIL UINT32_MAX
+#define BUF_SIZE (128 * 1024)      /* one write in STREAM mode */
+#define HOLD_INFLIGHT 1000         /* connects in flight per thread when ramping (hold, stream) */
+#define BACKOFF_MIN 1e-3           /* retry delay after a failure (doubling up to BACKOFF_MAX) */
+#define STOP_TAG UINT64_MAX
+
+/* IDLE: no socket, on no list (only while being moved). OPEN: on no list. */
+enum slot_state { ST_IDLE, ST_READY, ST_BACKOFF, ST_CONNECTING, ST_OPEN };
+
+/* 32 bytes per connection in user space; the kernel's socket dwarfs it. */
+struct slot {
+	int fd;
+	uint32_t gen;        /* bumped per socket: events of an older socket are ignored */
+	uint32_t prev, next; /* links in the list its state names (none when open) */
+	double t;            /* connecting: start time; backoff: when it may retry */
+	uint8_t state;
+};
+
+struct slist {
+	uint32_t head, tail;
+};
+
+/* Counters written by the owning thread only, read by read() (relaxed);
+ * each on its own cache line: no false sharing. */
+struct wstats {
+	uint64_t ok, fail, reset, timeout, closed, open, payload;
+} __attribute__((aligned(64)));
+
+/* Shared with the worker processes (MAP_SHARED) when there are any. */
+struct eng_shared {
+	int stop;           /* set by stop(): every loop in every process ends */
+	struct wstats st[]; /* one per event-loop thread, over all processes */
+};
+
+struct sock_worker {
+	struct xp_engine *eng;
+	unsigned id;
+	int cpu;
+	int epfd;
+	struct slot *slots;
+	uint32_t nslots;
+	struct slist ready, backoff, connecting;
+	uint32_t inflight, max_inflight;
+	uint64_t seq;        /* round-robin position over (dport, bind address) */
+	double retry_delay;  /* current backoff: grows while only failures happen */
+	double now;          /* time of the current loop turn */
+	pthread_t thread;
+	bool running;
+	struct wstats *st;   /* &eng->sh->st[id] */
+};
+
+struct xp_engine {
+	struct xp_engine_cfg cfg;
+	struct sock_worker *w;       /* every thread of every process; slots only where it runs */
+	unsigned nw;                 /* threads over all processes */
+	unsigned nproc, tpp;         /* worker processes (1: none, all here), threads in each */
+	unsigned long fd_limit;      /* XDPPERF_FD_LIMIT for the workers, 0 if not forced */
+	struct xp_procs *procs;      /* the workers while they run */
+	int stopfd;                  /* eventfd in every worker's epoll: wakes them on stop */
+	struct eng_shared *sh;       /* stop flag and counters */
+	size_t shsize;
+	double t0;
+	struct sockaddr_storage dst; /* server address; the port is patched per connect */
+	socklen_t dstlen;
+	struct sockaddr_storage *src; /* bind addresses (port 0), nbind of them */
+	socklen_t srclen;
+	uint8_t *buf;                /* STREAM payload, BUF_SIZE bytes */
+};
+
+/* The thread function of one event loop (arg: its struct sock_worker). */
+void *xp_sock_client_loop(void *arg);
+
+#endif

@@ -1,0 +1,645 @@
+/*
+ * AF_XDP sending engine: one TX-only AF_XDP socket and one pinned thread per
+ * queue. Each socket's UMEM is filled once with prebuilt frames that differ
+ * only in their ports (so the load spreads over flows and queues); the hot
+ * loop then only posts descriptors, kicks the kernel and reaps completions.
+ * No per-frame writes, checksums or allocations.
+ *
+ * Connection tests (kind XP_TEST_CONNECT / XP_TEST_HOLD) cannot reuse a
+ * frame as is: every SYN opens a new connection, with its own 4-tuple and
+ * ISN (see engine/tuples.h for the numbering). There each frame is rewritten
+ * before it is posted (ports, source address, seq; incremental checksum
+ * updates), and so may only be taken once the kernel has handed it back on
+ * the completion ring: frames go round through a free stack instead of
+ * round robin. A hold test sends cfg->parallel SYNs, idles, and at the end
+ * closes every connection with an RST (seq = ISN + 1) so that a connection
+ * tracker under test frees its entries instead of keeping them ESTABLISHED
+ * for days. The XDP programs (bpf/client.bpf.c, bpf/server.bpf.c)
+ * complete the handshakes; nothing here waits for an answer.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/if_xdp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <xdp/xsk.h>
+
+#include "engine/engine.h"
+#include "util/time.h"
+#include "engine/tuples.h"
+
+#define NUM_FRAMES 4096
+#define RING_SIZE 2048
+#define BATCH 64
+/* From <linux/if_xdp.h> of 6.17+, which Debian 12's headers predate. */
+#define XP_XDP_MAX_TX_SKB_BUDGET 9
+/* Hold tests: how long the RSTs at the end may take in all, and the time
+ * they are spread over when a rate is set (never slower than that, so the
+ * bound holds however low the rate). */
+#define RST_MAX_SECONDS  2.0
+#define RST_PACE_SECONDS 1.0
+
+struct xsk_worker {
+	struct xp_engine *eng;
+	unsigned queue;
+	void *area;
+	size_t area_size;
+	unsigned frame_sz;
+	uint32_t frame_len;
+	struct xsk_umem *umem;
+	struct xsk_ring_prod fq, tx;
+	struct xsk_ring_cons cq;
+	struct xsk_socket *xsk;
+	pthread_t thread;
+	bool running;
+	/* written by the worker, read by the sampler */
+	uint64_t done;
+	uint64_t errors;
+	int fatal; /* errno that stopped the worker, 0 if none */
+	/* connection tests only */
+	unsigned rank;        /* queue - first_queue: sends k = rank, rank+nw, ... */
+	uint64_t *free;       /* UMEM addresses the kernel has completed */
+	uint32_t nfree;
+	uint64_t k, t;        /* next SYN's connection number and tuple number */
+	uint64_t syn_posted, rst_posted;
+	uint64_t rst_done;    /* RSTs completed; read by the sampler */
+};
+
+struct xp_engine {
+	struct xp_engine_cfg cfg;
+	struct xsk_worker *w;
+	unsigned nw;
+	const char *mode;
+	volatile bool stop;
+	int ncpus;
+	/* connection tests (cfg.kind != XP_TEST_STREAM) */
+	bool conn;
+	struct frame_layout lay;      /* of the SYN template */
+	struct xp_tuples map;      /* points into cfg */
+	uint8_t rst[128];             /* RST template, see xp_tuple_build_rst */
+	struct frame_layout rst_lay;
+};
+
+static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl,
+			const struct frame_layout *lay, char *err, size_t errlen)
+{
+	const struct xp_engine_cfg *c = &e->cfg;
+	w->frame_len = lay->len;
+	w->frame_sz = lay->len + XDP_PACKET_HEADROOM <= 2048 ? 2048 : 4096;
+	w->area_size = (size_t)NUM_FRAMES * w->frame_sz;
+	w->area = mmap(NULL, w->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w->area == MAP_FAILED) {
+		w->area = NULL;
+		snprintf(err, errlen, "cannot allocate %zu MiB for the AF_XDP UMEM", w->area_size >> 20);
+		return -ENOMEM;
+	}
+	/* Prebuild every frame: queue q takes flows q, q+queues, q+2*queues... */
+	for (uint64_t i = 0; i < NUM_FRAMES; i++) {
+		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
+		uint16_t sp, dp;
+		memcpy(f, tmpl, lay->len);
+		xp_flow_ports(c, (w->queue - c->first_queue) + i * e->nw, &sp, &dp);
+		frame_set_ports(f, lay, sp, dp);
+	}
+	if (e->conn) {
+		/* Every frame starts free; pushed in reverse so frame 0 goes first. */
+		w->free = malloc(NUM_FRAMES * sizeof(*w->free));
+		if (!w->free) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < NUM_FRAMES; i++)
+			w->free[i] = (uint64_t)(NUM_FRAMES - 1 - i) * w->frame_sz;
+		w->nfree = NUM_FRAMES;
+	}
+	struct xsk_umem_config ucfg = {
+		.fill_size = RING_SIZE,
+		.comp_size = RING_SIZE,
+		.frame_size = w->frame_sz,
+		.frame_headroom = 0,
+	};
+	int r = xsk_umem__create(&w->umem, w->area, w->area_size, &w->fq, &w->cq, &ucfg);
+	if (r) {
+		snprintf(err, errlen, "cannot create the AF_XDP UMEM: %s%s", strerror(-r),
+			 r == -ENOBUFS || r == -EPERM ? " (needs root / CAP_IPC_LOCK for locked memory)" : "");
+		return r;
+	}
+	struct xsk_socket_config scfg = {
+		.rx_size = RING_SIZE,
+		.tx_size = RING_SIZE,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_ZEROCOPY,
+	};
+	/*
+	 * Zero-copy where the driver has it, copy mode otherwise (veth).
+	 * EBUSY right after an earlier socket on this queue was closed is
+	 * transient: the kernel detaches its buffer pool from the queue in
+	 * deferred work, ~20 ms later here. So engines created back to back
+	 * (--compare, benchmarks, tests) retry for up to a second.
+	 */
+	double busy_end = xp_now() + 1.0;
+	for (;;) {
+		scfg.bind_flags = XDP_ZEROCOPY;
+		r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
+		if (r) {
+			scfg.bind_flags = XDP_COPY;
+			r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
+			e->mode = "copy";
+		} else {
+			e->mode = "zerocopy";
+		}
+		if (r != -EBUSY || xp_now() > busy_end)
+			break;
+		xp_sleep(0.005);
+	}
+	if (r) {
+		snprintf(err, errlen, "cannot open an AF_XDP socket on %s queue %u: %s%s", c->ifname, w->queue,
+			 strerror(-r), r == -EBUSY ? " (another AF_XDP socket uses it: try --first-queue)" : "");
+		return r;
+	}
+	/*
+	 * Copy mode sends at most max_tx_budget (32 by default) frames per
+	 * sendto(); kernels since 6.17 let a socket raise that, which saves
+	 * syscalls. Older kernels refuse the option: keep their default.
+	 */
+	int budget = BATCH * 4;
+	setsockopt(xsk_socket__fd(w->xsk), SOL_XDP, XP_XDP_MAX_TX_SKB_BUDGET, &budget, sizeof(budget));
+	return 0;
+}
+
+static void worker_teardown(struct xsk_worker *w)
+{
+	if (w->xsk)
+		xsk_socket__delete(w->xsk);
+	if (w->umem)
+		xsk_umem__delete(w->umem);
+	if (w->area)
+		munmap(w->area, w->area_size);
+	free(w->free);
+	w->free = NULL;
+	w->xsk = NULL;
+	w->umem = NULL;
+	w->area = NULL;
+}
+
+static inline uint32_t reap(struct xsk_worker *w)
+{
+	uint32_t idx;
+	uint32_t n = xsk_ring_cons__peek(&w->cq, RING_SIZE, &idx);
+	if (n) {
+		xsk_ring_cons__release(&w->cq, n);
+		__atomic_store_n(&w->done, w->done + n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+/* Ask the kernel to transmit what is on the TX ring. 0, or errno if fatal. */
+static inline int kick(struct xsk_worker *w)
+{
+	if (sendto(xsk_socket__fd(w->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+		return 0;
+	switch (errno) {
+	case EAGAIN: case EBUSY: case ENOBUFS: case EINTR:
+		return 0;
+	default:
+		__atomic_store_n(&w->errors, w->errors + 1, __ATOMIC_RELAXED);
+		return errno == ENXIO || errno == ENETDOWN || errno == ENODEV ? errno : 0;
+	}
+}
+
+
+/* ---- connection tests ------------------------------------------------- */
+
+/*
+ * Reap completions into the free stack. In copy mode the kernel copies a
+ * frame into an skb inside sendto() but completes it only when that skb is
+ * freed, which on a veth can be later, in the peer's NAPI poll: only a
+ * completed frame may be rewritten. LIFO, so the frame completed last, still
+ * in cache, goes out next.
+ */
+static inline uint32_t conn_reap(struct xsk_worker *w)
+{
+	uint32_t idx;
+	uint32_t n = xsk_ring_cons__peek(&w->cq, RING_SIZE, &idx);
+	if (!n)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		w->free[w->nfree++] = *xsk_ring_cons__comp_addr(&w->cq, idx + i);
+	xsk_ring_cons__release(&w->cq, n);
+	/* Every SYN is posted before the first RST: completions count as SYNs
+	 * (pkts, as in stream tests) until all posted SYNs are accounted for. */
+	uint64_t syn = w->syn_posted - w->done;
+	if (syn > n)
+		syn = n;
+	if (syn)
+		__atomic_store_n(&w->done, w->done + syn, __ATOMIC_RELAXED);
+	if (n > syn)
+		__atomic_store_n(&w->rst_done, w->rst_done + (n - syn), __ATOMIC_RELAXED);
+	return n;
+}
+
+/* Post up to want SYNs (rst: RSTs) of this thread's next connections, as
+ * many as there are free frames. Returns how many were posted. */
+static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
+{
+	struct xp_engine *e = w->eng;
+	const struct xp_tuples *m = &e->map;
+	uint32_t idx, n;
+
+	if (want > w->nfree)
+		want = w->nfree;
+	if (!want || !(n = xsk_ring_prod__reserve(&w->tx, want, &idx)))
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
+		uint64_t addr = w->free[--w->nfree];
+		uint8_t *f = (uint8_t *)w->area + addr;
+
+		d->addr = addr;
+		if (rst) {
+			/* Connection k of this thread's j-th SYN, recomputed: the
+			 * SYN consumed one sequence number. Not a hot path. */
+			uint64_t k = w->rank + w->rst_posted++ * e->nw;
+			memcpy(f, e->rst, e->rst_lay.len);
+			xp_tuple_write(m, f, &e->rst_lay, k % m->space, xp_tuple_isn(m, k) + 1);
+			d->len = e->rst_lay.len;
+		} else {
+			/* The frame holds an older SYN (or the template): only
+			 * ports, address and seq change. */
+			xp_tuple_write(m, f, &e->lay, w->t, xp_tuple_isn(m, w->k));
+			w->k += e->nw;
+			w->t += e->nw;
+			if (w->t >= m->space)
+				w->t %= m->space;
+			d->len = w->frame_len;
+		}
+	}
+	if (!rst)
+		w->syn_posted += n;
+	xsk_ring_prod__submit(&w->tx, n);
+	return n;
+}
+
+/* Wait (secs at most) for the kernel to complete what was posted. */
+static void conn_drain(struct xsk_worker *w, uint64_t posted, const uint64_t *done, double secs)
+{
+	double end = xp_now() + secs;
+	while (*done < posted && xp_now() < end && !w->fatal) {
+		kick(w);
+		if (!conn_reap(w))
+			xp_sleep(1e-4);
+	}
+}
+
+/* Hold tests, at the end: one RST per SYN this thread sent, within
+ * RST_MAX_SECONDS. Paced when the test is (at the test's rate, or faster if
+ * that would not finish in RST_PACE_SECONDS), as fast as possible if not. */
+static void conn_close_all(struct xsk_worker *w)
+{
+	const struct xp_engine_cfg *c = &w->eng->cfg;
+	uint64_t total = w->syn_posted;
+	double t0 = xp_now(), end = t0 + RST_MAX_SECONDS;
+	double pps = 0;
+
+	if (c->pps > 0) {
+		pps = c->pps / w->eng->nw;
+		if (pps < total / RST_PACE_SECONDS)
+			pps = total / RST_PACE_SECONDS;
+	}
+	while (w->rst_posted < total && !w->fatal) {
+		double now = xp_now();
+		if (now > end)
+			break;
+		uint64_t want = total - w->rst_posted;
+		if (pps > 0) {
+			double due = (now - t0) * pps - (double)w->rst_posted;
+			if (due < 1) {
+				conn_reap(w);
+				xp_sleep((1 - due) / pps);
+				continue;
+			}
+			if (want > due)
+				want = (uint64_t)due;
+		}
+		conn_post(w, want < BATCH ? (uint32_t)want : BATCH, true);
+		int f = kick(w);
+		conn_reap(w);
+		if (f)
+			w->fatal = f;
+	}
+	conn_drain(w, w->rst_posted, &w->rst_done, end - xp_now());
+	if (c->debug)
+		fprintf(stderr, "xsk queue %u: %" PRIu64 " SYNs sent, %" PRIu64 " of %" PRIu64
+			" RSTs sent in %.3f s\n", w->queue, w->done, w->rst_done, total, xp_now() - t0);
+}
+
+/*
+ * Pacing shared by both sending loops: against CLOCK_MONOTONIC from the
+ * thread's start, in units of about 50 us of frames (or --burst frames back
+ * to back), sleeping between units (timer slack is 1 us) and spinning only
+ * for the last few microseconds, so a second's worth is never sent at once.
+ */
+struct pacer {
+	double pps;    /* this thread's rate, 0 = unpaced */
+	double t0;
+	uint32_t unit; /* frames per paced unit */
+	uint32_t left; /* frames of the current unit not yet posted */
+	bool burst;
+};
+
+static void pacer_init(struct pacer *p, double pps, unsigned burst)
+{
+	p->pps = pps;
+	p->t0 = xp_now();
+	p->left = 0;
+	p->burst = burst > 0;
+	p->unit = BATCH;
+	if (burst)
+		p->unit = burst;
+	else if (pps > 0 && pps * 50e-6 < BATCH)
+		p->unit = pps * 50e-6 < 1 ? 1 : (uint32_t)(pps * 50e-6);
+}
+
+/* Frames to post now (at most BATCH), or 0 after waiting: call again. */
+static uint32_t pacer_next(struct pacer *p, uint64_t posted)
+{
+	if (p->pps <= 0)
+		return BATCH;
+	if (!p->left) {
+		double due = (xp_now() - p->t0) * p->pps - (double)posted;
+		if (due < p->unit) {
+			double wait = (p->unit - due) / p->pps;
+			if (wait > 30e-6)
+				xp_sleep(wait - 10e-6);
+			return 0;
+		}
+		/* Behind schedule after a long sleep: catch up, one ring batch (or one burst) at a time. */
+		p->left = p->burst ? p->unit : due < BATCH ? (uint32_t)due : BATCH;
+		if (!p->burst && p->left > p->unit && due < 2 * p->unit)
+			p->left = p->unit;
+	}
+	return p->left < BATCH ? p->left : BATCH;
+}
+
+static void pacer_posted(struct pacer *p, uint32_t n)
+{
+	if (p->pps > 0)
+		p->left = n < p->left ? p->left - n : 0;
+}
+
+/*
+ * The sending loop of connection tests: the stream loop (worker_main) with
+ * per-frame rewrites, free-frame accounting and, in hold tests, a limit.
+ * Pacing is the same arithmetic as there; kept apart so the stream loop
+ * stays free of per-frame work.
+ */
+static void conn_main(struct xsk_worker *w)
+{
+	struct xp_engine *e = w->eng;
+	const struct xp_engine_cfg *c = &e->cfg;
+	struct pacer pc;
+	pacer_init(&pc, c->pps > 0 ? c->pps / e->nw : 0, c->burst);
+	/* Hold: this thread's share of k = 0 .. parallel-1. */
+	uint64_t limit = UINT64_MAX;
+	if (c->kind == XP_TEST_HOLD)
+		limit = c->parallel > w->rank ? (c->parallel - w->rank + e->nw - 1) / e->nw : 0;
+	double t0 = xp_now(), deadline = t0 + c->max_seconds;
+	unsigned iter = 0;
+
+	w->k = w->rank;
+	w->t = w->rank % e->map.space;
+	while (!e->stop) {
+		if ((++iter & 1023) == 0 && xp_now() > deadline)
+			break;
+		if (w->syn_posted >= limit) {
+			/* Hold: all sent. Idle until stopped, still reaping. */
+			if (w->done < w->syn_posted)
+				kick(w);
+			conn_reap(w);
+			if (xp_now() > deadline)
+				break;
+			xp_sleep(1e-3);
+			continue;
+		}
+		uint32_t want = pacer_next(&pc, w->syn_posted);
+		if (!want) {
+			conn_reap(w);
+			continue;
+		}
+		if (want > limit - w->syn_posted)
+			want = (uint32_t)(limit - w->syn_posted);
+		uint64_t before = w->syn_posted;
+		conn_post(w, want, false);
+		pacer_posted(&pc, (uint32_t)(w->syn_posted - before));
+		int f = kick(w);
+		conn_reap(w);
+		if (f) {
+			w->fatal = f;
+			break;
+		}
+	}
+	conn_drain(w, w->syn_posted, &w->done, 0.2);
+	/* Stopped, or past max_seconds: either way the held connections end. */
+	if (c->kind == XP_TEST_HOLD && !w->fatal)
+		conn_close_all(w);
+}
+
+static void *worker_main(void *arg)
+{
+	struct xsk_worker *w = arg;
+	struct xp_engine *e = w->eng;
+	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: pacing sleeps must not overshoot by 50 us */
+	if (e->conn) {
+		conn_main(w);
+		return NULL;
+	}
+	struct pacer pc;
+	pacer_init(&pc, e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, e->cfg.burst);
+	uint64_t posted = 0, next = 0;
+	double t0 = xp_now(), deadline = t0 + e->cfg.max_seconds;
+	unsigned iter = 0;
+
+	while (!e->stop) {
+		if ((++iter & 1023) == 0 && xp_now() > deadline)
+			break;
+		uint32_t want = pacer_next(&pc, posted);
+		if (!want) {
+			reap(w);
+			continue;
+		}
+		uint32_t idx;
+		uint32_t n = xsk_ring_prod__reserve(&w->tx, want, &idx);
+		for (uint32_t i = 0; i < n; i++) {
+			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
+			d->addr = (uint64_t)(next++ % NUM_FRAMES) * w->frame_sz;
+			d->len = w->frame_len;
+		}
+		if (n)
+			xsk_ring_prod__submit(&w->tx, n);
+		posted += n;
+		pacer_posted(&pc, n);
+		int f = kick(w);
+		reap(w);
+		if (f) {
+			w->fatal = f;
+			break;
+		}
+	}
+	/* Let what is on the ring go out and be counted (bounded: 200 ms). */
+	double end = xp_now() + 0.2;
+	while (w->done < posted && xp_now() < end && !w->fatal) {
+		kick(w);
+		if (!reap(w))
+			xp_sleep(1e-4);
+	}
+	return NULL;
+}
+
+/* Connection tests: the tuple numbering and the RST template. */
+static int conn_setup(struct xp_engine *e, const struct frame_layout *lay, char *err, size_t errlen)
+{
+	const struct xp_engine_cfg *c = &e->cfg;
+	const char *ferr = NULL;
+	uint64_t seed;
+
+	if (c->kind == XP_TEST_STREAM)
+		return 0;
+	if (c->kind != XP_TEST_CONNECT && c->kind != XP_TEST_HOLD) {
+		snprintf(err, errlen, "the xsk engine does not run %s tests", xp_test_kind_name(c->kind));
+		return -EINVAL;
+	}
+	/* A fresh ISN key per run: tuples repeat from one run to the next. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+	int r = xp_tuples_init(&e->map, c, seed, err, errlen);
+	if (r)
+		return r;
+	if (!xp_tuple_build_rst(&c->tmpl, e->rst, sizeof(e->rst), &e->rst_lay, &ferr)) {
+		snprintf(err, errlen, "cannot build the RST frame: %s", ferr ? ferr : "invalid");
+		return -EINVAL;
+	}
+	e->lay = *lay;
+	e->conn = true;
+	return 0;
+}
+
+static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
+{
+	struct xp_engine *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->cfg = *cfg;
+	e->nw = cfg->queues ? cfg->queues : 1;
+	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	e->w = calloc(e->nw, sizeof(*e->w));
+	if (!e->w) {
+		free(e);
+		return -ENOMEM;
+	}
+	uint8_t tmpl[9216];
+	const char *ferr = NULL;
+	struct frame_layout lay;
+	size_t len = 0;
+	if (!frame_layout_of(&cfg->tmpl, &lay, &ferr))
+		len = frame_build(&cfg->tmpl, tmpl, sizeof(tmpl), &ferr);
+	if (!len) {
+		snprintf(err, errlen, "cannot build the test frame: %s", ferr ? ferr : "invalid");
+		free(e->w);
+		free(e);
+		return -EINVAL;
+	}
+	int r = conn_setup(e, &lay, err, errlen);
+	if (r) {
+		free(e->w);
+		free(e);
+		return r;
+	}
+	for (unsigned q = 0; q < e->nw; q++) {
+		e->w[q].eng = e;
+		e->w[q].queue = cfg->first_queue + q;
+		e->w[q].rank = q;
+		r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
+		if (r) {
+			for (unsigned j = 0; j <= q; j++)
+				worker_teardown(&e->w[j]);
+			free(e->w);
+			free(e);
+			return r;
+		}
+	}
+	*out = e;
+	return 0;
+}
+
+static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
+{
+	for (unsigned q = 0; q < e->nw; q++) {
+		struct xsk_worker *w = &e->w[q];
+		int r = pthread_create(&w->thread, NULL, worker_main, w);
+		if (r) {
+			snprintf(err, errlen, "cannot start sender thread: %s", strerror(r));
+			e->stop = true;
+			return -r;
+		}
+		w->running = true;
+		/* Pinned threads: unpinned rates swing by +-20 % here. */
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(w->queue % (unsigned)e->ncpus, &set);
+		pthread_setaffinity_np(w->thread, sizeof(set), &set);
+	}
+	return 0;
+}
+
+static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (unsigned q = 0; q < e->nw; q++) {
+		uint64_t d = __atomic_load_n(&e->w[q].done, __ATOMIC_RELAXED);
+		st->pkts += d;
+		st->bytes += d * e->w[q].frame_len;
+		st->errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
+		/* Hold tests: the RSTs that closed the held connections. */
+		st->conn_closed += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
+	}
+	st->mode = e->mode;
+}
+
+static void xsk_stop(struct xp_engine *e)
+{
+	e->stop = true;
+	for (unsigned q = 0; q < e->nw; q++) {
+		if (e->w[q].running)
+			pthread_join(e->w[q].thread, NULL);
+		e->w[q].running = false;
+	}
+}
+
+static void xsk_destroy(struct xp_engine *e)
+{
+	if (!e)
+		return;
+	xsk_stop(e);
+	for (unsigned q = 0; q < e->nw; q++)
+		worker_teardown(&e->w[q]);
+	free(e->w);
+	free(e);
+}
+
+const struct xp_engine_ops xp_engine_xsk = {
+	.name = "xsk",
+	.create = xsk_create,
+	.start = xsk_start,
+	.read = xsk_read,
+	.stop = xsk_stop,
+	.destroy = xsk_destroy,
+};

@@ -1,0 +1,110 @@
+#include "loader/client_prog.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bpf/client.skel.h"
+
+struct client_prog {
+	struct client_bpf *skel;
+	int link_fd;
+	int tc_link_fd; /* XP_CC_MODE_DATA: tc_client at TC ingress, or -1 */
+	int ncpus;
+};
+
+/* enum bpf_attach_type's BPF_TCX_INGRESS (Linux 6.6), which this system's
+ * <linux/bpf.h> may predate. */
+#define XP_BPF_TCX_INGRESS 46
+
+int client_prog_open(const struct client_prog_cfg *c, struct client_prog **out, const char **mode_used, char *err,
+		  size_t errlen)
+{
+	struct client_prog *cp = calloc(1, sizeof(*cp));
+	if (!cp)
+		return -ENOMEM;
+	cp->link_fd = -1;
+	cp->tc_link_fd = -1;
+	cp->skel = client_bpf__open();
+	if (!cp->skel) {
+		int e = errno;
+		snprintf(err, errlen, "cannot open the client's XDP handshake program: %s", strerror(e));
+		free(cp);
+		return -e;
+	}
+	struct client_bpf__rodata *ro = cp->skel->rodata;
+	ro->cc_family = c->family == AF_INET6 ? 6 : 4;
+	ro->cc_cport_lo = c->cport_lo;
+	ro->cc_cport_hi = c->cport_hi;
+	ro->cc_dport_lo = c->dport_lo;
+	ro->cc_dport_hi = c->dport_hi;
+	ro->cc_mode = c->mode;
+	ro->cc_data_len = c->data_len;
+	ro->cc_ctrl_port = c->ctrl_port;
+	ro->cc_reply_redirect = c->reply_redirect;
+	bool data = c->mode == XP_CC_MODE_DATA;
+	bpf_program__set_autoload(cp->skel->progs.tc_client, data);
+	int r = client_bpf__load(cp->skel);
+	if (r) {
+		snprintf(err, errlen, "cannot load the client's XDP handshake program: %s", strerror(-r));
+		client_prog_close(cp);
+		return r;
+	}
+	r = xp_xdp_attach(bpf_program__fd(cp->skel->progs.xdp_client), c->ifindex, c->xdp_mode);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot attach the client's XDP handshake program: %s%s", strerror(-r),
+			 (r == -EBUSY || r == -EEXIST) ? " (another XDP program is attached to the interface)" : "");
+		client_prog_close(cp);
+		return r;
+	}
+	cp->link_fd = r;
+	if (data) {
+		/* The data mode's fallback for SYN-ACKs whose XDP frame has no
+		 * room for the payload (veth): a tcx link, detached with the
+		 * process like the XDP one. */
+		r = bpf_link_create(bpf_program__fd(cp->skel->progs.tc_client), c->ifindex, XP_BPF_TCX_INGRESS,
+				    NULL);
+		if (r < 0) {
+			r = -errno;
+			snprintf(err, errlen, "cannot attach the client's TC data program (--bytes needs Linux 6.6+): %s",
+				 strerror(-r));
+			client_prog_close(cp);
+			return r;
+		}
+		cp->tc_link_fd = r;
+	}
+	*mode_used = xp_xdp_mode_name(c->ifindex);
+	cp->ncpus = libbpf_num_possible_cpus();
+	*out = cp;
+	return 0;
+}
+
+int client_prog_read(struct client_prog *cp, struct xp_cc_counters *sum)
+{
+	struct xp_cc_counters pc[cp->ncpus];
+	__u32 key = 0;
+	memset(sum, 0, sizeof(*sum));
+	int r = bpf_map__lookup_elem(cp->skel->maps.cc_counters, &key, sizeof(key), pc, sizeof(pc), 0);
+	if (r)
+		return r;
+	xp_percpu_sum(pc, cp->ncpus, sizeof(*sum), sum);
+	return 0;
+}
+
+void client_prog_close(struct client_prog *cp)
+{
+	if (!cp)
+		return;
+	if (cp->tc_link_fd >= 0)
+		close(cp->tc_link_fd);
+	if (cp->link_fd >= 0)
+		close(cp->link_fd);
+	client_bpf__destroy(cp->skel);
+	free(cp);
+}

@@ -1,0 +1,48 @@
+/*
+ * The server's receive-side XDP program (bpf/server.bpf.c): load it once,
+ * attach it to the interfaces that face clients (one bpf_link per interface,
+ * reference counted, so the kernel detaches it if the process dies), and hand
+ * out per-test slots that own a destination port range and its counters.
+ */
+#ifndef XP_SERVER_PROG_H
+#define XP_SERVER_PROG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "bpf/server.h"
+
+#include "loader/xdp_attach.h"
+
+struct server_prog;
+
+/*
+ * reply_redirect: answer connection-test frames by redirecting them to the
+ * interface they came in on instead of XDP_TX. On veth, XDP_TX into a peer
+ * without an XDP program stalls after 256 frames; a redirect wakes the peer.
+ */
+int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_redirect, char *err, size_t errlen);
+void server_prog_close(struct server_prog *rp);
+
+/*
+ * Attach to ifindex unless already attached (then just take a reference).
+ * *mode_used is "native" or "skb". 0 or -errno with err set.
+ */
+int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mode, const char **mode_used,
+		  char *err, size_t errlen);
+/* Drop a reference; the last one detaches. */
+void server_prog_detach(struct server_prog *rp, int ifindex);
+
+/* Claim a slot for dport range [lo, hi]; flags XP_SLOT_*, protos XP_PROTO_*. slot or -errno. */
+int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
+		      uint32_t close_mode, char *err, size_t errlen);
+void server_prog_slot_free(struct server_prog *rp, int slot);
+/* Sum of the slot's per-CPU counters. 0 or -errno. */
+int server_prog_read(struct server_prog *rp, int slot, struct xp_counters *sum);
+/* Global stats (enum xp_global_stat), summed over CPUs. */
+int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS]);
+
+#endif

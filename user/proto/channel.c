@@ -1,0 +1,212 @@
+#include "proto/channel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
+#include <time.h>
+#include <unistd.h>
+
+void xp_ctrl_init(struct xp_ctrl *c, int fd)
+{
+	c->fd = fd;
+	c->len = 0;
+}
+
+int xp_ctrl_send(struct xp_ctrl *c, struct json_object *obj)
+{
+	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN);
+	size_t n = strlen(s);
+	char line[XP_CTRL_MAX_MSG];
+
+	if (n + 1 > sizeof(line))
+		return -EMSGSIZE;
+	memcpy(line, s, n);
+	line[n++] = '\n';
+	for (size_t off = 0; off < n;) {
+		ssize_t w = send(c->fd, line + off, n - off, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+				if (poll(&p, 1, 1000) <= 0)
+					return -ETIMEDOUT;
+				continue;
+			}
+			return -errno;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out)
+{
+	char *nl = memchr(c->buf, '\n', c->len);
+	if (!nl)
+		return c->len >= sizeof(c->buf) - 1 ? -EPROTO : -EAGAIN;
+	*nl = '\0';
+	size_t used = (size_t)(nl - c->buf) + 1;
+	struct json_object *o = json_tokener_parse(c->buf);
+	memmove(c->buf, c->buf + used, c->len - used);
+	c->len -= used;
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return -EPROTO;
+	}
+	*out = o;
+	return 1;
+}
+
+/* Read once from the socket into the buffer: >0 bytes, 0 on close, -errno. */
+static int fill(struct xp_ctrl *c)
+{
+	if (c->len >= sizeof(c->buf) - 1)
+		return -EPROTO;
+	ssize_t r = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, MSG_DONTWAIT);
+	if (r < 0)
+		return -errno;
+	c->len += (size_t)r;
+	return (int)r;
+}
+
+int xp_ctrl_poll_recv(struct xp_ctrl *c, struct json_object **out)
+{
+	int r = xp_ctrl_take(c, out);
+	if (r != -EAGAIN)
+		return r;
+	r = fill(c);
+	if (r == 0)
+		return 0;
+	if (r < 0 && r != -EAGAIN && r != -EINTR)
+		return r;
+	return xp_ctrl_take(c, out);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int xp_ctrl_recv(struct xp_ctrl *c, int timeout_ms, struct json_object **out)
+{
+	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+
+	for (;;) {
+		int r = xp_ctrl_take(c, out);
+		if (r != -EAGAIN)
+			return r;
+		int wait = -1;
+		if (deadline >= 0) {
+			long long left = deadline - now_ms();
+			if (left <= 0)
+				return -ETIMEDOUT;
+			wait = (int)left;
+		}
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		r = poll(&p, 1, wait);
+		if (r < 0) {
+			if (errno == EINTR)
+				return -EINTR;
+			return -errno;
+		}
+		if (r == 0)
+			return -ETIMEDOUT;
+		r = fill(c);
+		if (r == 0)
+			return 0;
+		if (r < 0 && r != -EAGAIN && r != -EINTR)
+			return r;
+	}
+}
+
+/* Non-blocking connect with a deadline, to one resolved address. */
+static int connect_one(const struct addrinfo *ai, int timeout_ms)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int r = poll(&p, 1, timeout_ms);
+	if (r <= 0) {
+		close(fd);
+		return r == 0 ? -ETIMEDOUT : -errno;
+	}
+	int soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+	if (soerr) {
+		close(fd);
+		return -soerr;
+	}
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* Back to blocking: the client uses poll() with timeouts itself. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int xp_ctrl_connect(const char *host, unsigned short port, int family, int timeout_ms, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = family ? family : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	char ps[8];
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	int g = getaddrinfo(host, ps, &hints, &res);
+	if (g) {
+		snprintf(err, errlen, "cannot resolve server '%s': %s", host, gai_strerror(g));
+		return -EINVAL;
+	}
+	int fd = -EHOSTUNREACH;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		fd = connect_one(ai, timeout_ms);
+		if (fd >= 0)
+			break;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		snprintf(err, errlen, "cannot reach the xdpperf server at %s port %u: %s (is 'xdpperf -s' running there?)",
+			 host, port, strerror(-fd));
+	return fd;
+}
+
+const char *xp_json_str(struct json_object *o, const char *key, const char *dflt)
+{
+	struct json_object *v;
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return dflt;
+	return json_object_get_string(v);
+}
+
+long long xp_json_int(struct json_object *o, const char *key, long long dflt)
+{
+	struct json_object *v;
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return dflt;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return dflt;
+	return json_object_get_int64(v);
+}
+
+double xp_json_double(struct json_object *o, const char *key, double dflt)
+{
+	struct json_object *v;
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return dflt;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return dflt;
+	return json_object_get_double(v);
+}

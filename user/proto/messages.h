@@ -1,0 +1,47 @@
+/*
+ * What a client asks the server for (struct xp_test) and the counters the
+ * server sends back, with their JSON forms for the control channel.
+ */
+#ifndef XP_MESSAGES_H
+#define XP_MESSAGES_H
+
+#include <json-c/json.h>
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/server.h"
+
+enum xp_test_kind {
+	XP_TEST_STREAM = 0,  /* data frames / streams */
+	XP_TEST_CONNECT,     /* connection rate (-x) */
+	XP_TEST_HOLD,        /* held connections (-k) */
+};
+
+struct xp_test {
+	int version;
+	enum xp_test_kind kind;
+	const char *engine;   /* "xsk", "socket", ... (static string) */
+	int family;           /* AF_INET / AF_INET6 */
+	bool udp;             /* UDP frames instead of TCP */
+	bool pass;            /* server counts and passes to its stack (socket tests) */
+	uint16_t port_lo, port_hi;
+	double duration;
+	unsigned frame_size;  /* incl. FCS; 0 for socket tests */
+	unsigned long parallel; /* socket tests: connections the client will open */
+	bool respond;         /* XDP connection tests: the server's XDP program answers SYNs */
+	bool listen;          /* the server opens TCP listeners on the ports (socket tests, --peer kernel) */
+	unsigned close_mode;  /* XP_CLOSE_*: what the server does with a handshake's ACK */
+};
+
+const char *xp_test_kind_name(enum xp_test_kind k);
+struct json_object *xp_test_to_json(const struct xp_test *t);
+/* Fills t from a "start" message; 0 or -1 with err set. Strings point into static names. */
+int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_t errlen);
+
+struct json_object *xp_counters_to_json(const struct xp_counters *c);
+void xp_counters_from_json(struct json_object *o, struct xp_counters *c);
+/* a - b, field by field (for interval deltas). */
+void xp_counters_sub(const struct xp_counters *a, const struct xp_counters *b, struct xp_counters *out);
+
+#endif

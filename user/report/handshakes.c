@@ -1,0 +1,91 @@
+/*
+ * Reports of XDP connection tests: SYNs sent from AF_XDP, what the client's
+ * XDP program answered, and the connections the server completed (its XDP
+ * program's validated SYN cookies, or with --peer kernel its accepts).
+ */
+#include <inttypes.h>
+#include <math.h>
+
+#include "report/report.h"
+
+uint64_t xp_period_established(const struct xp_period *p)
+{
+	return p->sock.s_accepted ? p->sock.s_accepted : p->rx.conn_established;
+}
+
+struct json_object *xp_xconn_json(const struct xp_period *p, double secs)
+{
+	const struct xp_xconn_figs *x = &p->xconn;
+	struct json_object *o = json_object_new_object();
+	double s = secs > 0 ? secs : NAN;
+	uint64_t est = xp_period_established(p);
+#define U(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+#define D(k, v) json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL)
+	U("syn_sent", x->syn_sent);
+	U("synack_seen", x->synack_seen);
+	U("acks_sent", x->acks_sent);
+	U("fins_sent", x->fins_sent);
+	U("rst_seen", x->rst_seen);
+	U("finack_answered", x->finack_answered);
+	U("held_reset_at_end", x->rst_closed);
+	U("established", est);
+	D("connections_per_second", est / s);
+	D("syn_per_second", x->syn_sent / s);
+	U("server_syn_seen", p->rx.tcp_syn);
+	U("server_synack_sent", p->rx.synack_sent);
+	U("server_rst_sent", p->rx.rst_sent);
+	U("server_fin_answered", p->rx.fin_answered);
+	U("server_cookie_invalid", p->rx.cookie_invalid);
+	U("server_data_bytes", p->rx.data_bytes); /* --bytes: established x N when every byte arrived */
+	U("server_accepted", p->sock.s_accepted);
+#undef U
+#undef D
+	return o;
+}
+
+void xp_report_xconn_line(struct xp_report *r, const char *tag, const struct xp_period *p)
+{
+	const struct xp_xconn_figs *x = &p->xconn;
+	double s = p->t1 - p->t0 > 0 ? p->t1 - p->t0 : NAN;
+	char a[32], b[32], c[32], d[32], e[32], f[32];
+
+	if (r->lines++ % 20 == 0)
+		fprintf(r->out, "%-5s %-13s %12s %12s %12s | %13s %12s %12s %9s\n", "[ ID]", "Interval", "SYN sent",
+			"SYN-ACK in", "ACK out", r->peer_kernel ? "Accepted" : "Established", "SYN seen",
+			r->peer_kernel ? "-" : "RST sent", r->peer_kernel ? "-" : "Invalid");
+	fprintf(r->out, "%-5s %5.2f-%-6.2f s %12s %12s %12s | %13s %12s %12s %9" PRIu64 "\n", tag, p->t0, p->t1,
+		xp_fmt_rate(x->syn_sent / s, "/s", a, sizeof(a)), xp_fmt_rate(x->synack_seen / s, "/s", b, sizeof(b)),
+		xp_fmt_rate(x->acks_sent / s, "/s", c, sizeof(c)),
+		xp_fmt_rate(xp_period_established(p) / s, "c/s", d, sizeof(d)),
+		xp_fmt_rate(p->rx.tcp_syn / s, "/s", e, sizeof(e)),
+		xp_fmt_rate(p->rx.rst_sent / s, "/s", f, sizeof(f)), (uint64_t)p->rx.cookie_invalid);
+	fflush(r->out);
+}
+
+void xp_report_xconn_end(struct xp_report *r, const struct xp_summary *sum)
+{
+	const struct xp_period *p = &sum->total;
+	const struct xp_xconn_figs *x = &p->xconn;
+	double s = p->t1 - p->t0 > 0 ? p->t1 - p->t0 : NAN;
+	uint64_t est = xp_period_established(p);
+	char a[32];
+
+	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	xp_report_xconn_line(r, "[SUM]", p);
+	fprintf(r->out, "Connections  %12" PRIu64 " completed  %s  (%s)\n", est,
+		xp_fmt_rate(est / s, "connections/s", a, sizeof(a)),
+		r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies");
+	fprintf(r->out, "Client       %12" PRIu64 " SYNs sent  %" PRIu64 " SYN-ACKs seen  %" PRIu64 " ACKs sent (%" PRIu64
+			" with FIN)  %" PRIu64 " resets seen  %" PRIu64 " FIN-ACKs answered\n",
+		x->syn_sent, x->synack_seen, x->acks_sent, x->fins_sent, x->rst_seen, x->finack_answered);
+	if (x->rst_closed)
+		fprintf(r->out, "             %12" PRIu64 " held connections reset at the end\n", x->rst_closed);
+	fprintf(r->out, "Server XDP   %12" PRIu64 " SYNs seen  %" PRIu64 " SYN-ACKs sent  %" PRIu64 " RSTs sent  %" PRIu64
+			" FINs answered  %" PRIu64 " invalid cookies\n",
+		(uint64_t)p->rx.tcp_syn, (uint64_t)p->rx.synack_sent, (uint64_t)p->rx.rst_sent, (uint64_t)p->rx.fin_answered,
+		(uint64_t)p->rx.cookie_invalid);
+	if (x->syn_sent > est)
+		fprintf(r->out, "Not completed %11" PRIu64 " of the SYNs sent (%.3f %%)\n", x->syn_sent - est,
+			100.0 * (double)(x->syn_sent - est) / (double)x->syn_sent);
+	xp_report_tail(r, sum);
+}

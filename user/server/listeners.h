@@ -1,0 +1,42 @@
+/*
+ * The server's side of socket tests: TCP listeners on a port range that
+ * accept everything, read and discard, and hold idle connections open.
+ */
+#ifndef XP_LISTENERS_H
+#define XP_LISTENERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct xp_sock_server_cfg {
+	uint16_t port_lo, port_hi; /* listen on every port of this range */
+	unsigned threads;          /* event-loop threads, 0 = one per CPU */
+	unsigned long max_conns;   /* connections to plan open files for (0 = just raise soft to hard) */
+	int debug;
+};
+
+struct xp_sock_server_stats {
+	uint64_t accepted; /* connections accepted */
+	uint64_t closed;   /* ended by the peer's FIN, an error other than a reset, or stop */
+	uint64_t resets;   /* ended by ECONNRESET */
+	uint64_t open_now; /* accepted - closed - resets */
+	uint64_t bytes_rx; /* payload read and discarded */
+};
+
+struct xp_sock_server;
+
+/*
+ * Listen and start the threads. 0, or -1 with a one-line message in err.
+ * When max_conns does not fit under this process's open-file limit (even
+ * raised), the threads run in forked worker processes instead (sock_proc.h):
+ * call it from a thread that outlives the server (workers get SIGKILL when
+ * the forking thread dies); XDPPERF_FD_LIMIT=N forces that path for tests.
+ */
+int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_server **out, char *err,
+			 size_t errlen);
+/* Cumulative counters (safe while running). */
+void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *st);
+/* Closes everything, joins the threads, frees s. */
+void xp_sock_server_stop(struct xp_sock_server *s);
+
+#endif
