@@ -64,14 +64,14 @@ static struct xp_engine_cfg make_cfg(int family, uint8_t proto, size_t size, uin
 				     uint16_t slo, uint16_t shi, uint16_t dlo, uint16_t dhi)
 {
 	struct xp_engine_cfg c;
-	struct frame_spec *s = &c.tmpl;
+	struct frame_spec *s = &c.frames.tmpl;
 
 	memset(&c, 0, sizeof(c));
 	c.sport_lo = slo;
 	c.sport_hi = shi;
 	c.dport_lo = dlo;
 	c.dport_hi = dhi;
-	c.queues = 1;
+	c.frames.queues = 1;
 	memcpy(s->src_mac, "\x02\x00\x00\x00\x00\x01", 6);
 	memcpy(s->dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
 	s->vlan_id = vlan;
@@ -164,7 +164,7 @@ static size_t check_off(const struct frame_layout *l)
 /* The L4 checksum of frame f summed from scratch (field zeroed first). */
 static uint16_t l4_csum(const struct gen *g, uint8_t *f)
 {
-	const struct frame_spec *s = &g->cfg.tmpl;
+	const struct frame_spec *s = &g->cfg.frames.tmpl;
 	size_t l4len = g->lay.payload_off - g->lay.l4_off + g->lay.payload_len;
 
 	memset(f + check_off(&g->lay), 0, 2);
@@ -176,7 +176,7 @@ static uint16_t l4_csum(const struct gen *g, uint8_t *f)
 /* A receiver's checks: IPv4 header checksum and L4 checksum both verify. */
 static void verify_checksums(const struct gen *g, const uint8_t *f)
 {
-	const struct frame_spec *s = &g->cfg.tmpl;
+	const struct frame_spec *s = &g->cfg.frames.tmpl;
 	size_t l4len = g->lay.payload_off - g->lay.l4_off + g->lay.payload_len;
 	uint32_t sum;
 
@@ -218,7 +218,7 @@ static uint64_t run_and_check(struct gen *g, unsigned first, unsigned n, uint64_
 		put16(want + l->l4_off, sport);
 		put16(want + l->l4_off + 2, dport);
 		if (l->l4_proto == IPPROTO_TCP)
-			put32(want + l->l4_off + 4, g->cfg.tmpl.seq + (uint32_t)(i / nd / ns) * l->payload_len);
+			put32(want + l->l4_off + 4, g->cfg.frames.tmpl.seq + (uint32_t)(i / nd / ns) * l->payload_len);
 		if (stamped) {
 			uint8_t *st = want + l->payload_off;
 			uint64_t ts = get64(out + l->payload_off + 16);
@@ -357,7 +357,7 @@ static struct xp_engine_cfg make_syn_cfg(int family, uint16_t vlan, unsigned nbi
 					 uint16_t dlo, uint16_t dhi)
 {
 	struct xp_engine_cfg c = make_cfg(family, IPPROTO_TCP, 64, vlan, slo, shi, dlo, dhi);
-	struct frame_spec *s = &c.tmpl;
+	struct frame_spec *s = &c.frames.tmpl;
 
 	c.kind = XP_TEST_CONNECT;
 	s->tcp_flags = 0x02;
@@ -401,7 +401,7 @@ static void verify_syn_checksums(const struct gen *g, const uint8_t *f)
 	uint32_t sum;
 
 	assert_int_equal(l->payload_len, 0);
-	if (g->cfg.tmpl.src.family == AF_INET) {
+	if (g->cfg.frames.tmpl.src.family == AF_INET) {
 		struct in_addr sa, da;
 
 		assert_int_equal(csum_ipv4_hdr(f + l->l3_off, 20), 0);
@@ -444,7 +444,7 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 	assert_int_equal(g.skel->rodata->syn_mode, 1);
 	assert_int_equal(g.skel->rodata->stamp, 0);
 	assert_int_equal(g.skel->rodata->conn_space, space);
-	assert_int_equal(l->len, frame_min_size(&c.tmpl) - 4);
+	assert_int_equal(l->len, frame_min_size(&c.frames.tmpl) - 4);
 	assert_int_equal(xp_tuples_init(&m, &g.cfg, seed, err, sizeof(err)), 0);
 
 	for (unsigned j = 0; j < n; j++) {
@@ -543,7 +543,7 @@ static void test_syn_refusals(void **state)
 	assert_int_not_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	assert_null(skel);
 	c = make_syn_cfg(AF_INET, 0, 0, 1, 1, 2, 2);
-	c.tmpl.l4_proto = IPPROTO_UDP;
+	c.frames.tmpl.l4_proto = IPPROTO_UDP;
 	assert_int_not_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	assert_null(skel);
 }
@@ -614,7 +614,7 @@ static int child_live(int engine)
 	}
 	c.ifindex = (int)if_nametoindex(LIVE_A);
 	snprintf(c.ifname, sizeof(c.ifname), LIVE_A);
-	if (link_info(LIVE_B, &rx0, c.tmpl.dst_mac) || link_info(LIVE_A, NULL, c.tmpl.src_mac)) {
+	if (link_info(LIVE_B, &rx0, c.frames.tmpl.dst_mac) || link_info(LIVE_A, NULL, c.frames.tmpl.src_mac)) {
 		printf("live: veth pair not found\n");
 		return 1;
 	}
@@ -667,16 +667,16 @@ static int child_live(int engine)
 	double secs = xp_now() - t0;
 	xp_engine_live.read(e, &st);
 	xp_engine_live.destroy(e);
-	uint64_t got = rx_settle(rx0, st.pkts);
+	uint64_t got = rx_settle(rx0, st.tx.pkts);
 	printf("live engine: sent %llu in %.3f s at 20 kpps (mode %s), peer received %llu\n",
-	       (unsigned long long)st.pkts, secs, st.mode, (unsigned long long)got);
-	if (got != st.pkts || st.errors || strcmp(st.mode, "live"))
+	       (unsigned long long)st.tx.pkts, secs, st.mode, (unsigned long long)got);
+	if (got != st.tx.pkts || st.tx.errors || strcmp(st.mode, "live"))
 		return 1;
 	/* Never more than due over the engine's lifetime (plus the first
 	 * 100 us slice, sent at once); the low bound is loose because a busy
 	 * machine can starve the sender, and stalls beyond the catch-up
 	 * limit are not made up. */
-	return st.pkts >= 7500 && st.pkts <= 20000 * secs + 2 ? CHILD_OK : 1;
+	return st.tx.pkts >= 7500 && st.tx.pkts <= 20000 * secs + 2 ? CHILD_OK : 1;
 }
 
 static void run_child(int engine)

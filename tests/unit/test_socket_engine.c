@@ -81,7 +81,7 @@ static void base_cfg(struct xp_engine_cfg *c, enum xp_test_kind kind, const char
 	c->dport_lo = lo;
 	c->dport_hi = hi;
 	c->parallel = parallel;
-	c->threads = 2;
+	c->sock.threads = 2;
 	c->max_seconds = 20;
 }
 
@@ -128,7 +128,7 @@ static struct xp_engine_stats wait_open(struct xp_engine *e, uint64_t n, double 
 	do {
 		xp_sleep(0.01);
 		ops->read(e, &st);
-	} while (st.open_now < n && xp_now() < end);
+	} while (st.sock.open_now < n && xp_now() < end);
 	return st;
 }
 
@@ -139,7 +139,7 @@ static int rx_at_least(const struct xp_sock_server_stats *s, uint64_t n) { retur
 /* Every established connection is closed by us, dropped, or still open. */
 static void assert_balanced(const struct xp_engine_stats *st)
 {
-	assert_int_equal(st->conn_ok, st->conn_closed + st->conn_reset + st->open_now);
+	assert_int_equal(st->sock.conn_ok, st->sock.conn_closed + st->sock.conn_reset + st->sock.open_now);
 }
 
 /* Children of this process whose name starts with prefix: how many, and
@@ -270,22 +270,22 @@ static void run_connect_n(const char *server, unsigned nbind, const char *const 
 	struct xp_engine_stats st;
 	ops->read(e, &st);
 	print_message("connect %s (%u bind, -P %u, %u+%u worker processes): ok %llu fail %llu timeout %llu, "
-		      "stop %.3f s\n", server, nbind, parallel, ncli, nsrv, (unsigned long long)st.conn_ok,
-		      (unsigned long long)st.conn_fail, (unsigned long long)st.conn_timeout, took);
+		      "stop %.3f s\n", server, nbind, parallel, ncli, nsrv, (unsigned long long)st.sock.conn_ok,
+		      (unsigned long long)st.sock.conn_fail, (unsigned long long)st.sock.conn_timeout, took);
 	assert_int_equal(ncli, want_cli);
 	assert_int_equal(nsrv, want_srv);
 	assert_true(took < 5.0);
-	assert_true(st.conn_ok > 100);
-	assert_int_equal(st.conn_fail, 0);
-	assert_int_equal(st.conn_timeout, 0);
-	assert_int_equal(st.conn_reset, 0);
-	assert_int_equal(st.open_now, 0);
-	assert_int_equal(st.conn_closed, st.conn_ok);
+	assert_true(st.sock.conn_ok > 100);
+	assert_int_equal(st.sock.conn_fail, 0);
+	assert_int_equal(st.sock.conn_timeout, 0);
+	assert_int_equal(st.sock.conn_reset, 0);
+	assert_int_equal(st.sock.open_now, 0);
+	assert_int_equal(st.sock.conn_closed, st.sock.conn_ok);
 	/* Everything the client saw established reaches the server's accept();
 	 * connects in flight at stop may add at most `parallel` more. */
-	struct xp_sock_server_stats ss = server_wait(srv, 1.0, accepted_at_least, st.conn_ok);
-	assert_true(ss.accepted >= st.conn_ok);
-	assert_true(ss.accepted <= st.conn_ok + parallel);
+	struct xp_sock_server_stats ss = server_wait(srv, 1.0, accepted_at_least, st.sock.conn_ok);
+	assert_true(ss.accepted >= st.sock.conn_ok);
+	assert_true(ss.accepted <= st.sock.conn_ok + parallel);
 	/* The client closes with RST (see sock_client.c): the server sees resets. */
 	ss = server_wait(srv, 1.0, open_is, 0);
 	assert_int_equal(ss.open_now, 0);
@@ -333,19 +333,19 @@ static void test_stream(void **state)
 	xp_sleep(1.0);
 	struct xp_engine_stats st;
 	ops->read(e, &st);
-	assert_int_equal(st.open_now, 4);
+	assert_int_equal(st.sock.open_now, 4);
 	assert_true(timed_stop(e) < 5.0);
 	ops->read(e, &st);
-	print_message("stream: %.1f MB written\n", st.payload_bytes / 1e6);
-	assert_true(st.payload_bytes > 10 * 1000 * 1000);
-	assert_int_equal(st.conn_ok, 4);
-	assert_int_equal(st.conn_fail, 0);
-	assert_int_equal(st.conn_reset, 0);
-	assert_int_equal(st.open_now, 0);
+	print_message("stream: %.1f MB written\n", st.sock.payload_bytes / 1e6);
+	assert_true(st.sock.payload_bytes > 10 * 1000 * 1000);
+	assert_int_equal(st.sock.conn_ok, 4);
+	assert_int_equal(st.sock.conn_fail, 0);
+	assert_int_equal(st.sock.conn_reset, 0);
+	assert_int_equal(st.sock.open_now, 0);
 	assert_balanced(&st);
 	/* Graceful close: everything written is delivered and read. */
-	struct xp_sock_server_stats ss = server_wait(srv, 2.0, rx_at_least, st.payload_bytes);
-	assert_int_equal(ss.bytes_rx, st.payload_bytes);
+	struct xp_sock_server_stats ss = server_wait(srv, 2.0, rx_at_least, st.sock.payload_bytes);
+	assert_int_equal(ss.bytes_rx, st.sock.payload_bytes);
 	ss = server_wait(srv, 1.0, open_is, 0);
 	assert_int_equal(ss.accepted, 4);
 	assert_int_equal(ss.closed, 4);
@@ -363,17 +363,17 @@ static void test_hold(void **state)
 	double t0 = xp_now();
 	struct xp_engine_stats st = wait_open(e, 2000, 3.0);
 	print_message("hold: 2000 open after %.3f s\n", xp_now() - t0);
-	assert_int_equal(st.open_now, 2000);
+	assert_int_equal(st.sock.open_now, 2000);
 	struct xp_sock_server_stats ss = server_wait(srv, 1.0, open_is, 2000);
 	assert_int_equal(ss.open_now, 2000);
 	/* Held means held: nothing reconnects, nothing is sent. */
 	xp_sleep(0.3);
 	ops->read(e, &st);
 	xp_sock_server_read(srv, &ss);
-	assert_int_equal(st.conn_ok, 2000);
-	assert_int_equal(st.open_now, 2000);
-	assert_int_equal(st.conn_fail + st.conn_reset + st.conn_timeout, 0);
-	assert_int_equal(st.payload_bytes, 0);
+	assert_int_equal(st.sock.conn_ok, 2000);
+	assert_int_equal(st.sock.open_now, 2000);
+	assert_int_equal(st.sock.conn_fail + st.sock.conn_reset + st.sock.conn_timeout, 0);
+	assert_int_equal(st.sock.payload_bytes, 0);
 	assert_int_equal(ss.accepted, 2000);
 	assert_int_equal(ss.bytes_rx, 0);
 
@@ -381,8 +381,8 @@ static void test_hold(void **state)
 	print_message("hold: stop with 2000 open took %.3f s\n", took);
 	assert_true(took < 5.0);
 	ops->read(e, &st);
-	assert_int_equal(st.open_now, 0);
-	assert_int_equal(st.conn_closed, 2000);
+	assert_int_equal(st.sock.open_now, 0);
+	assert_int_equal(st.sock.conn_closed, 2000);
 	assert_balanced(&st);
 	t0 = xp_now();
 	ss = server_wait(srv, 1.0, open_is, 0);
@@ -424,7 +424,7 @@ static void test_spread(void **state)
 	assert_int_equal(xp_addr_parse("127.0.0.3", &c.bind[1]), 0);
 	struct xp_engine *e = start_engine(&c);
 	struct xp_engine_stats st = wait_open(e, 16, 3.0);
-	assert_int_equal(st.open_now, 16);
+	assert_int_equal(st.sock.open_now, 16);
 	unsigned n2[NPORTS], n3[NPORTS];
 	count_conns("127.0.0.2", p, NPORTS, n2);
 	count_conns("127.0.0.3", p, NPORTS, n3);
@@ -447,14 +447,14 @@ static void test_hold_reconnect(void **state)
 	struct xp_engine *e = start_engine(&c);
 	double t0 = xp_now();
 	struct xp_engine_stats st = wait_open(e, 100, 3.0);
-	assert_int_equal(st.open_now, 100);
+	assert_int_equal(st.sock.open_now, 100);
 
 	xp_sock_server_stop(srv);
 	xp_sleep(0.3);
 	ops->read(e, &st);
-	assert_int_equal(st.conn_reset, 100);
-	assert_int_equal(st.open_now, 0);
-	assert_true(st.conn_fail > 0);
+	assert_int_equal(st.sock.conn_reset, 100);
+	assert_int_equal(st.sock.open_now, 0);
+	assert_true(st.sock.conn_fail > 0);
 
 	char err[256];
 	struct xp_sock_server_cfg sc = { .port_lo = p, .port_hi = (uint16_t)(p + NPORTS - 1), .threads = 2 };
@@ -463,9 +463,9 @@ static void test_hold_reconnect(void **state)
 	t0 = xp_now();
 	st = wait_open(e, 100, 3.0);
 	print_message("reconnect: 100 open again after %.3f s (%llu failures meanwhile)\n", xp_now() - t0,
-		      (unsigned long long)st.conn_fail);
-	assert_int_equal(st.open_now, 100);
-	assert_int_equal(st.conn_ok, 200);
+		      (unsigned long long)st.sock.conn_fail);
+	assert_int_equal(st.sock.open_now, 100);
+	assert_int_equal(st.sock.conn_ok, 200);
 	assert_balanced(&st);
 	ops->destroy(e);
 	xp_sock_server_stop(srv);
@@ -481,13 +481,13 @@ static void test_refused(void **state)
 	double took = timed_stop(e);
 	struct xp_engine_stats st;
 	ops->read(e, &st);
-	print_message("refused: %llu failures in 1 s, stop %.3f s\n", (unsigned long long)st.conn_fail, took);
+	print_message("refused: %llu failures in 1 s, stop %.3f s\n", (unsigned long long)st.sock.conn_fail, took);
 	assert_true(took < 5.0);
-	assert_true(st.conn_fail > 0);
-	assert_int_equal(st.conn_ok, 0);
-	assert_int_equal(st.open_now, 0);
+	assert_true(st.sock.conn_fail > 0);
+	assert_int_equal(st.sock.conn_ok, 0);
+	assert_int_equal(st.sock.open_now, 0);
 	/* Backoff: 8 slots retrying at 1..64 ms is a few hundred, not a spin. */
-	assert_true(st.conn_fail < 2000);
+	assert_true(st.sock.conn_fail < 2000);
 	ops->destroy(e);
 }
 
@@ -502,7 +502,7 @@ static void test_max_seconds(void **state)
 	xp_sleep(0.3);
 	struct xp_engine_stats st;
 	ops->read(e, &st);
-	assert_int_equal(st.open_now, 50);
+	assert_int_equal(st.sock.open_now, 50);
 	/* Nobody calls stop(): the loops end and close by themselves (polled:
 	 * a loaded 2-CPU machine may take a moment past the deadline). */
 	xp_sleep(0.2);
@@ -510,9 +510,9 @@ static void test_max_seconds(void **state)
 	do {
 		xp_sleep(0.01);
 		ops->read(e, &st);
-	} while (st.open_now && xp_now() - t0 < 2.0);
-	assert_int_equal(st.open_now, 0);
-	assert_int_equal(st.conn_closed, 50);
+	} while (st.sock.open_now && xp_now() - t0 < 2.0);
+	assert_int_equal(st.sock.open_now, 0);
+	assert_int_equal(st.sock.conn_closed, 50);
 	struct xp_sock_server_stats ss = server_wait(srv, 1.0, open_is, 0);
 	assert_int_equal(ss.open_now, 0);
 	assert_true(timed_stop(e) < 5.0);
@@ -532,17 +532,17 @@ static void test_connect_timeout(void **state)
 	assert_int_equal(listen(lfd, 0), 0);
 	struct xp_engine_cfg c;
 	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, p, 8);
-	c.threads = 1;
+	c.sock.threads = 1;
 	struct xp_engine *e = start_engine(&c);
 	xp_sleep(3.6);
 	struct xp_engine_stats st;
 	ops->read(e, &st);
 	assert_true(timed_stop(e) < 5.0);
-	print_message("timeout: ok %llu timeout %llu fail %llu\n", (unsigned long long)st.conn_ok,
-		      (unsigned long long)st.conn_timeout, (unsigned long long)st.conn_fail);
-	assert_true(st.conn_ok >= 1 && st.conn_ok <= 2); /* what the queue took */
-	assert_true(st.conn_timeout >= 8 - st.conn_ok);
-	assert_int_equal(st.conn_fail, 0);
+	print_message("timeout: ok %llu timeout %llu fail %llu\n", (unsigned long long)st.sock.conn_ok,
+		      (unsigned long long)st.sock.conn_timeout, (unsigned long long)st.sock.conn_fail);
+	assert_true(st.sock.conn_ok >= 1 && st.sock.conn_ok <= 2); /* what the queue took */
+	assert_true(st.sock.conn_timeout >= 8 - st.sock.conn_ok);
+	assert_int_equal(st.sock.conn_fail, 0);
 	ops->destroy(e);
 	close(lfd);
 }
@@ -568,7 +568,7 @@ static void test_multiproc_hold(void **state)
 	unsigned ncli = count_children("xp-cli-w"), nsrv = count_children("xp-srv-w");
 	print_message("multiproc hold: 3000 open after %.3f s; client %u worker processes, server %u\n",
 		      xp_now() - t0, ncli, nsrv);
-	assert_int_equal(st.open_now, 3000);
+	assert_int_equal(st.sock.open_now, 3000);
 	/* 3000 / (600 - 100) per process: 6 at least; the server plans 25 % more. */
 	assert_true(ncli >= 6 && ncli <= XP_MAX_PROCS);
 	assert_true(nsrv >= 7 && nsrv <= XP_MAX_PROCS);
@@ -577,8 +577,8 @@ static void test_multiproc_hold(void **state)
 	xp_sleep(0.3);
 	ops->read(e, &st);
 	xp_sock_server_read(srv, &ss);
-	assert_int_equal(st.conn_ok, 3000);
-	assert_int_equal(st.conn_fail + st.conn_reset + st.conn_timeout, 0);
+	assert_int_equal(st.sock.conn_ok, 3000);
+	assert_int_equal(st.sock.conn_fail + st.sock.conn_reset + st.sock.conn_timeout, 0);
 	assert_int_equal(ss.accepted, 3000);
 	assert_int_equal(ss.open_now, 3000);
 
@@ -586,8 +586,8 @@ static void test_multiproc_hold(void **state)
 	print_message("multiproc hold: stop with 3000 open took %.3f s\n", took);
 	assert_true(took < 5.0);
 	ops->read(e, &st);
-	assert_int_equal(st.open_now, 0);
-	assert_int_equal(st.conn_closed, 3000);
+	assert_int_equal(st.sock.open_now, 0);
+	assert_int_equal(st.sock.conn_closed, 3000);
 	assert_balanced(&st);
 	assert_int_equal(count_children("xp-cli-w"), 0); /* reaped, not even zombies */
 	ss = server_wait(srv, 2.0, open_is, 0);
@@ -620,15 +620,15 @@ static void test_multiproc_max_seconds(void **state)
 	struct xp_engine *e = start_engine(&c);
 	double t0 = xp_now();
 	struct xp_engine_stats st = wait_open(e, 400, 0.9);
-	assert_int_equal(st.open_now, 400);
+	assert_int_equal(st.sock.open_now, 400);
 	assert_int_equal(count_children("xp-cli-w"), 2);
 	/* Nobody calls stop(): the workers close everything and exit by themselves. */
 	do {
 		xp_sleep(0.01);
 		ops->read(e, &st);
-	} while (st.open_now && xp_now() - t0 < 3.0);
-	assert_int_equal(st.open_now, 0);
-	assert_int_equal(st.conn_closed, 400);
+	} while (st.sock.open_now && xp_now() - t0 < 3.0);
+	assert_int_equal(st.sock.open_now, 0);
+	assert_int_equal(st.sock.conn_closed, 400);
 	struct xp_sock_server_stats ss = server_wait(srv, 1.0, open_is, 0);
 	assert_int_equal(ss.open_now, 0);
 	assert_true(timed_stop(e) < 5.0); /* only reaps */
@@ -650,7 +650,7 @@ static void test_multiproc_worker_dies(void **state)
 	base_cfg(&c, XP_TEST_HOLD, "127.0.0.1", p, (uint16_t)(p + NPORTS - 1), 3000);
 	struct xp_engine *e = start_engine(&c);
 	struct xp_engine_stats st = wait_open(e, 3000, 10.0);
-	assert_int_equal(st.open_now, 3000);
+	assert_int_equal(st.sock.open_now, 3000);
 	pid_t w[XP_MAX_PROCS];
 	assert_true(find_children("xp-cli-w", w, XP_MAX_PROCS) >= 2);
 	kill(w[0], SIGKILL);
@@ -659,12 +659,12 @@ static void test_multiproc_worker_dies(void **state)
 	double took = timed_stop(e);
 	ops->read(e, &st);
 	print_message("worker killed + worker stopped: stop took %.3f s; ok %llu closed %llu open %llu\n", took,
-		      (unsigned long long)st.conn_ok, (unsigned long long)st.conn_closed,
-		      (unsigned long long)st.open_now);
+		      (unsigned long long)st.sock.conn_ok, (unsigned long long)st.sock.conn_closed,
+		      (unsigned long long)st.sock.open_now);
 	assert_true(took > 1.5 && took < 10.0);
-	assert_int_equal(st.open_now, 0);
-	assert_int_equal(st.conn_ok, 3000);
-	assert_int_equal(st.conn_closed, 3000);
+	assert_int_equal(st.sock.open_now, 0);
+	assert_int_equal(st.sock.conn_ok, 3000);
+	assert_int_equal(st.sock.conn_closed, 3000);
 	assert_int_equal(count_children("xp-cli-w"), 0);
 	/* The kernel closed the dead workers' sockets: the server sees them go. */
 	struct xp_sock_server_stats ss = server_wait(srv, 3.0, open_is, 0);

@@ -174,7 +174,7 @@ static int case_teardown(void **state)
 
 static void base_cfg(struct xp_engine_cfg *c, enum xp_test_kind kind, bool v6)
 {
-	struct frame_spec *t = &c->tmpl;
+	struct frame_spec *t = &c->frames.tmpl;
 
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
@@ -196,7 +196,7 @@ static void base_cfg(struct xp_engine_cfg *c, enum xp_test_kind kind, bool v6)
 	t->dport = c->dport_lo;
 	snprintf(c->ifname, sizeof(c->ifname), "%s", DEV_TX);
 	c->ifindex = ifindex_tx;
-	c->queues = 1;
+	c->frames.queues = 1;
 	c->max_seconds = 10;
 	c->server = t->dst;
 }
@@ -246,7 +246,7 @@ static void capture_open(void)
  */
 static void check_frame(const struct xp_engine_cfg *c, const uint8_t *f, size_t len, struct cap *out)
 {
-	const struct frame_spec *t = &c->tmpl;
+	const struct frame_spec *t = &c->frames.tmpl;
 	bool v6 = t->src.family == AF_INET6;
 	size_t l3 = 14, l4 = l3 + (v6 ? 40 : 20), l4_len;
 	uint8_t want[256];
@@ -343,7 +343,7 @@ static uint64_t tuple_no(const struct xp_engine_cfg *c, const struct cap *k)
 	if (c->nbind)
 		assert_true(a > 0); /* one of the bind addresses */
 	else
-		assert_true(xp_addr_eq(&c->tmpl.src, &k->src));
+		assert_true(xp_addr_eq(&c->frames.tmpl.src, &k->src));
 	assert_true(k->sport >= c->sport_lo && k->sport <= c->sport_hi);
 	assert_true(k->dport >= c->dport_lo && k->dport <= c->dport_hi);
 	return (((uint64_t)(k->sport - c->sport_lo) * nd) + (k->dport - c->dport_lo)) * na + (a ? a - 1 : 0);
@@ -380,13 +380,13 @@ static void connect_one_queue(bool v6, double pps, double secs)
 	ops->stop(eng);
 	ops->read(eng, &st);
 	n = capture_read(&c, caps, MAXCAP);
-	print_message("sent %llu SYNs (%llu bytes), captured %zu\n", (unsigned long long)st.pkts,
-		      (unsigned long long)st.bytes, n);
+	print_message("sent %llu SYNs (%llu bytes), captured %zu\n", (unsigned long long)st.tx.pkts,
+		      (unsigned long long)st.tx.bytes, n);
 
-	assert_int_equal(n, st.pkts);
-	assert_int_equal(st.bytes, st.pkts * (v6 ? 94 : 74));
-	assert_int_equal(st.conn_closed, 0);
-	assert_int_equal(st.errors, 0);
+	assert_int_equal(n, st.tx.pkts);
+	assert_int_equal(st.tx.bytes, st.tx.pkts * (v6 ? 94 : 74));
+	assert_int_equal(st.tx.rst_sent, 0);
+	assert_int_equal(st.tx.errors, 0);
 	assert_true(n >= expect * 4 / 5 && n <= expect * 6 / 5); /* the asked rate */
 	for (i = 0; i < n; i++) {
 		assert_int_equal(caps[i].flags, TH_SYN);
@@ -434,7 +434,7 @@ static void test_connect_two_queues(void **state)
 	base_cfg(&c, XP_TEST_CONNECT, false);
 	c.sport_hi = 59999;
 	c.dport_hi = 63015;
-	c.queues = 2;
+	c.frames.queues = 2;
 	c.pps = 5000;
 	capture_open();
 	start_engine(&c);
@@ -442,8 +442,8 @@ static void test_connect_two_queues(void **state)
 	ops->stop(eng);
 	ops->read(eng, &st);
 	n = capture_read(&c, caps, MAXCAP);
-	print_message("sent %llu SYNs, captured %zu\n", (unsigned long long)st.pkts, n);
-	assert_int_equal(n, st.pkts);
+	print_message("sent %llu SYNs, captured %zu\n", (unsigned long long)st.tx.pkts, n);
+	assert_int_equal(n, st.tx.pkts);
 	assert_true(n >= 2000 && n <= 3000);
 	for (i = 0; i < n; i++) {
 		tno[i] = tuple_no(&c, &caps[i]);
@@ -474,19 +474,19 @@ static void test_hold_300(void **state)
 	add_bind(&c, "198.18.220.10");
 	add_bind(&c, "198.18.220.11");
 	c.parallel = 300;
-	c.queues = 1;
+	c.frames.queues = 1;
 	c.debug = 1;
 	capture_open();
 	start_engine(&c);
 	for (double end = xp_now() + 5; xp_now() < end; xp_sleep(0.01)) {
 		ops->read(eng, &st);
-		if (st.pkts >= 300)
+		if (st.tx.pkts >= 300)
 			break;
 	}
 	xp_sleep(0.3); /* idle: nothing more may go out */
 	ops->read(eng, &st);
-	assert_int_equal(st.pkts, 300);
-	assert_int_equal(st.conn_closed, 0);
+	assert_int_equal(st.tx.pkts, 300);
+	assert_int_equal(st.tx.rst_sent, 0);
 	n = capture_read(&c, caps, MAXCAP);
 	assert_int_equal(n, 300);
 	for (i = 0; i < n; i++) {
@@ -502,11 +502,11 @@ static void test_hold_300(void **state)
 	ops->stop(eng);
 	t = xp_now() - t;
 	ops->read(eng, &st);
-	print_message("stop took %.3f s; SYNs %llu, RSTs %llu\n", t, (unsigned long long)st.pkts,
-		      (unsigned long long)st.conn_closed);
+	print_message("stop took %.3f s; SYNs %llu, RSTs %llu\n", t, (unsigned long long)st.tx.pkts,
+		      (unsigned long long)st.tx.rst_sent);
 	assert_true(t < 2.5);
-	assert_int_equal(st.pkts, 300);
-	assert_int_equal(st.conn_closed, 300);
+	assert_int_equal(st.tx.pkts, 300);
+	assert_int_equal(st.tx.rst_sent, 300);
 	n = capture_read(&c, caps, MAXCAP);
 	assert_int_equal(n, 300);
 	for (i = 0; i < n; i++) {
@@ -550,9 +550,9 @@ static void test_hold_stopped_early(void **state)
 	}
 	print_message("SYNs %zu, RSTs %zu\n", nsyn, nrst);
 	assert_true(nsyn > 300 && nsyn < 1000);
-	assert_int_equal(nsyn, st.pkts);
+	assert_int_equal(nsyn, st.tx.pkts);
 	assert_int_equal(nrst, nsyn);
-	assert_int_equal(st.conn_closed, nrst);
+	assert_int_equal(st.tx.rst_sent, nrst);
 }
 
 static void test_config_errors(void **state)
@@ -572,9 +572,9 @@ static void test_config_errors(void **state)
 	assert_non_null(strstr(err, "family"));
 
 	base_cfg(&c, XP_TEST_CONNECT, false);
-	c.tmpl.l4_proto = IPPROTO_UDP;
-	c.tmpl.tcp_syn_options = false;
-	c.tmpl.tcp_flags = 0;
+	c.frames.tmpl.l4_proto = IPPROTO_UDP;
+	c.frames.tmpl.tcp_syn_options = false;
+	c.frames.tmpl.tcp_flags = 0;
 	assert_int_equal(ops->create(&c, &eng, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "TCP"));
 }

@@ -247,19 +247,7 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 			o->dst_mac_set = true;
 			break;
 		case OPT_ENGINE:
-			if (!strcmp(optarg, "xsk")) {
-				o->engine = XP_ENGINE_XSK;
-			} else if (!strcmp(optarg, "xdp")) {
-				o->engine = XP_ENGINE_XDP;
-			} else if (!strcmp(optarg, "live")) {
-				o->engine = XP_ENGINE_LIVE;
-			} else if (!strcmp(optarg, "auto")) {
-				o->engine = XP_ENGINE_AUTO;
-			} else if (!strcmp(optarg, "socket")) {
-				o->engine = XP_ENGINE_SOCKET;
-			} else if (!strcmp(optarg, "none")) {
-				o->engine = XP_ENGINE_NONE;
-			} else {
+			if (xp_engine_by_name(optarg, &o->engine)) {
 				snprintf(err, errlen, "unknown engine '%s' (available: auto, live, xsk, xdp, socket, none)", optarg);
 				return 2;
 			}

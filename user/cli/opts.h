@@ -6,15 +6,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/names.h"
 #include "net/addr.h"
 #include "cli/values.h"
 #include "loader/server_prog.h"
 
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
-enum xp_engine_kind { XP_ENGINE_AUTO = 0, XP_ENGINE_XSK, XP_ENGINE_LIVE, XP_ENGINE_SOCKET, XP_ENGINE_NONE,
-		      XP_ENGINE_XDP };
-/* --syn-engine: what sends the XDP connection engine's SYNs. */
-enum xp_syn_engine { XP_SYN_AUTO = 0, XP_SYN_LIVE, XP_SYN_XSK };
+/* --syn-engine: what sends the XDP connection engine's SYNs (an engine id). */
+#define XP_SYN_AUTO XP_ENGINE_AUTO
+#define XP_SYN_LIVE XP_ENGINE_LIVE
+#define XP_SYN_XSK XP_ENGINE_XSK
 
 #define XP_DEFAULT_PORT_LO 63000
 #define XP_DEFAULT_PORT_HI 63015
@@ -40,7 +41,7 @@ struct xp_opts {
 	bool udp;                    /* -u */
 	bool dst_mac_set;
 	uint8_t dst_mac[6];          /* --dst-mac */
-	enum xp_engine_kind engine;  /* --engine */
+	enum xp_engine_id engine;    /* --engine */
 	enum xp_xdp_mode xdp_mode;   /* --xdp-mode */
 	unsigned burst;              /* --burst */
 	bool json;                   /* -J */
@@ -62,7 +63,7 @@ struct xp_opts {
 	bool fin;                    /* --fin: close with FIN instead of RST */
 	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
 	unsigned data_len;           /* --bytes: payload per connection (-x), 0 = none */
-	enum xp_syn_engine syn_engine; /* --syn-engine, auto: live for -x where it works, else xsk */
+	enum xp_engine_id syn_engine; /* --syn-engine, auto: live for -x where it works, else xsk */
 };
 
 void xp_opts_default(struct xp_opts *o);

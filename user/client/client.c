@@ -1,9 +1,12 @@
 /*
  * Client role: ask the server for a test over the control channel, find the
- * path (for frame engines: egress interface and next-hop MAC from the
- * kernel's tables), run an engine for -t seconds, and report each interval
- * what was sent (engine counters) beside what arrived (the server's XDP
- * counters, and for socket tests its socket counts).
+ * path (egress interface, and the next hop's MAC where the engine writes its
+ * own Ethernet headers), run an engine for -t seconds, and report each
+ * interval what was sent (engine counters) beside what arrived (the server's
+ * XDP counters and socket counts).
+ *
+ * It drives every engine through engine/engine.h and names none: what an
+ * engine needs, asks of the server and reports is the engine's declaration.
  */
 #include <errno.h>
 #include <poll.h>
@@ -14,7 +17,6 @@
 #include <unistd.h>
 
 #include "client/client.h"
-#include "loader/client_prog.h"
 #include "proto/channel.h"
 #include "net/netdev.h"
 #include "net/route.h"
@@ -26,7 +28,6 @@ struct snap {
 	struct xp_engine_stats eng;
 	struct xp_counters rx;
 	struct xp_sock_figs srv; /* server socket counts (s_* fields) */
-	struct xp_cc_counters cc; /* the client's XDP handshake program */
 };
 
 struct client {
@@ -35,12 +36,10 @@ struct client {
 	struct xp_addr local, server;
 	struct xp_netdev link;
 	uint8_t nh_mac[6];
-	bool sock;                  /* socket engine (else a frame engine) */
-	bool xconn;                 /* XDP connection engine */
-	struct client_prog *cp;        /* its client-side XDP program */
-	const char *cp_mode;
+	const struct xp_engine_ops *ops; /* the engine's declarations; after create, the one that runs */
+	struct xp_engine_cfg ec;
+	struct xp_test req;         /* what we asked the server for */
 	struct xp_report rep;
-	const struct xp_engine_ops *ops;
 	struct xp_engine *eng;
 	char server_dev[16], xdp_mode[16];
 	struct snap last;           /* latest figures the server sent */
@@ -73,11 +72,13 @@ static int server_sample(struct client *c, const char *op, struct snap *out, dou
 	}
 	xp_counters_from_json(v, &out->rx);
 	if (json_object_object_get_ex(r, "sockets", &v)) {
-		out->srv.s_accepted = (uint64_t)xp_json_int(v, "accepted", 0);
-		out->srv.s_closed = (uint64_t)xp_json_int(v, "closed", 0);
-		out->srv.s_resets = (uint64_t)xp_json_int(v, "resets", 0);
-		out->srv.s_open_now = (uint64_t)xp_json_int(v, "open_now", 0);
-		out->srv.s_bytes_rx = (uint64_t)xp_json_int(v, "bytes_rx", 0);
+		struct xp_sock_counts sc;
+		xp_sock_counts_from_json(v, &sc);
+		out->srv.s_accepted = sc.accepted;
+		out->srv.s_closed = sc.closed;
+		out->srv.s_resets = sc.resets;
+		out->srv.s_open_now = sc.open_now;
+		out->srv.s_bytes_rx = sc.bytes_rx;
 	}
 	if (cpu)
 		*cpu = xp_json_double(r, "cpu_percent", -1);
@@ -99,44 +100,37 @@ static const char *ctrl_errstr(struct client *c, int e)
 	return c->errbuf;
 }
 
-/* The figures of the period between two snapshots. */
+/* The figures of the period between two snapshots: every group, whichever the engine fills. */
 static void period_of(const struct client *c, const struct snap *now, const struct snap *prev, struct xp_period *p)
 {
-	p->tx_pkts = now->eng.pkts - prev->eng.pkts;
-	p->tx_bytes = now->eng.bytes - prev->eng.bytes;
-	xp_counters_sub(&now->rx, &prev->rx, &p->rx);
-	p->has_sock = c->sock;
-	p->has_xconn = c->xconn;
-	struct xp_sock_figs *f = &p->sock;
-	if (c->xconn) {
-		struct xp_xconn_figs *x = &p->xconn;
-		x->syn_sent = now->eng.pkts - prev->eng.pkts;
-		x->synack_seen = now->cc.synack_seen - prev->cc.synack_seen;
-		x->acks_sent = now->cc.acks_sent - prev->cc.acks_sent;
-		x->fins_sent = now->cc.fins_sent - prev->cc.fins_sent;
-		x->rst_seen = now->cc.rst_seen - prev->cc.rst_seen;
-		x->finack_answered = now->cc.finack_answered - prev->cc.finack_answered;
-		x->rst_closed = now->eng.conn_closed - prev->eng.conn_closed;
-		/* --peer kernel: the server's sockets did the accepting */
-		f->s_accepted = now->srv.s_accepted - prev->srv.s_accepted;
-		f->s_open_now = now->srv.s_open_now;
-		return;
-	}
-	if (!c->sock)
-		return;
 	const struct xp_engine_stats *a = &now->eng, *b = &prev->eng;
-	f->conn_ok = a->conn_ok - b->conn_ok;
-	f->conn_fail = a->conn_fail - b->conn_fail;
-	f->conn_reset = a->conn_reset - b->conn_reset;
-	f->conn_timeout = a->conn_timeout - b->conn_timeout;
-	f->conn_closed = a->conn_closed - b->conn_closed;
-	f->open_now = a->open_now;
-	f->payload_bytes = a->payload_bytes - b->payload_bytes;
+	p->figures = c->ops->figures;
+	p->tx_pkts = a->tx.pkts - b->tx.pkts;
+	p->tx_bytes = a->tx.bytes - b->tx.bytes;
+	xp_counters_sub(&now->rx, &prev->rx, &p->rx);
+
+	struct xp_sock_figs *f = &p->sock;
+	f->conn_ok = a->sock.conn_ok - b->sock.conn_ok;
+	f->conn_fail = a->sock.conn_fail - b->sock.conn_fail;
+	f->conn_reset = a->sock.conn_reset - b->sock.conn_reset;
+	f->conn_timeout = a->sock.conn_timeout - b->sock.conn_timeout;
+	f->conn_closed = a->sock.conn_closed - b->sock.conn_closed;
+	f->open_now = a->sock.open_now;
+	f->payload_bytes = a->sock.payload_bytes - b->sock.payload_bytes;
 	f->s_accepted = now->srv.s_accepted - prev->srv.s_accepted;
 	f->s_closed = now->srv.s_closed - prev->srv.s_closed;
 	f->s_resets = now->srv.s_resets - prev->srv.s_resets;
 	f->s_open_now = now->srv.s_open_now;
 	f->s_bytes_rx = now->srv.s_bytes_rx - prev->srv.s_bytes_rx;
+
+	struct xp_handshake_figs *h = &p->hs;
+	h->syn_sent = p->tx_pkts; /* a handshake engine's frames are its SYNs */
+	h->synack_seen = a->hs.synack_seen - b->hs.synack_seen;
+	h->acks_sent = a->hs.acks_sent - b->hs.acks_sent;
+	h->fins_sent = a->hs.fins_sent - b->hs.fins_sent;
+	h->rst_seen = a->hs.rst_seen - b->hs.rst_seen;
+	h->finack_answered = a->hs.finack_answered - b->hs.finack_answered;
+	h->rst_closed = a->hs.rst_closed - b->hs.rst_closed;
 }
 
 /* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. */
@@ -161,8 +155,8 @@ static int setup_path(struct client *c)
 
 	struct xp_route rt;
 	int r;
-	if (c->sock || o->dst_mac_set) {
-		/* Sockets let the kernel route; we only want the interface's name. */
+	if (!c->ops->nexthop || o->dst_mac_set) {
+		/* The kernel routes (sockets), or --dst-mac says: we only want the interface. */
 		r = xp_route_get(&c->server, &rt);
 		memcpy(c->nh_mac, o->dst_mac, 6);
 		if (r)
@@ -199,6 +193,7 @@ static int setup_path(struct client *c)
 	return 0;
 }
 
+/* The engine's frame template: a data segment (or datagram), or a SYN. */
 static void build_template(struct client *c, struct frame_spec *s)
 {
 	const struct xp_opts *o = c->o;
@@ -214,18 +209,16 @@ static void build_template(struct client *c, struct frame_spec *s)
 	s->seq = 1;
 	s->ack = 1;
 	s->frame_size = o->frame_size;
-}
-
-/* The XDP connection engine's SYN: options like Linux's; the engine varies tuple and ISN per SYN. */
-static void build_syn_template(struct client *c, struct frame_spec *s)
-{
-	build_template(c, s);
-	s->l4_proto = IPPROTO_TCP;
-	s->tcp_flags = 0x02; /* SYN */
-	s->ack = 0;
-	s->tcp_syn_options = true;
-	s->no_payload = true;
-	s->window = 64240;
+	if (c->ops->tmpl == XP_TMPL_SYN) {
+		/* Options like Linux's; the engine varies tuple and ISN per SYN. */
+		s->l4_proto = IPPROTO_TCP;
+		s->tcp_flags = 0x02; /* SYN */
+		s->ack = 0;
+		s->tcp_syn_options = true;
+		s->no_payload = true;
+		s->window = 64240;
+		s->frame_size = (unsigned)frame_min_size(s);
+	}
 }
 
 /* Frame size and queue checks that need the interface. Exit status or 0. */
@@ -264,41 +257,25 @@ static enum xp_test_kind test_kind(const struct xp_opts *o)
 	return o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
 }
 
-static const char *engine_name(const struct xp_opts *o)
-{
-	switch (o->engine) {
-	case XP_ENGINE_XDP: return "xdp";
-	case XP_ENGINE_SOCKET: return "socket";
-	case XP_ENGINE_NONE: return "none";
-	case XP_ENGINE_LIVE: return "live";
-	case XP_ENGINE_XSK: return "xsk";
-	default: return "auto";
-	}
-}
-
 static int request_test(struct client *c)
 {
 	const struct xp_opts *o = c->o;
-	struct xp_test t = {
+	struct xp_test *t = &c->req;
+	*t = (struct xp_test){
 		.version = XP_PROTO_VERSION,
-		.kind = test_kind(o),
-		.engine = engine_name(o),
+		.kind = c->ec.kind,
+		.engine = c->ops->name,
 		.family = c->local.family,
 		.udp = o->udp,
-		.pass = c->sock, /* socket tests: the server's stack must see the frames */
 		.port_lo = o->port_lo,
 		.port_hi = o->port_hi,
 		.duration = o->duration,
-		.frame_size = c->sock ? 0 : o->frame_size,
-		.parallel = c->sock || c->xconn ? o->parallel : 0,
-		/* XDP connection tests: the server's XDP answers, or with --peer kernel its TCP stack */
-		.respond = c->xconn && !o->peer_kernel,
-		.listen = c->sock || (c->xconn && o->peer_kernel),
-		.close_mode = c->xconn && o->close_each && !o->fin && !o->data_len && !o->peer_kernel ? XP_CLOSE_RST : XP_CLOSE_NONE,
+		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? o->frame_size : 0,
 	};
-	if (c->xconn && o->peer_kernel)
-		t.pass = true;
-	struct json_object *m = xp_test_to_json(&t), *r = NULL;
+	/* The engine's part: count, count and pass, answer handshakes, listen. */
+	if (c->ops->ask_server)
+		c->ops->ask_server(&c->ec, t);
+	struct json_object *m = xp_test_to_json(t), *r = NULL;
 	int e = xp_ctrl_send(&c->ctrl, m);
 	json_object_put(m);
 	if (!e)
@@ -355,90 +332,80 @@ static void settle(struct client *c, const struct snap *end)
 {
 	struct snap s = *end;
 	uint64_t prev = c->last.rx.pkts;
-	bool stream = c->sock && end->eng.payload_bytes;
+	bool stream = end->eng.sock.payload_bytes > 0;
+	/* Frames of our own: done once the server counted as many. */
+	bool frames = c->ops->figures != XP_FIGS_SOCKETS;
 	double until = xp_now() + (stream ? 5.0 : 1.0);
 	while (xp_now() < until) {
 		xp_sleep(0.05);
 		if (server_sample(c, "sample", &s, NULL))
 			return;
 		if (stream) {
-			if (s.srv.s_bytes_rx >= end->eng.payload_bytes)
+			if (s.srv.s_bytes_rx >= end->eng.sock.payload_bytes)
 				return;
 			continue;
 		}
-		if ((!c->sock && s.rx.pkts >= end->eng.pkts) || s.rx.pkts == prev)
+		if ((frames && s.rx.pkts >= end->eng.tx.pkts) || s.rx.pkts == prev)
 			return;
 		prev = s.rx.pkts;
 	}
 }
 
-static void fill_info(struct client *c, struct xp_report_info *i, const struct xp_engine_cfg *ec,
-		      const struct xp_engine_stats *st)
+/* What the report's header says: the common part, then the engine's own. */
+static void fill_info(struct client *c, struct xp_report_info *i, const struct xp_engine_stats *st)
 {
 	const struct xp_opts *o = c->o;
+	const struct xp_engine_cfg *ec = &c->ec;
 	memset(i, 0, sizeof(*i));
 	xp_addr_str(&c->local, i->client, sizeof(i->client));
 	xp_addr_str(&c->server, i->server, sizeof(i->server));
 	snprintf(i->dev, sizeof(i->dev), "%s", c->link.name);
 	snprintf(i->server_dev, sizeof(i->server_dev), "%s", c->server_dev);
 	i->engine = c->ops->name;
+	i->figures = c->ops->figures;
 	i->engine_mode = st->mode;
 	i->server_xdp_mode = c->xdp_mode;
 	i->test = xp_test_kind_name(ec->kind);
 	i->proto = o->udp ? "udp" : "tcp";
 	i->family = c->local.family == AF_INET6 ? 6 : 4;
-	i->frame_size = c->sock ? 0 : o->frame_size;
-	i->queues = ec->queues;
+	i->frame_size = c->req.frame_size;
+	i->queues = ec->frames.queues;
 	i->port_lo = o->port_lo, i->port_hi = o->port_hi;
 	i->cport_lo = o->cport_lo, i->cport_hi = o->cport_hi;
 	i->duration = o->duration;
 	i->interval = o->interval;
 	i->target_pps = ec->pps;
-	i->parallel = c->sock || c->xconn ? (unsigned)o->parallel : 0;
-	i->peer_kernel = c->xconn && o->peer_kernel;
-	i->target_cps = c->xconn ? o->cps : 0;
-	i->client_xdp_mode = c->cp_mode;
-	if (c->xconn)
-		i->engine = "xdp";
+	i->parallel = (unsigned)c->req.parallel;
+	if (c->ops->describe)
+		c->ops->describe(c->eng, i);
 }
 
-static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_summary *sum)
+/* One interval: our counts and the server's, as of the same moment. 0 or -errno. */
+static int sample(struct client *c, struct snap *now)
+{
+	/*
+	 * The server reads its counters about half a round trip after we
+	 * ask: average our count before and after so both sides of the
+	 * line describe the same moment and per-interval loss stays honest.
+	 */
+	struct xp_engine_stats st2;
+	c->ops->read(c->eng, &now->eng);
+	int e = server_sample(c, "sample", now, NULL);
+	if (e)
+		return e;
+	c->ops->read(c->eng, &st2);
+	now->eng.tx.pkts = (now->eng.tx.pkts + st2.tx.pkts) / 2;
+	now->eng.tx.bytes = (now->eng.tx.bytes + st2.tx.bytes) / 2;
+	return 0;
+}
+
+/* Report every interval until -t ends, a signal, or the server goes away. */
+static void interval_loop(struct client *c, double t0, struct snap *now, struct xp_summary *sum,
+			  uint64_t *peak_open, uint64_t *peak_s_open)
 {
 	const struct xp_opts *o = c->o;
-	char err[256];
-	int cr = c->ops->create(ec, &c->eng, err, sizeof(err));
-	if (cr && c->ops == &xp_engine_live &&
-	    (c->xconn ? o->syn_engine == XP_SYN_AUTO : o->engine == XP_ENGINE_AUTO)) {
-		/* auto (and -x's default SYN engine): XDP live frames where this
-		 * kernel and frame allow, else AF_XDP. */
-		if (o->debug)
-			fprintf(stderr, "xdpperf: live engine unavailable (%s); using xsk\n", err);
-		c->eng = NULL;
-		c->ops = &xp_engine_xsk;
-		cr = c->ops->create(ec, &c->eng, err, sizeof(err));
-	}
-	if (cr) {
-		c->eng = NULL;
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
-	}
-	struct snap now = { 0 }, prev = { 0 };
-	c->ops->read(c->eng, &now.eng);
-	struct xp_report_info info;
-	fill_info(c, &info, ec, &now.eng);
-	xp_report_start(&c->rep, &info);
-
-	double cpu0 = xp_cpu_seconds();
-	double t0 = xp_now(), t_prev = 0;
-	if (c->ops->start(c->eng, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		c->error = "engine failed to start";
-	}
-	memset(sum, 0, sizeof(*sum));
-	sum->server_cpu_pct = -1;
-	memset(&prev.eng, 0, sizeof(prev.eng));
-	double tick = t0, end = t0 + o->duration;
-	uint64_t peak_open = 0, peak_s_open = 0;
+	struct snap prev = { 0 };
+	double t_prev = 0, tick = t0, end = t0 + o->duration;
 	while (!c->error) {
 		tick += o->interval;
 		if (tick > end - o->interval * 0.25)
@@ -452,44 +419,49 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 			sum->interrupted = true;
 			break;
 		}
-		/*
-		 * The server reads its counters about half a round trip after we
-		 * ask: average our count before and after so both sides of the
-		 * line describe the same moment and per-interval loss stays honest.
-		 */
-		struct xp_engine_stats st2;
-		c->ops->read(c->eng, &now.eng);
-		if (c->cp)
-			client_prog_read(c->cp, &now.cc);
-		int e = server_sample(c, "sample", &now, NULL);
+		int e = sample(c, now);
 		if (e) {
 			c->error = ctrl_errstr(c, e);
 			break;
 		}
-		c->ops->read(c->eng, &st2);
-		now.eng.pkts = (now.eng.pkts + st2.pkts) / 2;
-		now.eng.bytes = (now.eng.bytes + st2.bytes) / 2;
 		struct xp_period p = { .t0 = t_prev, .t1 = xp_now() - t0 };
-		period_of(c, &now, &prev, &p);
+		period_of(c, now, &prev, &p);
 		xp_report_interval(&c->rep, &p);
-		if (p.sock.open_now > peak_open)
-			peak_open = p.sock.open_now;
-		if (p.sock.s_open_now > peak_s_open)
-			peak_s_open = p.sock.s_open_now;
-		prev = now;
+		if (p.sock.open_now > *peak_open)
+			*peak_open = p.sock.open_now;
+		if (p.sock.s_open_now > *peak_s_open)
+			*peak_s_open = p.sock.s_open_now;
+		prev = *now;
 		t_prev = p.t1;
 		if (tick >= end)
 			break;
 	}
+}
+
+static int run_test(struct client *c, struct xp_summary *sum)
+{
+	char err[256];
+	struct snap now = { 0 };
+	c->ops->read(c->eng, &now.eng);
+	struct xp_report_info info;
+	fill_info(c, &info, &now.eng);
+	xp_report_start(&c->rep, &info);
+
+	double cpu0 = xp_cpu_seconds();
+	double t0 = xp_now();
+	if (c->ops->start(c->eng, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		c->error = "engine failed to start";
+	}
+	memset(sum, 0, sizeof(*sum));
+	sum->server_cpu_pct = -1;
+	uint64_t peak_open = 0, peak_s_open = 0;
+	interval_loop(c, t0, &now, sum, &peak_open, &peak_s_open);
 	c->ops->stop(c->eng);
 	double t_end = xp_now();
 	c->ops->read(c->eng, &now.eng);
-	if (c->cp) {
-		xp_sleep(0.2); /* the last handshakes' replies are still on their way */
-		client_prog_read(c->cp, &now.cc);
-	}
 	sum->client_cpu_pct = 100.0 * (xp_cpu_seconds() - cpu0) / (t_end - t0);
-	sum->tx_errors = now.eng.errors;
+	sum->tx_errors = now.eng.tx.errors;
 	if (!c->error) {
 		settle(c, &now);
 		int e = server_sample(c, "stop", &now, &sum->server_cpu_pct);
@@ -506,19 +478,8 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 	/* For the whole test, "open" is the most that were open at once. */
 	sum->total.sock.open_now = peak_open;
 	sum->total.sock.s_open_now = peak_s_open;
-	if (!c->error && c->sock && !sum->total.sock.conn_ok && !sum->interrupted) {
-		snprintf(c->errbuf, sizeof(c->errbuf),
-			 "no connection could be established (%llu failed, %llu timed out): is a firewall dropping them?",
-			 (unsigned long long)sum->total.sock.conn_fail, (unsigned long long)sum->total.sock.conn_timeout);
-		c->error = c->errbuf;
-	}
-	if (!c->error && c->xconn && !xp_period_established(&sum->total) && sum->total.xconn.syn_sent &&
-	    !sum->interrupted) {
-		snprintf(c->errbuf, sizeof(c->errbuf),
-			 "no handshake completed (%llu SYNs sent, %llu SYN-ACKs seen): is something dropping them?",
-			 (unsigned long long)sum->total.xconn.syn_sent, (unsigned long long)sum->total.xconn.synack_seen);
-		c->error = c->errbuf;
-	}
+	if (!c->error && !sum->interrupted && c->ops->verdict)
+		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
 	sum->error = c->error;
 	xp_report_end(&c->rep, sum);
 	if (c->error)
@@ -526,91 +487,84 @@ static int run_test(struct client *c, const struct xp_engine_cfg *ec, struct xp_
 	return c->error ? 1 : (sum->interrupted ? 1 : 0);
 }
 
+/* The engine's frame rate: --cps counts SYNs, -b the frames of -l; sockets take neither. */
+static double target_pps(const struct xp_opts *o, enum xp_template t)
+{
+	if (t == XP_TMPL_SYN)
+		return o->cps;
+	if (t == XP_TMPL_DATA && o->rate.unit != XP_RATE_NONE)
+		return xp_rate_to_pps(&o->rate, o->frame_size);
+	return 0;
+}
+
+/* The engine's configuration from the options and the path. Exit status or 0. */
+static int engine_cfg(struct client *c, struct xp_opts *o)
+{
+	struct xp_engine_cfg *ec = &c->ec;
+	*ec = (struct xp_engine_cfg){
+		.kind = test_kind(o),
+		.sport_lo = o->cport_lo, .sport_hi = o->cport_hi,
+		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
+		.ifindex = c->link.ifindex,
+		.max_seconds = o->duration + 1,
+		.debug = o->debug,
+		.server = c->server,
+		.nbind = o->nbind,
+		.parallel = (unsigned)o->parallel,
+		.burst = o->burst,
+		.frames = { .queues = 1, .first_queue = o->first_queue },
+		.sock = { .threads = o->threads, .zero = o->zero },
+		.hs = {
+			.syn_sender = o->syn_engine,
+			.fin = o->fin,
+			.peer_kernel = o->peer_kernel,
+			.data_len = o->data_len,
+			.ctrl_port = o->control_port,
+			.xdp_mode = o->xdp_mode,
+		},
+	};
+	memcpy(ec->bind, o->bind, sizeof(ec->bind[0]) * o->nbind);
+	snprintf(ec->ifname, sizeof(ec->ifname), "%s", c->link.name);
+	if (c->ops->tmpl != XP_TMPL_NONE) {
+		build_template(c, &ec->frames.tmpl);
+		o->frame_size = ec->frames.tmpl.frame_size;
+		int rc = check_limits(c, &ec->frames.tmpl, &ec->frames.queues);
+		if (rc)
+			return rc;
+	}
+	ec->pps = target_pps(o, c->ops->tmpl);
+	return 0;
+}
+
 int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
 {
 	struct xp_opts oo = *opts, *o = &oo;
-	struct client c = { .o = o, .sock = o->engine == XP_ENGINE_SOCKET, .xconn = o->engine == XP_ENGINE_XDP };
+	struct client c = { .o = o, .ops = xp_engine_ops_of(o->engine) };
+	char err[256];
 	c.ctrl.fd = -1;
 	int rc = setup_path(&c);
 	if (rc)
 		goto out;
 	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
 		o->frame_size = c.link.mtu + 18;
-	struct xp_engine_cfg ec = {
-		.kind = test_kind(o),
-		.sport_lo = o->cport_lo, .sport_hi = o->cport_hi,
-		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
-		.ifindex = c.link.ifindex,
-		.queues = 1,
-		.first_queue = o->first_queue,
-		.max_seconds = o->duration + 1,
-		.debug = o->debug,
-		.server = c.server,
-		.nbind = o->nbind,
-		.parallel = (unsigned)o->parallel,
-		.threads = o->threads,
-		.zero = o->zero,
-	};
-	memcpy(ec.bind, o->bind, sizeof(ec.bind[0]) * o->nbind);
-	snprintf(ec.ifname, sizeof(ec.ifname), "%s", c.link.name);
-	if (c.sock) {
-		c.ops = &xp_engine_socket;
-	} else if (c.xconn) {
-		/* SYNs: live frames for -x unless told otherwise (run_test falls
-		 * back to xsk where they do not work); -k: xsk, which resets the
-		 * held connections at the end. */
-		c.ops = o->syn_engine == XP_SYN_XSK || (o->syn_engine == XP_SYN_AUTO && o->keepalive)
-			? &xp_engine_xsk : &xp_engine_live;
-		build_syn_template(&c, &ec.tmpl);
-		o->frame_size = (unsigned)frame_min_size(&ec.tmpl);
-		rc = check_limits(&c, &ec.tmpl, &ec.queues);
-		if (rc)
-			goto out;
-		ec.pps = o->cps;
-	} else {
-		c.ops = o->engine == XP_ENGINE_NONE  ? &xp_engine_none
-			: o->engine == XP_ENGINE_XSK ? &xp_engine_xsk
-						     : &xp_engine_live; /* live, or auto (falls back to xsk) */
-		build_template(&c, &ec.tmpl);
-		rc = check_limits(&c, &ec.tmpl, &ec.queues);
-		if (rc)
-			goto out;
-		if (o->rate.unit != XP_RATE_NONE)
-			ec.pps = xp_rate_to_pps(&o->rate, o->frame_size);
-		ec.burst = o->burst;
+	rc = engine_cfg(&c, o);
+	if (rc)
+		goto out;
+	/* Before the request: the server is told the engine that really runs (auto's choice). */
+	if (xp_engine_open(o->engine, &c.ec, &c.ops, &c.eng, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		rc = 1;
+		goto out;
 	}
 	rc = request_test(&c);
 	if (rc)
 		goto out;
-	if (c.xconn) {
-		char err[256];
-		struct client_prog_cfg cc = {
-			.ifindex = c.link.ifindex,
-			.family = c.local.family,
-			.cport_lo = o->cport_lo, .cport_hi = o->cport_hi,
-			.dport_lo = o->port_lo, .dport_hi = o->port_hi,
-			.ctrl_port = o->control_port,
-			/* --peer kernel: ACK|FIN completes the handshake and closes (the stack answers the FIN). */
-			.mode = o->keepalive ? XP_CC_MODE_KEEPALIVE
-				: o->data_len ? XP_CC_MODE_DATA
-				: (o->fin || o->peer_kernel) ? XP_CC_MODE_FIN : XP_CC_MODE_RST,
-			.data_len = o->data_len,
-			.reply_redirect = true,
-			.xdp_mode = o->xdp_mode,
-		};
-		if (client_prog_open(&cc, &c.cp, &c.cp_mode, err, sizeof(err))) {
-			fprintf(stderr, "xdpperf: %s\n", err);
-			rc = 1;
-			goto out;
-		}
-	}
 	c.rep = *rep;
-	rc = run_test(&c, &ec, sum);
+	rc = run_test(&c, sum);
 	*rep = c.rep;
 out:
 	if (c.eng)
 		c.ops->destroy(c.eng);
-	client_prog_close(c.cp);
 	if (c.ctrl.fd >= 0)
 		close(c.ctrl.fd);
 	return rc;

@@ -34,7 +34,8 @@ static double per_core(const struct xp_summary *s)
 /* Connections completed: the socket engine's own count, or the server's for the XDP engine. */
 static double conns(const struct xp_summary *s)
 {
-	return s->total.has_xconn ? (double)xp_period_established(&s->total) : (double)s->total.sock.conn_ok;
+	return s->total.figures == XP_FIGS_HANDSHAKES ? (double)xp_period_established(&s->total)
+						       : (double)s->total.sock.conn_ok;
 }
 static double cps(const struct xp_summary *s) { return conns(s) / secs(s); }
 static double syn_seen(const struct xp_summary *s) { return s->total.rx.tcp_syn / secs(s); }

@@ -1,51 +1,84 @@
 /*
- * Sending engines: one interface, several implementations (AF_XDP now; the
- * kernel socket stack and XDP live frames later). The client hands an engine
- * a frame template and ranges; the engine sends until stopped and keeps
- * cumulative counters the client samples each interval.
+ * Engines: what sends a test's traffic. The client drives every engine
+ * through this interface and names none of them. Each engine declares what
+ * it needs from the path (a frame template, the next hop's MAC), what it asks
+ * of the server, whether it can run here (probe), and which kind of figures it
+ * reports; then it is created, started, read each interval and stopped.
+ *
+ * Adding an engine: its own file with a `struct xp_engine_ops`, a line in
+ * engine/registry.c's table, and its tests.
  */
 #ifndef XP_ENGINE_H
 #define XP_ENGINE_H
 
-#include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "net/frame.h"
-
+#include "engine/names.h"
+#include "loader/xdp_attach.h"
 #include "net/addr.h"
+#include "net/frame.h"
 #include "proto/messages.h"
+#include "report/figures.h"
 
 #define XP_MAX_BIND 256
 
-struct xp_engine_cfg {
-	enum xp_test_kind kind;     /* stream, connect (-x) or hold (-k) */
-	/* frame engines (xsk) */
-	struct frame_spec tmpl;     /* ports inside are replaced per frame */
-	uint16_t sport_lo, sport_hi;
-	uint16_t dport_lo, dport_hi;
-	char ifname[16];
-	int ifindex;
+/* Frame engines: the frames themselves. */
+struct xp_frames_cfg {
+	struct frame_spec tmpl;     /* ports (and for SYNs tuple and ISN) are replaced per frame */
 	unsigned queues;            /* sockets/threads, one per queue */
 	unsigned first_queue;       /* queues first_queue..first_queue+queues-1 */
-	double pps;                 /* total rate limit, 0 = as fast as possible */
-	unsigned burst;             /* frames sent back to back per paced unit, 0 = spread evenly */
-	double max_seconds;         /* hard stop even if nobody calls stop() */
-	int debug;
-	/* socket engine */
-	struct xp_addr server;      /* destination address */
-	struct xp_addr bind[XP_MAX_BIND]; /* source addresses to spread over; nbind 0 = kernel's choice */
-	unsigned nbind;
-	unsigned parallel;          /* -P: connections in flight (connect) / open (stream, hold) */
+};
+
+/* Socket engine: its event loops. */
+struct xp_sockets_cfg {
 	unsigned threads;           /* event-loop threads, 0 = one per CPU */
 	bool zero;                  /* -z: send zeroes instead of random data */
 };
 
-struct xp_engine_stats {
-	uint64_t pkts;   /* frames the driver took (TX completions) */
-	uint64_t bytes;  /* their L2 bytes without FCS */
-	uint64_t errors; /* failed kicks other than "try again" */
-	const char *mode; /* e.g. "copy", "zerocopy" */
-	/* socket engine (zero for frame engines) */
+/* XDP connection engine: how handshakes end and who answers them. */
+struct xp_handshakes_cfg {
+	enum xp_engine_id syn_sender; /* XP_ENGINE_LIVE, _XSK, or _AUTO: live for -x where it works, else xsk */
+	bool fin;                   /* --fin: close with FIN instead of RST */
+	bool peer_kernel;           /* --peer kernel: the server's TCP stack answers */
+	unsigned data_len;          /* --bytes: payload per connection, 0 = none */
+	uint16_t ctrl_port;         /* the control connection's port: the client program leaves it alone */
+	enum xp_xdp_mode xdp_mode;  /* how to attach the client program */
+};
+
+struct xp_engine_cfg {
+	enum xp_test_kind kind;     /* stream, connect (-x) or hold (-k) */
+	/* where */
+	char ifname[16];
+	int ifindex;
+	struct xp_addr server;      /* destination address */
+	struct xp_addr bind[XP_MAX_BIND]; /* source addresses to spread connections over; nbind 0 = the template's/kernel's */
+	unsigned nbind;
+	uint16_t sport_lo, sport_hi;
+	uint16_t dport_lo, dport_hi;
+	/* how much, how fast, how long */
+	unsigned parallel;          /* -P: connections in flight (connect) / open (stream, hold) */
+	double pps;                 /* frames (SYNs) per second in total, 0 = as fast as possible */
+	unsigned burst;             /* frames sent back to back per paced unit, 0 = spread evenly */
+	double max_seconds;         /* hard stop even if nobody calls stop() */
+	int debug;
+	/* per kind of engine */
+	struct xp_frames_cfg frames;
+	struct xp_sockets_cfg sock;
+	struct xp_handshakes_cfg hs;
+};
+
+/* Frames the engine put on the wire (frame engines; the XDP connection engine's SYNs). */
+struct xp_frame_stats {
+	uint64_t pkts;     /* frames the driver took (TX completions) */
+	uint64_t bytes;    /* their L2 bytes without FCS */
+	uint64_t errors;   /* failed sends other than "try again" */
+	uint64_t rst_sent; /* hold tests: RSTs that closed the held connections at the end */
+};
+
+/* The socket engine's connections. */
+struct xp_sock_stats {
 	uint64_t conn_ok;       /* connections established */
 	uint64_t conn_fail;     /* connect() failures: refused, unreachable... */
 	uint64_t conn_reset;    /* established connections reset by the peer */
@@ -55,21 +88,62 @@ struct xp_engine_stats {
 	uint64_t payload_bytes; /* bytes written to sockets */
 };
 
+/* Cumulative counters since create(); each group is zero where it does not apply. */
+struct xp_engine_stats {
+	const char *mode;       /* e.g. "copy", "zerocopy", "live", "tcp" */
+	struct xp_frame_stats tx;
+	struct xp_sock_stats sock;
+	struct xp_handshake_figs hs; /* syn_sent is left to tx.pkts */
+};
+
+/* What an engine needs the client to set up before create(). */
+enum xp_template {
+	XP_TMPL_NONE = 0,  /* no frames of its own (the kernel's sockets, or nothing) */
+	XP_TMPL_DATA,      /* TCP data segments / UDP datagrams at -l bytes */
+	XP_TMPL_SYN,       /* SYNs with Linux-like options; -l is the SYN's own size */
+};
+
 struct xp_engine;
 
 struct xp_engine_ops {
-	const char *name;
+	const char *name;         /* as on the command line, in the protocol and the report */
+	enum xp_template tmpl;    /* the frame template it sends, with the interface's limits checked */
+	bool nexthop;             /* needs the next hop's MAC (it writes Ethernet headers itself) */
+	enum xp_figures figures;  /* what it reports */
+	/* Its part of the test request: what the server must do (count, count and
+	 * pass, answer handshakes, listen). NULL: count the frames and drop them. */
+	void (*ask_server)(const struct xp_engine_cfg *cfg, struct xp_test *t);
+	/* Can it run this test here? Cheap checks only (create() is the real one).
+	 * 0, or -errno with the reason. NULL: always. */
+	int (*probe)(const struct xp_engine_cfg *cfg, char *err, size_t errlen);
 	int (*create)(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen);
 	int (*start)(struct xp_engine *e, char *err, size_t errlen);
 	void (*read)(struct xp_engine *e, struct xp_engine_stats *st);
-	void (*stop)(struct xp_engine *e);   /* stop sending, wait for threads */
+	void (*stop)(struct xp_engine *e);   /* stop sending, wait for threads and for replies in flight */
 	void (*destroy)(struct xp_engine *e);
+	/* Its lines of the report's header (NULL: none beyond the common ones). */
+	void (*describe)(struct xp_engine *e, struct xp_report_info *i);
+	/* After the run: why it failed by the engine's own figures (e.g. no
+	 * connection at all), written into buf; NULL if it did not. */
+	const char *(*verdict)(const struct xp_engine_cfg *cfg, const struct xp_period *total, char *buf, size_t len);
 };
+
+/* The ops of engine id; for XP_ENGINE_AUTO those of its first candidate (all candidates declare alike). */
+const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id);
+
+/*
+ * Create engine id for cfg. XP_ENGINE_AUTO takes the first candidate (live,
+ * then xsk) whose probe and create succeed; with cfg->debug it says why it
+ * passed one over. 0 with *ops and *out set, or -errno with the reason.
+ */
+int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
+		   struct xp_engine **out, char *err, size_t errlen);
 
 extern const struct xp_engine_ops xp_engine_xsk;
 extern const struct xp_engine_ops xp_engine_socket;
 extern const struct xp_engine_ops xp_engine_none;
 extern const struct xp_engine_ops xp_engine_live;
+extern const struct xp_engine_ops xp_engine_xdp;
 
 /* The (sport, dport) of flow number i: ports vary fastest over the destination range. */
 static inline void xp_flow_ports(const struct xp_engine_cfg *c, uint64_t i, uint16_t *sport, uint16_t *dport)

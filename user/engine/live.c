@@ -66,9 +66,6 @@
 #include "util/time.h"
 #include "engine/tuples.h"
 
-/* Until engine.h declares it (see the report of the live engine issue). */
-extern const struct xp_engine_ops xp_engine_live;
-
 #define SLICE_S    100e-6  /* paced: one call sends ~100 us of frames */
 #define SPIN_S     20e-6   /* sleep until this close to the due time, then spin */
 #define CATCHUP_S  20e-3   /* at most 20 ms of frames are made up after a stall */
@@ -123,6 +120,24 @@ static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap
 	return 0;
 }
 
+/* What rules live frames out before anything is loaded: the probe, and xp_gen_load's first check. */
+static int live_fits(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
+{
+	struct frame_layout lay;
+	const char *ferr = NULL;
+	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len > XP_GEN_MAX_LEN) {
+		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use %s",
+			 cfg->frames.tmpl.frame_size, XP_GEN_MAX_LEN + 4, xsk_way(cfg->kind != XP_TEST_STREAM));
+		return -EMSGSIZE;
+	}
+	if (cfg->kind == XP_TEST_HOLD) {
+		snprintf(err, errlen, "XDP live frames do not hold connections (-k must reset them at the end): "
+			 "use --syn-engine xsk");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct generator_bpf **out, __u8 *tmpl,
 		struct frame_layout *lay, char *err, size_t errlen)
 {
@@ -130,13 +145,11 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	size_t len = 0;
 
 	*out = NULL;
-	if (!frame_layout_of(&cfg->tmpl, lay, &ferr)) {
-		if (lay->len > XP_GEN_MAX_LEN) {
-			snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use %s",
-				 cfg->tmpl.frame_size, XP_GEN_MAX_LEN + 4, xsk_way(cfg->kind != XP_TEST_STREAM));
-			return -EMSGSIZE;
-		}
-		len = frame_build(&cfg->tmpl, tmpl, XP_GEN_MAX_LEN, &ferr);
+	int r = live_fits(cfg, err, errlen);
+	if (r)
+		return r;
+	if (!frame_layout_of(&cfg->frames.tmpl, lay, &ferr)) {
+		len = frame_build(&cfg->frames.tmpl, tmpl, XP_GEN_MAX_LEN, &ferr);
 	}
 	if (!len) {
 		snprintf(err, errlen, "cannot build the test frame: %s", ferr ? ferr : "invalid");
@@ -152,11 +165,6 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	 * (engine/tuples.h checks the template, bind[] and ranges alike). */
 	struct xp_tuples conn = { 0 };
 	uint64_t seed = 0;
-	if (cfg->kind == XP_TEST_HOLD) {
-		snprintf(err, errlen, "XDP live frames do not hold connections (-k must reset them at the end): "
-			 "use --syn-engine xsk");
-		return -EOPNOTSUPP;
-	}
 	if (cfg->kind != XP_TEST_STREAM) {
 		if (cfg->kind != XP_TEST_CONNECT) {
 			snprintf(err, errlen, "XDP live frames do not run %s tests", xp_test_kind_name(cfg->kind));
@@ -165,7 +173,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 		/* A fresh ISN key per run: tuples repeat from one run to the next. */
 		if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 			seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
-		int r = xp_tuples_init(&conn, cfg, seed, err, errlen);
+		r = xp_tuples_init(&conn, cfg, seed, err, errlen);
 		if (r)
 			return r;
 		if (cfg->nbind > XP_GEN_MAX_BIND) {
@@ -198,13 +206,13 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	ro->dport_lo = cfg->dport_lo;
 	ro->dport_hi = cfg->dport_hi;
 	ro->nthreads = nthreads ? nthreads : 1;
-	ro->seq0 = cfg->tmpl.seq;
+	ro->seq0 = cfg->frames.tmpl.seq;
 	ro->stream_base = 0;
 	ro->tx_ifindex = (__u32)cfg->ifindex;
 	if (cfg->kind == XP_TEST_CONNECT) {
 		ro->syn_mode = 1;
 		ro->stamp = 0;
-		ro->is_v6 = cfg->tmpl.src.family == AF_INET6;
+		ro->is_v6 = cfg->frames.tmpl.src.family == AF_INET6;
 		ro->l3_off = lay->l3_off;
 		ro->nbind = cfg->nbind;
 		ro->conn_space = conn.space;
@@ -214,7 +222,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 											     : (const void *)&cfg->bind[i].v4,
 			       cfg->bind[i].family == AF_INET6 ? 16 : 4);
 	}
-	int r = generator_bpf__load(skel);
+	r = generator_bpf__load(skel);
 	libbpf_set_print(old);
 	if (r) {
 		snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s%s", strerror(-r),
@@ -450,7 +458,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	int cpus[CPU_SETSIZE];
 	unsigned ncpu = allowed_cpus(cpus, CPU_SETSIZE);
 	/* The generator's state is per CPU: one thread per CPU at most. */
-	e->nw = cfg->queues ? cfg->queues : 1;
+	e->nw = cfg->frames.queues ? cfg->frames.queues : 1;
 	if (e->nw > ncpu)
 		e->nw = ncpu;
 	if (cfg->burst > MAX_BURST) {
@@ -484,9 +492,9 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		struct live_worker *w = &e->w[t];
 		w->eng = e;
 		w->idx = t;
-		w->rxq = cfg->first_queue + t;
+		w->rxq = cfg->frames.first_queue + t;
 		/* Same placement as the AF_XDP engine: queue q on CPU q mod n. */
-		w->cpu = cpus[(cfg->first_queue + t) % ncpu];
+		w->cpu = cpus[(cfg->frames.first_queue + t) % ncpu];
 		if (w->cpu < ncpus)
 			cpu_tid[w->cpu] = t;
 	}
@@ -574,10 +582,10 @@ static int live_start(struct xp_engine *e, char *err, size_t errlen)
 static void live_read(struct xp_engine *e, struct xp_engine_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->pkts = xp_gen_sent(e->skel);
-	st->bytes = st->pkts * e->lay.len;
+	st->tx.pkts = xp_gen_sent(e->skel);
+	st->tx.bytes = st->tx.pkts * e->lay.len;
 	for (unsigned t = 0; t < e->nw; t++)
-		st->errors += __atomic_load_n(&e->w[t].errors, __ATOMIC_RELAXED);
+		st->tx.errors += __atomic_load_n(&e->w[t].errors, __ATOMIC_RELAXED);
 	st->mode = "live";
 }
 
@@ -602,6 +610,10 @@ static void live_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_live = {
 	.name = "live",
+	.tmpl = XP_TMPL_DATA,
+	.nexthop = true,
+	.figures = XP_FIGS_FRAMES,
+	.probe = live_fits,
 	.create = live_create,
 	.start = live_start,
 	.read = live_read,

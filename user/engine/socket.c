@@ -208,7 +208,7 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	unsigned parallel = cfg->parallel ? cfg->parallel : 1;
 	int cpus[CPU_SETSIZE];
 	int ncpu = xp_allowed_cpus(cpus, CPU_SETSIZE);
-	unsigned threads = cfg->threads ? cfg->threads : (unsigned)ncpu;
+	unsigned threads = cfg->sock.threads ? cfg->sock.threads : (unsigned)ncpu;
 	if (threads > parallel)
 		threads = parallel; /* an event loop without connections is just overhead */
 
@@ -251,7 +251,7 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		e->buf = calloc(1, BUF_SIZE);
 		if (!e->buf)
 			goto nomem;
-		if (!cfg->zero && getrandom(e->buf, BUF_SIZE, 0) != BUF_SIZE) {
+		if (!cfg->sock.zero && getrandom(e->buf, BUF_SIZE, 0) != BUF_SIZE) {
 			uint64_t x = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(xp_now() * 1e9);
 			for (size_t k = 0; k + 8 <= BUF_SIZE; k += 8) {
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -323,13 +323,13 @@ static void sock_read(struct xp_engine *e, struct xp_engine_stats *st)
 	memset(st, 0, sizeof(*st));
 	for (unsigned t = 0; t < e->nw; t++) {
 		const struct wstats *s = &e->sh->st[t];
-		st->conn_ok += __atomic_load_n(&s->ok, __ATOMIC_RELAXED);
-		st->conn_fail += __atomic_load_n(&s->fail, __ATOMIC_RELAXED);
-		st->conn_reset += __atomic_load_n(&s->reset, __ATOMIC_RELAXED);
-		st->conn_timeout += __atomic_load_n(&s->timeout, __ATOMIC_RELAXED);
-		st->conn_closed += __atomic_load_n(&s->closed, __ATOMIC_RELAXED);
-		st->open_now += __atomic_load_n(&s->open, __ATOMIC_RELAXED);
-		st->payload_bytes += __atomic_load_n(&s->payload, __ATOMIC_RELAXED);
+		st->sock.conn_ok += __atomic_load_n(&s->ok, __ATOMIC_RELAXED);
+		st->sock.conn_fail += __atomic_load_n(&s->fail, __ATOMIC_RELAXED);
+		st->sock.conn_reset += __atomic_load_n(&s->reset, __ATOMIC_RELAXED);
+		st->sock.conn_timeout += __atomic_load_n(&s->timeout, __ATOMIC_RELAXED);
+		st->sock.conn_closed += __atomic_load_n(&s->closed, __ATOMIC_RELAXED);
+		st->sock.open_now += __atomic_load_n(&s->open, __ATOMIC_RELAXED);
+		st->sock.payload_bytes += __atomic_load_n(&s->payload, __ATOMIC_RELAXED);
 	}
 	st->mode = "tcp";
 }
@@ -342,8 +342,31 @@ static void sock_destroy(struct xp_engine *e)
 	free_engine(e);
 }
 
+/* The server listens on the test's ports, and counts and passes the frames to its stack. */
+static void sock_ask_server(const struct xp_engine_cfg *cfg, struct xp_test *t)
+{
+	t->pass = true;
+	t->listen = true;
+	t->parallel = cfg->parallel;
+}
+
+static const char *sock_verdict(const struct xp_engine_cfg *cfg, const struct xp_period *total, char *buf,
+				size_t len)
+{
+	if (total->sock.conn_ok)
+		return NULL;
+	snprintf(buf, len, "no connection could be established (%llu failed, %llu timed out): is a firewall dropping them?",
+		 (unsigned long long)total->sock.conn_fail, (unsigned long long)total->sock.conn_timeout);
+	return buf;
+}
+
 const struct xp_engine_ops xp_engine_socket = {
 	.name = "socket",
+	.tmpl = XP_TMPL_NONE,
+	.nexthop = false,
+	.figures = XP_FIGS_SOCKETS,
+	.ask_server = sock_ask_server,
+	.verdict = sock_verdict,
 	.create = sock_create,
 	.start = sock_start,
 	.read = sock_read,

@@ -10,7 +10,7 @@
 int xp_tuples_init(struct xp_tuples *m, const struct xp_engine_cfg *c, uint64_t seed,
 		      char *err, size_t errlen)
 {
-	if (c->tmpl.l4_proto != IPPROTO_TCP) {
+	if (c->frames.tmpl.l4_proto != IPPROTO_TCP) {
 		snprintf(err, errlen, "connection tests send TCP SYNs: the frame template is not TCP");
 		return -EINVAL;
 	}
@@ -24,7 +24,7 @@ int xp_tuples_init(struct xp_tuples *m, const struct xp_engine_cfg *c, uint64_t 
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < c->nbind; i++) {
-		if (c->bind[i].family != c->tmpl.src.family) {
+		if (c->bind[i].family != c->frames.tmpl.src.family) {
 			snprintf(err, errlen, "source address %u of %u is not of the destination's family",
 				 i + 1, c->nbind);
 			return -EINVAL;

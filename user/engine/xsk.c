@@ -107,7 +107,7 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
 		uint16_t sp, dp;
 		memcpy(f, tmpl, lay->len);
-		xp_flow_ports(c, (w->queue - c->first_queue) + i * e->nw, &sp, &dp);
+		xp_flow_ports(c, (w->queue - c->frames.first_queue) + i * e->nw, &sp, &dp);
 		frame_set_ports(f, lay, sp, dp);
 	}
 	if (e->conn) {
@@ -523,7 +523,7 @@ static int conn_setup(struct xp_engine *e, const struct frame_layout *lay, char 
 	int r = xp_tuples_init(&e->map, c, seed, err, errlen);
 	if (r)
 		return r;
-	if (!xp_tuple_build_rst(&c->tmpl, e->rst, sizeof(e->rst), &e->rst_lay, &ferr)) {
+	if (!xp_tuple_build_rst(&c->frames.tmpl, e->rst, sizeof(e->rst), &e->rst_lay, &ferr)) {
 		snprintf(err, errlen, "cannot build the RST frame: %s", ferr ? ferr : "invalid");
 		return -EINVAL;
 	}
@@ -538,7 +538,7 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 	if (!e)
 		return -ENOMEM;
 	e->cfg = *cfg;
-	e->nw = cfg->queues ? cfg->queues : 1;
+	e->nw = cfg->frames.queues ? cfg->frames.queues : 1;
 	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	e->w = calloc(e->nw, sizeof(*e->w));
 	if (!e->w) {
@@ -549,8 +549,8 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 	const char *ferr = NULL;
 	struct frame_layout lay;
 	size_t len = 0;
-	if (!frame_layout_of(&cfg->tmpl, &lay, &ferr))
-		len = frame_build(&cfg->tmpl, tmpl, sizeof(tmpl), &ferr);
+	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr))
+		len = frame_build(&cfg->frames.tmpl, tmpl, sizeof(tmpl), &ferr);
 	if (!len) {
 		snprintf(err, errlen, "cannot build the test frame: %s", ferr ? ferr : "invalid");
 		free(e->w);
@@ -565,7 +565,7 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 	}
 	for (unsigned q = 0; q < e->nw; q++) {
 		e->w[q].eng = e;
-		e->w[q].queue = cfg->first_queue + q;
+		e->w[q].queue = cfg->frames.first_queue + q;
 		e->w[q].rank = q;
 		r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
 		if (r) {
@@ -605,11 +605,11 @@ static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
 	memset(st, 0, sizeof(*st));
 	for (unsigned q = 0; q < e->nw; q++) {
 		uint64_t d = __atomic_load_n(&e->w[q].done, __ATOMIC_RELAXED);
-		st->pkts += d;
-		st->bytes += d * e->w[q].frame_len;
-		st->errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
+		st->tx.pkts += d;
+		st->tx.bytes += d * e->w[q].frame_len;
+		st->tx.errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
 		/* Hold tests: the RSTs that closed the held connections. */
-		st->conn_closed += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
+		st->tx.rst_sent += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
 	}
 	st->mode = e->mode;
 }
@@ -637,6 +637,9 @@ static void xsk_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_xsk = {
 	.name = "xsk",
+	.tmpl = XP_TMPL_DATA,
+	.nexthop = true,
+	.figures = XP_FIGS_FRAMES,
 	.create = xsk_create,
 	.start = xsk_start,
 	.read = xsk_read,

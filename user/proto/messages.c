@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "engine/names.h"
 #include "proto/channel.h"
 
 static const char *const kind_names[] = {
@@ -16,8 +17,6 @@ const char *xp_test_kind_name(enum xp_test_kind k)
 {
 	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
 }
-
-static const char *const engine_names[] = { "xsk", "socket", "live", "none", "auto", "xdp" };
 
 struct json_object *xp_test_to_json(const struct xp_test *t)
 {
@@ -59,14 +58,12 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 		return -1;
 	}
 	const char *eng = xp_json_str(o, "engine", "xsk");
-	t->engine = NULL;
-	for (unsigned i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++)
-		if (!strcmp(eng, engine_names[i]))
-			t->engine = engine_names[i];
-	if (!t->engine) {
+	enum xp_engine_id id;
+	if (xp_engine_by_name(eng, &id)) {
 		snprintf(err, errlen, "unknown engine '%s'", eng);
 		return -1;
 	}
+	t->engine = xp_engine_name(id);
 	long long fam = xp_json_int(o, "family", 4);
 	t->family = fam == 6 ? AF_INET6 : AF_INET;
 	t->udp = !strcmp(xp_json_str(o, "proto", "tcp"), "udp");
@@ -124,5 +121,25 @@ void xp_counters_sub(const struct xp_counters *a, const struct xp_counters *b, s
 {
 #define X(f) out->f = a->f - b->f;
 	XP_COUNTER_FIELDS(X)
+#undef X
+}
+
+/* One table for both directions, as for the XDP counters. */
+#define XP_SOCK_COUNT_FIELDS(X) X(accepted) X(closed) X(resets) X(bytes_rx) X(open_now)
+
+struct json_object *xp_sock_counts_to_json(const struct xp_sock_counts *c)
+{
+	struct json_object *o = json_object_new_object();
+#define X(f) json_object_object_add(o, #f, json_object_new_int64((int64_t)c->f));
+	XP_SOCK_COUNT_FIELDS(X)
+#undef X
+	return o;
+}
+
+void xp_sock_counts_from_json(struct json_object *o, struct xp_sock_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+#define X(f) c->f = (uint64_t)xp_json_int(o, #f, 0);
+	XP_SOCK_COUNT_FIELDS(X)
 #undef X
 }

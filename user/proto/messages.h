@@ -1,6 +1,7 @@
 /*
- * What a client asks the server for (struct xp_test) and the counters the
- * server sends back, with their JSON forms for the control channel.
+ * The control protocol's messages: what a client asks the server for
+ * (struct xp_test) and the counters the server sends back (its XDP counters,
+ * its socket counts), with their JSON forms for the control channel.
  */
 #ifndef XP_MESSAGES_H
 #define XP_MESSAGES_H
@@ -21,7 +22,7 @@ enum xp_test_kind {
 struct xp_test {
 	int version;
 	enum xp_test_kind kind;
-	const char *engine;   /* "xsk", "socket", ... (static string) */
+	const char *engine;   /* the engine's name, engine/names.h (static string) */
 	int family;           /* AF_INET / AF_INET6 */
 	bool udp;             /* UDP frames instead of TCP */
 	bool pass;            /* server counts and passes to its stack (socket tests) */
@@ -43,5 +44,12 @@ struct json_object *xp_counters_to_json(const struct xp_counters *c);
 void xp_counters_from_json(struct json_object *o, struct xp_counters *c);
 /* a - b, field by field (for interval deltas). */
 void xp_counters_sub(const struct xp_counters *a, const struct xp_counters *b, struct xp_counters *out);
+
+/* The server's socket counts for a test (deltas since its start; open_now a gauge). */
+struct xp_sock_counts {
+	uint64_t accepted, closed, resets, open_now, bytes_rx;
+};
+struct json_object *xp_sock_counts_to_json(const struct xp_sock_counts *c);
+void xp_sock_counts_from_json(struct json_object *o, struct xp_sock_counts *c);
 
 #endif

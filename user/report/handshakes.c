@@ -1,10 +1,11 @@
 /*
- * Reports of XDP connection tests: SYNs sent from AF_XDP, what the client's
+ * Reports of XDP connection tests: SYNs sent (live frames or AF_XDP), what the client's
  * XDP program answered, and the connections the server completed (its XDP
  * program's validated SYN cookies, or with --peer kernel its accepts).
  */
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "report/report.h"
 
@@ -13,9 +14,32 @@ uint64_t xp_period_established(const struct xp_period *p)
 	return p->sock.s_accepted ? p->sock.s_accepted : p->rx.conn_established;
 }
 
-struct json_object *xp_xconn_json(const struct xp_period *p, double secs)
+void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i)
 {
-	const struct xp_xconn_figs *x = &p->xconn;
+	char cps[48] = "as fast as possible";
+	if (i->target_cps > 0)
+		xp_fmt_rate(i->target_cps, "SYN/s", cps, sizeof(cps));
+	fprintf(r->out, "Client %s -> server %s, %s test with the XDP connection engine, TCP/IPv%d, ports %u:%u -> %u:%u\n",
+		i->client, i->server, i->test, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
+	char from[48];
+	if (i->engine_mode && !strcmp(i->engine_mode, "live"))
+		snprintf(from, sizeof(from), "XDP live frames");
+	else
+		snprintf(from, sizeof(from), "AF_XDP (%s)", i->engine_mode ? i->engine_mode : "-");
+	fprintf(r->out, "SYNs from %s on %s, %s; handshakes completed by XDP (%s) on %s\n", from, i->dev, cps,
+		i->client_xdp_mode ? i->client_xdp_mode : "?", i->dev);
+	if (i->peer_kernel)
+		fprintf(r->out, "Server answers with its TCP stack (listeners), counting with XDP (%s, count and pass) on %s\n",
+			i->server_xdp_mode, i->server_dev);
+	else
+		fprintf(r->out, "Server answers with XDP (%s mode, SYN cookies) on %s\n", i->server_xdp_mode,
+			i->server_dev);
+	fflush(r->out);
+}
+
+struct json_object *xp_hs_figs_json(const struct xp_period *p, double secs)
+{
+	const struct xp_handshake_figs *x = &p->hs;
 	struct json_object *o = json_object_new_object();
 	double s = secs > 0 ? secs : NAN;
 	uint64_t est = xp_period_established(p);
@@ -43,9 +67,9 @@ struct json_object *xp_xconn_json(const struct xp_period *p, double secs)
 	return o;
 }
 
-void xp_report_xconn_line(struct xp_report *r, const char *tag, const struct xp_period *p)
+void xp_report_hs_line(struct xp_report *r, const char *tag, const struct xp_period *p)
 {
-	const struct xp_xconn_figs *x = &p->xconn;
+	const struct xp_handshake_figs *x = &p->hs;
 	double s = p->t1 - p->t0 > 0 ? p->t1 - p->t0 : NAN;
 	char a[32], b[32], c[32], d[32], e[32], f[32];
 
@@ -62,16 +86,16 @@ void xp_report_xconn_line(struct xp_report *r, const char *tag, const struct xp_
 	fflush(r->out);
 }
 
-void xp_report_xconn_end(struct xp_report *r, const struct xp_summary *sum)
+void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 {
 	const struct xp_period *p = &sum->total;
-	const struct xp_xconn_figs *x = &p->xconn;
+	const struct xp_handshake_figs *x = &p->hs;
 	double s = p->t1 - p->t0 > 0 ? p->t1 - p->t0 : NAN;
 	uint64_t est = xp_period_established(p);
 	char a[32];
 
 	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	xp_report_xconn_line(r, "[SUM]", p);
+	xp_report_hs_line(r, "[SUM]", p);
 	fprintf(r->out, "Connections  %12" PRIu64 " completed  %s  (%s)\n", est,
 		xp_fmt_rate(est / s, "connections/s", a, sizeof(a)),
 		r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies");

@@ -65,7 +65,7 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 	add_d(o, "target_pps", i->target_pps);
 	if (i->parallel)
 		add_u(o, "parallel", i->parallel);
-	if (!strcmp(i->engine, "xdp")) {
+	if (i->figures == XP_FIGS_HANDSHAKES) {
 		json_object_object_add(o, "peer", json_object_new_string(i->peer_kernel ? "kernel" : "xdp"));
 		add_d(o, "target_cps", i->target_cps);
 		add_s(o, "client_xdp_mode", i->client_xdp_mode);
@@ -73,16 +73,7 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 	return o;
 }
 
-/* Figures derived from a period, shared by the text and JSON forms. */
-struct rates {
-	double secs;
-	double tx_pps, tx_l1, tx_l2;
-	double rx_pps, rx_l1, rx_l2;
-	int64_t lost;
-	double loss_pct;
-};
-
-static void rates_of(const struct xp_period *p, struct rates *r)
+void xp_rates_of(const struct xp_period *p, struct xp_rates *r)
 {
 	r->secs = p->t1 - p->t0;
 	double s = r->secs > 0 ? r->secs : NAN;
@@ -98,8 +89,8 @@ static void rates_of(const struct xp_period *p, struct rates *r)
 
 struct json_object *xp_period_json(const struct xp_period *p)
 {
-	struct rates r;
-	rates_of(p, &r);
+	struct xp_rates r;
+	xp_rates_of(p, &r);
 	struct json_object *o = json_object_new_object();
 	add_d(o, "start", p->t0);
 	add_d(o, "end", p->t1);
@@ -119,17 +110,18 @@ struct json_object *xp_period_json(const struct xp_period *p)
 	add_d(rx, "bits_per_second_l2", r.rx_l2);
 	json_object_object_add(rx, "counters", xp_counters_to_json(&p->rx));
 	json_object_object_add(o, "received", rx);
-	if (p->has_xconn) {
-		json_object_object_add(o, "connections", xp_xconn_json(p, r.secs));
-		return o;
-	}
-	if (p->has_sock) {
+	switch (p->figures) {
+	case XP_FIGS_HANDSHAKES:
+		json_object_object_add(o, "connections", xp_hs_figs_json(p, r.secs));
+		break;
+	case XP_FIGS_SOCKETS:
 		/* A socket test sends no frames of its own count: loss is not defined. */
 		json_object_object_add(o, "sockets", xp_sock_figs_json(&p->sock, r.secs));
-		return o;
+		break;
+	case XP_FIGS_FRAMES:
+		xp_frames_add_loss(o, p);
+		break;
 	}
-	json_object_object_add(o, "lost_packets", json_object_new_int64(r.lost));
-	add_d(o, "loss_percent", r.loss_pct);
 	return o;
 }
 
@@ -166,75 +158,32 @@ const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * One line format per kind of figures: the report never asks which engine
+ * ran, only what kind of figures it reports.
+ */
+struct figs_format {
+	void (*start)(struct xp_report *r, const struct xp_report_info *i);
+	void (*line)(struct xp_report *r, const char *tag, const struct xp_period *p);
+	void (*end)(struct xp_report *r, const struct xp_summary *s);
+};
+
+static const struct figs_format formats[] = {
+	[XP_FIGS_FRAMES] = { xp_report_frames_start, xp_report_frames_line, xp_report_frames_end },
+	[XP_FIGS_SOCKETS] = { xp_report_sock_start, xp_report_sock_line, xp_report_sock_end },
+	[XP_FIGS_HANDSHAKES] = { xp_report_hs_start, xp_report_hs_line, xp_report_hs_end },
+};
+
 void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 {
-	if (r->fmt == XP_REPORT_JSON) {
-		json_object_object_add(r->doc, "start", xp_report_info_json(i));
-		return;
-	}
-	if (r->fmt == XP_REPORT_JSON_STREAM) {
-		emit_stream(r, "start", xp_report_info_json(i));
-		return;
-	}
-	char tgt[48] = "unlimited";
-	if (i->target_pps > 0)
-		xp_fmt_rate(i->target_pps, "pps", tgt, sizeof(tgt));
-	r->sock = !strcmp(i->engine, "socket");
-	r->xconn = !strcmp(i->engine, "xdp");
+	r->figures = i->figures;
 	r->peer_kernel = i->peer_kernel;
-	if (r->xconn) {
-		char cps[48] = "as fast as possible";
-		if (i->target_cps > 0)
-			xp_fmt_rate(i->target_cps, "SYN/s", cps, sizeof(cps));
-		fprintf(r->out, "Client %s -> server %s, %s test with the XDP connection engine, TCP/IPv%d, ports %u:%u -> %u:%u\n",
-			i->client, i->server, i->test, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
-		char from[48];
-		if (i->engine_mode && !strcmp(i->engine_mode, "live"))
-			snprintf(from, sizeof(from), "XDP live frames");
-		else
-			snprintf(from, sizeof(from), "AF_XDP (%s)", i->engine_mode ? i->engine_mode : "-");
-		fprintf(r->out, "SYNs from %s on %s, %s; handshakes completed by XDP (%s) on %s\n", from, i->dev, cps,
-			i->client_xdp_mode ? i->client_xdp_mode : "?", i->dev);
-		if (i->peer_kernel)
-			fprintf(r->out, "Server answers with its TCP stack (listeners), counting with XDP (%s, count and pass) on %s\n",
-				i->server_xdp_mode, i->server_dev);
-		else
-			fprintf(r->out, "Server answers with XDP (%s mode, SYN cookies) on %s\n", i->server_xdp_mode,
-				i->server_dev);
-		fflush(r->out);
-		return;
-	}
-	if (r->sock) {
-		fprintf(r->out, "Client %s -> server %s, %s test over TCP/IPv%d sockets, ports %u:%u, %u connection%s, %.0f s\n",
-			i->client, i->server, i->test, i->family, i->port_lo, i->port_hi, i->parallel,
-			i->parallel == 1 ? "" : "s", i->duration);
-		fprintf(r->out, "Server counts with XDP (%s mode, count and pass) on %s\n", i->server_xdp_mode,
-			i->server_dev);
-		fflush(r->out);
-		return;
-	}
-	fprintf(r->out, "Client %s -> server %s, %s %s/IPv%d, ports %u:%u -> %u:%u\n", i->client, i->server,
-		i->test, i->proto, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
-	fprintf(r->out, "Sending %u-byte frames on %s with engine %s (%s), %u queue%s, rate %s, %.0f s\n",
-		i->frame_size, i->dev, i->engine, i->engine_mode ? i->engine_mode : "-", i->queues,
-		i->queues == 1 ? "" : "s", tgt, i->duration);
-	fprintf(r->out, "Server counts with XDP (%s mode) on %s\n", i->server_xdp_mode, i->server_dev);
-	fflush(r->out);
-}
-
-static void text_line(struct xp_report *r, const char *tag, const struct xp_period *p)
-{
-	struct rates x;
-	char a[32], b[32], c[32], d[32], e[32];
-	rates_of(p, &x);
-	if (r->lines++ % 20 == 0)
-		fprintf(r->out, "%-5s %-13s %12s %14s %12s %14s %14s %10s %8s\n", "[ ID]", "Interval",
-			"Sent", "Sent L1", "Recv", "Recv L1", "Recv L2", "Lost", "Loss");
-	fprintf(r->out, "%-5s %5.2f-%-6.2f s %12s %14s %12s %14s %14s %10" PRId64 " %7.3f%%\n", tag, p->t0,
-		p->t1, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
-		xp_fmt_rate(x.rx_pps, "pps", c, sizeof(c)), xp_fmt_rate(x.rx_l1, "bit/s", d, sizeof(d)),
-		xp_fmt_rate(x.rx_l2, "bit/s", e, sizeof(e)), x.lost, x.loss_pct);
-	fflush(r->out);
+	if (r->fmt == XP_REPORT_JSON)
+		json_object_object_add(r->doc, "start", xp_report_info_json(i));
+	else if (r->fmt == XP_REPORT_JSON_STREAM)
+		emit_stream(r, "start", xp_report_info_json(i));
+	else
+		formats[r->figures].start(r, i);
 }
 
 void xp_report_interval(struct xp_report *r, const struct xp_period *p)
@@ -243,12 +192,8 @@ void xp_report_interval(struct xp_report *r, const struct xp_period *p)
 		json_object_array_add(r->intervals, xp_period_json(p));
 	else if (r->fmt == XP_REPORT_JSON_STREAM)
 		emit_stream(r, "interval", xp_period_json(p));
-	else if (r->xconn)
-		xp_report_xconn_line(r, "[SUM]", p);
-	else if (r->sock)
-		xp_report_sock_line(r, "[SUM]", p);
 	else
-		text_line(r, "[SUM]", p);
+		formats[r->figures].line(r, "[SUM]", p);
 }
 
 void xp_report_end(struct xp_report *r, const struct xp_summary *s)
@@ -267,30 +212,7 @@ void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 		emit_stream(r, "end", xp_summary_json(s));
 		return;
 	}
-	if (r->xconn) {
-		xp_report_xconn_end(r, s);
-		return;
-	}
-	if (r->sock) {
-		xp_report_sock_end(r, s);
-		return;
-	}
-	struct rates x;
-	char a[32], b[32], c[32];
-	const struct xp_period *p = &s->total;
-	rates_of(p, &x);
-	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	text_line(r, "[SUM]", p);
-	fprintf(r->out, "Sent      %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (client, TX completions)\n",
-		p->tx_pkts, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
-		xp_fmt_rate(x.tx_l2, "bit/s", c, sizeof(c)));
-	fprintf(r->out, "Received  %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (server, XDP counters)\n",
-		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),
-		xp_fmt_rate(x.rx_l2, "bit/s", c, sizeof(c)));
-	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)\n", x.lost, x.loss_pct);
-	if (s->tx_errors)
-		fprintf(r->out, "TX errors %" PRIu64 "\n", s->tx_errors);
-	xp_report_tail(r, s);
+	formats[r->figures].end(r, s);
 }
 
 void xp_report_tail(struct xp_report *r, const struct xp_summary *s)

@@ -11,6 +11,16 @@
 #include "report/report.h"
 #include "util/units.h"
 
+void xp_report_sock_start(struct xp_report *r, const struct xp_report_info *i)
+{
+	fprintf(r->out, "Client %s -> server %s, %s test over TCP/IPv%d sockets, ports %u:%u, %u connection%s, %.0f s\n",
+		i->client, i->server, i->test, i->family, i->port_lo, i->port_hi, i->parallel,
+		i->parallel == 1 ? "" : "s", i->duration);
+	fprintf(r->out, "Server counts with XDP (%s mode, count and pass) on %s\n", i->server_xdp_mode,
+		i->server_dev);
+	fflush(r->out);
+}
+
 struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs)
 {
 	struct json_object *o = json_object_new_object();

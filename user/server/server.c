@@ -159,15 +159,14 @@ static struct json_object *sock_stats_json(struct srv_client *c)
 {
 	struct xp_sock_server_stats st;
 	xp_sock_server_read(c->ss, &st);
-	struct json_object *o = json_object_new_object();
-#define F(k) json_object_object_add(o, #k, json_object_new_int64((int64_t)(st.k - c->ss_base.k)))
-	F(accepted);
-	F(closed);
-	F(resets);
-	F(bytes_rx);
-#undef F
-	json_object_object_add(o, "open_now", json_object_new_int64((int64_t)st.open_now));
-	return o;
+	struct xp_sock_counts n = {
+		.accepted = st.accepted - c->ss_base.accepted,
+		.closed = st.closed - c->ss_base.closed,
+		.resets = st.resets - c->ss_base.resets,
+		.bytes_rx = st.bytes_rx - c->ss_base.bytes_rx,
+		.open_now = st.open_now,
+	};
+	return xp_sock_counts_to_json(&n);
 }
 
 static void on_start(struct server *s, struct srv_client *c, struct json_object *m)

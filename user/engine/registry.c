@@ -1,0 +1,84 @@
+/*
+ * The engine table: names for the CLI, the protocol and the report, and the
+ * choice `auto` makes. The client asks here for an engine by id and never
+ * falls back itself.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+static const struct {
+	const char *name;
+	const struct xp_engine_ops *ops; /* NULL for auto */
+} engines[XP_ENGINE_COUNT] = {
+	[XP_ENGINE_AUTO] = { "auto", NULL },
+	[XP_ENGINE_XSK] = { "xsk", &xp_engine_xsk },
+	[XP_ENGINE_LIVE] = { "live", &xp_engine_live },
+	[XP_ENGINE_SOCKET] = { "socket", &xp_engine_socket },
+	[XP_ENGINE_NONE] = { "none", &xp_engine_none },
+	[XP_ENGINE_XDP] = { "xdp", &xp_engine_xdp },
+};
+
+/* What auto tries, in order: XDP live frames are ~3x AF_XDP where the kernel has them. */
+static const enum xp_engine_id auto_candidates[] = { XP_ENGINE_LIVE, XP_ENGINE_XSK };
+
+const char *xp_engine_name(enum xp_engine_id id)
+{
+	return (unsigned)id < XP_ENGINE_COUNT ? engines[id].name : "?";
+}
+
+int xp_engine_by_name(const char *name, enum xp_engine_id *id)
+{
+	for (unsigned i = 0; i < XP_ENGINE_COUNT; i++)
+		if (!strcmp(name, engines[i].name)) {
+			*id = (enum xp_engine_id)i;
+			return 0;
+		}
+	return -1;
+}
+
+const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id)
+{
+	if (id == XP_ENGINE_AUTO)
+		return engines[auto_candidates[0]].ops;
+	return (unsigned)id < XP_ENGINE_COUNT ? engines[id].ops : NULL;
+}
+
+static int open_one(const struct xp_engine_ops *ops, const struct xp_engine_cfg *cfg, struct xp_engine **out,
+		    char *err, size_t errlen)
+{
+	int r = ops->probe ? ops->probe(cfg, err, errlen) : 0;
+	if (!r)
+		r = ops->create(cfg, out, err, errlen);
+	if (r)
+		*out = NULL;
+	return r;
+}
+
+int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
+		   struct xp_engine **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (id != XP_ENGINE_AUTO) {
+		*ops = xp_engine_ops_of(id);
+		if (!*ops) {
+			snprintf(err, errlen, "no engine number %d", (int)id);
+			return -EINVAL;
+		}
+		return open_one(*ops, cfg, out, err, errlen);
+	}
+	int r = -ENOENT;
+	size_t n = sizeof(auto_candidates) / sizeof(auto_candidates[0]);
+	for (size_t i = 0; i < n; i++) {
+		*ops = engines[auto_candidates[i]].ops;
+		r = open_one(*ops, cfg, out, err, errlen);
+		if (!r)
+			return 0;
+		if (cfg->debug && i + 1 < n)
+			fprintf(stderr, "xdpperf: %s engine unavailable (%s); using %s\n", (*ops)->name, err,
+				engines[auto_candidates[i + 1]].name);
+	}
+	return r;
+}

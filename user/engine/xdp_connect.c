@@ -1,0 +1,155 @@
+/*
+ * The XDP connection engine ("xdp", -x / -k): handshakes completed in XDP on
+ * both ends. It composes two parts:
+ *   - a SYN sender, the live or the xsk engine in SYN mode (cfg->kind
+ *     XP_TEST_CONNECT / XP_TEST_HOLD): every frame is the SYN of the next
+ *     connection, numbered by engine/tuples.h;
+ *   - the client's XDP program (bpf/client.bpf.c, loader/client_prog.c),
+ *     which answers each SYN-ACK with the ACK (or ACK|FIN, ACK|PSH|FIN with
+ *     data) that completes the handshake.
+ * The server answers with SYN cookies in its XDP program, or with
+ * --peer kernel with its TCP stack. Its figures are handshakes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "loader/client_prog.h"
+#include "util/time.h"
+
+struct xp_engine {
+	const struct xp_engine_ops *syn_ops; /* the SYN sender */
+	struct xp_engine *syn;
+	struct client_prog *prog;
+	const char *prog_mode;               /* how the client program is attached */
+	double cps;                          /* --cps, for the report */
+	bool peer_kernel;
+};
+
+/* How the client program ends each connection. */
+static uint32_t prog_mode_of(const struct xp_engine_cfg *cfg)
+{
+	if (cfg->kind == XP_TEST_HOLD)
+		return XP_CC_MODE_KEEPALIVE;
+	if (cfg->hs.data_len)
+		return XP_CC_MODE_DATA;
+	/* --peer kernel: ACK|FIN completes the handshake and closes (the stack answers the FIN). */
+	return cfg->hs.fin || cfg->hs.peer_kernel ? XP_CC_MODE_FIN : XP_CC_MODE_RST;
+}
+
+static void xdpc_destroy(struct xp_engine *e)
+{
+	if (!e)
+		return;
+	if (e->syn)
+		e->syn_ops->destroy(e->syn);
+	client_prog_close(e->prog);
+	free(e);
+}
+
+static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
+{
+	struct xp_engine *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->cps = cfg->pps;
+	e->peer_kernel = cfg->hs.peer_kernel;
+	/* SYNs: live frames for -x unless told otherwise (auto falls back to
+	 * xsk where they do not work); -k: xsk, which resets the held
+	 * connections at the end. */
+	enum xp_engine_id sender = cfg->hs.syn_sender;
+	if (sender == XP_ENGINE_AUTO && cfg->kind == XP_TEST_HOLD)
+		sender = XP_ENGINE_XSK;
+	int r = xp_engine_open(sender, cfg, &e->syn_ops, &e->syn, err, errlen);
+	if (r) {
+		xdpc_destroy(e);
+		return r;
+	}
+	struct client_prog_cfg pc = {
+		.ifindex = cfg->ifindex,
+		.family = cfg->server.family,
+		.cport_lo = cfg->sport_lo, .cport_hi = cfg->sport_hi,
+		.dport_lo = cfg->dport_lo, .dport_hi = cfg->dport_hi,
+		.ctrl_port = cfg->hs.ctrl_port,
+		.mode = prog_mode_of(cfg),
+		.data_len = cfg->hs.data_len,
+		.reply_redirect = true,
+		.xdp_mode = cfg->hs.xdp_mode,
+	};
+	r = client_prog_open(&pc, &e->prog, &e->prog_mode, err, errlen);
+	if (r) {
+		xdpc_destroy(e);
+		return r;
+	}
+	*out = e;
+	return 0;
+}
+
+static int xdpc_start(struct xp_engine *e, char *err, size_t errlen)
+{
+	return e->syn_ops->start(e->syn, err, errlen);
+}
+
+static void xdpc_read(struct xp_engine *e, struct xp_engine_stats *st)
+{
+	e->syn_ops->read(e->syn, st);
+	struct xp_cc_counters cc = { 0 };
+	client_prog_read(e->prog, &cc);
+	st->hs.synack_seen = cc.synack_seen;
+	st->hs.acks_sent = cc.acks_sent;
+	st->hs.fins_sent = cc.fins_sent;
+	st->hs.rst_seen = cc.rst_seen;
+	st->hs.finack_answered = cc.finack_answered;
+	st->hs.rst_closed = st->tx.rst_sent;
+}
+
+static void xdpc_stop(struct xp_engine *e)
+{
+	e->syn_ops->stop(e->syn);
+	xp_sleep(0.2); /* the last handshakes' replies are still on their way */
+}
+
+/* The server answers the handshakes: its XDP program, or with --peer kernel its listeners. */
+static void xdpc_ask_server(const struct xp_engine_cfg *cfg, struct xp_test *t)
+{
+	t->parallel = cfg->parallel;
+	t->respond = !cfg->hs.peer_kernel;
+	t->listen = cfg->hs.peer_kernel;
+	t->pass = cfg->hs.peer_kernel;
+	t->close_mode = prog_mode_of(cfg) == XP_CC_MODE_RST && cfg->kind == XP_TEST_CONNECT ? XP_CLOSE_RST
+											       : XP_CLOSE_NONE;
+}
+
+static void xdpc_describe(struct xp_engine *e, struct xp_report_info *i)
+{
+	i->peer_kernel = e->peer_kernel;
+	i->target_cps = e->cps;
+	i->client_xdp_mode = e->prog_mode;
+}
+
+static const char *xdpc_verdict(const struct xp_engine_cfg *cfg, const struct xp_period *total, char *buf,
+				size_t len)
+{
+	if (xp_period_established(total) || !total->hs.syn_sent)
+		return NULL;
+	snprintf(buf, len, "no handshake completed (%llu SYNs sent, %llu SYN-ACKs seen): is something dropping them?",
+		 (unsigned long long)total->hs.syn_sent, (unsigned long long)total->hs.synack_seen);
+	return buf;
+}
+
+const struct xp_engine_ops xp_engine_xdp = {
+	.name = "xdp",
+	.tmpl = XP_TMPL_SYN,
+	.nexthop = true,
+	.figures = XP_FIGS_HANDSHAKES,
+	.ask_server = xdpc_ask_server,
+	.create = xdpc_create,
+	.start = xdpc_start,
+	.read = xdpc_read,
+	.stop = xdpc_stop,
+	.destroy = xdpc_destroy,
+	.describe = xdpc_describe,
+	.verdict = xdpc_verdict,
+};

@@ -1,0 +1,88 @@
+/*
+ * The figures of a test: what the report prints and what engines and the
+ * server's counters fill. Three kinds, one per kind of engine (enum
+ * xp_figures): frames (sent vs counted by the server's XDP program), sockets
+ * (the client's and the server's socket counts) and handshakes (the XDP
+ * connection engine's SYNs and what its client program answered). Every
+ * period carries all three groups; the kind says which ones the report shows.
+ */
+#ifndef XP_FIGURES_H
+#define XP_FIGURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "bpf/server.h"
+
+enum xp_figures {
+	XP_FIGS_FRAMES = 0, /* frames sent, frames received, loss */
+	XP_FIGS_SOCKETS,    /* connections and payload through the kernel's TCP stack */
+	XP_FIGS_HANDSHAKES, /* handshakes completed by XDP programs on both ends */
+};
+
+/* Socket tests: the client engine's and the server's socket counts (deltas; open_* are gauges). */
+/* In a whole-test summary, open_now and s_open_now are the peaks seen at interval ends. */
+struct xp_sock_figs {
+	uint64_t conn_ok, conn_fail, conn_reset, conn_timeout, conn_closed, open_now, payload_bytes;
+	uint64_t s_accepted, s_closed, s_resets, s_open_now, s_bytes_rx;
+};
+
+/* XDP connection tests: what the client's SYN sender and XDP program did (deltas). */
+struct xp_handshake_figs {
+	uint64_t syn_sent;        /* SYNs the engine sent */
+	uint64_t synack_seen;     /* SYN-ACKs the client's XDP program saw */
+	uint64_t acks_sent;       /* handshake-completing ACKs it sent */
+	uint64_t fins_sent;       /* of those, ACK|FIN (--fin) */
+	uint64_t rst_seen;        /* resets from the server */
+	uint64_t finack_answered; /* server FIN-ACKs answered with the last ACK */
+	uint64_t rst_closed;      /* -k: held connections reset at the end */
+};
+
+/* One interval's (or the whole test's) deltas. */
+struct xp_period {
+	double t0, t1;            /* seconds since the start */
+	enum xp_figures figures;  /* which groups below the report shows */
+	uint64_t tx_pkts, tx_bytes; /* client: frames sent, L2 bytes without FCS */
+	struct xp_counters rx;    /* server: XDP counters */
+	struct xp_sock_figs sock; /* sockets; with --peer kernel also the server's s_* counts of handshakes */
+	struct xp_handshake_figs hs;
+};
+
+struct xp_summary {
+	struct xp_period total;
+	double client_cpu_pct;    /* process CPU / wall time, 100 = one core */
+	double server_cpu_pct;    /* -1 when unknown */
+	uint64_t tx_errors;
+	bool interrupted;         /* stopped by a signal */
+	const char *error;        /* why the test ended early, NULL if it did not */
+};
+
+/* What the report's header says about the test. */
+struct xp_report_info {
+	char client[64], server[64];
+	char dev[16], server_dev[16];
+	const char *engine;       /* the engine's name: "live", "xsk", "xdp", "socket", "none" */
+	enum xp_figures figures;  /* what the engine reports */
+	const char *engine_mode;  /* "copy" / "zerocopy" / "live" ... */
+	const char *server_xdp_mode;
+	const char *test;         /* "stream" */
+	const char *proto;        /* "tcp" / "udp" */
+	int family;               /* 4 or 6 */
+	unsigned frame_size;      /* incl. FCS; 0 when the engine sends no frames of its own */
+	unsigned queues;
+	uint16_t port_lo, port_hi, cport_lo, cport_hi;
+	double duration, interval;
+	double target_pps;        /* 0 = unlimited */
+	unsigned parallel;        /* socket and connection tests: -P */
+	/* handshake figures only */
+	bool peer_kernel;         /* answered by the server's TCP stack */
+	double target_cps;        /* --cps, 0 = unlimited */
+	const char *client_xdp_mode; /* the client program's attach mode */
+};
+
+/* Connections the server completed: its XDP program's count, or with --peer kernel its accepts. */
+uint64_t xp_period_established(const struct xp_period *p);
+
+#endif

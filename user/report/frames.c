@@ -1,0 +1,68 @@
+/*
+ * Reports of stream tests on the frame engines (live, xsk, none): frames and
+ * bits per second sent (the engine's count) and received (the server's XDP
+ * counters), and the loss between them.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/units.h"
+
+void xp_report_frames_start(struct xp_report *r, const struct xp_report_info *i)
+{
+	char tgt[48] = "unlimited";
+	if (i->target_pps > 0)
+		xp_fmt_rate(i->target_pps, "pps", tgt, sizeof(tgt));
+	fprintf(r->out, "Client %s -> server %s, %s %s/IPv%d, ports %u:%u -> %u:%u\n", i->client, i->server,
+		i->test, i->proto, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
+	fprintf(r->out, "Sending %u-byte frames on %s with engine %s (%s), %u queue%s, rate %s, %.0f s\n",
+		i->frame_size, i->dev, i->engine, i->engine_mode ? i->engine_mode : "-", i->queues,
+		i->queues == 1 ? "" : "s", tgt, i->duration);
+	fprintf(r->out, "Server counts with XDP (%s mode) on %s\n", i->server_xdp_mode, i->server_dev);
+	fflush(r->out);
+}
+
+void xp_report_frames_line(struct xp_report *r, const char *tag, const struct xp_period *p)
+{
+	struct xp_rates x;
+	char a[32], b[32], c[32], d[32], e[32];
+	xp_rates_of(p, &x);
+	if (r->lines++ % 20 == 0)
+		fprintf(r->out, "%-5s %-13s %12s %14s %12s %14s %14s %10s %8s\n", "[ ID]", "Interval",
+			"Sent", "Sent L1", "Recv", "Recv L1", "Recv L2", "Lost", "Loss");
+	fprintf(r->out, "%-5s %5.2f-%-6.2f s %12s %14s %12s %14s %14s %10" PRId64 " %7.3f%%\n", tag, p->t0,
+		p->t1, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
+		xp_fmt_rate(x.rx_pps, "pps", c, sizeof(c)), xp_fmt_rate(x.rx_l1, "bit/s", d, sizeof(d)),
+		xp_fmt_rate(x.rx_l2, "bit/s", e, sizeof(e)), x.lost, x.loss_pct);
+	fflush(r->out);
+}
+
+void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s)
+{
+	struct xp_rates x;
+	char a[32], b[32], c[32];
+	const struct xp_period *p = &s->total;
+	xp_rates_of(p, &x);
+	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	xp_report_frames_line(r, "[SUM]", p);
+	fprintf(r->out, "Sent      %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (client, TX completions)\n",
+		p->tx_pkts, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
+		xp_fmt_rate(x.tx_l2, "bit/s", c, sizeof(c)));
+	fprintf(r->out, "Received  %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (server, XDP counters)\n",
+		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),
+		xp_fmt_rate(x.rx_l2, "bit/s", c, sizeof(c)));
+	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)\n", x.lost, x.loss_pct);
+	if (s->tx_errors)
+		fprintf(r->out, "TX errors %" PRIu64 "\n", s->tx_errors);
+	xp_report_tail(r, s);
+}
+
+void xp_frames_add_loss(struct json_object *o, const struct xp_period *p)
+{
+	struct xp_rates x;
+	xp_rates_of(p, &x);
+	json_object_object_add(o, "lost_packets", json_object_new_int64(x.lost));
+	json_object_object_add(o, "loss_percent", isfinite(x.loss_pct) ? json_object_new_double(x.loss_pct) : NULL);
+}
