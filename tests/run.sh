@@ -18,7 +18,7 @@
 # skipped. An e2e script contributes its RESULT lines (see tests/e2e/lib.sh);
 # a non-zero exit without a FAIL line, or a timeout, adds one failure.
 # The last line is always "N passed, N failed[, N skipped]". Exit status is
-# non-zero if anything failed or nothing ran. The lab is always torn down.
+# non-zero if anything failed or nothing ran. A run with e2e scripts tears the lab down.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -44,8 +44,11 @@ NPASS=0 NFAIL=0 NSKIP=0 NITEMS=0
 FAILED_NAMES=()
 TMP=$(mktemp -d /tmp/xdpperf-tests.XXXXXX)
 
+# Only a run that started end-to-end scripts owns the lab: a unit-test run
+# leaves a lab someone else is using alone.
+e2e_started=0
 lab_down() {
-	if [[ $(id -u) -eq 0 && -f $ROOT/scripts/lab.sh ]]; then
+	if ((e2e_started)) && [[ $(id -u) -eq 0 && -f $ROOT/scripts/lab.sh ]]; then
 		XP_LAB_QUIET=1 bash "$ROOT/scripts/lab.sh" down >/dev/null 2>&1
 	fi
 }
@@ -230,7 +233,6 @@ if ((${#BPFT[@]})); then
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
 	done
 fi
-e2e_started=0
 for t in "${E2E[@]}"; do
 	((INTERRUPTED)) && break
 	if ((!e2e_started)); then

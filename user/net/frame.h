@@ -1,5 +1,5 @@
 /*
- * Frame builder shared by every engine (AF_XDP today, XDP live frames later):
+ * Frame builder shared by every frame engine (live, xsk) and the tests:
  * one complete Ethernet [802.1Q] IPv4/IPv6 TCP/UDP frame with correct
  * checksums, built once per flow, then patched per packet (ports) with
  * incremental checksum updates.

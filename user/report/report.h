@@ -3,6 +3,10 @@
  * JSON stream of start/interval/end objects (--json-stream). Rates are given
  * in frames/s and in bits/s both on the wire (L1: with preamble, inter-frame
  * gap and FCS, as RFC 2544 counts) and at L2 (frame with FCS).
+ *
+ * report.c holds the three formats and the JSON; the text lines of each kind
+ * of figures (report/figures.h) live in their own module: frames.c,
+ * sockets.c, handshakes.c.
  */
 #ifndef XP_REPORT_H
 #define XP_REPORT_H
