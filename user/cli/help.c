@@ -1,83 +1,89 @@
-/* --help. */
-#include <linux/types.h>
+/* --help, made from the option table so it lists exactly the options there are. */
 #include <stdio.h>
+#include <string.h>
 
-#include "bpf/client.h"
-#include "proto/channel.h"
-#include "cli/opts.h"
+#include "cli/options.h"
+
+/* Help text starts in this column; continuation lines are indented to it. */
+#define HELP_COL 28
+
+static const struct {
+	const char *title; /* may run over several lines */
+	const char *notes; /* printed after the section's options, or NULL */
+} sections[XP_SEC_N] = {
+	[XP_SEC_COMMON] = { "Common:" },
+	[XP_SEC_CLIENT] = { "Client:" },
+	[XP_SEC_SOCKET] = { "Socket tests (fireperf's flags; they select --engine socket):" },
+	[XP_SEC_XDP_CONN] = { "XDP connection engine (--engine xdp, with -x or -k): raw SYNs (XDP live frames\n"
+			      "or AF_XDP), handshakes completed by XDP programs on both ends, no per-connection\n"
+			      "state:" },
+	[XP_SEC_SERVER] = { "Server:",
+			    "  -P N, --engine socket     also listen on -p's ports at start (like fireperf -s)\n" },
+};
+
+/* "  -c, --client ADDR", "      --cport PORT[:PORT]" or "  -4". */
+static void option_names(const struct xp_option *op, char *buf, size_t len)
+{
+	const char *arg = op->arg ? op->arg : "";
+	const char *sp = op->arg ? " " : "";
+
+	if (op->letter && op->name)
+		snprintf(buf, len, "  -%c, --%s%s%s", op->letter, op->name, sp, arg);
+	else if (op->letter)
+		snprintf(buf, len, "  -%c%s%s", op->letter, sp, arg);
+	else
+		snprintf(buf, len, "      --%s%s%s", op->name, sp, arg);
+}
+
+/* The help text with each %u replaced by the next of help_nums. */
+static void expand_help(const struct xp_option *op, char *buf, size_t len)
+{
+	size_t n = 0, num = 0;
+
+	for (const char *p = op->help; *p && n + 1 < len; p++) {
+		if (p[0] == '%' && p[1] == 'u' && num < sizeof(op->help_nums) / sizeof(op->help_nums[0])) {
+			n += (size_t)snprintf(buf + n, len - n, "%u", op->help_nums[num++]);
+			p++;
+		} else {
+			buf[n++] = *p;
+		}
+		if (n >= len)
+			n = len - 1;
+	}
+	buf[n] = '\0';
+}
+
+static void print_option(FILE *f, const struct xp_option *op)
+{
+	char names[64], help[512];
+
+	option_names(op, names, sizeof(names));
+	expand_help(op, help, sizeof(help));
+	/* Names too wide for the column get the help on the next line. */
+	if (strlen(names) >= HELP_COL - 1)
+		fprintf(f, "%s\n%*s", names, HELP_COL, "");
+	else
+		fprintf(f, "%-*s", HELP_COL, names);
+	for (const char *p = help; *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n')
+			fprintf(f, "%*s", HELP_COL, "");
+	}
+	fputc('\n', f);
+}
 
 void xp_usage(FILE *f)
 {
-	fprintf(f,
-"Usage: xdpperf -s [options]            run a server\n"
-"       xdpperf -c ADDR [options]       run a test against the server at ADDR\n"
-"\n"
-"Common:\n"
-"  -s, --server              server role: answer tests, count with XDP\n"
-"  -c, --client ADDR         client role: server address (IPv4, IPv6 or name)\n"
-"      --control-port PORT   control channel TCP port (default %u)\n"
-"  -D, --dev IFNAME          interface to send on (client) or count on (server);\n"
-"                            default: the one the routing table picks\n"
-"      --xdp-mode MODE       auto|native|skb for the XDP program (default auto)\n"
-"  -p, --port PORT[:PORT]    destination port or range of the test traffic\n"
-"                            (default %u:%u); the server counts these ports\n"
-"  -d, --debug               more messages on stderr\n"
-"  -h, --help                this text;  -V, --version\n"
-"\n"
-"Client:\n"
-"  -4, -6                    use IPv4 / IPv6 (default: from ADDR)\n"
-"  -t, --time SECS           test duration (default 10)\n"
-"  -i, --interval SECS       report interval (default 1)\n"
-"  -l, --length BYTES        Ethernet frame size incl. FCS, 64..MTU+18 (default 64)\n"
-"  -b, --bitrate RATE        rate limit: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
-"                            (bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s\n"
-"      --burst N             with -b: N frames back to back, then a pause, so\n"
-"                            the average is the rate (default: spread evenly)\n"
-"  -u, --udp                 UDP frames instead of TCP data segments\n"
-"      --cport PORT[:PORT]   source port range (default %u:%u)\n"
-"      --queues N            AF_XDP sockets / sending threads, one per queue\n"
-"                            (default: all the interface's TX queues)\n"
-"      --first-queue N       use queues N.. (so several clients can share a NIC)\n"
-"      --dst-mac MAC         next-hop MAC (default: from the neighbour table)\n"
-"      --engine NAME         auto: live where the kernel has it, else xsk (default)\n"
-"                            live: XDP live frames (BPF_PROG_RUN), fastest\n"
-"                            xsk: AF_XDP raw frames\n"
-"                            socket: the kernel's TCP stack (-P/-x/-k tests)\n"
-"                            none: send nothing, only report what the server\n"
-"                            receives (for an external generator, e.g. trafgen)\n"
-"  -J, --json                one JSON document at the end\n"
-"      --json-stream         one JSON object per line: start, interval..., end\n"
-"\n"
-"Socket tests (fireperf's flags; they select --engine socket):\n"
-"  -P, --parallel N          parallel connections (server: connections to expect)\n"
-"  -x, --close               close each connection once established: connections/s\n"
-"  -k, --keepalive           open -P connections and hold them with keepalives,\n"
-"                            sending no data: a connection-tracking table test\n"
-"                            (without -x/-k: stream data, a throughput test)\n"
-"  -z, --zero                send zeroes instead of random data\n"
-"      --threads N           event-loop threads (default: one per CPU)\n"
-"      --bind ADDR[-ADDR]    source addresses to spread connections over\n"
-"      --compare             the same test with the socket engine, then with an\n"
-"                            XDP engine (stream: xsk; -x: xdp), and a table of ratios\n"
-"\n"
-"XDP connection engine (--engine xdp, with -x or -k): raw SYNs (XDP live frames\n"
-"or AF_XDP), handshakes completed by XDP programs on both ends, no per-connection\n"
-"state:\n"
-"      --cps N               SYNs per second (default: as fast as possible)\n"
-"      --fin                 close with FIN/FIN-ACK/ACK instead of a reset\n"
-"      --bytes N             with -x: each connection carries N bytes (1..%u) in\n"
-"                            the handshake's ACK, then closes with FINs\n"
-"      --peer kernel         the server's TCP stack answers (xdpperf -s opens\n"
-"                            listeners), not its XDP program\n"
-"      --syn-engine NAME     what sends the SYNs: live (XDP live frames; the\n"
-"                            default for -x, falling back to xsk where the\n"
-"                            kernel lacks it) or xsk (AF_XDP; always for -k)\n"
-"\n"
-"Server:\n"
-"  -1, --one-off             serve one test, then exit\n"
-"  -P N, --engine socket     also listen on -p's ports at start (like fireperf -s)\n"
-"\n"
-"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
-		XP_CONTROL_PORT_DEFAULT, XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI,
-		XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI, XP_CC_DATA_MAX);
+	fputs("Usage: xdpperf -s [options]            run a server\n"
+	      "       xdpperf -c ADDR [options]       run a test against the server at ADDR\n", f);
+	for (int s = 0; s < XP_SEC_N; s++) {
+		fprintf(f, "\n%s\n", sections[s].title);
+		for (size_t i = 0; i < xp_noptions; i++) {
+			if (xp_options[i].section == (enum xp_opt_section)s)
+				print_option(f, &xp_options[i]);
+		}
+		if (sections[s].notes)
+			fputs(sections[s].notes, f);
+	}
+	fputs("\nExit status: 0 success, 1 runtime error, 2 usage error.\n", f);
 }
