@@ -5,10 +5,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli/opts.h"
+#include "cli/options.h"
 
 /* Parse a space-separated command line. Returns xp_opts_parse's result. */
 static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)
@@ -330,6 +331,148 @@ static void test_syn_engine_usage_errors(void **state)
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* --help, as xp_usage writes it, in a string the caller frees. */
+static char *help_text(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	xp_usage(f);
+	fclose(f);
+	return text;
+}
+
+/* Every table option has its own line in --help, named as getopt knows it. */
+static void test_help_lists_every_option(void **state)
+{
+	char *help = help_text();
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const struct xp_option *op = &xp_options[i];
+		char line[64];
+		if (op->letter && op->name)
+			snprintf(line, sizeof(line), "\n  -%c, --%s%s", op->letter, op->name, op->arg ? " " : "");
+		else if (op->letter)
+			snprintf(line, sizeof(line), "\n  -%c ", op->letter);
+		else
+			snprintf(line, sizeof(line), "\n      --%s%s", op->name, op->arg ? " " : "");
+		if (!strstr(help, line))
+			fail_msg("--help has no line for option %s", line + 1);
+		if (op->arg && !strstr(help, op->arg))
+			fail_msg("--help lacks the value name %s", op->arg);
+	}
+	assert_null(strchr(help, '%')); /* every %u got its number */
+	free(help);
+}
+
+static bool is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+/* And the other way: every -X or --name that --help mentions is in the table. */
+static void test_help_mentions_only_table_options(void **state)
+{
+	char *help = help_text();
+	for (const char *p = help; *p; p++) {
+		if (*p != '-' || (p > help && !strchr(" (/\n", p[-1])))
+			continue;
+		if (p[1] == '-') {
+			char name[32];
+			size_t n = 0;
+			while (is_name_char(p[2 + n]) && n + 1 < sizeof(name))
+				name[n] = p[2 + n], n++;
+			name[n] = '\0';
+			if (!xp_option_find(name))
+				fail_msg("--help mentions --%s, which is no option", name);
+			p += 1 + n;
+		} else if (p[1] && p[1] != ' ') {
+			bool found = false;
+			for (size_t i = 0; i < xp_noptions; i++)
+				found |= xp_options[i].letter == p[1];
+			if (!found)
+				fail_msg("--help mentions -%c, which is no option", p[1]);
+		}
+	}
+	free(help);
+}
+
+/* Long names and letters are unique; options with a value have a sample, flags none. */
+static void test_table_consistent(void **state)
+{
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const struct xp_option *op = &xp_options[i];
+		assert_true(op->name || op->letter);
+		assert_non_null(op->parse);
+		assert_non_null(op->help);
+		if (!op->arg != !op->sample)
+			fail_msg("option %s: a value name needs a sample value and a flag none", op->name);
+		for (size_t j = i + 1; j < xp_noptions; j++) {
+			if (op->name && xp_options[j].name)
+				assert_string_not_equal(op->name, xp_options[j].name);
+			if (op->letter)
+				assert_int_not_equal(op->letter, xp_options[j].letter);
+		}
+	}
+}
+
+/* One option (by long name, or by letter if long is false) with its sample. */
+static int read_one(const struct xp_option *op, bool long_form, struct xp_opts *o, char *err, size_t errlen)
+{
+	char name[64];
+	char *argv[] = { "xdpperf", name, (char *)op->sample, NULL };
+	if (long_form)
+		snprintf(name, sizeof(name), "--%s", op->name);
+	else
+		snprintf(name, sizeof(name), "-%c", op->letter);
+	struct xp_given g;
+	FILE *saved = stdout;
+	stdout = fopen("/dev/null", "w"); /* --help and --version print */
+	int r = xp_cli_read(op->sample ? 3 : 2, argv, o, &g, err, errlen);
+	fclose(stdout);
+	stdout = saved;
+	return r;
+}
+
+/* Each table option, by each of its names, takes its sample value and changes the options. */
+static void test_every_option_parses(void **state)
+{
+	struct xp_opts defaults;
+	xp_opts_default(&defaults);
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const struct xp_option *op = &xp_options[i];
+		bool prints = op->parse == xp_option_find("help")->parse || op->parse == xp_option_find("version")->parse;
+		for (int form = 0; form < 2; form++) {
+			struct xp_opts o;
+			char err[256] = "";
+			if (form ? !op->name : !op->letter)
+				continue;
+			int r = read_one(op, form, &o, err, sizeof(err));
+			if (r != (prints ? 1 : 0))
+				fail_msg("option %s%s %s: result %d, message '%s'", form ? "--" : "-",
+					 form ? op->name : (char[]){ op->letter, 0 }, op->sample ? op->sample : "", r, err);
+			if (!prints && !memcmp(&o, &defaults, sizeof(o)))
+				fail_msg("option %s %s changed nothing", op->name ? op->name : "", op->sample ? op->sample : "");
+		}
+	}
+}
+
+/* Every engine name the --engine message offers is accepted. */
+static void test_engine_names(void **state)
+{
+	enum xp_engine_id k;
+	char err[256];
+	assert_int_equal(parse_engine("warp", &k, err, sizeof(err)), -1);
+	char *list = strstr(err, "available: ");
+	assert_non_null(list);
+	list += strlen("available: ");
+	list[strcspn(list, ")")] = '\0';
+	int n = 0;
+	for (char *t = strtok(list, ", "); t; t = strtok(NULL, ", "), n++)
+		assert_int_equal(parse_engine(t, &k, NULL, 0), 0);
+	assert_int_equal(n, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +489,11 @@ int main(void)
 		cmocka_unit_test(test_bytes_usage_errors),
 		cmocka_unit_test(test_syn_engine),
 		cmocka_unit_test(test_syn_engine_usage_errors),
+		cmocka_unit_test(test_help_lists_every_option),
+		cmocka_unit_test(test_help_mentions_only_table_options),
+		cmocka_unit_test(test_table_consistent),
+		cmocka_unit_test(test_every_option_parses),
+		cmocka_unit_test(test_engine_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

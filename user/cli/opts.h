@@ -1,10 +1,11 @@
-/* Command-line options of xdpperf, parsed by cli.c. */
+/* Command-line options of xdpperf: the table is cli/options.c, parsing cli/cli.c, the rules cli/validate.c. */
 #ifndef XP_OPTS_H
 #define XP_OPTS_H
 
 #include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "engine/names.h"
 #include "net/addr.h"

@@ -1,4 +1,4 @@
-/* Option value parsers; see parse.h. */
+/* Option value parsers; see cli/values.h. */
 #include "cli/values.h"
 
 #include <stdarg.h>

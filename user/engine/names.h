@@ -6,13 +6,14 @@
 #ifndef XP_ENGINE_NAMES_H
 #define XP_ENGINE_NAMES_H
 
+/* In the order --help and error messages list them. */
 enum xp_engine_id {
 	XP_ENGINE_AUTO = 0, /* the first of live, xsk that can run here */
-	XP_ENGINE_XSK,      /* AF_XDP sockets */
 	XP_ENGINE_LIVE,     /* XDP live frames (BPF_PROG_RUN) */
+	XP_ENGINE_XSK,      /* AF_XDP sockets */
+	XP_ENGINE_XDP,      /* the XDP connection engine: a SYN sender + the client's handshake program */
 	XP_ENGINE_SOCKET,   /* the kernel's TCP stack */
 	XP_ENGINE_NONE,     /* sends nothing: an outside generator does */
-	XP_ENGINE_XDP,      /* the XDP connection engine: a SYN sender + the client's handshake program */
 	XP_ENGINE_COUNT
 };
 
