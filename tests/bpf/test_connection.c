@@ -423,10 +423,10 @@ static struct server_bpf *load_server(void)
 
 	if (!s)
 		return NULL;
-	s->rodata->reply_redirect = (uint8_t)reply_redirect;
-	s->rodata->ctrl_port = CTRL_PORT;
-	s->rodata->cookie_key[0] = KEY[0];
-	s->rodata->cookie_key[1] = KEY[1];
+	s->rodata->config.reply_redirect = (uint8_t)reply_redirect;
+	s->rodata->config.ctrl_port = CTRL_PORT;
+	s->rodata->config.cookie_key[0] = KEY[0];
+	s->rodata->config.cookie_key[1] = KEY[1];
 	if (server_bpf__load(s)) {
 		server_bpf__destroy(s);
 		return NULL;

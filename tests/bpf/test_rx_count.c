@@ -193,7 +193,7 @@ static struct server_bpf *load_skel(uint16_t ctrl_port)
 
 	if (!skel)
 		return NULL;
-	skel->rodata->ctrl_port = ctrl_port;
+	skel->rodata->config.ctrl_port = ctrl_port;
 	if (server_bpf__load(skel)) {
 		server_bpf__destroy(skel);
 		return NULL;
@@ -657,7 +657,7 @@ static void test_control_port_unset(void **state)
 	struct server_bpf *skel = *state; /* loaded with ctrl_port = 0 */
 	struct fspec s = tcp4(CTRL_PORT, F_ACK, 0);
 
-	assert_int_equal(skel->rodata->ctrl_port, 0);
+	assert_int_equal(skel->rodata->config.ctrl_port, 0);
 	std_slot(skel, XP_PROTO_TCP);
 	map_port(skel, CTRL_PORT, TEST_SLOT + 1);
 	s.pad_to = 60;
