@@ -413,7 +413,7 @@ struct env {
 };
 
 static int reply_redirect; /* load the next programs with the redirect knob */
-static uint32_t data_len;  /* cc_data_len of the next client program */
+static uint32_t data_len;  /* config.data_len of the next client program */
 
 #define DATA_LEN 1000 /* what the e2e test sends */
 
@@ -440,15 +440,15 @@ static struct client_bpf *load_client(uint32_t mode, uint8_t family)
 
 	if (!c)
 		return NULL;
-	c->rodata->cc_family = family;
-	c->rodata->cc_cport_lo = CPORT_LO;
-	c->rodata->cc_cport_hi = CPORT_HI;
-	c->rodata->cc_dport_lo = PORT_LO;
-	c->rodata->cc_dport_hi = PORT_HI;
-	c->rodata->cc_mode = mode;
-	c->rodata->cc_ctrl_port = CTRL_PORT;
-	c->rodata->cc_reply_redirect = (uint8_t)reply_redirect;
-	c->rodata->cc_data_len = data_len;
+	c->rodata->config.family = family;
+	c->rodata->config.cport_lo = CPORT_LO;
+	c->rodata->config.cport_hi = CPORT_HI;
+	c->rodata->config.dport_lo = PORT_LO;
+	c->rodata->config.dport_hi = PORT_HI;
+	c->rodata->config.mode = mode;
+	c->rodata->config.ctrl_port = CTRL_PORT;
+	c->rodata->config.reply_redirect = (uint8_t)reply_redirect;
+	c->rodata->config.data_len = data_len;
 	if (client_bpf__load(c)) {
 		client_bpf__destroy(c);
 		return NULL;
@@ -1468,7 +1468,7 @@ static void test_non_test_traffic_passes(void **state)
 	expect_cli(e, (struct xp_cc_counters){ .passed = 10 });
 }
 
-/* cc_family 4: IPv6 SYN-ACKs are not ours. */
+/* config.family 4: IPv6 SYN-ACKs are not ours. */
 static void test_client_family_filter(void **state)
 {
 	struct env *e = *state;
