@@ -49,6 +49,39 @@ struct xp_stamp {
 } __attribute__((packed));
 
 /*
+ * The program's configuration: the rodata variable `config`, set by
+ * xp_gen_load() between open and load (skel->rodata->config) and frozen at
+ * load, so the verifier sees every field as a constant (see
+ * bpf/generator.bpf.c). Offsets are those of struct frame_layout, ports as
+ * in struct xp_engine_cfg (host order).
+ */
+struct xp_generator_config {
+	__u32 tmpl_len;      /* template bytes, frame without FCS */
+	__u16 l3_off;        /* IP header (SYN mode) */
+	__u16 l4_off;
+	__u16 payload_off;
+	__u16 payload_len;
+	__u8 l4_proto;       /* IPPROTO_TCP or IPPROTO_UDP */
+	__u8 stamp;          /* write the stamp (payload_len >= XP_STAMP_LEN) */
+	__u8 syn_mode;       /* one SYN per frame (connection tests) */
+	__u8 is_v6;          /* the template's family (SYN mode) */
+	__u16 sport_lo, sport_hi;
+	__u16 dport_lo, dport_hi;
+	__u32 nthreads;      /* flow stride: threads sending (1 if unset) */
+	__u32 seq0;          /* the template's TCP sequence number */
+	__u32 stream_base;   /* stamp stream = stream_base + tid */
+	__u32 tx_ifindex;    /* live runs' ingress_ifindex; 0 = any (unit tests) */
+	/* SYN mode */
+	__u32 nbind;         /* source addresses in bind_addr; 0 = the template's */
+	__u64 conn_space;    /* distinct tuples: max(nbind, 1) x sports x dports (1 if unset) */
+	__u64 seed;          /* ISN key */
+	/* Addresses as they are on the wire (IPv4: the first word only). */
+	__u32 bind_addr[XP_GEN_MAX_BIND][4];
+	/* The frame every run copies in (tmpl_len bytes). */
+	__u8 tmpl[XP_GEN_MAX_LEN];
+};
+
+/*
  * Per-CPU generator state, one entry (key 0) of the gen_state
  * PERCPU_ARRAY. The engine pins one thread per CPU, so a CPU's entry is one
  * thread's state: no atomics, no sharing. Live frames hide the rx queue from
