@@ -41,6 +41,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "generator.h"
+#include "lib/csum.h"
 #include "lib/isn.h"
 
 #ifndef IPPROTO_TCP
@@ -66,23 +67,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xp_gen_state);
 } gen_state SEC(".maps");
-
-/*
- * Checksum arithmetic in the memory-order convention of user/net/csum.h: 16-bit
- * words are loaded raw (host order) and fields are stored raw, which works
- * because the ones' complement sum does not depend on byte order. A raw
- * 32/64-bit load is two/four such words; which half is which does not
- * matter to a sum.
- */
-static __always_inline __u32 words32(__u32 x)
-{
-	return (x & 0xffff) + (x >> 16);
-}
-
-static __always_inline __u32 words64(__u64 x)
-{
-	return words32((__u32)x) + words32((__u32)(x >> 32));
-}
 
 /*
  * Packet stores and loads of whole fields. The fields are not aligned
@@ -190,11 +174,11 @@ int xdp_generator(struct xdp_md *ctx)
 		d = (__u32)(t % nd);
 		s = (__u32)((t / nd) % ns);
 
-		old_sum = words32(LD(__u32, l4)) + words32(LD(__u32, l4 + 4));
+		old_sum = xp_csum_words32(LD(__u32, l4)) + xp_csum_words32(LD(__u32, l4 + 4));
 		nwords = 4;
 		new_ports = bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d));
 		new_seq = bpf_htonl(xp_conn_isn(config.seed, kc));
-		sum = words32(new_ports) + words32(new_seq);
+		sum = xp_csum_words32(new_ports) + xp_csum_words32(new_seq);
 		ST(__u32, l4, new_ports);
 		ST(__u32, l4 + 4, new_seq);
 
@@ -211,8 +195,8 @@ int xdp_generator(struct xdp_md *ctx)
 				for (int j = 0; j < 4; j++) {
 					__u32 v = config.bind_addr[a][j];
 
-					o += words32(LD(__u32, sa + j * 4));
-					w += words32(v);
+					o += xp_csum_words32(LD(__u32, sa + j * 4));
+					w += xp_csum_words32(v);
 					ST(__u32, sa + j * 4, v);
 				}
 				old_sum += o;
@@ -220,18 +204,14 @@ int xdp_generator(struct xdp_md *ctx)
 				nwords += 8;
 			} else {
 				void *sa = ip + 12;
-				__u32 v = config.bind_addr[a][0], o = words32(LD(__u32, sa)), w = words32(v);
-				__u32 hs;
-				__u16 hc = LD(__u16, ip + 10);
+				__u32 v = config.bind_addr[a][0], o = xp_csum_words32(LD(__u32, sa));
+				__u32 w = xp_csum_words32(v);
 
 				ST(__u32, sa, v);
 				old_sum += o;
 				sum += w;
 				nwords += 2;
-				hs = (__u16)~hc + 2 * 0xffff - o + w;
-				hs = (hs & 0xffff) + (hs >> 16);
-				hs = (hs & 0xffff) + (hs >> 16);
-				ST(__u16, ip + 10, (__u16)~hs);
+				ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), o, w, 2));
 			}
 		}
 		goto csum;
@@ -250,14 +230,12 @@ int xdp_generator(struct xdp_md *ctx)
 	s = st->s;
 	k = st->k;
 
-	/* Old words out, new words in (RFC 1624 eqn 3: ~HC + ~m + m'). The
-	 * frame holds the template here, so its words are the old ones;
-	 * ~m of each 16-bit word is 0xffff - m, summed as nwords * 0xffff -
-	 * sum(m), which cannot go negative. */
-	old_sum = words32(LD(__u32, l4));
+	/* Old words out, new words in (old_sum, sum and nwords for step 3):
+	 * the frame holds the template here, so its words are the old ones. */
+	old_sum = xp_csum_words32(LD(__u32, l4));
 	nwords = 2;
 	new_ports = bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d));
-	sum = words32(new_ports);
+	sum = xp_csum_words32(new_ports);
 	ST(__u32, l4, new_ports); /* source port, then destination port */
 
 	if (config.l4_proto == IPPROTO_TCP && config.payload_len) {
@@ -265,9 +243,9 @@ int xdp_generator(struct xdp_md *ctx)
 		 * the (k-1)-th ended, which keeps conntrack's window tracking
 		 * in a firewall under test happy. */
 		new_seq = bpf_htonl(config.seq0 + (__u32)k * config.payload_len);
-		old_sum += words32(LD(__u32, l4 + 4));
+		old_sum += xp_csum_words32(LD(__u32, l4 + 4));
 		nwords += 2;
-		sum += words32(new_seq);
+		sum += xp_csum_words32(new_seq);
 		ST(__u32, l4 + 4, new_seq);
 	}
 
@@ -279,26 +257,23 @@ int xdp_generator(struct xdp_md *ctx)
 		__u64 w1 = bpf_cpu_to_be64(n);
 		__u64 w2 = bpf_cpu_to_be64(bpf_ktime_get_ns());
 
-		old_sum += words64(LD(__u64, pl)) + words64(LD(__u64, pl + 8)) +
-			   words64(LD(__u64, pl + 16));
+		old_sum += xp_csum_words64(LD(__u64, pl)) + xp_csum_words64(LD(__u64, pl + 8)) +
+			   xp_csum_words64(LD(__u64, pl + 16));
 		nwords += XP_STAMP_LEN / 2;
-		sum += words64(w0) + words64(w1) + words64(w2);
+		sum += xp_csum_words64(w0) + xp_csum_words64(w1) + xp_csum_words64(w2);
 		ST(__u64, pl, w0); /* magic, then stream */
 		ST(__u64, pl + 8, w1);
 		ST(__u64, pl + 16, w2);
 	}
 
-	/* 3. The checksum: ~HC + sum(~m) + sum(m'), folded, complemented. */
+	/* 3. The checksum, from the template's: RFC 1624 eqn 3 over the
+	 * nwords words that changed (old_sum out, sum in). */
 csum:
-	check = LD(__u16, l4 + check_off);
-	sum += (__u16)~check + nwords * 0xffff - old_sum;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	check = (__u16)~sum;
+	check = xp_csum_replace(LD(__u16, l4 + check_off), old_sum, sum, nwords);
 	/* UDP: 0 means "no checksum"; a computed 0 is sent as 0xffff
 	 * (RFC 768), as frame_build does. */
 	if (config.l4_proto != IPPROTO_TCP && check == 0)
-		check = 0xffff;
+		check = XP_CSUM_MANGLED_0;
 	ST(__u16, l4 + check_off, check);
 	if (config.syn_mode) {
 		st->sent = n + 1;

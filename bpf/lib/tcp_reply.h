@@ -38,6 +38,8 @@
 #ifndef XDPPERF_TCP_REPLY_H
 #define XDPPERF_TCP_REPLY_H
 
+#include "csum.h"
+
 /* TCP option kinds and lengths (RFC 9293, 7323, 2018). */
 #define XP_TCPOPT_EOL        0
 #define XP_TCPOPT_NOP        1
@@ -112,18 +114,6 @@ union xp_tcp_hdr_buf {
 	__u16 h[(XP_TCP_HLEN + XP_TCP_MAX_OPT_LEN) / 2];
 	__u32 w[(XP_TCP_HLEN + XP_TCP_MAX_OPT_LEN) / 4];
 };
-
-/* Fold a 64-bit ones' complement accumulator; returns the checksum field
- * (complemented, memory order, like csum_fold in user/net/csum.c). */
-static __always_inline __u16 xp_csum_fold64(__u64 sum)
-{
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
-}
 
 /*
  * The option walk runs under bpf_loop(): a plain loop over options makes the
@@ -319,7 +309,7 @@ static __always_inline int xp_reply_hdr(const struct xp_tcp_seg *s, const struct
 					union xp_tcp_hdr_buf *hb, __u32 *hlen)
 {
 	__u32 nopt = r->nopt, plen = r->payload, i;
-	__u64 sum = 0;
+	__u64 sum;
 
 	if (s->l3_off > XP_L3_OFF_MAX || s->l4_off > XP_L4_OFF_MAX || nopt > XP_REPLY_OPT_WORDS ||
 	    plen > XP_REPLY_MAX_PAYLOAD)
@@ -340,16 +330,9 @@ static __always_inline int xp_reply_hdr(const struct xp_tcp_seg *s, const struct
 		if (i < nopt)
 			hb->w[5 + i] = r->opt[i];
 
-	/* Pseudo-header (the swapped addresses sum the same) + whole buffer. */
-	if (s->is_v6) {
-#pragma unroll
-		for (i = 0; i < 4; i++)
-			sum += (__u64)s->saddr[i] + s->daddr[i];
-	} else {
-		sum += (__u64)s->saddr[0] + s->daddr[0];
-	}
-	/* The zero payload sums to nothing; only its length counts. */
-	sum += bpf_htons(IPPROTO_TCP) + bpf_htons(*hlen + plen);
+	/* Pseudo-header (the swapped addresses sum the same) + whole buffer.
+	 * The zero payload sums to nothing; only its length counts. */
+	sum = xp_csum_pseudo(s->saddr, s->daddr, s->is_v6, IPPROTO_TCP, *hlen + plen);
 #pragma unroll
 	for (i = 0; i < sizeof(hb->w) / sizeof(hb->w[0]); i++)
 		sum += hb->w[i];
@@ -401,7 +384,6 @@ static __always_inline int xp_reply_write(void *data, void *data_end, const stru
 		__builtin_memcpy(&ip6h->daddr, s->saddr, 16);
 	} else {
 		struct iphdr *iph = data + l3_off;
-		__u64 isum = 0;
 
 		if ((void *)(iph + 1) > data_end)
 			return -1;
@@ -415,10 +397,7 @@ static __always_inline int xp_reply_write(void *data, void *data_end, const stru
 		iph->check = 0;
 		iph->saddr = s->daddr[0];
 		iph->daddr = s->saddr[0];
-#pragma unroll
-		for (i = 0; i < sizeof(*iph) / 4; i++)
-			isum += ((__u32 *)iph)[i];
-		iph->check = xp_csum_fold64(isum);
+		iph->check = xp_csum_ipv4_hdr(iph);
 	}
 
 	tcp = data + l4_off;
