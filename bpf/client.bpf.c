@@ -52,8 +52,6 @@ struct {
 /* What TCP assumes when a SYN-ACK has no MSS option (RFC 9293, 8200). */
 #define XP_CC_DEFAULT_MSS4  536
 #define XP_CC_DEFAULT_MSS6  1220
-/* NOP, NOP, timestamps: what xp_reply_put_ts() adds. */
-#define XP_TCPOLEN_TS_BLOCK 12
 
 /* XP_CC_MODE_DATA: how much of config.data_len the SYN-ACK lets us send in one
  * segment: no more than its window (never scaled in a SYN-ACK) nor its MSS,
