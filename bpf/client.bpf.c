@@ -32,6 +32,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "client.h"
+#include "lib/consts.h"
 #include "lib/parsing.h"
 #include "lib/tcp_reply.h"
 
@@ -231,8 +232,6 @@ pass:
  * untagging) stays there and goes out with the reply; one still in the
  * frame is kept like in XDP.
  */
-#define XP_TC_ACT_OK   0
-#define XP_TC_ACT_SHOT 2
 
 /* The payload's source for bpf_skb_store_bytes() (a grown skb is not
  * zeroed, unlike a grown XDP frame). */

@@ -41,20 +41,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "generator.h"
+#include "lib/consts.h"
 #include "lib/csum.h"
 #include "lib/isn.h"
-
-#ifndef IPPROTO_TCP
-#define IPPROTO_TCP 6
-#endif
 
 /* Templates up to this long are copied with plain stores, longer ones with
  * bpf_xdp_store_bytes. */
 #define SMALL_LEN 128
-
-/* Offsets of the checksum field in the TCP and UDP headers. */
-#define TCP_CHECK_OFF 16
-#define UDP_CHECK_OFF 6
 
 /* Set by xp_gen_load (user/engine/live.c) before load; see struct
  * xp_generator_config. */
@@ -149,7 +142,7 @@ int xdp_generator(struct xdp_md *ctx)
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
 	l4 = data + config.l4_off;
-	check_off = config.l4_proto == IPPROTO_TCP ? TCP_CHECK_OFF : UDP_CHECK_OFF;
+	check_off = config.l4_proto == IPPROTO_TCP ? XP_TCP_CHECK_OFF : XP_UDP_CHECK_OFF;
 	/* The TCP header (20 bytes) covers ports, seq and checksum; UDP's 8. */
 	if (l4 + (config.l4_proto == IPPROTO_TCP ? 20 : 8) > data_end)
 		return XDP_ABORTED;

@@ -25,6 +25,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "server.h"
+#include "lib/consts.h"
 #include "lib/parsing.h"
 #include "lib/syncookie.h"
 #include "lib/tcp_reply.h"

@@ -42,10 +42,10 @@
 #ifndef XDPPERF_TCP_REPLY_H
 #define XDPPERF_TCP_REPLY_H
 
+#include "consts.h"
 #include "csum.h"
 #include "tcp_options.h"
 
-#define XP_TCP_HLEN          20u
 #define XP_REPLY_OPT_WORDS   10u  /* 40 option bytes */
 
 /* Where the headers may be: Ethernet plus up to two VLAN tags. */
@@ -54,8 +54,6 @@
 #define XP_L3_OFF_MASK       0x1fu /* >= XP_L3_OFF_MAX, for the verifier */
 #define XP_L4_OFF_MASK       0x3fu /* >= XP_L4_OFF_MAX */
 
-#define XP_ETH_ALEN          6
-#define XP_IPV4_DF           0x4000
 #define XP_REPLY_TTL         64   /* what Linux uses (net.ipv4.ip_default_ttl) */
 /* Bound on r->payload (the lengths stay far from overflowing 16 bits); the
  * caller keeps within the path's MSS. */
