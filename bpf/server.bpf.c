@@ -29,51 +29,7 @@
 #include "lib/parsing.h"
 #include "lib/syncookie.h"
 #include "lib/tcp_reply.h"
-
-/* Destination port (host order) -> slot index + 1, 0 = not a test port.
- * An array indexed by port is one bounds check and a load; no hashing. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_NUM_PORTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} port_slot SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xp_slot_cfg);
-} slot_cfg SEC(".maps");
-
-/* Per-CPU so the hot path needs no atomics; userspace sums the CPUs. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xp_counters);
-} counters SEC(".maps");
-
-/* XP_SLOT_RESPOND: per slot, the payload length of the last handshake-
- * completing segment that carried data (the client's data mode sends the
- * same length on every connection of a test). It lets the client's final
- * ACK after such a close be recognised: that ACK's seq is ISN + len + 2,
- * and the client's ISN is what the cookie is bound to. A property of the
- * test, learned from its traffic; nothing is kept per connection. Shared by
- * the CPUs (plain loads and stores: it is written only when it changes). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} slot_data_len SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XP_G_NSTATS);
-	__type(key, __u32);
-	__type(value, __u64);
-} gstats SEC(".maps");
+#include "server_maps.h"
 
 /* Set by the loader before load; see struct xp_server_config. */
 const volatile struct xp_server_config config = {};
