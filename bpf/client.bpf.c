@@ -221,7 +221,7 @@ pass:
 
 /*
  * XP_CC_MODE_DATA's fallback, attached at TC ingress of the same interface
- * (user/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer had no room
+ * (user/loader/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer had no room
  * for the payload (xp_tcp_reply_send() -> XP_REPLY_NOROOM; on veth a
  * forwarded SYN-ACK has a few dozen bytes of tailroom) come here as skbs,
  * which can grow: the same data segment is built with bpf_skb_change_tail()

@@ -13,7 +13,7 @@
  *  2. set the per-frame fields: source and destination port (flow i, dport
  *     fastest, as xp_flow_ports), the TCP sequence number (each flow's
  *     segments follow on from each other), and, when the payload has room,
- *     the stamp of gen.h (magic, stream, sequence, timestamp);
+ *     the stamp of generator.h (magic, stream, sequence, timestamp);
  *  3. fix the L4 checksum incrementally from the template's (RFC 1624
  *     eqn. 3 over the changed 16-bit words): a few adds, whatever the
  *     frame size. IP headers never change, so neither does the IPv4
@@ -53,7 +53,7 @@
  * xp_generator_config. */
 const volatile struct xp_generator_config config = { .nthreads = 1, .conn_space = 1 };
 
-/* One entry; per CPU so the hot path needs no atomics (see gen.h). */
+/* One entry; per CPU so the hot path needs no atomics (see generator.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -85,7 +85,7 @@ int xdp_generator(struct xdp_md *ctx)
 	__u16 check;
 
 	/* userspace also attaches this program, idle, to a private loopback
-	 * to keep it in the XDP dispatcher (see engine_live.c): anything that
+	 * to keep it in the XDP dispatcher (see user/engine/live.c): anything that
 	 * arrives there, or anywhere but in a run for tx_ifindex, passes. */
 	if (config.tx_ifindex && ctx->ingress_ifindex != config.tx_ifindex)
 		return XDP_PASS;
@@ -264,7 +264,7 @@ int xdp_generator(struct xdp_md *ctx)
 csum:
 	check = xp_csum_replace(LD(__u16, l4 + check_off), old_sum, sum, nwords);
 	/* UDP: 0 means "no checksum"; a computed 0 is sent as 0xffff
-	 * (RFC 768), as frame_build does. */
+	 * (RFC 768), as frame_build (user/net/frame.c) does. */
 	if (config.l4_proto != IPPROTO_TCP && check == 0)
 		check = XP_CSUM_MANGLED_0;
 	ST(__u16, l4 + check_off, check);

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * XDP live-frames generator (bpf/generator.bpf.c): limits, map values and the
- * payload stamp, shared by the BPF program and userspace
- * (user/engine/live.c, tests/bpf/test_gen.c).
+ * XDP live-frames generator (bpf/generator.bpf.c): limits, the read-only
+ * configuration, map values and the payload stamp, shared by the BPF program
+ * and userspace (user/engine/live.c, tests/bpf/test_gen.c).
  *
- * Like xdpperf.h, the shared part needs only __u8..__u64 (vmlinux.h on the
+ * Like server.h, the shared part needs only __u8..__u64 (vmlinux.h on the
  * BPF side, <linux/types.h> in userspace). The userspace-only part at the end
- * (#ifndef __bpf__) declares the loader engine_live.c exports, so the tests
- * configure the program exactly as the engine does.
+ * (#ifndef __bpf__) declares the loader user/engine/live.c exports, so the
+ * tests configure the program exactly as the engine does.
  */
-#ifndef XDPPERF_GEN_H
-#define XDPPERF_GEN_H
+#ifndef XDPPERF_GENERATOR_H
+#define XDPPERF_GENERATOR_H
 
 #ifndef __bpf__
 #include <linux/types.h>
@@ -25,7 +25,7 @@
 #define XP_GEN_MAX_LEN 3520u
 
 /* SYN mode: most source addresses (--bind) the generator spreads SYNs over
- * (XP_MAX_BIND of user/engine.h). A power of two. */
+ * (XP_MAX_BIND of user/engine/engine.h). A power of two. */
 #define XP_GEN_MAX_BIND 256u
 
 /* Payload stamp: written at the start of the payload when it has room. */
@@ -129,7 +129,7 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
 
 /*
  * Keep the loaded program in the kernel's XDP dispatcher by attaching it,
- * idle, to the loopback of a private network namespace (see engine_live.c:
+ * idle, to the loopback of a private network namespace (see user/engine/live.c:
  * without it every BPF_PROG_RUN call with repeat > 1 sleeps 15-30 ms).
  * Close *link_fd, then *ns_fd, to undo. 0 or -errno with *err set.
  */
@@ -139,4 +139,4 @@ int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err,
 __u64 xp_gen_sent(struct generator_bpf *skel);
 #endif
 
-#endif /* XDPPERF_GEN_H */
+#endif /* XDPPERF_GENERATOR_H */

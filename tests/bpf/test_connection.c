@@ -14,7 +14,7 @@
  *
  * Every frame out is parsed and checked field by field, with both checksums
  * verified by user/net/csum.c. The cookie is recomputed here from the design in
- * bpf/syncookie.h (SipHash-2-4 reference below, checked against the
+ * bpf/lib/syncookie.h (SipHash-2-4 reference below, checked against the
  * reference vector of the SipHash paper) with the key the test loads, which
  * also lets the tests forge cookies from other time steps. Needs root.
  */
@@ -59,7 +59,7 @@
 #define F_PSH 0x08
 #define F_ACK 0x10
 
-/* Must match bpf/syncookie.h and server.bpf.c. */
+/* Must match bpf/lib/syncookie.h and bpf/server.bpf.c. */
 #define STEP_SHIFT  26
 #define SRV_TS_SHIFT 20
 
@@ -70,7 +70,7 @@ static const uint8_t SERVER_MAC[6] = { 0x02, 0x5e, 0, 0, 0, 0x02 };
 static int ncpus;
 
 /* ---------------------------------------------------------------------- */
-/* SipHash-2-4 reference and the cookie design of bpf/syncookie.h          */
+/* SipHash-2-4 reference and the cookie design of bpf/lib/syncookie.h      */
 /* ---------------------------------------------------------------------- */
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
@@ -125,7 +125,7 @@ struct flow {
 	uint16_t sport, dport;       /* network order */
 };
 
-/* SipHash input words as bpf/syncookie.h defines them, as bytes
+/* SipHash input words as bpf/lib/syncookie.h defines them, as bytes
  * (little-endian words, which is how SipHash reads its message). */
 static size_t cookie_msg(const struct flow *f, uint32_t cseq, uint32_t t,
 			 uint32_t mss_idx, uint8_t *msg)

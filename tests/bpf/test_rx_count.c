@@ -206,7 +206,7 @@ static int setup(void **state)
 	struct server_bpf *skel = load_skel(CTRL_PORT);
 
 	if (!skel) {
-		fprintf(stderr, "rx_count: skeleton load failed: %s\n", strerror(errno));
+		fprintf(stderr, "server: skeleton load failed: %s\n", strerror(errno));
 		return -1;
 	}
 	*state = skel;
@@ -218,7 +218,7 @@ static int setup_no_ctrl(void **state)
 	struct server_bpf *skel = load_skel(0);
 
 	if (!skel) {
-		fprintf(stderr, "rx_count: skeleton load failed: %s\n", strerror(errno));
+		fprintf(stderr, "server: skeleton load failed: %s\n", strerror(errno));
 		return -1;
 	}
 	*state = skel;
@@ -999,12 +999,12 @@ int main(void)
 	/* Fail loudly once, up front, if BPF is unusable here. */
 	probe = load_skel(CTRL_PORT);
 	if (!probe) {
-		fprintf(stderr, "test_rx_count: cannot load rx_count BPF program "
+		fprintf(stderr, "test_rx_count: cannot load the server BPF program "
 			"(%s): BPF unavailable or verifier rejected it\n",
 			strerror(errno));
 		return 1;
 	}
 	server_bpf__destroy(probe);
 
-	return cmocka_run_group_tests_name("rx_count", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("server", tests, NULL, NULL);
 }
