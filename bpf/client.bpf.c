@@ -54,10 +54,10 @@ struct {
 #define XP_CC_DEFAULT_MSS4  536
 #define XP_CC_DEFAULT_MSS6  1220
 
-/* XP_CC_MODE_DATA: how much of config.data_len the SYN-ACK lets us send in one
- * segment: no more than its window (never scaled in a SYN-ACK) nor its MSS,
- * less the timestamps option our segment carries (RFC 6691). The server's
- * XDP program announces 65535 and 1460/1440. */
+/* XP_CC_MODE_DATA: how much of config.data_len the SYN-ACK lets us send in
+ * one segment: no more than its window (never scaled in a SYN-ACK) nor its
+ * MSS, less the timestamps option our segment carries (RFC 6691). The
+ * server's XDP program announces 65535 and 1460/1440. */
 static __always_inline __u32 data_len_for(const struct xp_tcp_seg *sg)
 {
 	__u32 n = config.data_len, mss;
@@ -221,12 +221,13 @@ pass:
 
 /*
  * XP_CC_MODE_DATA's fallback, attached at TC ingress of the same interface
- * (user/loader/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer had no room
- * for the payload (xp_tcp_reply_send() -> XP_REPLY_NOROOM; on veth a
- * forwarded SYN-ACK has a few dozen bytes of tailroom) come here as skbs,
- * which can grow: the same data segment is built with bpf_skb_change_tail()
- * and sent back out of the interface with bpf_redirect(). Still one frame
- * out per frame in, nothing kept. Everything else: TC_ACT_OK.
+ * (user/loader/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer
+ * had no room for the payload (xp_tcp_reply_send() -> XP_REPLY_NOROOM; on
+ * veth a forwarded SYN-ACK has a few dozen bytes of tailroom) come here as
+ * skbs, which can grow: the same data segment is built with
+ * bpf_skb_change_tail() and sent back out of the interface with
+ * bpf_redirect(). Still one frame out per frame in, nothing kept.
+ * Everything else: TC_ACT_OK.
  *
  * A VLAN tag the stack has moved into the skb (hardware or software
  * untagging) stays there and goes out with the reply; one still in the

@@ -73,7 +73,8 @@ struct xp_generator_config {
 	__u32 tx_ifindex;    /* live runs' ingress_ifindex; 0 = any (unit tests) */
 	/* SYN mode */
 	__u32 nbind;         /* source addresses in bind_addr; 0 = the template's */
-	__u64 conn_space;    /* distinct tuples: max(nbind, 1) x sports x dports (1 if unset) */
+	/* Distinct tuples: max(nbind, 1) x sports x dports (1 if unset). */
+	__u64 conn_space;
 	__u64 seed;          /* ISN key */
 	/* Addresses as they are on the wire (IPv4: the first word only). */
 	__u32 bind_addr[XP_GEN_MAX_BIND][4];

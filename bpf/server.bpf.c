@@ -10,8 +10,8 @@
  *
  * A slot with XP_SLOT_RESPOND also answers its TCP frames, statelessly, so
  * connection tests need no sockets and no per-connection state anywhere
- * (see xp_respond below, bpf/lib/syncookie.h and bpf/lib/tcp_reply.h). Its frames
- * are counted exactly as in any slot first.
+ * (see xp_respond below, bpf/lib/syncookie.h and bpf/lib/tcp_reply.h). Its
+ * frames are counted exactly as in any slot first.
  *
  * gstats accounting: every frame bumps XP_G_SEEN, then exactly one of
  * "counted in a slot", XP_G_PASSED or XP_G_MALFORMED, so
