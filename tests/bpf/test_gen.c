@@ -253,7 +253,7 @@ static void gen_case(int family, uint8_t proto, size_t size, uint16_t vlan, uint
 	struct gen g;
 
 	gen_load(&g, &c, nthreads, tid);
-	assert_int_equal(g.skel->rodata->stamp, want_stamp);
+	assert_int_equal(g.skel->rodata->config.stamp, want_stamp);
 	assert_int_equal(g.lay.len, size - 4);
 	/* Two batches: state carries over between runs. */
 	uint64_t ts = run_and_check(&g, 0, NFRAMES / 2, 0);
@@ -440,10 +440,10 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 
 	gen_load(&g, &c, nthreads, tid);
 	const struct frame_layout *l = &g.lay;
-	uint64_t seed = g.skel->rodata->seed;
-	assert_int_equal(g.skel->rodata->syn_mode, 1);
-	assert_int_equal(g.skel->rodata->stamp, 0);
-	assert_int_equal(g.skel->rodata->conn_space, space);
+	uint64_t seed = g.skel->rodata->config.seed;
+	assert_int_equal(g.skel->rodata->config.syn_mode, 1);
+	assert_int_equal(g.skel->rodata->config.stamp, 0);
+	assert_int_equal(g.skel->rodata->config.conn_space, space);
 	assert_int_equal(l->len, frame_min_size(&c.frames.tmpl) - 4);
 	assert_int_equal(xp_tuples_init(&m, &g.cfg, seed, err, sizeof(err)), 0);
 

@@ -191,7 +191,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 			 xsk_way(cfg->kind != XP_TEST_STREAM));
 		return -e;
 	}
-	struct generator_bpf__rodata *ro = skel->rodata;
+	struct xp_generator_config *ro = &skel->rodata->config;
 	ro->tmpl_len = (__u32)len;
 	memcpy((void *)ro->tmpl, tmpl, len);
 	ro->l4_off = lay->l4_off;
@@ -310,7 +310,7 @@ int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err,
 			close(h.ns_fd);
 		snprintf(err, errlen, "cannot attach the XDP live-frames generator to a private loopback: %s%s%s",
 			 strerror(h.err), h.err == EPERM ? " (needs CAP_SYS_ADMIN)" : ": use ",
-			 h.err == EPERM ? "" : xsk_way(skel->rodata->syn_mode));
+			 h.err == EPERM ? "" : xsk_way(skel->rodata->config.syn_mode));
 		return -h.err;
 	}
 	*link_fd = h.link_fd;
@@ -473,7 +473,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		return r;
 	}
 	/* tmpl has room: SYNs are far shorter than XP_GEN_MAX_LEN. */
-	e->in_len = e->lay.len + (e->skel->rodata->syn_mode ? 1 : 0);
+	e->in_len = e->lay.len + (e->skel->rodata->config.syn_mode ? 1 : 0);
 	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_generator);
 	r = xp_gen_hold(e->skel, &e->hold_link, &e->hold_ns, err, errlen);
 	if (r) {

@@ -38,16 +38,16 @@ int client_prog_open(const struct client_prog_cfg *c, struct client_prog **out, 
 		free(cp);
 		return -e;
 	}
-	struct client_bpf__rodata *ro = cp->skel->rodata;
-	ro->cc_family = c->family == AF_INET6 ? 6 : 4;
-	ro->cc_cport_lo = c->cport_lo;
-	ro->cc_cport_hi = c->cport_hi;
-	ro->cc_dport_lo = c->dport_lo;
-	ro->cc_dport_hi = c->dport_hi;
-	ro->cc_mode = c->mode;
-	ro->cc_data_len = c->data_len;
-	ro->cc_ctrl_port = c->ctrl_port;
-	ro->cc_reply_redirect = c->reply_redirect;
+	struct xp_client_config *ro = &cp->skel->rodata->config;
+	ro->family = c->family == AF_INET6 ? 6 : 4;
+	ro->cport_lo = c->cport_lo;
+	ro->cport_hi = c->cport_hi;
+	ro->dport_lo = c->dport_lo;
+	ro->dport_hi = c->dport_hi;
+	ro->mode = c->mode;
+	ro->data_len = c->data_len;
+	ro->ctrl_port = c->ctrl_port;
+	ro->reply_redirect = c->reply_redirect;
 	bool data = c->mode == XP_CC_MODE_DATA;
 	bpf_program__set_autoload(cp->skel->progs.tc_client, data);
 	int r = client_bpf__load(cp->skel);

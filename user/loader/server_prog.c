@@ -54,11 +54,11 @@ int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_re
 		free(rp);
 		return -e;
 	}
-	rp->skel->rodata->ctrl_port = ctrl_port;
-	rp->skel->rodata->reply_redirect = reply_redirect;
+	struct xp_server_config *cfg = &rp->skel->rodata->config;
+	cfg->ctrl_port = ctrl_port;
+	cfg->reply_redirect = reply_redirect;
 	/* SYN cookies are only as good as the secret behind them. */
-	if (getrandom(rp->skel->rodata->cookie_key, sizeof(rp->skel->rodata->cookie_key), 0) !=
-	    sizeof(rp->skel->rodata->cookie_key)) {
+	if (getrandom(cfg->cookie_key, sizeof(cfg->cookie_key), 0) != sizeof(cfg->cookie_key)) {
 		snprintf(err, errlen, "cannot read random bytes for the SYN cookie key: %s", strerror(errno));
 		server_bpf__destroy(rp->skel);
 		free(rp);
