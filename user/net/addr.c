@@ -81,6 +81,19 @@ int xp_addr_from_sockaddr(const struct sockaddr *sa, struct xp_addr *a, unsigned
 	return -1;
 }
 
+bool xp_addr_is_unicast(const struct xp_addr *a)
+{
+	if (a->family == AF_INET) {
+		uint32_t top = ntohl(a->v4.s_addr) >> 24;
+		return top != 0 && top != 127 && top < 224;
+	}
+	if (a->family != AF_INET6)
+		return false;
+	const struct in6_addr *v6 = &a->v6;
+	return !IN6_IS_ADDR_UNSPECIFIED(v6) && !IN6_IS_ADDR_LOOPBACK(v6) && !IN6_IS_ADDR_MULTICAST(v6) &&
+	       !IN6_IS_ADDR_V4MAPPED(v6);
+}
+
 /* Address arithmetic on the last 64 bits is plenty for a range of a few hundred. */
 static uint64_t low64(const struct xp_addr *a)
 {

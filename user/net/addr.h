@@ -24,5 +24,10 @@ size_t xp_addr_to_sockaddr(const struct xp_addr *a, unsigned short port, struct 
 /* Parse "ADDR" or "ADDR-ADDR" (same family, ascending, at most max) into out. Count or -1 with err set. */
 int xp_parse_addr_range(const char *s, struct xp_addr *out, unsigned max, char *err, size_t errlen);
 int xp_addr_from_sockaddr(const struct sockaddr *sa, struct xp_addr *a, unsigned short *port);
+/* A's class is that of one host's address, as a packet's source: not
+ * unspecified, loopback, multicast, IPv4 0/8 or 240/4 (which holds the limited
+ * broadcast), or IPv4-mapped IPv6. The same rules as bpf/lib/addr.h; a
+ * subnet's directed broadcast needs the routing table (xp_route_type). */
+bool xp_addr_is_unicast(const struct xp_addr *a);
 
 #endif

@@ -230,6 +230,21 @@ int xp_route_get(const struct xp_addr *dst, struct xp_route *rt)
 	return route_get(dst, rt, NULL);
 }
 
+int xp_route_type(const struct xp_addr *dst, unsigned char *type)
+{
+	struct xp_route rt;
+	unsigned char t = RTN_UNSPEC;
+	int ret = route_get(dst, &rt, &t);
+
+	/* route_get turns some types into errors; here every type is an
+	 * answer. Only no reply at all is an error. */
+	if (t != RTN_UNSPEC) {
+		*type = t;
+		return 0;
+	}
+	return ret ? ret : -ENETUNREACH;
+}
+
 /* ---- neighbours ---- */
 
 #define NUD_USABLE (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | NUD_NOARP)

@@ -24,6 +24,13 @@ struct xp_route {
  * scope id): the kernel picks the device. */
 int xp_route_get(const struct xp_addr *dst, struct xp_route *rt);
 
+/* The kernel's route type for dst (RTN_UNICAST, RTN_LOCAL, RTN_BROADCAST,
+ * RTN_MULTICAST, ... of <linux/rtnetlink.h>): whether dst is one remote
+ * host, ourselves or many. 0 with *type set, or -errno (-ENETUNREACH with no
+ * route at all). Unlike xp_route_get, unreachable, prohibit and blackhole
+ * routes are no error here: their type says what they are. */
+int xp_route_type(const struct xp_addr *dst, unsigned char *type);
+
 /* RTM_GETNEIGH for addr on ifindex: fills mac if the entry is usable
  * (REACHABLE/STALE/DELAY/PROBE/PERMANENT/NOARP); -ENOENT if absent or
  * INCOMPLETE/FAILED/NONE; -EOPNOTSUPP if the entry is usable but carries no
