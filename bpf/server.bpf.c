@@ -8,10 +8,21 @@
  * counters and dropped (measure the wire, not the stack) unless the slot asks
  * for XDP_PASS (socket tests). Everything else is passed untouched.
  *
+ * A slot is bound to its interface and its client (struct xp_slot_cfg): a
+ * frame to its ports that arrives elsewhere or from another source is not
+ * the test's, and passes uncounted (XP_G_FOREIGN), so nobody else can add to
+ * a test's counters or have their traffic dropped by it. IPv4 fragments pass
+ * uncounted too (XP_G_FRAGMENT): a later fragment has no ports, and
+ * dropping the first while the rest wait in reassembly helps nobody.
+ *
  * A slot with XP_SLOT_RESPOND also answers its TCP frames, statelessly, so
  * connection tests need no sockets and no per-connection state anywhere
  * (see xp_respond below, bpf/lib/syncookie.h and bpf/lib/tcp_reply.h). Its
- * frames are counted exactly as in any slot first.
+ * frames are counted exactly as in any slot first. It answers only what a
+ * TCP stack would (xp_answer): a unicast frame to this interface's MAC and
+ * one of its addresses, from a unicast source, with a valid TCP checksum;
+ * the reply goes back to the frame's source. Every frame it does not answer
+ * is counted in one noreply_* counter.
  *
  * gstats accounting: every frame bumps XP_G_SEEN, then exactly one of
  * "counted in a slot", XP_G_PASSED or XP_G_MALFORMED, so
@@ -25,7 +36,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "server.h"
+#include "lib/addr.h"
 #include "lib/consts.h"
+#include "lib/csum.h"
 #include "lib/parsing.h"
 #include "lib/syncookie.h"
 #include "lib/tcp_reply.h"
@@ -87,6 +100,9 @@ static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
  *   a close with len data bytes, see slot_data_len) -> other
  *   other pure ACK              -> cookie_invalid, other
  *
+ * Every segment it does not answer is counted in noreply_other (and a
+ * reply that does not fit the frame in noreply_room).
+ *
  * Limits of being stateless: a FIN without data is answered without
  * validation (a FIN after the data of a real TCP client carries no
  * recoverable cookie, as the client's ISN is unknown); keepalive probes
@@ -107,7 +123,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 	int valid;
 
 	if (fl & XP_TCPF_RST)
-		return other;
+		goto quiet;
 
 	xp_cookie_flow_of(sg, &f);
 
@@ -133,12 +149,12 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		if (sg->has_sack && !sg->has_ts)
 			r.opt[r.nopt++] = xp_opt_sack_perm();
 		if (xp_tcp_reply_send(ctx, sg, &r))
-			return XDP_DROP;
+			goto noroom;
 		cnt->synack_sent++;
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK)) != XP_TCPF_ACK)
-		return other; /* SYN-ACK, or no ACK: not ours to answer */
+		goto quiet; /* SYN-ACK, or no ACK: not ours to answer */
 
 	/* The handshake-completing segment: seq = client ISN + 1 (where its
 	 * data, if any, starts), ack = our ISN (the cookie) + 1. */
@@ -150,7 +166,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 
 		if (!valid) {
 			cnt->cookie_invalid++;
-			return other;
+			goto quiet;
 		}
 		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
 		if (dl && *dl != sg->payload)
@@ -165,7 +181,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		if (sg->has_ts)
 			xp_reply_put_ts(&r, (__u32)(now >> XP_SRV_TS_SHIFT), sg->tsval);
 		if (xp_tcp_reply_send(ctx, sg, &r))
-			return XDP_DROP;
+			goto noroom;
 		cnt->fin_answered++;
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
@@ -176,23 +192,138 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		 * handshake: its FIN and ours each took one sequence number,
 		 * and its data (data mode) len more of its own. */
 		if (xp_cookie_check(k0, k1, &f, sg->seq - 2, sg->ack - 2, t))
-			return other;
+			goto quiet;
 		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
 		if (!dl || !*dl ||
 		    !xp_cookie_check(k0, k1, &f, sg->seq - 2 - *dl, sg->ack - 2, t))
 			cnt->cookie_invalid++;
-		return other;
+		goto quiet;
 	}
 	if (close_mode != XP_CLOSE_RST)
-		return other;
+		goto quiet;
 	/* RFC 9293 reset generation for a segment with ACK: <SEQ=SEG.ACK><CTL=RST>,
 	 * which is exactly the sequence number conntrack expects (td_maxack). */
 	r.seq = sg->ack;
 	r.flags = XP_TCPF_RST;
 	if (xp_tcp_reply_send(ctx, sg, &r))
-		return XDP_DROP;
+		goto noroom;
 	cnt->rst_sent++;
 	return xp_reply_verdict(ctx, config.reply_redirect);
+
+quiet:
+	cnt->noreply_other++;
+	return other;
+noroom:
+	/* bpf_xdp_adjust_tail() refused (no tailroom for the longer options
+	 * of a SYN-ACK, say): the frame may be half rewritten, drop it. */
+	cnt->noreply_room++;
+	return XDP_DROP;
+}
+
+/* 1 if a frame that arrived on ifindex from (family, addr) belongs to the
+ * slot: its interface, and its client's address or one of its --bind
+ * addresses. */
+static __always_inline int xp_slot_owns(const struct xp_slot_cfg *cfg, __u32 slot, __u32 ifindex,
+					__u32 family, const __u32 addr[4])
+{
+	struct xp_peer_key k = { .slot = slot, .family = family };
+
+	if (cfg->ifindex != ifindex || !cfg->peer_family)
+		return 0;
+	if (cfg->peer_family == family && cfg->peer[0] == addr[0] && cfg->peer[1] == addr[1] &&
+	    cfg->peer[2] == addr[2] && cfg->peer[3] == addr[3])
+		return 1;
+	if (!cfg->npeers)
+		return 0;
+	__builtin_memcpy(k.addr, addr, 16);
+	return bpf_map_lookup_elem(&slot_peers, &k) != NULL;
+}
+
+/* Is (family, addr) one of the addresses of interface ifindex? */
+static __always_inline int xp_is_local(__u32 ifindex, __u32 is_v6, const __u32 *addr)
+{
+	struct xp_local_key k = { .ifindex = ifindex };
+	__u32 *v;
+
+	k.family = is_v6 ? XP_FAMILY_V6 : XP_FAMILY_V4;
+	if (is_v6) {
+		__builtin_memcpy(k.addr, addr, 16);
+	} else {
+		k.addr[0] = addr[0];
+	}
+	v = bpf_map_lookup_elem(&local_addr, &k);
+	return v && *v == XP_LOCAL_UNICAST;
+}
+
+/*
+ * What a TCP stack would answer at all, whatever the segment says: a unicast
+ * frame sent to this interface's MAC and to one of its addresses, from a
+ * unicast MAC and a unicast IP address that is not ours. A reply goes to the
+ * frame's source (MAC and IP swapped), so this is what keeps a forged frame
+ * from making us send from an address that is not ours or to a broadcast,
+ * a multicast group or ourselves.
+ */
+static __always_inline int xp_addressed_to_us(void *data, void *data_end, __u32 ifindex,
+					      const struct xp_slot_cfg *cfg,
+					      const struct xp_tcp_seg *sg)
+{
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return 0;
+	if (!xp_mac_eq(eth->h_dest, cfg->mac) || !xp_mac_unicast(eth->h_source))
+		return 0;
+	if (sg->is_v6 ? !xp_ipv6_unicast(sg->saddr) : !xp_ipv4_unicast(sg->saddr[0]))
+		return 0;
+	return xp_is_local(ifindex, sg->is_v6, sg->daddr) &&
+	       !xp_is_local(ifindex, sg->is_v6, sg->saddr);
+}
+
+/*
+ * The TCP checksum of the l4_len-byte segment at l4_off, with the pseudo-
+ * header sum pseudo: 1 if valid. A global function, which the verifier
+ * checks once on its own: inlined, its loop was walked again on every path
+ * into the responder, past the verifier's limit.
+ */
+__noinline int xp_tcp_csum_ok(struct xdp_md *ctx, __u32 l4_off, __u32 l4_len, __u64 pseudo)
+{
+	struct xp_csum_buf *buf;
+	__u32 key = 0;
+
+	buf = bpf_map_lookup_elem(&csum_scratch, &key);
+	if (!buf)
+		return 0;
+	return xp_csum_l4_ok(ctx, l4_off, l4_len, pseudo, buf->w);
+}
+
+/*
+ * XP_SLOT_RESPOND: a TCP frame of the slot (counted already, l4_len bytes
+ * of TCP header and payload at th). Answer it if a TCP stack would
+ * (xp_respond); otherwise count why not and return `other`.
+ */
+static __always_inline int xp_answer(struct xdp_md *ctx, struct xp_counters *cnt, __u32 slot,
+				     const struct xp_slot_cfg *cfg, void *l3, struct tcphdr *th,
+				     int is_v6, __u32 payload, __u32 l4_len, int other)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct xp_tcp_seg sg;
+
+	/* IPv4 options, headers past our offsets: no reply is built for them. */
+	if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg)) {
+		cnt->noreply_shape++;
+		return other;
+	}
+	if (!xp_addressed_to_us(data, data_end, ctx->ingress_ifindex, cfg, &sg)) {
+		cnt->noreply_addr++;
+		return other;
+	}
+	if (!xp_tcp_csum_ok(ctx, sg.l4_off, l4_len,
+			    xp_csum_pseudo(sg.saddr, sg.daddr, sg.is_v6, IPPROTO_TCP, l4_len))) {
+		cnt->noreply_csum++;
+		return other;
+	}
+	return xp_respond(ctx, cnt, slot, cfg->close_mode, &sg, other);
 }
 
 SEC("xdp")
@@ -207,10 +338,9 @@ int xdp_server(struct xdp_md *ctx)
 	struct ipv6hdr *ip6h;
 	struct tcphdr *th;
 	struct udphdr *uh;
-	struct xp_tcp_seg sg;
 	void *l3;
 	int other;
-	__u32 l4_len, payload, port, slot, proto_bit, *slotp;
+	__u32 l4_len, payload, port, slot, proto_bit, *slotp, src_family, src[4] = {};
 	__u16 h_proto, dport;
 	__u8 l4proto, flags = 0;
 	int is_v6;
@@ -223,19 +353,28 @@ int xdp_server(struct xdp_md *ctx)
 	if (h_proto == bpf_htons(ETH_P_IP)) {
 		if (parse_iphdr(&c, data_end, &iph, &l4_len) < 0)
 			goto malformed;
-		/* Later fragments carry no L4 header; their bytes would be
-		 * misread as ports. The first fragment is counted. */
-		if (ipv4_is_later_fragment(iph))
+		/* Later fragments carry no L4 header (their bytes would be
+		 * misread as ports), and a first one is part of a datagram
+		 * whose rest goes to reassembly: neither is counted. */
+		if (ipv4_is_fragment(iph)) {
+			gstat_inc(XP_G_FRAGMENT);
 			goto pass;
+		}
 		l3 = iph;
 		l4proto = iph->protocol;
 		is_v6 = 0;
+		/* The source, as slot_cfg and the map keys hold it: taken here,
+		 * where the verifier knows which header l3 is. */
+		src_family = XP_FAMILY_V4;
+		src[0] = iph->saddr;
 	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0)
 			goto malformed;
 		l3 = ip6h;
 		l4proto = ip6h->nexthdr;
 		is_v6 = 1;
+		src_family = XP_FAMILY_V6;
+		__builtin_memcpy(src, &ip6h->saddr, sizeof(src));
 	} else {
 		goto pass; /* ARP, LLDP, 3+ VLAN tags, ... */
 	}
@@ -268,6 +407,10 @@ int xdp_server(struct xdp_md *ctx)
 	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
 	if (!cfg || !(cfg->flags & XP_SLOT_ACTIVE) || !(cfg->protos & proto_bit))
 		goto pass;
+	if (!xp_slot_owns(cfg, slot, ctx->ingress_ifindex, src_family, src)) {
+		gstat_inc(XP_G_FOREIGN);
+		goto pass;
+	}
 	cnt = bpf_map_lookup_elem(&counters, &slot);
 	if (!cnt)
 		goto pass;
@@ -304,12 +447,8 @@ int xdp_server(struct xdp_md *ctx)
 	}
 
 	other = (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;
-	if ((cfg->flags & XP_SLOT_RESPOND) && proto_bit == XP_PROTO_TCP) {
-		/* Not answerable (IPv4 options, fragment): counted, no reply. */
-		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
-			return other;
-		return xp_respond(ctx, cnt, slot, cfg->close_mode, &sg, other);
-	}
+	if ((cfg->flags & XP_SLOT_RESPOND) && proto_bit == XP_PROTO_TCP)
+		return xp_answer(ctx, cnt, slot, cfg, l3, th, is_v6, payload, l4_len, other);
 	return other;
 
 pass:

@@ -50,12 +50,56 @@ struct xp_server_config {
 #define XP_PROTO_TCP     (1u << 0)
 #define XP_PROTO_UDP     (1u << 1)
 
-/* Per-slot configuration, written by userspace when a test starts. */
+/*
+ * Per-slot configuration, written by userspace when a test starts (before
+ * its ports are mapped, so no frame sees half of it).
+ *
+ * A slot belongs to one interface and to the test's client: only frames that
+ * arrive on ifindex from the client's address (peer, the control
+ * connection's far end) or from one of its --bind addresses (slot_peers, npeers
+ * of them) are the test's. Frames from anyone else to the same ports are
+ * neither counted nor dropped: they pass (XP_G_FOREIGN). A slot whose peer
+ * is unset (peer_family 0) matches no source at all.
+ */
 struct xp_slot_cfg {
 	__u32 flags;
 	__u32 protos;
 	__u32 close_mode;   /* XP_CLOSE_*: what XP_SLOT_RESPOND does with a valid ACK */
+	__u32 ifindex;      /* the interface the test's frames arrive on */
+	__u32 peer_family;  /* XP_FAMILY_V4 / XP_FAMILY_V6; 0 = none */
+	__u32 peer[4];      /* the client's address, network order (IPv4: [0]) */
+	__u32 npeers;       /* further client addresses in slot_peers (--bind) */
+	/* The interface's MAC: XP_SLOT_RESPOND answers only frames sent to it. */
+	__u8 mac[6];
+	__u8 pad[2];
 };
+
+/* Address families in map keys and slot_cfg (AF_INET and AF_INET6 are
+ * #defines that vmlinux.h lacks). */
+#define XP_FAMILY_V4 4u
+#define XP_FAMILY_V6 6u
+
+/* Most client addresses a slot takes besides its peer (--bind). */
+#define XP_SLOT_MAX_PEERS 256
+
+/* slot_peers map key: one of a slot's further client addresses. */
+struct xp_peer_key {
+	__u32 slot;
+	__u32 family;       /* XP_FAMILY_* */
+	__u32 addr[4];      /* network order, IPv4 in [0], the rest 0 */
+};
+
+/* local_addr map: the addresses of the interfaces the program is attached to,
+ * which XP_SLOT_RESPOND answers for (a reply's source address is the frame's
+ * destination: it must be ours). Filled by the loader at attach and at
+ * every test start. */
+struct xp_local_key {
+	__u32 ifindex;
+	__u32 family;       /* XP_FAMILY_* */
+	__u32 addr[4];      /* network order, IPv4 in [0], the rest 0 */
+};
+#define XP_MAX_LOCAL_ADDRS 1024 /* all interfaces together */
+#define XP_LOCAL_UNICAST 1u     /* local_addr value */
 
 /* struct xp_slot_cfg.close_mode. */
 #define XP_CLOSE_NONE    0u /* count the connection, drop the ACK (data, keepalive tests) */
@@ -85,13 +129,31 @@ struct xp_counters {
 	__u64 synack_sent;      /* SYNs answered with a SYN-ACK (sent back out) */
 	__u64 fin_answered;     /* client FINs answered with a FIN-ACK */
 	__u64 rst_sent;         /* valid ACKs answered with a RST (XP_CLOSE_RST) */
+	/* XP_SLOT_RESPOND: TCP frames of the slot that got no reply, each
+	 * counted once, under the first reason that applies. With synack_sent,
+	 * fin_answered and rst_sent they add up to the slot's TCP frames
+	 * (pkts - udp_pkts): every frame is either answered or counted here. */
+	__u64 noreply_addr;     /* not a unicast frame to this interface's MAC and one of
+				 * its addresses from a unicast source (MAC and IP) */
+	__u64 noreply_shape;    /* IPv4 options or headers beyond what a reply is built for */
+	__u64 noreply_csum;     /* bad TCP checksum: a TCP stack would drop it too */
+	__u64 noreply_room;     /* the frame could not be resized for the reply */
+	__u64 noreply_other;    /* nothing to answer: RST, SYN-ACK, no ACK, forged or stale
+				 * cookie (cookie_invalid), the ACK of our FIN, a valid ACK
+				 * with XP_CLOSE_NONE */
 };
 
-/* Global (slot independent) counters: index into the stats map. */
+/* Global (slot independent) counters: index into the stats map. Every frame
+ * is SEEN, then exactly one of counted in a slot, PASSED or MALFORMED. */
 enum xp_global_stat {
 	XP_G_SEEN = 0,      /* every frame the program ran on */
 	XP_G_PASSED,        /* non-test frames passed */
 	XP_G_MALFORMED,     /* truncated headers: passed untouched */
+	/* Sub-counts of XP_G_PASSED: */
+	XP_G_FOREIGN,       /* to a test's ports and protocol, but from another source or
+			     * on another interface than the test's */
+	XP_G_FRAGMENT,      /* IPv4 fragments, first or later: a later one carries no
+			     * ports, so none is counted (the stack reassembles them) */
 	XP_G_NSTATS,
 };
 

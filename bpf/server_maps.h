@@ -6,7 +6,7 @@
  * shared with userspace; the names are the skeleton's (skel->maps.port_slot,
  * ...).
  *
- * Include after vmlinux.h, bpf_helpers.h and server.h.
+ * Include after vmlinux.h, bpf_helpers.h, server.h and lib/csum.h.
  */
 #ifndef XDPPERF_SERVER_MAPS_H
 #define XDPPERF_SERVER_MAPS_H
@@ -49,6 +49,38 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } slot_data_len SEC(".maps");
+
+/* A slot's client addresses besides slot_cfg's peer (--bind), key struct
+ * xp_peer_key, value 1. Looked up only for a slot with npeers > 0 and a
+ * source that is not its peer, so a test without --bind pays nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XP_MAX_SLOTS * XP_SLOT_MAX_PEERS);
+	__type(key, struct xp_peer_key);
+	__type(value, __u32);
+} slot_peers SEC(".maps");
+
+/* The attached interfaces' own addresses, key struct xp_local_key, value
+ * XP_LOCAL_UNICAST: what XP_SLOT_RESPOND may answer for, and what can never
+ * be a client's source. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XP_MAX_LOCAL_ADDRS);
+	__type(key, struct xp_local_key);
+	__type(value, __u32);
+} local_addr SEC(".maps");
+
+/* Scratch space for checking a segment's checksum (xp_csum_l4_ok() in
+ * lib/csum.h), one buffer per CPU: too big for the BPF stack. */
+struct xp_csum_buf {
+	__u32 w[XP_CSUM_CHUNK / 4];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xp_csum_buf);
+} csum_scratch SEC(".maps");
 
 /* enum xp_global_stat -> frames, per CPU: counts of every frame, test or
  * not (see the accounting in server.bpf.c). */

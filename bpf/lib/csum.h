@@ -20,7 +20,7 @@
  *    words that changed, xp_csum_replace(), a few adds whatever the frame
  *    size.
  *
- * Include after vmlinux.h and <bpf/bpf_endian.h>.
+ * Include after vmlinux.h, <bpf/bpf_helpers.h> and <bpf/bpf_endian.h>.
  */
 #ifndef XDPPERF_CSUM_H
 #define XDPPERF_CSUM_H
@@ -112,6 +112,69 @@ static __always_inline __u16 xp_csum_replace(__u16 check, __u32 old_sum, __u32 n
 					     __u32 nwords)
 {
 	return xp_csum_fold(new_sum + (__u16)~check + nwords * 0xffff - old_sum);
+}
+
+/*
+ * Verifying a received segment's L4 checksum (the server's responder answers
+ * only segments a TCP stack would accept, RFC 9293 3.10.7.4: a bad checksum
+ * is dropped). The segment is summed in chunks: bpf_xdp_load_bytes() copies
+ * up to XP_CSUM_CHUNK bytes at any offset into buf (which works whatever the
+ * frame's layout, multi-buffer included, and needs no packet-pointer proofs
+ * of a variable length), and bpf_csum_diff() sums them (the kernel's
+ * csum_partial). Every chunk but the last is whole, so each starts on an
+ * even offset of the segment and the 16-bit words line up; the last is
+ * zero-padded to a multiple of 4 in buf, which is how RFC 1071 pads an odd
+ * byte. buf must hold XP_CSUM_CHUNK bytes: a map value, as 512 bytes do not
+ * fit beside the rest on the 512-byte BPF stack.
+ */
+#define XP_CSUM_CHUNK   512u   /* bpf_csum_diff's most per call */
+#define XP_CSUM_MAX_LEN 9216u  /* longest segment checked: jumbo frames */
+
+/* 1 if the len-byte segment at offset off of the frame sums, with the
+ * pseudo-header sum pseudo (xp_csum_pseudo()), to a valid checksum; 0 if not
+ * or if it cannot be read. */
+static __always_inline int xp_csum_l4_ok(struct xdp_md *ctx, __u32 off, __u32 len32, __u64 pseudo,
+					 __u32 *buf)
+{
+	/* 64-bit throughout: clang would otherwise keep a copy of a value
+	 * from before its 32-bit truncation, and use that one, unbounded,
+	 * where the verifier needs the bound. */
+	__u64 i, done = 0, n, words, len = len32;
+	__s64 sum = 0;
+
+	if (len > XP_CSUM_MAX_LEN)
+		return 0;
+	for (i = 0; i < XP_CSUM_MAX_LEN / XP_CSUM_CHUNK; i++) {
+		if (done >= len)
+			break;
+		n = len - done;
+		if (n > XP_CSUM_CHUNK)
+			n = XP_CSUM_CHUNK;
+		/* Keep clang from dropping the check below as redundant: the
+		 * verifier needs it to bound the sizes. */
+		barrier_var(n);
+		if (n == 0 || n > XP_CSUM_CHUNK)
+			return 0;
+		/* The last word summed may be only partly loaded: the rest of
+		 * it must be zero (a word wholly past n is not summed). */
+		buf[((n - 1) >> 2) & (XP_CSUM_CHUNK / 4 - 1)] = 0;
+		if (bpf_xdp_load_bytes(ctx, off + (__u32)done, buf, (__u32)n))
+			return 0;
+		/* Whole words, with the same guard as n. */
+		words = (n + 3) & ~3ull;
+		barrier_var(words);
+		if (words > XP_CSUM_CHUNK)
+			return 0;
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)buf, (__u32)words, (__wsum)sum);
+		if (sum < 0)
+			return 0;
+		done += n;
+	}
+	if (done != len)
+		return 0;
+	/* A valid segment and pseudo-header sum to 0xffff (-0): folded and
+	 * complemented, 0. */
+	return xp_csum_fold64(pseudo + (__u64)(__u32)sum) == 0;
 }
 
 #endif /* XDPPERF_CSUM_H */

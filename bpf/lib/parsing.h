@@ -107,6 +107,13 @@ static __always_inline int ipv4_is_later_fragment(const struct iphdr *iph)
 	return (iph->frag_off & bpf_htons(XP_IP_OFFSET)) != 0;
 }
 
+/* Non-zero for any fragment: a later one (no L4 header) or the first (MF set,
+ * offset 0: an L4 header, but only part of the datagram). */
+static __always_inline int ipv4_is_fragment(const struct iphdr *iph)
+{
+	return (iph->frag_off & bpf_htons(XP_IP_MF | XP_IP_OFFSET)) != 0;
+}
+
 /*
  * IPv6 fixed header only; extension headers are not walked, so the caller
  * sees them as nexthdr values other than TCP/UDP and passes the frame.

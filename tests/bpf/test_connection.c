@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <linux/types.h>
 #include <linux/if_ether.h>
@@ -456,11 +457,48 @@ static struct client_bpf *load_client(uint32_t mode, uint8_t family)
 	return c;
 }
 
+/* An address of the test's peers as the server's map keys hold it. */
+static void key_of(const char *a, uint32_t *family, uint32_t addr[4])
+{
+	struct xp_addr x;
+
+	assert_int_equal(xp_addr_parse(a, &x), 0);
+	memset(addr, 0, 16);
+	*family = x.family == AF_INET6 ? XP_FAMILY_V6 : XP_FAMILY_V4;
+	memcpy(addr, x.family == AF_INET6 ? (void *)&x.v6 : (void *)&x.v4,
+	       x.family == AF_INET6 ? 16 : 4);
+}
+
+/* The slot as the loader binds it: to the interface BPF_PROG_RUN runs on
+ * (this namespace's loopback) with SERVER_MAC, the client's IPv4 address as
+ * its peer and the IPv6 one as a further (--bind) address; the server
+ * addresses are the interface's own (local_addr). */
+static void bind_slot(struct server_bpf *s, struct xp_slot_cfg *cfg)
+{
+	struct xp_peer_key pk = { .slot = SLOT };
+	struct xp_local_key lk = { .ifindex = if_nametoindex("lo") };
+	uint32_t one = 1, local = XP_LOCAL_UNICAST;
+
+	assert_int_not_equal(lk.ifindex, 0);
+	cfg->ifindex = lk.ifindex;
+	memcpy(cfg->mac, SERVER_MAC, 6);
+	key_of(P4.caddr, &cfg->peer_family, cfg->peer);
+	key_of(P6.caddr, &pk.family, pk.addr);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(s->maps.slot_peers), &pk, &one, BPF_ANY), 0);
+	cfg->npeers = 1;
+	key_of(P4.saddr, &lk.family, lk.addr);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(s->maps.local_addr), &lk, &local, BPF_ANY), 0);
+	key_of(P6.saddr, &lk.family, lk.addr);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(s->maps.local_addr), &lk, &local, BPF_ANY), 0);
+}
+
 static void set_slot(struct server_bpf *s, uint32_t flags, uint32_t close_mode)
 {
 	struct xp_slot_cfg cfg = { .flags = flags, .protos = XP_PROTO_TCP,
 				   .close_mode = close_mode };
 	uint32_t key = SLOT, val = SLOT + 1;
+
+	bind_slot(s, &cfg);
 
 	for (uint32_t p = PORT_LO; p <= PORT_HI; p++)
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(s->maps.port_slot),
@@ -602,7 +640,8 @@ static struct xp_cc_counters cli_counters(struct env *e)
 
 #define SRV_FIELDS(X) X(pkts) X(bytes) X(tcp_syn) X(tcp_synack) X(tcp_fin) X(tcp_rst) \
 	X(tcp_ack_only) X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
-	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent)
+	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent) \
+	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other)
 #define CLI_FIELDS(X) X(synack_seen) X(acks_sent) X(fins_sent) X(rst_seen) \
 	X(finack_answered) X(passed) X(data_sent) X(data_bytes) X(data_tc)
 
@@ -846,7 +885,7 @@ static void test_close_none(void **state)
 	do_client_ack(e, &c, 0);
 	assert_int_equal(run_srv(e, c.ack, c.ack_len, NULL, NULL), XDP_DROP);
 	expect_srv(e, (struct xp_counters){ .pkts = 2, .tcp_syn = 1, .tcp_ack_only = 1,
-		.ipv4_pkts = 2, .synack_sent = 1, .conn_established = 1 });
+		.ipv4_pkts = 2, .synack_sent = 1, .conn_established = 1, .noreply_other = 1 });
 }
 
 /* Forged ACKs: random ack, right cookie on the wrong flow / wrong ISN. */
@@ -882,7 +921,8 @@ static void test_forged_ack(void **state)
 	assert_int_equal(run_srv(e, buf, len, NULL, NULL), XDP_DROP);
 	invalid += 5;
 	expect_srv(e, (struct xp_counters){ .pkts = 56, .tcp_syn = 1, .tcp_ack_only = 55,
-		.ipv4_pkts = 55, .ipv6_pkts = 1, .synack_sent = 1, .cookie_invalid = invalid });
+		.ipv4_pkts = 55, .ipv6_pkts = 1, .synack_sent = 1, .cookie_invalid = invalid,
+		.noreply_other = invalid });
 
 	/* And the genuine one still works (plain ACK without options). */
 	len = client_frame(&P4, 20001, PORT_LO + 1, F_ACK, CLIENT_ISN + 1, c.cookie + 1, 0, 0, buf, sizeof(buf));
@@ -1011,7 +1051,7 @@ static void test_data_without_cookie(void **state)
 	assert_int_equal(olen, 14 + 40 + 20);
 	expect_srv(e, (struct xp_counters){ .pkts = 3, .tcp_fin = 2, .data_pkts = 2,
 		.data_bytes = 137, .ipv4_pkts = 1, .ipv6_pkts = 2, .cookie_invalid = 2,
-		.fin_answered = 1 });
+		.fin_answered = 1, .noreply_other = 2 });
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1111,7 +1151,7 @@ static void data_connection_via(struct env *e, const struct peer *p, uint16_t sp
 		.data_sent = 1, .data_bytes = n, .data_tc = !!via_tc, .finack_answered = 1 });
 
 	assert_int_equal(run_srv(e, last, last_len, NULL, NULL), XDP_DROP);
-	srv.pkts++; srv.tcp_ack_only++;
+	srv.pkts++; srv.tcp_ack_only++; srv.noreply_other++;
 	if (v6) srv.ipv6_pkts++; else srv.ipv4_pkts++;
 	expect_srv(e, srv); /* established once, cookie_invalid 0 */
 }
@@ -1161,7 +1201,8 @@ static void test_forged_data(void **state)
 		assert_memory_equal(out, buf, len);
 	}
 	expect_srv(e, (struct xp_counters){ .pkts = 6, .tcp_syn = 1, .tcp_fin = 4, .data_pkts = 5,
-		.data_bytes = 5 * DATA_LEN, .ipv4_pkts = 6, .synack_sent = 1, .cookie_invalid = 5 });
+		.data_bytes = 5 * DATA_LEN, .ipv4_pkts = 6, .synack_sent = 1, .cookie_invalid = 5,
+		.noreply_other = 5 });
 
 	/* The genuine one still completes... */
 	do_client_data(e, &c, buf, &len, DATA_LEN);
@@ -1334,7 +1375,7 @@ static void test_server_drops_rest(void **state)
 	len = client_frame(&P4, 40030, PORT_LO, 0, 1, 2, 0, 0, buf, sizeof(buf));
 	assert_int_equal(run_srv(e, buf, len, NULL, NULL), XDP_DROP);
 	expect_srv(e, (struct xp_counters){ .pkts = 4, .tcp_rst = 2, .tcp_synack = 1,
-		.ipv4_pkts = 4 });
+		.ipv4_pkts = 4, .noreply_other = 4 });
 }
 
 /* A SYN with IPv4 options is counted but not answered (what would we echo?). */
@@ -1357,7 +1398,8 @@ static void test_syn_ip_options_not_answered(void **state)
 		memcpy(opt + 24, &ck, 2);
 	}
 	assert_int_equal(run_srv(e, opt, len + 4, NULL, NULL), XDP_DROP);
-	expect_srv(e, (struct xp_counters){ .pkts = 1, .tcp_syn = 1, .ipv4_pkts = 1 });
+	expect_srv(e, (struct xp_counters){ .pkts = 1, .tcp_syn = 1, .ipv4_pkts = 1,
+		.noreply_shape = 1 });
 }
 
 /* A slot without XP_SLOT_RESPOND behaves as before: count, drop, untouched. */
@@ -1507,7 +1549,7 @@ static void test_reply_redirect(void **state)
 	assert_int_equal(run_srv(e, last, l5, NULL, NULL), XDP_DROP);
 	expect_srv(e, (struct xp_counters){ .pkts = 3, .tcp_syn = 1, .tcp_fin = 1,
 		.tcp_ack_only = 1, .ipv6_pkts = 3, .synack_sent = 1, .conn_established = 1,
-		.fin_answered = 1 });
+		.fin_answered = 1, .noreply_other = 1 });
 	expect_cli(e, (struct xp_cc_counters){ .synack_seen = 1, .acks_sent = 1,
 		.fins_sent = 1, .finack_answered = 1 });
 }

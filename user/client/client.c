@@ -272,6 +272,11 @@ static int request_test(struct client *c)
 		.duration = o->duration,
 		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? o->frame_size : 0,
 	};
+	/* The server counts our frames from our addresses only: the control
+	 * connection's, and these. */
+	_Static_assert(XP_MAX_BIND_OPT <= XP_TEST_MAX_BIND, "every --bind address fits a start request");
+	t->nbind = o->nbind;
+	memcpy(t->bind, o->bind, sizeof(t->bind[0]) * o->nbind);
 	/* The engine's part: count, count and pass, answer handshakes, listen. */
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);

@@ -1,9 +1,11 @@
 #include "loader/server_prog.h"
 
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +13,13 @@
 #include <unistd.h>
 
 #include "bpf/server.skel.h"
+#include "net/netdev.h"
+#include "net/route.h"
 
 #define XP_MAX_LINKS 16
+/* Addresses of one interface the program answers for: its share of
+ * local_addr. Beyond that, frames to the others are not answered. */
+#define XP_MAX_IF_ADDRS (XP_MAX_LOCAL_ADDRS / XP_MAX_LINKS)
 
 struct rx_link {
 	int ifindex;
@@ -24,6 +31,8 @@ struct rx_link {
 struct slot {
 	int used;
 	uint16_t lo, hi;
+	struct xp_peer_key *peers; /* its slot_peers entries, npeers of them */
+	unsigned npeers;
 };
 
 struct server_prog {
@@ -85,8 +94,68 @@ void server_prog_close(struct server_prog *rp)
 	for (int i = 0; i < XP_MAX_LINKS; i++)
 		if (rp->links[i].refs)
 			close(rp->links[i].fd);
+	for (int i = 0; i < XP_MAX_SLOTS; i++)
+		free(rp->slots[i].peers);
 	server_bpf__destroy(rp->skel);
 	free(rp);
+}
+
+/* An address as the program's map keys hold it. */
+static void key_addr(const struct xp_addr *a, __u32 *family, __u32 addr[4])
+{
+	memset(addr, 0, 16);
+	if (a->family == AF_INET6) {
+		*family = XP_FAMILY_V6;
+		memcpy(addr, &a->v6, 16);
+	} else {
+		*family = XP_FAMILY_V4;
+		memcpy(addr, &a->v4, 4);
+	}
+}
+
+/*
+ * Make local_addr hold ifindex's current unicast addresses (none with
+ * clear): the new ones are added before the gone ones are removed, so an
+ * address that stays is never missing while a test runs.
+ */
+static int sync_local_addrs(struct server_prog *rp, int ifindex, bool clear)
+{
+	struct bpf_map *m = rp->skel->maps.local_addr;
+	struct xp_addr a[XP_MAX_IF_ADDRS];
+	struct xp_local_key want[XP_MAX_IF_ADDRS], gone[XP_MAX_LOCAL_ADDRS], k, next;
+	int n = clear ? 0 : xp_netdev_addrs(ifindex, 0, a, XP_MAX_IF_ADDRS), nwant = 0, ngone = 0;
+	__u32 val = XP_LOCAL_UNICAST;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (!xp_addr_is_unicast(&a[i]))
+			continue; /* loopback: never answered anyway */
+		struct xp_local_key *w = &want[nwant++];
+		memset(w, 0, sizeof(*w));
+		w->ifindex = (__u32)ifindex;
+		key_addr(&a[i], &w->family, w->addr);
+		int r = bpf_map__update_elem(m, w, sizeof(*w), &val, sizeof(val), 0);
+		if (r)
+			return r;
+	}
+	/* Collect first, delete after: deleting while walking a hash map
+	 * can restart the walk. */
+	void *prev = NULL;
+	while (ngone < XP_MAX_LOCAL_ADDRS && !bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+		k = next;
+		prev = &k;
+		if ((int)k.ifindex != ifindex)
+			continue;
+		bool keep = false;
+		for (int i = 0; i < nwant && !keep; i++)
+			keep = !memcmp(&want[i], &k, sizeof(k));
+		if (!keep)
+			gone[ngone++] = k;
+	}
+	for (int i = 0; i < ngone; i++)
+		bpf_map__delete_elem(m, &gone[i], sizeof(gone[i]), 0);
+	return 0;
 }
 
 int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mode, const char **mode_used,
@@ -107,8 +176,15 @@ int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mod
 		snprintf(err, errlen, "too many interfaces in use (max %d)", XP_MAX_LINKS);
 		return -ENOSPC;
 	}
+	int r = sync_local_addrs(rp, ifindex, false);
+	if (r) {
+		snprintf(err, errlen, "cannot give the XDP program the addresses of ifindex %d: %s", ifindex,
+			 strerror(-r));
+		return r;
+	}
 	int fd = xp_xdp_attach(bpf_program__fd(rp->prog), ifindex, mode);
 	if (fd < 0) {
+		sync_local_addrs(rp, ifindex, true);
 		snprintf(err, errlen, "cannot attach XDP to ifindex %d: %s%s", ifindex, strerror(-fd),
 			 (fd == -EBUSY || fd == -EEXIST) ? " (another XDP program is attached there)" : "");
 		return fd;
@@ -126,11 +202,43 @@ void server_prog_detach(struct server_prog *rp, int ifindex)
 	for (int i = 0; i < XP_MAX_LINKS; i++) {
 		struct rx_link *l = &rp->links[i];
 		if (l->refs && l->ifindex == ifindex) {
-			if (--l->refs == 0)
+			if (--l->refs == 0) {
 				close(l->fd);
+				sync_local_addrs(rp, ifindex, true);
+			}
 			return;
 		}
 	}
+}
+
+/*
+ * A client address a slot may be bound to: one host's, as a packet's
+ * source. Loopback is allowed (a client on this host, where the operator
+ * lets tests use lo; the responder still answers no loopback source); a
+ * multicast, broadcast (limited, or a subnet's: the route says) or
+ * unspecified one is refused. 0 or -EINVAL with err naming it.
+ */
+static int check_client_addr(const struct xp_addr *a, char *err, size_t errlen)
+{
+	char s[INET6_ADDRSTRLEN];
+	unsigned char type;
+	bool loopback = a->family == AF_INET ? (ntohl(a->v4.s_addr) >> 24) == 127
+					     : a->family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&a->v6);
+
+	xp_addr_str(a, s, sizeof(s));
+	if (!loopback && !xp_addr_is_unicast(a)) {
+		snprintf(err, errlen,
+			 "client address %s is not one host's unicast address; --bind takes the client's own addresses", s);
+		return -EINVAL;
+	}
+	if (!xp_route_type(a, &type) &&
+	    (type == RTN_BROADCAST || type == RTN_MULTICAST || type == RTN_ANYCAST)) {
+		snprintf(err, errlen, "client address %s is a %s address on this server, not one host's; "
+			 "--bind takes the client's own addresses", s,
+			 type == RTN_BROADCAST ? "broadcast" : type == RTN_MULTICAST ? "multicast" : "anycast");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int zero_counters(struct server_prog *rp, int slot)
@@ -151,10 +259,64 @@ static void set_ports(struct server_prog *rp, uint16_t lo, uint16_t hi, __u32 va
 		bpf_map__update_elem(rp->skel->maps.port_slot, &p, sizeof(p), &val, sizeof(val), 0);
 }
 
-int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
-		      uint32_t close_mode, char *err, size_t errlen)
+static void drop_peers(struct server_prog *rp, struct slot *s)
 {
-	int slot = -1;
+	for (unsigned i = 0; i < s->npeers; i++)
+		bpf_map__delete_elem(rp->skel->maps.slot_peers, &s->peers[i], sizeof(s->peers[i]), 0);
+	free(s->peers);
+	s->peers = NULL;
+	s->npeers = 0;
+}
+
+/* The slot's slot_peers entries: the bind addresses other than the client's
+ * own (which slot_cfg holds), each once. 0 or -errno with err set. */
+static int add_peers(struct server_prog *rp, int slot, const struct xp_addr *client,
+		     const struct xp_addr *bind, unsigned nbind, char *err, size_t errlen)
+{
+	struct slot *s = &rp->slots[slot];
+	__u32 one = 1;
+
+	s->peers = nbind ? calloc(nbind, sizeof(*s->peers)) : NULL;
+	if (nbind && !s->peers)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nbind; i++) {
+		if (xp_addr_eq(&bind[i], client))
+			continue;
+		struct xp_peer_key *k = &s->peers[s->npeers];
+		memset(k, 0, sizeof(*k));
+		k->slot = (__u32)slot;
+		key_addr(&bind[i], &k->family, k->addr);
+		/* BPF_NOEXIST: a duplicate is already in, skip it. */
+		int r = bpf_map__update_elem(rp->skel->maps.slot_peers, k, sizeof(*k), &one, sizeof(one), BPF_NOEXIST);
+		if (r == -EEXIST)
+			continue;
+		if (r) {
+			snprintf(err, errlen, "cannot configure the XDP program's client addresses: %s", strerror(-r));
+			return r;
+		}
+		s->npeers++;
+	}
+	return 0;
+}
+
+int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
+			   uint32_t close_mode, int ifindex, const struct xp_addr *client,
+			   const struct xp_addr *bind, unsigned nbind, char *err, size_t errlen)
+{
+	int slot = -1, r;
+	if (nbind > XP_SLOT_MAX_PEERS) {
+		snprintf(err, errlen, "at most %d client addresses (--bind) per test", XP_SLOT_MAX_PEERS);
+		return -EINVAL;
+	}
+	if (!client || (client->family != AF_INET && client->family != AF_INET6)) {
+		snprintf(err, errlen, "the test has no client address");
+		return -EINVAL;
+	}
+	if ((r = check_client_addr(client, err, errlen)))
+		return r;
+	for (unsigned i = 0; i < nbind; i++)
+		if ((r = check_client_addr(&bind[i], err, errlen)))
+			return r;
 	for (int i = 0; i < XP_MAX_SLOTS; i++) {
 		struct slot *s = &rp->slots[i];
 		if (s->used && lo <= s->hi && s->lo <= hi) {
@@ -169,17 +331,50 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 		snprintf(err, errlen, "server is running its maximum of %d tests; try again later", XP_MAX_SLOTS);
 		return -ENOSPC;
 	}
-	__u32 key = (__u32)slot;
-	struct xp_slot_cfg cfg = { .flags = flags | XP_SLOT_ACTIVE, .protos = protos, .close_mode = close_mode };
-	int r = zero_counters(rp, slot);
+	struct xp_netdev dev;
+	if ((r = xp_netdev_by_index(ifindex, &dev))) {
+		snprintf(err, errlen, "cannot read interface %d: %s", ifindex, strerror(-r));
+		return r;
+	}
+	/* The responder answers for the interface's addresses as they are now. */
+	if ((r = sync_local_addrs(rp, ifindex, false))) {
+		snprintf(err, errlen, "cannot give the XDP program the addresses of %s: %s", dev.name, strerror(-r));
+		return r;
+	}
+	__u32 key = (__u32)slot, zero = 0;
+	struct xp_slot_cfg cfg = {
+		.flags = flags | XP_SLOT_ACTIVE,
+		.protos = protos,
+		.close_mode = close_mode,
+		.ifindex = (__u32)ifindex,
+	};
+	key_addr(client, &cfg.peer_family, cfg.peer);
+	memcpy(cfg.mac, dev.mac, sizeof(cfg.mac));
+	/* Everything of the last test in this slot goes: its counters and the
+	 * data length its traffic taught the responder (slot_data_len). */
+	r = zero_counters(rp, slot);
 	if (!r)
-		r = bpf_map__update_elem(rp->skel->maps.slot_cfg, &key, sizeof(key), &cfg, sizeof(cfg), 0);
+		r = bpf_map__update_elem(rp->skel->maps.slot_data_len, &key, sizeof(key), &zero, sizeof(zero), 0);
 	if (r) {
 		snprintf(err, errlen, "cannot configure the XDP program's maps: %s", strerror(-r));
 		return r;
 	}
+	if ((r = add_peers(rp, slot, client, bind, nbind, err, errlen))) {
+		drop_peers(rp, &rp->slots[slot]);
+		return r;
+	}
+	cfg.npeers = rp->slots[slot].npeers;
+	/* The configuration before the ports: no frame sees half a slot. */
+	r = bpf_map__update_elem(rp->skel->maps.slot_cfg, &key, sizeof(key), &cfg, sizeof(cfg), 0);
+	if (r) {
+		snprintf(err, errlen, "cannot configure the XDP program's maps: %s", strerror(-r));
+		drop_peers(rp, &rp->slots[slot]);
+		return r;
+	}
 	set_ports(rp, lo, hi, key + 1);
-	rp->slots[slot] = (struct slot){ .used = 1, .lo = lo, .hi = hi };
+	rp->slots[slot].used = 1;
+	rp->slots[slot].lo = lo;
+	rp->slots[slot].hi = hi;
 	return slot;
 }
 
@@ -189,8 +384,10 @@ void server_prog_slot_free(struct server_prog *rp, int slot)
 		return;
 	__u32 key = (__u32)slot;
 	struct xp_slot_cfg cfg = { 0 };
+	/* In the reverse order of alloc: ports, then configuration, then peers. */
 	set_ports(rp, rp->slots[slot].lo, rp->slots[slot].hi, 0);
 	bpf_map__update_elem(rp->skel->maps.slot_cfg, &key, sizeof(key), &cfg, sizeof(cfg), 0);
+	drop_peers(rp, &rp->slots[slot]);
 	rp->slots[slot].used = 0;
 }
 

@@ -2,7 +2,8 @@
  * The server's receive-side XDP program (bpf/server.bpf.c): load it once,
  * attach it to the interfaces that face clients (one bpf_link per interface,
  * reference counted, so the kernel detaches it if the process dies), and hand
- * out per-test slots that own a destination port range and its counters.
+ * out per-test slots that own a destination port range and its counters, on
+ * one interface and for one client's addresses.
  */
 #ifndef XP_SERVER_PROG_H
 #define XP_SERVER_PROG_H
@@ -16,6 +17,7 @@
 #include "bpf/server.h"
 
 #include "loader/xdp_attach.h"
+#include "net/addr.h"
 
 struct server_prog;
 
@@ -29,16 +31,29 @@ void server_prog_close(struct server_prog *rp);
 
 /*
  * Attach to ifindex unless already attached (then just take a reference).
- * *mode_used is "native" or "skb". 0 or -errno with err set.
+ * *mode_used is "native" or "skb". The interface's addresses go into the
+ * program's local_addr map (see server_prog_slot_alloc). 0 or -errno with
+ * err set.
  */
 int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mode, const char **mode_used,
 		  char *err, size_t errlen);
 /* Drop a reference; the last one detaches. */
 void server_prog_detach(struct server_prog *rp, int ifindex);
 
-/* Claim a slot for dport range [lo, hi]; flags XP_SLOT_*, protos XP_PROTO_*. slot or -errno. */
+/*
+ * Claim a slot for dport range [lo, hi]; flags XP_SLOT_*, protos XP_PROTO_*.
+ * The slot is the test's on ifindex only (where the program must be
+ * attached), and only for frames from client (the control connection's
+ * peer) or one of its nbind bind addresses (--bind, at most
+ * XP_SLOT_MAX_PEERS): the program passes anyone else's frames uncounted.
+ * Each address must be one host's unicast address, not ours (a broadcast,
+ * multicast or local address is refused with an error naming it). Also
+ * refreshes the program's view of ifindex's own addresses, which the
+ * responder answers for. slot or -errno with err set.
+ */
 int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
-		      uint32_t close_mode, char *err, size_t errlen);
+			   uint32_t close_mode, int ifindex, const struct xp_addr *client,
+			   const struct xp_addr *bind, unsigned nbind, char *err, size_t errlen);
 void server_prog_slot_free(struct server_prog *rp, int slot);
 /* Sum of the slot's per-CPU counters. 0 or -errno. */
 int server_prog_read(struct server_prog *rp, int slot, struct xp_counters *sum);

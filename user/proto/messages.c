@@ -1,5 +1,6 @@
 #include "proto/messages.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -36,7 +37,48 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 	json_object_object_add(o, "respond", json_object_new_boolean(t->respond));
 	json_object_object_add(o, "listen", json_object_new_boolean(t->listen));
 	json_object_object_add(o, "close", json_object_new_string(t->close_mode == XP_CLOSE_RST ? "rst" : "none"));
+	if (t->nbind) {
+		struct json_object *b = json_object_new_array();
+		char a[INET6_ADDRSTRLEN];
+		for (unsigned i = 0; i < t->nbind && i < XP_TEST_MAX_BIND; i++)
+			json_object_array_add(b, json_object_new_string(xp_addr_str(&t->bind[i], a, sizeof(a))));
+		json_object_object_add(o, "bind", b);
+	}
 	return o;
+}
+
+/* "bind": an array of at most XP_TEST_MAX_BIND address strings of the
+ * test's family. Absent: none. 0 or -1 with err set. */
+static int bind_from_json(struct json_object *o, struct xp_test *t, char *err, size_t errlen)
+{
+	struct json_object *b;
+	t->nbind = 0;
+	if (!json_object_object_get_ex(o, "bind", &b) || json_object_is_type(b, json_type_null))
+		return 0;
+	if (!json_object_is_type(b, json_type_array)) {
+		snprintf(err, errlen, "\"bind\" must be an array of addresses");
+		return -1;
+	}
+	size_t n = json_object_array_length(b);
+	if (n > XP_TEST_MAX_BIND) {
+		snprintf(err, errlen, "at most %d bind addresses, not %zu", XP_TEST_MAX_BIND, n);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(b, i);
+		const char *s = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
+		if (!s || xp_addr_parse(s, &t->bind[i])) {
+			snprintf(err, errlen, "bind address %zu is not an IPv4 or IPv6 address", i + 1);
+			return -1;
+		}
+		if (t->bind[i].family != t->family) {
+			snprintf(err, errlen, "bind address %zu is not IPv%d like the test", i + 1,
+				 t->family == AF_INET6 ? 6 : 4);
+			return -1;
+		}
+	}
+	t->nbind = (unsigned)n;
+	return 0;
 }
 
 int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_t errlen)
@@ -91,14 +133,20 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	else
 		t->listen = !strcmp(t->engine, "socket");
 	t->close_mode = !strcmp(xp_json_str(o, "close", "none"), "rst") ? XP_CLOSE_RST : XP_CLOSE_NONE;
-	return 0;
+	return bind_from_json(o, t, err, errlen);
 }
 
 /* One table drives encode, decode and subtraction so the three never disagree. */
 #define XP_COUNTER_FIELDS(X) \
 	X(pkts) X(bytes) X(tcp_syn) X(tcp_synack) X(tcp_fin) X(tcp_rst) X(tcp_ack_only) \
 	X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
-	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent)
+	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent) \
+	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other)
+
+#define X(f) +1
+_Static_assert(0 XP_COUNTER_FIELDS(X) == sizeof(struct xp_counters) / sizeof(__u64),
+	       "XP_COUNTER_FIELDS must name every field of struct xp_counters");
+#undef X
 
 struct json_object *xp_counters_to_json(const struct xp_counters *c)
 {

@@ -12,6 +12,10 @@
 #include <stdint.h>
 
 #include "bpf/server.h"
+#include "net/addr.h"
+
+/* Most --bind addresses a start request carries (the XDP program's limit). */
+#define XP_TEST_MAX_BIND XP_SLOT_MAX_PEERS
 
 enum xp_test_kind {
 	XP_TEST_STREAM = 0,  /* data frames / streams */
@@ -33,6 +37,11 @@ struct xp_test {
 	bool respond;         /* XDP connection tests: the server's XDP program answers SYNs */
 	bool listen;          /* the server opens TCP listeners on the ports (socket tests, --peer kernel) */
 	unsigned close_mode;  /* XP_CLOSE_*: what the server does with a handshake's ACK */
+	/* The client's source addresses besides its control connection's
+	 * (--bind): the server's XDP program counts (and answers) the test's
+	 * frames from these and that one only. Same family as the test. */
+	struct xp_addr bind[XP_TEST_MAX_BIND];
+	unsigned nbind;
 };
 
 const char *xp_test_kind_name(enum xp_test_kind k);

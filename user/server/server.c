@@ -201,7 +201,7 @@ static void on_start(struct server *s, struct srv_client *c, struct json_object 
 	}
 	uint32_t flags = (t.pass ? XP_SLOT_PASS : 0) | (t.respond ? XP_SLOT_RESPOND : 0);
 	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
-				     t.close_mode, err, sizeof(err));
+					  t.close_mode, ifindex, &c->peer, t.bind, t.nbind, err, sizeof(err));
 	if (slot < 0) {
 		server_prog_detach(s->rp, ifindex);
 		send_error(c, err);
