@@ -223,39 +223,51 @@ int main(int argc, char **argv)
 		die("open rx_count: %s", strerror(errno));
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
 		die("getrandom: %s", strerror(errno));
-	srv->rodata->cookie_key[0] = key[0];
-	srv->rodata->cookie_key[1] = key[1];
-	srv->rodata->reply_redirect = (__u8)redirect;
+	srv->rodata->config.cookie_key[0] = key[0];
+	srv->rodata->config.cookie_key[1] = key[1];
+	srv->rodata->config.reply_redirect = (__u8)redirect;
 	if (server_bpf__load(srv))
 		die("load rx_count: %s", strerror(errno));
-	{
-		struct xp_slot_cfg cfg = { .flags = XP_SLOT_ACTIVE | XP_SLOT_RESPOND,
-					   .protos = XP_PROTO_TCP, .close_mode = XP_CLOSE_RST };
-		__u32 k = SLOT, v = SLOT + 1;
-
-		for (__u32 p = PORT_LO; p <= PORT_HI; p++)
-			if (bpf_map_update_elem(bpf_map__fd(srv->maps.port_slot), &p, &v, 0))
-				die("port_slot: %s", strerror(errno));
-		if (bpf_map_update_elem(bpf_map__fd(srv->maps.slot_cfg), &k, &cfg, 0))
-			die("slot_cfg: %s", strerror(errno));
-	}
 
 	/* Client program. */
 	cli = client_bpf__open();
 	if (!cli)
 		die("open conn_client: %s", strerror(errno));
-	cli->rodata->cc_family = fs.src.family == AF_INET6 ? 6 : 4;
-	cli->rodata->cc_cport_lo = CPORT_LO;
-	cli->rodata->cc_cport_hi = CPORT_HI;
-	cli->rodata->cc_dport_lo = PORT_LO;
-	cli->rodata->cc_dport_hi = PORT_HI;
-	cli->rodata->cc_mode = fin ? XP_CC_MODE_FIN : XP_CC_MODE_RST;
-	cli->rodata->cc_reply_redirect = (__u8)redirect;
+	cli->rodata->config.family = fs.src.family == AF_INET6 ? 6 : 4;
+	cli->rodata->config.cport_lo = CPORT_LO;
+	cli->rodata->config.cport_hi = CPORT_HI;
+	cli->rodata->config.dport_lo = PORT_LO;
+	cli->rodata->config.dport_hi = PORT_HI;
+	cli->rodata->config.mode = fin ? XP_CC_MODE_FIN : XP_CC_MODE_RST;
+	cli->rodata->config.reply_redirect = (__u8)redirect;
 	if (client_bpf__load(cli))
 		die("load conn_client: %s", strerror(errno));
 
 	enter_ns(sns);
 	sif = dev_info(sdev, smac);
+	{
+		/* The slot as the server binds it: to the server's interface
+		 * and MAC, the client's address (--src) as its peer, --dst
+		 * one of the interface's own addresses. */
+		struct xp_slot_cfg cfg = { .flags = XP_SLOT_ACTIVE | XP_SLOT_RESPOND,
+					   .protos = XP_PROTO_TCP, .close_mode = XP_CLOSE_RST,
+					   .ifindex = (__u32)sif };
+		struct xp_local_key lk = { .ifindex = (__u32)sif };
+		__u32 k = SLOT, v = SLOT + 1, local = XP_LOCAL_UNICAST;
+		int v6 = fs.src.family == AF_INET6;
+
+		memcpy(cfg.mac, smac, 6);
+		cfg.peer_family = lk.family = v6 ? XP_FAMILY_V6 : XP_FAMILY_V4;
+		memcpy(cfg.peer, v6 ? (void *)&fs.src.v6 : (void *)&fs.src.v4, v6 ? 16 : 4);
+		memcpy(lk.addr, v6 ? (void *)&fs.dst.v6 : (void *)&fs.dst.v4, v6 ? 16 : 4);
+		if (bpf_map_update_elem(bpf_map__fd(srv->maps.local_addr), &lk, &local, 0))
+			die("local_addr: %s", strerror(errno));
+		if (bpf_map_update_elem(bpf_map__fd(srv->maps.slot_cfg), &k, &cfg, 0))
+			die("slot_cfg: %s", strerror(errno));
+		for (__u32 p = PORT_LO; p <= PORT_HI; p++)
+			if (bpf_map_update_elem(bpf_map__fd(srv->maps.port_slot), &p, &v, 0))
+				die("port_slot: %s", strerror(errno));
+	}
 	slink = bpf_program__attach_xdp(srv->progs.xdp_server, sif);
 	if (!slink)
 		die("attach rx_count to %s in %s: %s", sdev, sns, strerror(errno));
