@@ -14,6 +14,14 @@ uint64_t xp_period_established(const struct xp_period *p)
 	return p->sock.s_accepted ? p->sock.s_accepted : p->rx.conn_established;
 }
 
+/* The test's TCP frames the server's responder did not answer (bpf/server.h:
+ * with the answered ones they add up to all of them). */
+static uint64_t not_answered(const struct xp_period *p)
+{
+	const struct xp_counters *c = &p->rx;
+	return c->noreply_addr + c->noreply_shape + c->noreply_csum + c->noreply_room + c->noreply_other;
+}
+
 void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i)
 {
 	char cps[48] = "as fast as possible";
@@ -60,6 +68,13 @@ struct json_object *xp_hs_figs_json(const struct xp_period *p, double secs)
 	U("server_rst_sent", p->rx.rst_sent);
 	U("server_fin_answered", p->rx.fin_answered);
 	U("server_cookie_invalid", p->rx.cookie_invalid);
+	/* Frames the responder did not answer, by reason (bpf/server.h). */
+	U("server_not_answered", not_answered(p));
+	U("server_noreply_addr", p->rx.noreply_addr);
+	U("server_noreply_shape", p->rx.noreply_shape);
+	U("server_noreply_csum", p->rx.noreply_csum);
+	U("server_noreply_room", p->rx.noreply_room);
+	U("server_noreply_other", p->rx.noreply_other);
 	U("server_data_bytes", p->rx.data_bytes); /* --bytes: established x N when every byte arrived */
 	U("server_accepted", p->sock.s_accepted);
 #undef U
@@ -108,6 +123,12 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 			" FINs answered  %" PRIu64 " invalid cookies\n",
 		(uint64_t)p->rx.tcp_syn, (uint64_t)p->rx.synack_sent, (uint64_t)p->rx.rst_sent, (uint64_t)p->rx.fin_answered,
 		(uint64_t)p->rx.cookie_invalid);
+	if (!r->peer_kernel)
+		fprintf(r->out, "             %12" PRIu64 " frames not answered: %" PRIu64 " not to us or not from one host, %"
+				PRIu64 " bad checksum, %" PRIu64 " unanswerable headers, %" PRIu64 " no room for the reply, %"
+				PRIu64 " needing no answer\n",
+			not_answered(p), (uint64_t)p->rx.noreply_addr, (uint64_t)p->rx.noreply_csum,
+			(uint64_t)p->rx.noreply_shape, (uint64_t)p->rx.noreply_room, (uint64_t)p->rx.noreply_other);
 	if (x->syn_sent > est)
 		fprintf(r->out, "Not completed %11" PRIu64 " of the SYNs sent (%.3f %%)\n", x->syn_sent - est,
 			100.0 * (double)(x->syn_sent - est) / (double)x->syn_sent);
