@@ -63,6 +63,7 @@
 #include "net/frame.h"
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
+#include "util/cpus.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
@@ -411,24 +412,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The CPUs this process may run on, in order; returns how many. */
-static unsigned allowed_cpus(int *cpus, unsigned max)
-{
-	cpu_set_t set;
-	unsigned n = 0;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[n++] = c;
-	}
-	if (!n) {
-		long on = sysconf(_SC_NPROCESSORS_ONLN);
-		for (long c = 0; c < on && n < max; c++)
-			cpus[n++] = (int)c;
-	}
-	return n ? n : (cpus[0] = 0, 1);
-}
-
 static void live_destroy(struct xp_engine *e);
 
 static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
@@ -448,7 +431,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	}
 
 	int cpus[CPU_SETSIZE];
-	unsigned ncpu = allowed_cpus(cpus, CPU_SETSIZE);
+	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
 	/* The generator's state is per CPU: one thread per CPU at most. */
 	e->nw = cfg->queues ? cfg->queues : 1;
 	if (e->nw > ncpu)

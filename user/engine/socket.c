@@ -17,6 +17,7 @@
 
 #include "engine/socket_loop.h"
 #include "net/sockutil.h"
+#include "util/cpus.h"
 #include "util/time.h"
 
 /* ---- the threads of one process ------------------------------------------ */

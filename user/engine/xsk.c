@@ -34,6 +34,7 @@
 #include <xdp/xsk.h>
 
 #include "engine/engine.h"
+#include "util/cpus.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
@@ -80,7 +81,6 @@ struct xp_engine {
 	unsigned nw;
 	const char *mode;
 	volatile bool stop;
-	int ncpus;
 	/* connection tests (cfg.kind != XP_TEST_STREAM) */
 	bool conn;
 	struct frame_layout lay;      /* of the SYN template */
@@ -539,7 +539,6 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 		return -ENOMEM;
 	e->cfg = *cfg;
 	e->nw = cfg->queues ? cfg->queues : 1;
-	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	e->w = calloc(e->nw, sizeof(*e->w));
 	if (!e->w) {
 		free(e);
@@ -582,6 +581,8 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 
 static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
 {
+	int cpus[CPU_SETSIZE];
+	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
 	for (unsigned q = 0; q < e->nw; q++) {
 		struct xsk_worker *w = &e->w[q];
 		int r = pthread_create(&w->thread, NULL, worker_main, w);
@@ -594,7 +595,7 @@ static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
 		/* Pinned threads: unpinned rates swing by +-20 % here. */
 		cpu_set_t set;
 		CPU_ZERO(&set);
-		CPU_SET(w->queue % (unsigned)e->ncpus, &set);
+		CPU_SET(cpus[w->queue % ncpu], &set);
 		pthread_setaffinity_np(w->thread, sizeof(set), &set);
 	}
 	return 0;

@@ -31,6 +31,7 @@
 
 #include "util/workers.h"
 #include "net/sockutil.h"
+#include "util/cpus.h"
 #include "util/time.h"
 
 /* The kernel caps the backlog at net.core.somaxconn (4096 by default since
