@@ -63,6 +63,7 @@
 #include "net/frame.h"
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
+#include "loader/percpu.h"
 #include "util/cpus.h"
 #include "util/time.h"
 #include "engine/tuples.h"
@@ -246,18 +247,10 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
 
 __u64 xp_gen_sent(struct generator_bpf *skel)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0)
-		return 0;
-	struct xp_gen_state *v = calloc((size_t)ncpus, sizeof(*v));
-	if (!v)
-		return 0;
+	_Static_assert(offsetof(struct xp_gen_state, sent) == 0, "sent leads xp_gen_state");
 	__u32 key = 0;
-	__u64 sum = 0;
-	if (!bpf_map__lookup_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0))
-		for (int c = 0; c < ncpus; c++)
-			sum += v[c].sent;
-	free(v);
+	__u64 sum = 0; /* stays 0 if the lookup fails */
+	xp_percpu_read(skel->maps.gen_state, &key, sizeof(key), sizeof(struct xp_gen_state), &sum, sizeof(sum));
 	return sum;
 }
 
