@@ -55,7 +55,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +64,7 @@
 #include "bpf/generator.skel.h"
 #include "loader/percpu.h"
 #include "util/cpus.h"
+#include "util/random.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
@@ -165,8 +165,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 			return -EINVAL;
 		}
 		/* A fresh ISN key per run: tuples repeat from one run to the next. */
-		if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-			seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+		seed = xp_random_seed();
 		int r = xp_tuples_init(&conn, cfg, seed, err, errlen);
 		if (r)
 			return r;

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "engine/socket_loop.h"
 #include "net/sockutil.h"
 #include "util/cpus.h"
+#include "util/random.h"
 #include "util/time.h"
 
 /* ---- the threads of one process ------------------------------------------ */
@@ -252,13 +252,8 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		e->buf = calloc(1, BUF_SIZE);
 		if (!e->buf)
 			goto nomem;
-		if (!cfg->zero && getrandom(e->buf, BUF_SIZE, 0) != BUF_SIZE) {
-			uint64_t x = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(xp_now() * 1e9);
-			for (size_t k = 0; k + 8 <= BUF_SIZE; k += 8) {
-				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				memcpy(e->buf + k, &x, 8);
-			}
-		}
+		if (!cfg->zero)
+			xp_random_fill(e->buf, BUF_SIZE, true);
 	}
 	e->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	e->w = calloc(e->nw, sizeof(*e->w));

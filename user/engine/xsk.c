@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +34,7 @@
 
 #include "engine/engine.h"
 #include "util/cpus.h"
+#include "util/random.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
@@ -518,8 +518,7 @@ static int conn_setup(struct xp_engine *e, const struct frame_layout *lay, char 
 		return -EINVAL;
 	}
 	/* A fresh ISN key per run: tuples repeat from one run to the next. */
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+	seed = xp_random_seed();
 	int r = xp_tuples_init(&e->map, c, seed, err, errlen);
 	if (r)
 		return r;

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "bpf/server.skel.h"
 #include "loader/percpu.h"
+#include "util/random.h"
 
 #define XP_MAX_LINKS 16
 
@@ -57,8 +57,7 @@ int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_re
 	rp->skel->rodata->ctrl_port = ctrl_port;
 	rp->skel->rodata->reply_redirect = reply_redirect;
 	/* SYN cookies are only as good as the secret behind them. */
-	if (getrandom(rp->skel->rodata->cookie_key, sizeof(rp->skel->rodata->cookie_key), 0) !=
-	    sizeof(rp->skel->rodata->cookie_key)) {
+	if (xp_random_fill(rp->skel->rodata->cookie_key, sizeof(rp->skel->rodata->cookie_key), false)) {
 		snprintf(err, errlen, "cannot read random bytes for the SYN cookie key: %s", strerror(errno));
 		server_bpf__destroy(rp->skel);
 		free(rp);
