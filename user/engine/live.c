@@ -62,6 +62,7 @@
 #include "net/frame.h"
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
+#include "loader/libbpf_log.h"
 #include "loader/percpu.h"
 #include "util/cpus.h"
 #include "util/random.h"
@@ -118,13 +119,6 @@ static const char *xsk_way(bool syn)
 	return syn ? "--syn-engine xsk" : "--engine xsk";
 }
 
-static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
-{
-	if (lvl == LIBBPF_WARN && getenv("XDPPERF_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
-
 int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct generator_bpf **out, __u8 *tmpl,
 		struct frame_layout *lay, char *err, size_t errlen)
 {
@@ -175,7 +169,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 		}
 	}
 
-	libbpf_print_fn_t old = libbpf_set_print(silent_print);
+	libbpf_print_fn_t old = libbpf_set_print(xp_libbpf_print);
 	struct generator_bpf *skel = generator_bpf__open();
 	if (!skel) {
 		int e = errno;

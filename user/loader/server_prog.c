@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bpf/server.skel.h"
+#include "loader/libbpf_log.h"
 #include "loader/percpu.h"
 #include "util/random.h"
 
@@ -34,19 +35,12 @@ struct server_prog {
 	struct slot slots[XP_MAX_SLOTS];
 };
 
-static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
-{
-	if (lvl == LIBBPF_WARN && getenv("XDPPERF_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
-
 int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_redirect, char *err, size_t errlen)
 {
 	struct server_prog *rp = calloc(1, sizeof(*rp));
 	if (!rp)
 		return -ENOMEM;
-	libbpf_set_print(silent_print);
+	libbpf_set_print(xp_libbpf_print);
 	rp->skel = server_bpf__open();
 	if (!rp->skel) {
 		int e = errno;
