@@ -18,16 +18,12 @@
  * generator keeps its state (frame counter, flow position) per CPU; at most
  * as many threads as CPUs the process may use.
  *
- * Rate control: each thread sends cfg->pps / threads. It sends in units of
- * `repeat` frames (one BPF_PROG_RUN call): a slice of about SLICE_S seconds
- * of frames (at least 1), or with --burst N (cfg->burst) N frames back to
- * back. Units are scheduled against
- * CLOCK_MONOTONIC from the thread's start: unit j is due when
- * (now - t0) * pps reaches (j + 1) * repeat, so the frames are spread evenly
- * over every second and the long-run rate is exact. Ahead of schedule the
- * thread sleeps (nanosleep, 1 us timer slack) and spins only the last
- * SPIN_S; behind it (a stall), it catches up back to back, but never by
- * more than CATCHUP_S of frames: a longer stall is forgiven, not bursted.
+ * Rate control: each thread sends cfg->pps / threads, paced by
+ * engine/pacer.h (as the AF_XDP engine is), in units of `repeat` frames (one
+ * BPF_PROG_RUN call): a slice of about 100 us of frames (at least 1), or
+ * with --burst N (cfg->burst) N frames back to back, scheduled against
+ * CLOCK_MONOTONIC from the thread's start; a stall is made up by at most
+ * 20 ms of frames.
  *
  * Holding the program in the XDP dispatcher: BPF_PROG_RUN with repeat > 1
  * adds the program to the kernel's XDP dispatcher for the call and removes
@@ -59,6 +55,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/pacer.h"
 #include "net/frame.h"
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
@@ -72,9 +69,6 @@
 /* Until engine.h declares it (see the report of the live engine issue). */
 extern const struct xp_engine_ops xp_engine_live;
 
-#define SLICE_S    100e-6  /* paced: one call sends ~100 us of frames */
-#define SPIN_S     20e-6   /* sleep until this close to the due time, then spin */
-#define CATCHUP_S  20e-3   /* at most 20 ms of frames are made up after a stall */
 #define CHUNK      16384   /* unpaced: frames per call (~1-10 ms) */
 #define BATCH      64      /* frames per kernel batch (page_pool size, flush) */
 #define MAX_BURST  (1u << 20)
@@ -335,43 +329,21 @@ static void *worker_main(void *arg)
 		.ingress_ifindex = (__u32)e->cfg.ifindex,
 		.rx_queue_index = w->rxq,
 	};
-	double pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0;
-	uint32_t unit = CHUNK;
-	double cap = 0;
-	if (pps > 0) {
-		if (e->burst)
-			unit = e->burst;
-		else
-			unit = pps * SLICE_S < 1 ? 1 : (uint32_t)(pps * SLICE_S + 0.5);
-		cap = pps * CATCHUP_S;
-		if (cap < 2.0 * unit)
-			cap = 2.0 * unit;
-	}
+	struct xp_pacer_cfg pcfg = { .pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, .burst = e->burst,
+				     .thread = w->idx, .nthreads = e->nw, .unpaced = CHUNK };
+	struct xp_pacer pc;
 	double start = xp_now();
 	double deadline = e->cfg.max_seconds > 0 ? start + e->cfg.max_seconds : 1e300;
-	/* The first unit is due at once; thread idx is offset by idx/T of a
-	 * unit's period so that the threads' units interleave evenly. */
-	double t0 = pps > 0 ? start - (unit / pps) * (1.0 - (double)w->idx / e->nw) : start;
-	uint64_t sent = 0; /* frames asked for so far */
+	xp_pacer_init(&pc, &pcfg, start);
 	bool first = true;
 
 	while (!e->stop) {
 		double now = xp_now();
 		if (now > deadline)
 			break;
-		if (pps > 0) {
-			double due = (now - t0) * pps - (double)sent;
-			if (due > cap) { /* a long stall: forgive what is beyond the cap */
-				t0 += (due - cap) / pps;
-				due = cap;
-			}
-			if (due < unit) {
-				double wait = (unit - due) / pps;
-				if (wait > SPIN_S) /* at most 50 ms: stop() must not wait for a slow burst */
-					xp_sleep(wait - SPIN_S < 0.05 ? wait - SPIN_S : 0.05);
-				continue; /* spin: re-read the clock */
-			}
-		}
+		uint32_t unit = xp_pacer_next(&pc);
+		if (!unit)
+			continue; /* not due yet (it slept): ask again */
 		int rc = run_frames(e, &md, unit);
 		if (first && rc == -EINVAL && md.rx_queue_index) {
 			/* Fewer rx queues than tx queues: any existing queue does. */
@@ -391,7 +363,7 @@ static void *worker_main(void *arg)
 			w->fatal = -rc;
 			break;
 		}
-		sent += unit;
+		xp_pacer_sent(&pc, unit);
 	}
 	if (first) /* stopped before the first call */
 		first_result(e, w, 0);
