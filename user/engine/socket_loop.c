@@ -1,4 +1,4 @@
-/* The socket engine's event loop: one per thread, see sock_client.h for the design. */
+/* The socket engine's event loop: one per thread, see socket_loop.h for the design. */
 #include "engine/socket_loop.h"
 
 #include <errno.h>

@@ -1,8 +1,9 @@
 /*
  * Kernel TCP socket engine (client side): many connections through the
  * kernel's TCP stack, for firewall tests in the style of fireperf. Private
- * to it: engine_socket.c creates, starts, stops and reads it (and its
- * worker processes); sock_client.c is the event loop each thread runs.
+ * to it: engine/socket.c creates, starts, stops and reads it (its threads
+ * and worker processes are a struct xp_group); socket_loop.c is the event
+ * loop each thread runs.
  *
  * Scale is the point (six-figure connection counts), so there is no thread
  * per connection: `threads` event-loop threads, each pinned to a CPU, each
