@@ -18,16 +18,12 @@
  * generator keeps its state (frame counter, flow position) per CPU; at most
  * as many threads as CPUs the process may use.
  *
- * Rate control: each thread sends cfg->pps / threads. It sends in units of
- * `repeat` frames (one BPF_PROG_RUN call): a slice of about SLICE_S seconds
- * of frames (at least 1), or with --burst N (cfg->burst) N frames back to
- * back. Units are scheduled against
- * CLOCK_MONOTONIC from the thread's start: unit j is due when
- * (now - t0) * pps reaches (j + 1) * repeat, so the frames are spread evenly
- * over every second and the long-run rate is exact. Ahead of schedule the
- * thread sleeps (nanosleep, 1 us timer slack) and spins only the last
- * SPIN_S; behind it (a stall), it catches up back to back, but never by
- * more than CATCHUP_S of frames: a longer stall is forgiven, not bursted.
+ * Rate control: each thread sends cfg->pps / threads, paced by
+ * engine/pacer.h (as the AF_XDP engine is), in units of `repeat` frames (one
+ * BPF_PROG_RUN call): a slice of about 100 us of frames (at least 1), or
+ * with --burst N (cfg->burst) N frames back to back, scheduled against
+ * CLOCK_MONOTONIC from the thread's start; a stall is made up by at most
+ * 20 ms of frames.
  *
  * Holding the program in the XDP dispatcher: BPF_PROG_RUN with repeat > 1
  * adds the program to the kernel's XDP dispatcher for the call and removes
@@ -55,20 +51,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/pacer.h"
 #include "net/frame.h"
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
+#include "loader/libbpf_log.h"
+#include "loader/percpu.h"
+#include "util/cpus.h"
+#include "util/random.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
-#define SLICE_S    100e-6  /* paced: one call sends ~100 us of frames */
-#define SPIN_S     20e-6   /* sleep until this close to the due time, then spin */
-#define CATCHUP_S  20e-3   /* at most 20 ms of frames are made up after a stall */
 #define CHUNK      16384   /* unpaced: frames per call (~1-10 ms) */
 #define BATCH      64      /* frames per kernel batch (page_pool size, flush) */
 #define MAX_BURST  (1u << 20)
@@ -111,13 +108,6 @@ struct xp_engine {
 static const char *xsk_way(bool syn)
 {
 	return syn ? "--syn-engine xsk" : "--engine xsk";
-}
-
-static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
-{
-	if (lvl == LIBBPF_WARN && getenv("XDPPERF_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
 }
 
 /* What rules live frames out before anything is loaded: the probe, and xp_gen_load's first check. */
@@ -171,8 +161,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 			return -EINVAL;
 		}
 		/* A fresh ISN key per run: tuples repeat from one run to the next. */
-		if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-			seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+		seed = xp_random_seed();
 		r = xp_tuples_init(&conn, cfg, seed, err, errlen);
 		if (r)
 			return r;
@@ -182,7 +171,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 		}
 	}
 
-	libbpf_print_fn_t old = libbpf_set_print(silent_print);
+	libbpf_print_fn_t old = libbpf_set_print(xp_libbpf_print);
 	struct generator_bpf *skel = generator_bpf__open();
 	if (!skel) {
 		int e = errno;
@@ -253,18 +242,10 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
 
 __u64 xp_gen_sent(struct generator_bpf *skel)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0)
-		return 0;
-	struct xp_gen_state *v = calloc((size_t)ncpus, sizeof(*v));
-	if (!v)
-		return 0;
+	_Static_assert(offsetof(struct xp_gen_state, sent) == 0, "sent leads xp_gen_state");
 	__u32 key = 0;
-	__u64 sum = 0;
-	if (!bpf_map__lookup_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0))
-		for (int c = 0; c < ncpus; c++)
-			sum += v[c].sent;
-	free(v);
+	__u64 sum = 0; /* stays 0 if the lookup fails */
+	xp_percpu_read(skel->maps.gen_state, &key, sizeof(key), sizeof(struct xp_gen_state), &sum, sizeof(sum));
 	return sum;
 }
 
@@ -356,43 +337,21 @@ static void *worker_main(void *arg)
 		.ingress_ifindex = (__u32)e->cfg.ifindex,
 		.rx_queue_index = w->rxq,
 	};
-	double pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0;
-	uint32_t unit = CHUNK;
-	double cap = 0;
-	if (pps > 0) {
-		if (e->burst)
-			unit = e->burst;
-		else
-			unit = pps * SLICE_S < 1 ? 1 : (uint32_t)(pps * SLICE_S + 0.5);
-		cap = pps * CATCHUP_S;
-		if (cap < 2.0 * unit)
-			cap = 2.0 * unit;
-	}
+	struct xp_pacer_cfg pcfg = { .pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, .burst = e->burst,
+				     .thread = w->idx, .nthreads = e->nw, .unpaced = CHUNK };
+	struct xp_pacer pc;
 	double start = xp_now();
 	double deadline = e->cfg.max_seconds > 0 ? start + e->cfg.max_seconds : 1e300;
-	/* The first unit is due at once; thread idx is offset by idx/T of a
-	 * unit's period so that the threads' units interleave evenly. */
-	double t0 = pps > 0 ? start - (unit / pps) * (1.0 - (double)w->idx / e->nw) : start;
-	uint64_t sent = 0; /* frames asked for so far */
+	xp_pacer_init(&pc, &pcfg, start);
 	bool first = true;
 
 	while (!e->stop) {
 		double now = xp_now();
 		if (now > deadline)
 			break;
-		if (pps > 0) {
-			double due = (now - t0) * pps - (double)sent;
-			if (due > cap) { /* a long stall: forgive what is beyond the cap */
-				t0 += (due - cap) / pps;
-				due = cap;
-			}
-			if (due < unit) {
-				double wait = (unit - due) / pps;
-				if (wait > SPIN_S) /* at most 50 ms: stop() must not wait for a slow burst */
-					xp_sleep(wait - SPIN_S < 0.05 ? wait - SPIN_S : 0.05);
-				continue; /* spin: re-read the clock */
-			}
-		}
+		uint32_t unit = xp_pacer_next(&pc);
+		if (!unit)
+			continue; /* not due yet (it slept): ask again */
 		int rc = run_frames(e, &md, unit);
 		if (first && rc == -EINVAL && md.rx_queue_index) {
 			/* Fewer rx queues than tx queues: any existing queue does. */
@@ -412,29 +371,11 @@ static void *worker_main(void *arg)
 			w->fatal = -rc;
 			break;
 		}
-		sent += unit;
+		xp_pacer_sent(&pc, unit);
 	}
 	if (first) /* stopped before the first call */
 		first_result(e, w, 0);
 	return NULL;
-}
-
-/* The CPUs this process may run on, in order; returns how many. */
-static unsigned allowed_cpus(int *cpus, unsigned max)
-{
-	cpu_set_t set;
-	unsigned n = 0;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[n++] = c;
-	}
-	if (!n) {
-		long on = sysconf(_SC_NPROCESSORS_ONLN);
-		for (long c = 0; c < on && n < max; c++)
-			cpus[n++] = (int)c;
-	}
-	return n ? n : (cpus[0] = 0, 1);
 }
 
 static void live_destroy(struct xp_engine *e);
@@ -456,7 +397,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	}
 
 	int cpus[CPU_SETSIZE];
-	unsigned ncpu = allowed_cpus(cpus, CPU_SETSIZE);
+	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
 	/* The generator's state is per CPU: one thread per CPU at most. */
 	e->nw = cfg->frames.queues ? cfg->frames.queues : 1;
 	if (e->nw > ncpu)
