@@ -49,7 +49,7 @@
  * bpf_xdp_store_bytes. */
 #define SMALL_LEN 128
 
-/* Set by xp_gen_load (user/engine/live.c) before load; see struct
+/* Set by xp_gen_load (user/loader/generator_prog.c) before load; see struct
  * xp_generator_config. */
 const volatile struct xp_generator_config config = { .nthreads = 1, .conn_space = 1 };
 
