@@ -190,19 +190,19 @@ int xdp_client(struct xdp_md *ctx)
 	if ((fl & XP_SYNACK_MASK) == XP_SYNACK) {
 		cnt->synack_seen++;
 		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
-			return XDP_DROP;
+			goto unanswered;
 		xp_cc_handshake_reply(&sg, &r);
 		rc = xp_tcp_reply_send(ctx, &sg, &r);
 		if (rc == XP_REPLY_NOROOM)
 			return XDP_PASS; /* untouched, to tc_client */
 		if (rc)
-			return XDP_DROP;
+			goto unanswered;
 		xp_cc_count_handshake(cnt, &r);
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if ((fl & XP_SYNACK_MASK) == (XP_TCPF_ACK | XP_TCPF_FIN)) {
 		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
-			return XDP_DROP;
+			goto unanswered;
 		r.seq = sg.ack;
 		r.ack = sg.seq + sg.payload + 1;
 		r.flags = XP_TCPF_ACK;
@@ -210,13 +210,16 @@ int xdp_client(struct xdp_md *ctx)
 		if (sg.has_ts)
 			xp_reply_put_ts(&r, sg.tsecr, sg.tsval);
 		if (xp_tcp_reply_send(ctx, &sg, &r))
-			return XDP_DROP;
+			goto unanswered;
 		cnt->finack_answered++;
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 pass:
 	cnt->passed++;
 	return XDP_PASS;
+unanswered:
+	cnt->unanswered++;
+	return XDP_DROP;
 }
 
 /*

@@ -63,6 +63,9 @@ struct xp_cc_counters {
 	__u64 data_bytes;       /* their payload bytes */
 	__u64 data_tc;          /* of data_sent, those built by the TC fallback (no
 				 * room in the XDP frame, see tc_client) */
+	__u64 unanswered;       /* SYN-ACKs and FINs of test flows dropped without a
+				 * reply: headers no reply is built for (IPv4
+				 * options), or the frame could not be resized */
 };
 
 #endif /* XDPPERF_CLIENT_H */

@@ -643,7 +643,7 @@ static struct xp_cc_counters cli_counters(struct env *e)
 	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent) \
 	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other)
 #define CLI_FIELDS(X) X(synack_seen) X(acks_sent) X(fins_sent) X(rst_seen) \
-	X(finack_answered) X(passed) X(data_sent) X(data_bytes) X(data_tc)
+	X(finack_answered) X(passed) X(data_sent) X(data_bytes) X(data_tc) X(unanswered)
 
 /* Every named field must match (ignoring bytes, checked where it matters);
  * both name lists must cover their structs. */
