@@ -58,7 +58,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(SKELS) $(USER_HDRS)
+$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(SKELS) $(USER_HDRS) $(wildcard tests/bpf/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 

@@ -378,6 +378,11 @@ int server_prog_read(struct server_prog *rp, int slot, struct xp_counters *sum)
 	return xp_percpu_read(rp->skel->maps.counters, &key, sizeof(key), sizeof(*sum), sum, sizeof(*sum));
 }
 
+struct server_bpf *server_prog_skel(struct server_prog *rp)
+{
+	return rp->skel;
+}
+
 int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS])
 {
 	for (__u32 k = 0; k < XP_G_NSTATS; k++) {

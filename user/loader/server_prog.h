@@ -57,6 +57,9 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 void server_prog_slot_free(struct server_prog *rp, int slot);
 /* Sum of the slot's per-CPU counters. 0 or -errno. */
 int server_prog_read(struct server_prog *rp, int slot, struct xp_counters *sum);
+/* The loaded skeleton (struct server_bpf of bpf/server.skel.h), for tests
+ * that look into the program's maps and run it with BPF_PROG_RUN. */
+struct server_bpf *server_prog_skel(struct server_prog *rp);
 /* Global stats (enum xp_global_stat), summed over CPUs. */
 int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS]);
 
