@@ -5,10 +5,22 @@ CLANG    ?= clang
 BPFTOOL  ?= bpftool
 BUILD    := build
 
+PKG_CONFIG ?= pkg-config
+
+# The libraries' own compiler and linker flags, as their pkg-config files give them.
+PKGS     := libbpf libxdp json-c libmnl libcap
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
+
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-            -Iuser -I. -I$(BUILD)
-LDLIBS   := -lxdp -lbpf -lelf -lz -ljson-c -lmnl -lpthread -lm
+            -Iuser -I. -I$(BUILD) $(PKG_CFLAGS)
+LDLIBS   := $(PKG_LIBS) -lpthread -lm
+
+# The version --version shows: git's name for this tree, or, outside a git
+# tree (a release tarball, a .deb build from one), the VERSION file's.
+# A package build may set XP_VERSION itself.
+XP_VERSION ?= $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || cat $(CURDIR)/VERSION)
 
 ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -target bpf -O2 -g -Wall -D__TARGET_ARCH_$(ARCH) -I.
@@ -32,7 +44,7 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
-.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down
+.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE
 all: xdpperf $(UNIT_BINS) $(BPFT_BINS)
 
 deps:
@@ -47,6 +59,14 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) bpf/server.h $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# build/xp_version.h: rewritten only when a version changed, so only
+# util/version.c is rebuilt then.
+$(BUILD)/xp_version.h: FORCE | $(BUILD)
+	@printf '#define XP_VERSION "%s"\n#define XP_LIBBPF_BUILT "%s"\n#define XP_LIBXDP_BUILT "%s"\n' \
+		'$(XP_VERSION)' "$$($(PKG_CONFIG) --modversion libbpf)" "$$($(PKG_CONFIG) --modversion libxdp)" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/user/util/version.o: $(BUILD)/xp_version.h
 
 $(BUILD)/libxdpperf.a: $(USER_OBJS)
 	$(AR) rcs $@ $^

@@ -8,8 +8,7 @@
 #include "bpf/client.h"
 #include "proto/channel.h"
 #include "cli/options.h"
-
-#define XP_VERSION "0.1.0"
+#include "util/version.h"
 
 int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -226,7 +225,7 @@ static int opt_help(struct xp_opts *o, const char *arg, char *err, size_t errlen
 
 static int opt_version(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	printf("xdpperf %s\n", XP_VERSION);
+	xp_version_print(stdout);
 	return 1;
 }
 
