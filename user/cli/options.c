@@ -84,6 +84,12 @@ static int opt_server(struct xp_opts *o, const char *arg, char *err, size_t errl
 	return 0;
 }
 
+static int opt_probe(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->role = XP_ROLE_PROBE;
+	return 0;
+}
+
 static int opt_client(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	o->role = XP_ROLE_CLIENT;
@@ -328,6 +334,12 @@ const struct xp_option xp_options[] = {
 
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .help = "serve one test, then exit" },
+
+	/* Host probe */
+	{ "probe", 0, NULL, XP_SEC_PROBE, 0, opt_probe,
+	  .help = "what this kernel and the --dev interface (default:\n"
+	          "every interface that is up) support, each with its\n"
+	          "reason, and the engine auto picks; -J for JSON" },
 };
 const size_t xp_noptions = sizeof(xp_options) / sizeof(xp_options[0]);
 _Static_assert(sizeof(xp_options) / sizeof(xp_options[0]) <= XP_OPTIONS_MAX, "raise XP_OPTIONS_MAX");
