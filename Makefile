@@ -44,7 +44,7 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
-.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE
+.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb
 all: xdpperf $(UNIT_BINS) $(BPFT_BINS)
 
 deps:
@@ -72,7 +72,7 @@ $(BUILD)/libxdpperf.a: $(USER_OBJS)
 	$(AR) rcs $@ $^
 
 xdpperf: $(BUILD)/user/main.o $(BUILD)/libxdpperf.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
@@ -107,6 +107,44 @@ bench: deps
 
 lab-down:
 	@bash scripts/lab.sh down
+
+# `make install [PREFIX=/usr/local] [DESTDIR=]`: the binary (its BPF objects are
+# inside, through the skeletons), the man page, bash completion, and the lab
+# as xdpperf-lab. The lab script keeps its place relative to the helpers it
+# may source (tests/lib/) under DATADIR; xdpperf-lab finds it relative to
+# itself, so a DESTDIR tree runs where it is.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DATADIR     ?= $(PREFIX)/share/xdpperf
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+LAB_FILES   := scripts/lab.sh $(wildcard tests/lib/netns.sh)
+INSTALL     ?= install
+
+install: xdpperf
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 0755 xdpperf $(DESTDIR)$(BINDIR)/xdpperf
+	$(INSTALL) -m 0644 man/xdpperf.1 $(DESTDIR)$(MANDIR)/man1/xdpperf.1
+	$(INSTALL) -m 0644 completions/xdpperf $(DESTDIR)$(BASHCOMPDIR)/xdpperf
+	for f in $(LAB_FILES); do \
+		$(INSTALL) -d $(DESTDIR)$(DATADIR)/$$(dirname $$f) && \
+		$(INSTALL) -m 0755 $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \
+	done
+	printf '%s\n' '#!/bin/sh' '# The xdpperf network-namespace lab: see xdpperf(1), THE LAB.' \
+		'here=$$(dirname "$$(readlink -f "$$0")")' \
+		'exec bash "$$here/$(shell realpath -m --relative-to=$(BINDIR) $(DATADIR))/scripts/lab.sh" "$$@"' \
+		>$(DESTDIR)$(BINDIR)/xdpperf-lab
+	chmod 0755 $(DESTDIR)$(BINDIR)/xdpperf-lab
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xdpperf $(DESTDIR)$(BINDIR)/xdpperf-lab \
+		$(DESTDIR)$(MANDIR)/man1/xdpperf.1 $(DESTDIR)$(BASHCOMPDIR)/xdpperf
+	rm -rf $(DESTDIR)$(DATADIR)
+
+# `make deb`: the Debian package, built in a copy of the tree outside it
+# (dpkg-buildpackage writes next to the source); the .deb lands in build/.
+deb:
+	@bash scripts/build-deb.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) xdpperf
