@@ -251,8 +251,9 @@ const struct xp_option xp_options[] = {
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
 	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev,
-	  .help = "interface to send on (client) or count on (server);\n"
-	          "default: the one the routing table picks", .sample = "eth1" },
+	  .help = "interface to send on (client), count on (server)\n"
+	          "or look at (--probe); default: the one the routing\n"
+	          "table picks", .sample = "eth1" },
 	{ "xdp-mode", 0, "MODE", XP_SEC_COMMON, 0, opt_xdp_mode,
 	  .help = "auto|native|skb for the XDP program (default auto)", .sample = "native" },
 	{ "port", 'p', "PORT[:PORT]", XP_SEC_COMMON, 0, opt_port,
