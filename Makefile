@@ -20,7 +20,8 @@ LDLIBS   := $(PKG_LIBS) -lpthread -lm
 # The version --version shows: git's name for this tree, or, outside a git
 # tree (a release tarball, a .deb build from one), the VERSION file's.
 # A package build may set XP_VERSION itself.
-XP_VERSION ?= $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || cat $(CURDIR)/VERSION)
+# (Only this tree's own .git: a tarball unpacked inside another repository is not that repository.)
+XP_VERSION ?= $(or $(if $(wildcard $(CURDIR)/.git),$(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null)),$(shell cat $(CURDIR)/VERSION))
 
 ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -target bpf -O2 -g -Wall -D__TARGET_ARCH_$(ARCH) -I.
