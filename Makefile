@@ -28,12 +28,15 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
+# Programs the e2e tests and the benchmarks run (nltest, xdpconn, connloop).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
 .PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down
-all: xdpperf $(UNIT_BINS) $(BPFT_BINS)
+all: xdpperf $(UNIT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 deps:
 	@bash scripts/deps.sh
@@ -62,6 +65,10 @@ $(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(SKELS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS)
+
 $(BUILD):
 	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests
 
@@ -70,7 +77,7 @@ vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h
 
 test-unit: $(UNIT_BINS) $(BPFT_BINS) xdpperf
-test-e2e: xdpperf
+test-e2e: xdpperf $(TOOL_BINS)
 
 # `make check`: install what is missing, build, run every test.
 check: deps

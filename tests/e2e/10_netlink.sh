@@ -13,7 +13,8 @@
 #                     198.19.200.0/24 via 198.18.100.99 (nobody answers)
 #                     2001:2:0:201::/64 via 2001:2:0:100::99 (nobody answers)
 #
-# Uses tests/tools/nltest.c (built here) and prints the lib.sh RESULT lines.
+# Uses tests/tools/nltest.c (build/tests/tools/nltest, built by make) and
+# prints the lib.sh RESULT lines.
 
 # This script does not use the shared lab: leave it as it is on exit.
 # shellcheck disable=SC2034 # read by lib.sh
@@ -23,7 +24,7 @@ XP_KEEP_LAB=1
 
 NSA=xpnl-a
 NSB=xpnl-b
-NLTEST=$XP_ROOT/build/tests/nltest
+NLTEST=$XP_ROOT/build/tests/tools/nltest   # built by make
 
 cleanup_ns() {
 	ip netns del "$NSA" 2>/dev/null
@@ -93,29 +94,6 @@ count_queues() { # NS DEV rx|tx
 	ip netns exec "$1" sh -c "ls -d /sys/class/net/$2/queues/$3-* | wc -l"
 }
 
-build_nltest() {
-	local src=(user/net/route.c user/net/netdev.c user/net/addr.c) f stale=0
-	local cflags=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser)
-	cd "$XP_ROOT" || return
-	mkdir -p build/tests
-	# Prefer the library, unless it is missing or older than our sources
-	# (or broken by someone's work in progress): then compile them directly.
-	if [[ -f build/libxdpperf.a ]]; then
-		for f in "${src[@]}" user/net/route.h user/net/netdev.h user/net/addr.h; do
-			[[ $f -nt build/libxdpperf.a ]] && stale=1
-		done
-	else
-		stale=1
-	fi
-	if ((!stale)) &&
-		gcc "${cflags[@]}" -o build/tests/nltest tests/tools/nltest.c build/libxdpperf.a -lmnl; then
-		echo "built against build/libxdpperf.a"
-		return 0
-	fi
-	gcc "${cflags[@]}" -o build/tests/nltest tests/tools/nltest.c "${src[@]}" -lmnl &&
-		echo "built from user/net/{route,netdev,addr}.c"
-}
-
 setup_ns() {
 	local n
 	cleanup_ns
@@ -170,8 +148,8 @@ wait_ready() {
 
 # ---- cases ----------------------------------------------------------------
 
-xp_case build_nltest
-xp_check "compile tests/tools/nltest.c" build_nltest
+xp_case nltest_built
+xp_check "build/tests/tools/nltest is built (make all)" test -x "$NLTEST"
 xp_pass
 [[ -x $NLTEST ]] || exit 1
 

@@ -1,10 +1,8 @@
 /*
  * xdpconn: smoke-test driver of the XDP connection engine, for
- * tests/e2e/40_xdp_connect_smoke.sh. Not built by make:
+ * tests/e2e/40_xdp_connect_smoke.sh. Built by make (build/tests/tools/xdpconn):
  *
- *   cc -O2 -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iuser -Ibpf -Ibuild \
- *      -o build/tests/xdpconn tests/tools/xdpconn.c build/libxdpperf.a -lbpf -lelf -lz
- *   build/tests/xdpconn --server NS:DEV --client NS:DEV --src ADDR --dst ADDR \
+ *   build/tests/tools/xdpconn --server NS:DEV --client NS:DEV --src ADDR --dst ADDR \
  *      [-n N] [--mode rst|fin] [--wait-ms MS] [--next-hop-mac MAC] [--redirect]
  *
  * In one process: loads bpf/server.bpf.c with one XP_SLOT_RESPOND slot on
