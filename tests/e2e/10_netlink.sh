@@ -26,12 +26,7 @@ NSA=xpnl-a
 NSB=xpnl-b
 NLTEST=$XP_ROOT/build/tests/tools/nltest   # built by make
 
-cleanup_ns() {
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	return 0
-}
-xp_on_exit cleanup_ns
+cleanup_ns() { netns_del "$NSA" "$NSB"; }
 
 # ---- helpers -------------------------------------------------------------
 
@@ -95,26 +90,13 @@ count_queues() { # NS DEV rx|tx
 }
 
 setup_ns() {
-	local n
-	cleanup_ns
-	ip netns add "$NSA" && ip netns add "$NSB" || return
-	for n in "$NSA" "$NSB"; do
-		# No DAD anywhere (link-local included): addresses usable at once.
-		ip netns exec "$n" sysctl -qw net.ipv6.conf.default.accept_dad=0 \
-			net.ipv6.conf.all.accept_dad=0 || return
-		ip -n "$n" link set lo up || return
-	done
-	ip -n "$NSA" link add xa0 numrxqueues 2 numtxqueues 3 type veth peer name xb0 netns "$NSB" &&
+	# netns_add: no DAD anywhere (link-local included), addresses usable at once.
+	xp_netns_add "$NSA" "$NSB" || return
+	netns_pair "$NSA" xa0 "$NSB" xb0 2,3 - &&
 		ip -n "$NSA" link set xa0 mtu 1400 &&
-		ip -n "$NSA" addr add 198.18.100.1/24 dev xa0 &&
-		ip -n "$NSA" addr add 2001:2:0:100::1/64 dev xa0 nodad &&
-		ip -n "$NSB" addr add 198.18.100.2/24 dev xb0 &&
-		ip -n "$NSB" addr add 2001:2:0:100::2/64 dev xb0 nodad &&
-		ip -n "$NSA" link set xa0 up &&
-		ip -n "$NSB" link set xb0 up || return
-	ip -n "$NSA" link add xa1 numrxqueues 4 numtxqueues 4 type veth peer name xb1 netns "$NSB" \
-		numrxqueues 4 numtxqueues 4 &&
-		ip -n "$NSA" link set xa1 up && ip -n "$NSB" link set xb1 up || return
+		netns_addr "$NSA" xa0 198.18.100.1/24 2001:2:0:100::1/64 &&
+		netns_addr "$NSB" xb0 198.18.100.2/24 2001:2:0:100::2/64 || return
+	netns_pair "$NSA" xa1 "$NSB" xb1 4 || return
 	ip -n "$NSA" route add 198.19.100.0/24 via 198.18.100.2 &&
 		ip -n "$NSA" route add 2001:2:0:200::/64 via 2001:2:0:100::2 &&
 		ip -n "$NSA" route add 198.19.200.0/24 via 198.18.100.99 &&
