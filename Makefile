@@ -28,6 +28,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
+# The C tests' runner of tests/lib/netns.sh (namespaces and veths), for tests that make them.
+NETNS_HELPER := $(BUILD)/tests/lib/netns_helper.o
 # Programs the e2e tests and the benchmarks run (nltest, xdpconn, connloop).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
@@ -57,13 +59,17 @@ $(BUILD)/libxdpperf.a: $(USER_OBJS)
 xdpperf: $(BUILD)/user/main.o $(BUILD)/libxdpperf.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(SKELS) $(USER_HDRS)
+$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(SKELS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
+
+$(NETNS_HELPER): tests/lib/netns_helper.c tests/lib/netns_helper.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DXP_NETNS_SH='"$(CURDIR)/tests/lib/netns.sh"' -c $< -o $@
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
