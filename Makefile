@@ -26,6 +26,9 @@ USER_HDRS := $(wildcard user/*/*.h)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# cmocka tests that need root: namespaces, veths, AF_XDP.
+ROOT_SRCS := $(wildcard tests/root/test_*.c)
+ROOT_BINS := $(patsubst tests/root/%.c,$(BUILD)/tests/root_%,$(ROOT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
 # The C tests' runner of tests/lib/netns.sh (namespaces and veths), for tests that make them.
@@ -38,7 +41,7 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
 .PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down
-all: xdpperf $(UNIT_BINS) $(BPFT_BINS) $(TOOL_BINS)
+all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 deps:
 	@bash scripts/deps.sh
@@ -59,7 +62,11 @@ $(BUILD)/libxdpperf.a: $(USER_OBJS)
 xdpperf: $(BUILD)/user/main.o $(BUILD)/libxdpperf.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(USER_HDRS) $(BPF_HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
 
@@ -82,7 +89,7 @@ $(BUILD):
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h
 
-test-unit: $(UNIT_BINS) $(BPFT_BINS) xdpperf
+test-unit: $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) xdpperf
 test-e2e: xdpperf $(TOOL_BINS)
 
 # `make check`: install what is missing, build, run every test.
