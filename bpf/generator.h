@@ -2,7 +2,7 @@
 /*
  * XDP live-frames generator (bpf/generator.bpf.c): limits, map values and the
  * payload stamp, shared by the BPF program and userspace
- * (user/engine/live.c, tests/bpf/test_gen.c).
+ * (user/engine/live.c, tests/bpf/test_generator.c).
  *
  * Like xdpperf.h, the shared part needs only __u8..__u64 (vmlinux.h on the
  * BPF side, <linux/types.h> in userspace). The userspace-only part at the end

@@ -9,7 +9,7 @@
 #   xpcx-a                                   xpcx-b
 #   xpcxa0 198.18.210.1/24  ---- veth ---- xpcxb0 198.18.210.2/24
 #          2001:2:0:210::1/64                     2001:2:0:210::2/64
-#   conn_client (XDP)                        rx_count, RESPOND slot (XDP)
+#   xdp_client (XDP)                         xdp_server, RESPOND slot (XDP)
 #
 # tests/tools/xdpconn.c (build/tests/tools/xdpconn, built by make) attaches
 # both programs, sends N SYNs from xpcxa0 with an AF_PACKET socket and prints

@@ -564,7 +564,7 @@ int main(void)
 	};
 
 	if (geteuid() != 0) {
-		printf("test_xsk_connect: needs root (netns, veth, AF_XDP): skipped\n");
+		printf("test_xsk_engine: needs root (netns, veth, AF_XDP): skipped\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
