@@ -39,14 +39,22 @@ USER_HDRS := $(wildcard user/*/*.h)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# cmocka tests that need root: namespaces, veths, AF_XDP.
+ROOT_SRCS := $(wildcard tests/root/test_*.c)
+ROOT_BINS := $(patsubst tests/root/%.c,$(BUILD)/tests/root_%,$(ROOT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
+# The C tests' runner of tests/lib/netns.sh (namespaces and veths), for tests that make them.
+NETNS_HELPER := $(BUILD)/tests/lib/netns_helper.o
+# Programs the e2e tests and the benchmarks run (nltest, xdpconn, connloop).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
 .PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb
-all: xdpperf $(UNIT_BINS) $(BPFT_BINS)
+all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 deps:
 	@bash scripts/deps.sh
@@ -79,9 +87,21 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(SKELS) $(USER_HDRS)
+$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(SKELS) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
+
+$(NETNS_HELPER): tests/lib/netns_helper.c tests/lib/netns_helper.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DXP_NETNS_SH='"$(CURDIR)/tests/lib/netns.sh"' -c $< -o $@
+
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS)
 
 $(BUILD):
 	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests
@@ -90,8 +110,8 @@ $(BUILD):
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h
 
-test-unit: $(UNIT_BINS) $(BPFT_BINS) xdpperf
-test-e2e: xdpperf
+test-unit: $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) xdpperf
+test-e2e: xdpperf $(TOOL_BINS)
 
 # `make check`: install what is missing, build, run every test.
 check: deps
