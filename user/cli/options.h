@@ -21,6 +21,7 @@ enum xp_opt_section {
 	XP_SEC_SOCKET,   /* socket tests, fireperf's flags */
 	XP_SEC_XDP_CONN, /* the XDP connection engine */
 	XP_SEC_SERVER,
+	XP_SEC_PROBE,    /* --probe */
 	XP_SEC_N,
 };
 

@@ -138,6 +138,14 @@ const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id);
  */
 int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
 		   struct xp_engine **out, char *err, size_t errlen);
+/*
+ * The same, telling passed(name, why, next, arg) about each auto candidate
+ * that could not run (next: the candidate tried after it, NULL for the last).
+ * xp_engine_open is this with a -d message on stderr; --probe collects them.
+ */
+typedef void xp_engine_passed_fn(const char *name, const char *why, const char *next, void *arg);
+int xp_engine_open_traced(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
+			  struct xp_engine **out, char *err, size_t errlen, xp_engine_passed_fn *passed, void *arg);
 
 extern const struct xp_engine_ops xp_engine_xsk;
 extern const struct xp_engine_ops xp_engine_socket;
