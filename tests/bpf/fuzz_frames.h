@@ -14,7 +14,7 @@
 #ifndef XDPPERF_TESTS_FUZZ_FRAMES_H
 #define XDPPERF_TESTS_FUZZ_FRAMES_H
 
-#include "wire.h"
+#include "tests/lib/wire.h"
 
 static uint64_t fz_state = 0x9e3779b97f4a7c15ULL;
 

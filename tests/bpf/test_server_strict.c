@@ -16,13 +16,10 @@
  *  - the checksum is checked over every length, across the check's 512-byte
  *    chunks, odd lengths and Ethernet padding included;
  *  - every TCP frame of a responding slot is answered or counted in one
- *    noreply_* counter;
- *  - the loader (user/loader/server_prog.c) binds a slot to the interface,
- *    its MAC and addresses and the client's addresses, refuses broadcast and
- *    multicast client addresses, resets slot_data_len when a slot is reused
- *    and forgets an interface's addresses at the last detach: in a private
- *    network namespace (unshare) with a veth pair of its own, gone when the
- *    child process ends.
+ *    noreply_* counter.
+ *
+ * The loader's side (binding a slot to an interface and a client) is
+ * tests/root/test_server_loader.c.
  *
  * Needs root.
  */
@@ -34,12 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <sched.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <sys/wait.h>
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <cmocka.h>
@@ -49,9 +44,7 @@
 
 #include "bpf/server.h"
 #include "bpf/server.skel.h"
-#include "loader/server_prog.h"
-#include "net/netdev.h"
-#include "wire.h"
+#include "tests/lib/wire.h"
 
 #define CTRL_PORT 5301
 #define PORT_LO   63100
@@ -641,182 +634,6 @@ static void test_counters_add_up(void **state)
 	expect_balanced(e);
 }
 
-/* ---- the loader ----------------------------------------------------- */
-
-/* In the child: a failed check prints and exits 1 (no cmocka there). */
-#define CHECK(cond, ...) do { if (!(cond)) { printf("loader: " __VA_ARGS__); \
-		printf(" (%s:%d)\n", __FILE__, __LINE__); fflush(stdout); _exit(1); } } while (0)
-
-#define LDEV  "xpst0"
-#define LPEER "xpst1"
-
-static int count_local(struct server_bpf *s, uint32_t ifindex)
-{
-	struct xp_local_key k, *prev = NULL;
-	int n = 0;
-
-	while (!bpf_map_get_next_key(bpf_map__fd(s->maps.local_addr), prev, &k)) {
-		n += k.ifindex == ifindex;
-		static struct xp_local_key keep;
-		keep = k;
-		prev = &keep;
-	}
-	return n;
-}
-
-static int count_peers(struct server_bpf *s, uint32_t slot)
-{
-	struct xp_peer_key k, *prev = NULL;
-	int n = 0;
-
-	while (!bpf_map_get_next_key(bpf_map__fd(s->maps.slot_peers), prev, &k)) {
-		n += k.slot == slot;
-		static struct xp_peer_key keep;
-		keep = k;
-		prev = &keep;
-	}
-	return n;
-}
-
-static int has_local(struct server_bpf *s, uint32_t ifindex, const char *a)
-{
-	struct xp_local_key k = { .ifindex = ifindex };
-	uint32_t v;
-
-	key_of(a, &k.family, k.addr);
-	return !bpf_map_lookup_elem(bpf_map__fd(s->maps.local_addr), &k, &v) && v == XP_LOCAL_UNICAST;
-}
-
-static struct xp_addr xa(const char *s)
-{
-	struct xp_addr a;
-
-	CHECK(!xp_addr_parse(s, &a), "bad address %s", s);
-	return a;
-}
-
-static int child_loader(void)
-{
-	struct server_prog *rp;
-	struct server_bpf *s;
-	const char *mode;
-	char err[256];
-	uint8_t mac[6];
-
-	CHECK(!unshare(CLONE_NEWNET), "unshare(CLONE_NEWNET): %s", strerror(errno));
-	CHECK(!system("ip link add " LDEV " type veth peer name " LPEER " && ip link set " LDEV " up && "
-		      "ip link set " LPEER " up && ip addr add 198.18.232.1/24 dev " LDEV " && "
-		      "ip addr add 2001:2:0:232::1/64 dev " LDEV " nodad"),
-	      "cannot make the veth pair (ip)");
-	uint32_t ifi = if_nametoindex(LDEV);
-	CHECK(ifi, "no %s", LDEV);
-	/* (netlink: /sys/class/net shows the namespace sysfs was mounted in) */
-	struct xp_netdev dev;
-	CHECK(!xp_netdev_by_index((int)ifi, &dev), "MAC of %s", LDEV);
-	memcpy(mac, dev.mac, 6);
-
-	CHECK(!server_prog_open(&rp, CTRL_PORT, false, err, sizeof(err)), "open: %s", err);
-	s = server_prog_skel(rp);
-	CHECK(!server_prog_attach(rp, (int)ifi, XP_XDP_AUTO, &mode, err, sizeof(err)), "attach: %s", err);
-	/* At attach: the interface's addresses. */
-	CHECK(has_local(s, ifi, "198.18.232.1") && has_local(s, ifi, "2001:2:0:232::1"),
-	      "local_addr lacks %s's addresses", LDEV);
-
-	/* Client addresses that are no host's are refused, named. */
-	static const char *const bad[] = { "198.18.232.255", "255.255.255.255", "224.0.0.1", "0.0.0.0" };
-	struct xp_addr cli = xa("198.18.232.2");
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct xp_addr b = xa(bad[i]);
-		err[0] = 0;
-		CHECK(server_prog_slot_alloc(rp, PORT_LO, PORT_HI, XP_PROTO_TCP, XP_SLOT_RESPOND, XP_CLOSE_RST,
-					     (int)ifi, &cli, &b, 1, err, sizeof(err)) == -EINVAL,
-		      "--bind %s accepted", bad[i]);
-		CHECK(strstr(err, bad[i]), "error for %s does not name it: %s", bad[i], err);
-		printf("refused %s: %s\n", bad[i], err);
-	}
-	struct xp_addr b6 = xa("ff02::1"), c6 = xa("2001:2:0:232::2");
-	CHECK(server_prog_slot_alloc(rp, PORT_LO, PORT_HI, XP_PROTO_TCP, 0, 0, (int)ifi, &c6, &b6, 1, err,
-				     sizeof(err)) == -EINVAL && strstr(err, "ff02::1"), "ff02::1 accepted");
-	CHECK(count_peers(s, 0) == 0, "a refused test left client addresses behind");
-
-	/* A good one: bound to the interface, its MAC, the client and its
-	 * bind addresses (the client's own among them only once). */
-	struct xp_addr bind[3] = { xa("198.18.232.10"), xa("198.18.232.2"), xa("198.18.232.11") };
-	int slot = server_prog_slot_alloc(rp, PORT_LO, PORT_HI, XP_PROTO_TCP, XP_SLOT_RESPOND, XP_CLOSE_RST,
-					  (int)ifi, &cli, bind, 3, err, sizeof(err));
-	CHECK(slot >= 0, "alloc: %s", err);
-	struct xp_slot_cfg cfg;
-	uint32_t key = (uint32_t)slot;
-	CHECK(!bpf_map_lookup_elem(bpf_map__fd(s->maps.slot_cfg), &key, &cfg), "slot_cfg");
-	CHECK(cfg.ifindex == ifi && !memcmp(cfg.mac, mac, 6), "slot not bound to %s", LDEV);
-	CHECK(cfg.peer_family == XP_FAMILY_V4 && cfg.peer[0] == htonl(0xc612e802), "peer");
-	CHECK(cfg.npeers == 2 && count_peers(s, key) == 2, "npeers %u, entries %d", cfg.npeers,
-	      count_peers(s, key));
-
-	/* The program as attached, frames "arriving" on the veth. */
-	struct wf f = syn("198.18.232.11", "198.18.232.1");
-	uint8_t in[256], out[4096];
-	memcpy(f.dmac, mac, 6);
-	f.dport = PORT_LO + 3;
-	size_t len = w_build(&f, in, sizeof(in));
-	struct xdp_md md = { .data_end = (__u32)len, .ingress_ifindex = ifi };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = (__u32)len, .data_out = out,
-		    .data_size_out = sizeof(out), .ctx_in = &md, .ctx_size_in = sizeof(md));
-	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(s->progs.xdp_server), &o), "run: %s", strerror(errno));
-	CHECK(o.retval == XDP_TX, "bind address's SYN not answered (%u)", o.retval);
-	struct wp r = w_parse(out, o.data_size_out);
-	CHECK(r.ok && r.ip_csum_ok && r.l4_csum_ok && !memcmp(out, f.smac, 6) && !memcmp(r.daddr, f.saddr, 4),
-	      "bad reply");
-	f = syn("198.18.232.12", "198.18.232.1"); /* not the test's */
-	memcpy(f.dmac, mac, 6);
-	len = w_build(&f, in, sizeof(in));
-	md.data_end = (__u32)len;
-	o.data_size_in = (__u32)len;
-	o.data_size_out = sizeof(out);
-	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(s->progs.xdp_server), &o), "run: %s", strerror(errno));
-	CHECK(o.retval == XDP_PASS, "a stranger's SYN not passed (%u)", o.retval);
-
-	/* Reuse: nothing of the last test stays (finding 6: slot_data_len). */
-	uint32_t dl = 1000;
-	CHECK(!bpf_map_update_elem(bpf_map__fd(s->maps.slot_data_len), &key, &dl, BPF_ANY), "slot_data_len");
-	server_prog_slot_free(rp, slot);
-	CHECK(count_peers(s, key) == 0, "freed slot kept client addresses");
-	CHECK(!bpf_map_lookup_elem(bpf_map__fd(s->maps.slot_cfg), &key, &cfg) && !(cfg.flags & XP_SLOT_ACTIVE),
-	      "freed slot still active");
-	int again = server_prog_slot_alloc(rp, PORT_LO, PORT_HI, XP_PROTO_TCP, XP_SLOT_RESPOND, XP_CLOSE_RST,
-					   (int)ifi, &cli, NULL, 0, err, sizeof(err));
-	CHECK(again == slot, "slot %d reused as %d", slot, again);
-	CHECK(!bpf_map_lookup_elem(bpf_map__fd(s->maps.slot_data_len), &key, &dl) && dl == 0,
-	      "slot_data_len %u after reuse", dl);
-	server_prog_slot_free(rp, again);
-
-	/* The last detach forgets the interface's addresses. */
-	server_prog_detach(rp, (int)ifi);
-	CHECK(count_local(s, ifi) == 0, "local_addr keeps %d addresses of a detached interface",
-	      count_local(s, ifi));
-	server_prog_close(rp);
-	return 0;
-}
-
-static void test_loader_binds_and_refuses(void **state)
-{
-	int st;
-	pid_t pid;
-
-	(void)state;
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int rc = child_loader();
-		fflush(stdout);
-		_exit(rc);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -836,7 +653,6 @@ int main(void)
 		T(test_ip_options_noreply_shape),
 		T(test_counters_add_up),
 #undef T
-		cmocka_unit_test(test_loader_binds_and_refuses),
 	};
 
 	if (geteuid() != 0) {

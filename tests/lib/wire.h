@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Frames on the wire for the BPF tests that judge what the XDP programs send
- * (test_server_strict.c, test_frame_fuzz.c): a builder of Ethernet (+ up to
+ * Frames on the wire for the tests that judge what the XDP programs send
+ * (tests/bpf/test_server_strict.c, test_frame_fuzz.c, tests/root/
+ * test_server_loader.c): a builder of Ethernet (+ up to
  * three VLAN tags) / IPv4 (+ options, fragments) or IPv6 (+ extension
  * headers) / TCP (+ options) or UDP frames, and a parser that checks a
  * frame is well formed. Both written here from the RFCs (791, 8200, 9293,
