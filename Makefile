@@ -50,10 +50,29 @@ NETNS_HELPER := $(BUILD)/tests/lib/netns_helper.o
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
+# Sanitizer builds, for `make check` and `make fuzz` (not `make`, which stays
+# one build): the library again, compiled by clang with instrumentation, in
+# trees of their own so the normal build is untouched.
+#   build/asan/  -fsanitize=address,undefined: the unit tests, build/asan/tests/test_*
+#   build/fuzz/  the same plus libFuzzer's coverage: the harnesses of
+#                tests/fuzz/fuzz_*.c, build/fuzz/fuzz_* (clang's libclang-rt)
+SAN_CC     ?= clang
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-parameter \
+              -Wno-missing-field-initializers -std=gnu11 -D_GNU_SOURCE -Iuser -I. -I$(BUILD) $(PKG_CFLAGS)
+# UBSan findings are fatal: a test or fuzzer that hits one fails.
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+ASAN_OBJS  := $(patsubst user/%.c,$(BUILD)/asan/user/%.o,$(USER_SRCS))
+FUZZ_OBJS  := $(patsubst user/%.c,$(BUILD)/fuzz/user/%.o,$(USER_SRCS))
+ASAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
+FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
-.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb
+.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb \
+	sanitize fuzz
 all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 deps:
@@ -103,6 +122,32 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS)
 
+$(BUILD)/asan/user/%.o: user/%.c $(USER_HDRS) bpf/server.h $(SKELS) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(SAN_CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+$(BUILD)/asan/user/util/version.o: $(BUILD)/xp_version.h
+
+$(BUILD)/fuzz/user/%.o: user/%.c $(USER_HDRS) bpf/server.h $(SKELS) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(SAN_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+$(BUILD)/fuzz/user/util/version.o: $(BUILD)/xp_version.h
+
+$(BUILD)/asan/libxdpperf.a: $(ASAN_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/libxdpperf.a: $(FUZZ_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(SAN_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(BUILD)/asan/libxdpperf.a $(LDLIBS) -lcmocka
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libxdpperf.a $(USER_HDRS)
+	$(SAN_CC) $(SAN_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< \
+		$(BUILD)/fuzz/libxdpperf.a $(LDLIBS)
+
+sanitize: $(ASAN_UNIT_BINS) $(FUZZ_BINS)
+
 $(BUILD):
 	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests
 
@@ -113,10 +158,21 @@ vmlinux:
 test-unit: $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) xdpperf
 test-e2e: xdpperf $(TOOL_BINS)
 
-# `make check`: install what is missing, build, run every test.
+# `make check`: install what is missing, build, run every test: the unit
+# tests also under ASan and UBSan, each fuzzer for XP_FUZZ_SECONDS (25 s).
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all sanitize
 	@bash tests/run.sh
+
+# `make fuzz`: only the fuzzers, longer: each libFuzzer harness for
+# FUZZ_SECONDS (600 s), the BPF frame fuzzer for FUZZ_FRAMES frames per
+# program (2000000) with a fresh seed. New inputs stay in build/fuzz/corpus/.
+FUZZ_SECONDS ?= 600
+FUZZ_FRAMES  ?= 2000000
+fuzz: deps
+	@$(MAKE) --no-print-directory all sanitize
+	@XP_FUZZ_SECONDS=$(FUZZ_SECONDS) XP_FUZZ_FRAMES=$(FUZZ_FRAMES) XP_FUZZ_SEED=$${XP_FUZZ_SEED:-random} \
+		XP_FUZZ_KEEP=1 XP_TEST_TIMEOUT=$$(($(FUZZ_SECONDS) + 600)) bash tests/run.sh fuzz
 
 demo: deps
 	@$(MAKE) --no-print-directory all

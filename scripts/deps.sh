@@ -7,6 +7,9 @@ PKGS=(
   # build
   make gcc clang llvm pkg-config bpftool
   libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcap-dev libcmocka-dev
+  # the sanitizer builds and fuzzers of `make check` and `make fuzz`: clang's
+  # ASan, UBSan and libFuzzer runtimes (the clang package only recommends them)
+  libclang-rt-dev
   # the man page's check (groff -man -ww, man -l), bash completion, the .deb (dpkg-buildpackage)
   groff-base man-db bash-completion debhelper dpkg-dev fakeroot
   # lab, tests, benchmarks

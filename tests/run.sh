@@ -5,10 +5,14 @@
 #
 # Runs, in this order:
 #   1. build/tests/test_*       cmocka unit tests (tests/unit: no root needed)
-#   2. build/tests/bpf_test_*   BPF_PROG_RUN tests (tests/bpf, cmocka as well)
-#   3. build/tests/root_test_*  cmocka tests that need root: namespaces,
+#   2. build/asan/tests/test_*  the same under ASan and UBSan (`make sanitize`)
+#   3. build/tests/bpf_test_*   BPF_PROG_RUN tests (tests/bpf, cmocka as well)
+#   4. build/tests/root_test_*  cmocka tests that need root: namespaces,
 #                               veths, AF_XDP (tests/root)
-#   4. tests/e2e/*.sh           end-to-end scripts using tests/e2e/lib.sh
+#   5. build/fuzz/fuzz_*        libFuzzer harnesses (tests/fuzz, `make
+#                               sanitize`), XP_FUZZ_SECONDS (25) each, from
+#                               the seeds in tests/fuzz/corpus/NAME
+#   6. tests/e2e/*.sh           end-to-end scripts using tests/e2e/lib.sh
 # PATTERN (a substring or glob) keeps only items whose path matches it, e.g.
 # `tests/run.sh 00_lab`, `tests/run.sh bpf_`, `tests/run.sh root_`,
 # `tests/run.sh 'test_*addr*'`.
@@ -18,7 +22,9 @@
 # "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)" / "[  SKIPPED ] N test(s)"
 # summary lines; one that exits non-zero without a failure summary (crash,
 # group setup error) adds one failure; one that exits 77 with nothing run is
-# skipped. An e2e script contributes its RESULT lines (see tests/e2e/lib.sh);
+# skipped. A fuzzer counts as one test: passed if it ran its time without a
+# crash, leak, sanitizer report or broken promise (the input that broke it is
+# kept in build/fuzz/crashes/). An e2e script contributes its RESULT lines (see tests/e2e/lib.sh);
 # a non-zero exit without a FAIL line, or a timeout, adds one failure.
 # The last line is always "N passed, N failed[, N skipped]". Exit status is
 # non-zero if anything failed or nothing ran. A run with e2e scripts tears the lab down.
@@ -33,7 +39,7 @@ PATTERN=""
 while (($#)); do
 	case $1 in
 	-v | --verbose) VERBOSE=1 ;;
-	-h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option '$1' (usage: tests/run.sh [-v] [PATTERN])" >&2; exit 2 ;;
 	*)
 		[[ -z $PATTERN ]] || { echo "run.sh: only one PATTERN allowed" >&2; exit 2; }
@@ -110,9 +116,9 @@ run_logged() {
 }
 
 # Run one cmocka binary and add its per-case results to the totals.
-run_cmocka() { # PATH
+run_cmocka() { # PATH [NAME]
 	local bin=$1 name log rc=0 p=0 f=0 s=0 pc=0 fc=0 sc=0 summary=0 listing=0 running="" l n
-	name=$(basename "$bin")
+	name=${2:-$(basename "$bin")}
 	log=$TMP/$name.log
 	# Line-buffer stdout so cmocka's stdout (per case) and stderr (summaries)
 	# stay in order in the log.
@@ -165,6 +171,41 @@ run_cmocka() { # PATH
 		pass "$name"   # no cmocka summary: count the binary itself
 	fi
 	if ((rc != 0 && rc != 77)); then dump_log "$log" 1; else dump_log "$log"; fi
+}
+
+# Sanitizer reports are fatal and name the code (UBSan's too: -fno-sanitize-recover).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:print_summary=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# Run one libFuzzer harness for XP_FUZZ_SECONDS from its seeds; new inputs go
+# to a scratch corpus (build/fuzz/corpus/NAME with XP_FUZZ_KEEP=1, as
+# `make fuzz` sets), an input that breaks it to build/fuzz/crashes/.
+run_fuzzer() { # PATH
+	local bin=$1 name base log rc=0 secs=${XP_FUZZ_SECONDS:-25} work seeds args=() opts=() runs new crash
+	name=$(basename "$bin")
+	base=${name#fuzz_}
+	log=$TMP/$name.log
+	seeds=tests/fuzz/corpus/$base
+	if ((${XP_FUZZ_KEEP:-0})); then work=build/fuzz/corpus/$base; else work=$TMP/corpus-$base; fi
+	mkdir -p "$work" build/fuzz/crashes
+	[[ -f tests/fuzz/$base.dict ]] && args+=("-dict=tests/fuzz/$base.dict")
+	[[ -f tests/fuzz/$base.options ]] && read -r -a opts <"tests/fuzz/$base.options" && args+=("${opts[@]}")
+	local before
+	before=$(find "$work" -type f | wc -l)
+	run_logged "$log" "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="build/fuzz/crashes/$base-" "${args[@]}" "$work" "$seeds" || rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	new=$(($(find "$work" -type f | wc -l) - before))
+	local detail
+	detail="${runs:-?} runs in ${secs} s, corpus $(find "$seeds" -type f | wc -l) seeds + $(find "$work" -type f | wc -l) found ($new new)"
+	if ((rc == 0)) && [[ -n $runs ]]; then
+		pass "$name" "$detail, nothing found"
+		dump_log "$log"
+	else
+		crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+		fail "$name" "exit $rc after $detail: $(grep -m1 -E 'broken promise|ERROR: |runtime error|SUMMARY' "$log")${crash:+; input in $crash}"
+		dump_log "$log" 1
+	fi
 }
 
 # Run one e2e script; its cases arrive as RESULT lines in $XP_RESULTS.
@@ -226,6 +267,11 @@ built() { # SRCDIR PREFIX -> build/tests/PREFIX* that come from SRCDIR/*.c
 	done
 }
 mapfile -t UNIT < <(built tests/unit "")
+# build/asan/tests/test_X from tests/unit/test_X.c (like built(), another tree)
+mapfile -t ASANT < <(for b in $(collect build/asan/tests/test_*); do
+	[[ -f tests/unit/${b#build/asan/tests/}.c ]] && echo "$b"; done)
+mapfile -t FUZZ < <(for b in $(collect build/fuzz/fuzz_*); do
+	[[ -f tests/fuzz/${b#build/fuzz/}.c ]] && echo "$b"; done)
 mapfile -t BPFT < <(built tests/bpf bpf_)
 mapfile -t ROOTT < <(built tests/root root_)
 mapfile -t E2E < <(collect tests/e2e/*.sh)
@@ -236,6 +282,13 @@ if ((${#UNIT[@]})); then
 	for t in "${UNIT[@]}"; do
 		((INTERRUPTED)) && break
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+	done
+fi
+if ((${#ASANT[@]})); then
+	section "unit tests under ASan and UBSan (build/asan/tests/test_*)"
+	for t in "${ASANT[@]}"; do
+		((INTERRUPTED)) && break
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t" "asan:${t##*/}"; fi
 	done
 fi
 if ((${#BPFT[@]})); then
@@ -250,6 +303,13 @@ if ((${#ROOTT[@]})); then
 	for t in "${ROOTT[@]}"; do
 		((INTERRUPTED)) && break
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+	done
+fi
+if ((${#FUZZ[@]})); then
+	section "libFuzzer harnesses (build/fuzz/fuzz_*, ${XP_FUZZ_SECONDS:-25} s each)"
+	for t in "${FUZZ[@]}"; do
+		((INTERRUPTED)) && break
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_fuzzer "$t"; fi
 	done
 fi
 for t in "${E2E[@]}"; do

@@ -27,9 +27,9 @@
  *  it returns a well-formed test frame with valid checksums, or aborts only
  *  when handed fewer bytes than its template.
  *
-  * XP_FUZZ_FRAMES (default 50000) frames per program and configuration,
- * XP_FUZZ_SEED (default fixed) seeds the generator: `make fuzz` runs many
- * more with a fresh seed. A failure prints the seed, the frame number and
+ * XP_FUZZ_FRAMES (default 50000) frames per program and configuration,
+ * XP_FUZZ_SEED (a number, or "random"; default fixed) seeds the generator:
+ * `make fuzz` runs many more with a fresh seed. A failure prints the seed, the frame number and
  * the frame. Needs root.
  */
 #include <stdarg.h>
@@ -41,6 +41,7 @@
 #include <string.h>
 #include <errno.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -311,8 +312,12 @@ int main(void)
 	}
 	if ((e = getenv("XP_FUZZ_FRAMES")) && *e)
 		nframes = strtoul(e, NULL, 0);
-	if ((e = getenv("XP_FUZZ_SEED")) && *e)
+	if ((e = getenv("XP_FUZZ_SEED")) && !strcmp(e, "random")) {
+		if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+			return 1;
+	} else if (e && *e) {
 		seed = strtoull(e, NULL, 0);
+	}
 	ncpus = libbpf_num_possible_cpus();
 	lo_ifindex = if_nametoindex("lo");
 	if (ncpus <= 0 || !lo_ifindex || !nframes)
