@@ -117,7 +117,7 @@ run_logged() {
 
 # Run one cmocka binary and add its per-case results to the totals.
 run_cmocka() { # PATH [NAME]
-	local bin=$1 name log rc=0 p=0 f=0 s=0 pc=0 fc=0 sc=0 summary=0 listing=0 running="" l n
+	local bin=$1 name log rc=0 p=0 f=0 s=0 pc=0 fc=0 sc=0 summary=0 listing=0 running="" l n figs=""
 	name=${2:-$(basename "$bin")}
 	log=$TMP/$name.log
 	# Line-buffer stdout so cmocka's stdout (per case) and stderr (summaries)
@@ -129,7 +129,13 @@ run_cmocka() { # PATH [NAME]
 		"[==========]"*) listing=0 ;;
 		"[ RUN      ] "*) listing=0 lastmsg="" running=${l#"[ RUN      ] "} ;;
 		"[  ERROR   ] "* | "[   LINE   ] "*) lastmsg=${l#*] --- } ;;
-		"[       OK ] "*) line PASS "$name: ${l#"[       OK ] "}"; pc=$((pc + 1)) running="" ;;
+		"[       OK ] "*)
+			line PASS "$name: ${l#"[       OK ] "}"
+			# A case's "figures: ..." lines (what it ran, e.g. a fuzzer's counts) under its verdict.
+			[[ -n $figs ]] && printf '%s' "$figs"
+			figs="" pc=$((pc + 1)) running=""
+			;;
+		"figures: "*) figs+=$(printf '        %s' "${l#figures: }")$'\n' ;;
 		"[  PASSED  ] "*)
 			n=${l#"[  PASSED  ] "}; n=${n%% *}
 			[[ $n =~ ^[0-9]+$ ]] && p=$((p + n)) summary=1

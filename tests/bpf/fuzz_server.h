@@ -421,7 +421,7 @@ static void test_server(void **state)
 	srv_compare_all(v);
 	report("server", &v->figs);
 	struct xp_counters *c = &v->model[0];
-	printf("server: responding slot: %llu SYN-ACKs, %llu FIN-ACKs, %llu RSTs, %llu established; not answered: "
+	printf("figures: server: responding slot: %llu SYN-ACKs, %llu FIN-ACKs, %llu RSTs, %llu established; not answered: "
 	       "%llu addressing, %llu shape, %llu checksum, %llu room, %llu other\n",
 	       (unsigned long long)c->synack_sent, (unsigned long long)c->fin_answered,
 	       (unsigned long long)c->rst_sent, (unsigned long long)c->conn_established,

@@ -101,7 +101,7 @@ struct figs {
 
 static void report(const char *what, const struct figs *f)
 {
-	printf("%s: %lu frames (seed %#llx): %lu the test's, %lu replies checked, %lu passed, %lu dropped, %lu aborted\n",
+	printf("figures: %s: %lu frames (seed %#llx): %lu the test's, %lu replies checked, %lu passed, %lu dropped, %lu aborted\n",
 	       what, f->frames, (unsigned long long)seed, f->test, f->replies, f->passed, f->dropped, f->aborted);
 }
 
