@@ -10,17 +10,6 @@
 #include "cli/options.h"
 #include "util/version.h"
 
-int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /*
  * The engine names, for --engine and --syn-engine. The only place that maps

@@ -359,9 +359,5 @@ const struct xp_engine_ops xp_engine_live = {
 	.nexthop = true,
 	.figures = XP_FIGS_FRAMES,
 	.probe = xp_gen_check,
-	.create = live_create,
-	.start = live_start,
-	.read = live_read,
-	.stop = live_stop,
-	.destroy = live_destroy,
+	XP_ENGINE_LIFECYCLE(live),
 };

@@ -44,9 +44,5 @@ const struct xp_engine_ops xp_engine_none = {
 	.tmpl = XP_TMPL_DATA,
 	.nexthop = true,
 	.figures = XP_FIGS_FRAMES,
-	.create = none_create,
-	.start = none_start,
-	.read = none_read,
-	.stop = none_stop,
-	.destroy = none_destroy,
+	XP_ENGINE_LIFECYCLE(none),
 };

@@ -264,9 +264,5 @@ const struct xp_engine_ops xp_engine_socket = {
 	.figures = XP_FIGS_SOCKETS,
 	.ask_server = sock_ask_server,
 	.verdict = sock_verdict,
-	.create = sock_create,
-	.start = sock_start,
-	.read = sock_read,
-	.stop = sock_stop,
-	.destroy = sock_destroy,
+	XP_ENGINE_LIFECYCLE(sock),
 };

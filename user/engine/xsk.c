@@ -601,9 +601,5 @@ const struct xp_engine_ops xp_engine_xsk = {
 	.tmpl = XP_TMPL_DATA,
 	.nexthop = true,
 	.figures = XP_FIGS_FRAMES,
-	.create = xsk_create,
-	.start = xsk_start,
-	.read = xsk_read,
-	.stop = xsk_stop,
-	.destroy = xsk_destroy,
+	XP_ENGINE_LIFECYCLE(xsk),
 };
