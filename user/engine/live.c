@@ -355,9 +355,7 @@ static void live_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_live = {
 	.name = "live",
-	.tmpl = XP_TMPL_DATA,
-	.nexthop = true,
-	.figures = XP_FIGS_FRAMES,
+	XP_FRAME_ENGINE,
 	.probe = xp_gen_check,
 	XP_ENGINE_LIFECYCLE(live),
 };

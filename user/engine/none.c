@@ -41,8 +41,6 @@ static void none_destroy(struct xp_engine *e)
 /* The frames an outside generator sends look like ours: the same template and limits. */
 const struct xp_engine_ops xp_engine_none = {
 	.name = "none",
-	.tmpl = XP_TMPL_DATA,
-	.nexthop = true,
-	.figures = XP_FIGS_FRAMES,
+	XP_FRAME_ENGINE,
 	XP_ENGINE_LIFECYCLE(none),
 };

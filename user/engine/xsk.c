@@ -598,8 +598,6 @@ static void xsk_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_xsk = {
 	.name = "xsk",
-	.tmpl = XP_TMPL_DATA,
-	.nexthop = true,
-	.figures = XP_FIGS_FRAMES,
+	XP_FRAME_ENGINE,
 	XP_ENGINE_LIFECYCLE(xsk),
 };
