@@ -10,7 +10,7 @@
  * frame is checked with csum.h and compared byte for byte with a fresh
  * frame_build of the tuple and sequence number it carries.
  *
- * Needs root (exits 77, "skipped", without it). The namespace is removed at
+ * Needs root (exits 77 without it, which tests/run.sh counts as a failure). The namespace is removed at
  * the end, on a failed assertion, at exit and on SIGINT/SIGTERM/SIGALRM.
  */
 #include <stdarg.h>
@@ -648,7 +648,7 @@ int main(void)
 	};
 
 	if (geteuid() != 0) {
-		printf("test_xsk_engine: needs root (netns, veth, AF_XDP): skipped\n");
+		printf("test_xsk_engine: needs root (netns, veth, AF_XDP): run as root\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
