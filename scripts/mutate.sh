@@ -3,7 +3,8 @@
 #
 #   scripts/mutate.sh [N...]        (default: every mutation)
 #
-# Each mutation is a build flag (-DXP_MUTATE=N, see the #if blocks in the
+# Each mutation is a build flag (-DXP_MUTATE=N, given through CC so the
+# Makefile's own CFLAGS stay, see the #if blocks in the
 # engines) that makes one engine report one frame/connection more than it
 # sent. For each, a copy of the committed tree (git archive HEAD, so the
 # worktree and its build/ are untouched) is built with the flag and the tests
@@ -27,7 +28,7 @@ for m in "${MUTS[@]}"; do
 	d=$TMP/m$m
 	mkdir -p "$d" && git archive HEAD | tar -x -C "$d"
 	cp -r vmlinux.h "$d/" 2>/dev/null
-	if ! make -C "$d" -j2 CFLAGS="-O2 -g -DXP_MUTATE=$m" XP_VERSION=mutant >"$d.build.log" 2>&1; then
+	if ! make -C "$d" -j2 CC="gcc -DXP_MUTATE=$m" XP_VERSION=mutant >"$d.build.log" 2>&1; then
 		echo "mutate: build with -DXP_MUTATE=$m failed: $(tail -n 3 "$d.build.log")" >&2
 		exit 1
 	fi
