@@ -8,7 +8,11 @@ BUILD    := build
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
             -Iuser -I. -I$(BUILD)
-LDLIBS   := -lxdp -lbpf -lelf -lz -ljson-c -lmnl -lpthread -lm
+# libcrypto (OpenSSL) for --auth-key's HMAC; pkg-config finds it where Debian puts it.
+CRYPTO_CFLAGS := $(shell pkg-config --cflags libcrypto 2>/dev/null)
+CRYPTO_LIBS   := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
+CFLAGS   += $(CRYPTO_CFLAGS)
+LDLIBS   := -lxdp -lbpf -lelf -lz -ljson-c -lmnl $(CRYPTO_LIBS) -lpthread -lm
 
 ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -target bpf -O2 -g -Wall -D__TARGET_ARCH_$(ARCH) -I.

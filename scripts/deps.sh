@@ -6,9 +6,9 @@ set -euo pipefail
 PKGS=(
   # build
   make gcc clang llvm pkg-config bpftool
-  libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcmocka-dev
+  libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcmocka-dev libssl-dev
   # lab, tests, benchmarks
-  iproute2 iputils-ping ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
+  iproute2 iputils-ping python3 ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
   gnuplot-nox bc
 )
 
