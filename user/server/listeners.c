@@ -460,6 +460,14 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 		return -1;
 	}
 
+	if (c->cap_procs && plan.nproc > 1 && plan.nproc > c->max_procs) {
+		snprintf(err, errlen,
+			 "%lu connections on %u ports need %u worker processes (open-file limit %lu); the server allows %u%s (%s)",
+			 c->max_conns, nports, plan.nproc, plan.limit, c->max_procs,
+			 c->cap_is_total ? " more now" : "", c->cap_is_total ? "--max-workers-total" : "--max-workers");
+		return -1;
+	}
+
 	struct xp_sock_server *s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "socket server: out of memory");
@@ -525,6 +533,11 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 	}
 	*out = s;
 	return 0;
+}
+
+unsigned xp_sock_server_procs(const struct xp_sock_server *s)
+{
+	return s->nproc;
 }
 
 void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *st)
