@@ -80,7 +80,11 @@ static int queue_line(struct xp_ctrl *c, const char *s, size_t n)
 
 int xp_ctrl_send(struct xp_ctrl *c, struct json_object *obj)
 {
-	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN);
+	return xp_ctrl_send_line(c, json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN));
+}
+
+int xp_ctrl_send_line(struct xp_ctrl *c, const char *s)
+{
 	size_t n = strlen(s);
 	char line[XP_CTRL_MAX_MSG];
 

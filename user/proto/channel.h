@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define XP_CONTROL_PORT_DEFAULT 5301
 #define XP_PROTO_VERSION 1
@@ -40,6 +41,8 @@ void xp_ctrl_init_queued(struct xp_ctrl *c, int fd, size_t out_limit);
 void xp_ctrl_free(struct xp_ctrl *c);
 /* Send one object (does not take ownership). 0 or -errno (-ENOBUFS: output limit reached). */
 int xp_ctrl_send(struct xp_ctrl *c, struct json_object *obj);
+/* Send one line as it is (the newline is added), e.g. the exact bytes a MAC covers. 0 or -errno. */
+int xp_ctrl_send_line(struct xp_ctrl *c, const char *line);
 /* Queued mode: send what is queued, without waiting. 0 (maybe some left) or -errno. */
 int xp_ctrl_flush(struct xp_ctrl *c);
 /* Queued mode: bytes still waiting for the peer. */
@@ -56,6 +59,8 @@ int xp_ctrl_recv(struct xp_ctrl *c, int timeout_ms, struct json_object **out);
  * close, -EAGAIN when no complete object is buffered yet.
  */
 int xp_ctrl_poll_recv(struct xp_ctrl *c, struct json_object **out);
+/* Whether a complete line is buffered already (poll will not say so). */
+static inline bool xp_ctrl_has_line(const struct xp_ctrl *c) { return c->len && memchr(c->buf, '\n', c->len); }
 /* Extract a complete buffered object without reading the socket (1 / -EAGAIN / -EPROTO). */
 int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out);
 

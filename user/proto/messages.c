@@ -218,6 +218,18 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	return 0;
 }
 
+void xp_msg_printable(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+	if (!len)
+		return;
+	for (; in && in[n] && n + 1 < len; n++) {
+		unsigned char ch = (unsigned char)in[n];
+		out[n] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	out[n] = '\0';
+}
+
 /* One table drives encode, decode and subtraction so the three never disagree. */
 #define XP_COUNTER_FIELDS(X) \
 	X(pkts) X(bytes) X(tcp_syn) X(tcp_synack) X(tcp_fin) X(tcp_rst) X(tcp_ack_only) \

@@ -48,6 +48,13 @@ struct json_object *xp_test_to_json(const struct xp_test *t);
  */
 int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_t errlen);
 
+/*
+ * Copy a string that came from the other end into out (len bytes, always
+ * terminated) for printing: every byte outside printable ASCII (control
+ * characters, terminal escapes, DEL, bytes of other encodings) becomes '?'.
+ */
+void xp_msg_printable(const char *in, char *out, size_t len);
+
 struct json_object *xp_counters_to_json(const struct xp_counters *c);
 void xp_counters_from_json(struct json_object *o, struct xp_counters *c);
 /* a - b, field by field (for interval deltas). */
