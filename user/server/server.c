@@ -232,6 +232,9 @@ static void refuse_at_once(int fd, const char *peer, const char *msg, const char
 	}
 	json_object_put(o);
 	shutdown(fd, SHUT_WR);
+	/* Unread input would turn the close into a RST; what already came is read and dropped. */
+	for (int k = 0; k < 4 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0; k++)
+		;
 	close(fd);
 	printf("[%s] %s\n", peer, log);
 	fflush(stdout);

@@ -169,7 +169,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c,
 			   "the test would count on the server's loopback device, which carries the host's own traffic "
 			   "(the server allows it with --allow-lo)",
-			   "refused: test on lo");
+			   "test on lo");
 		return;
 	}
 	c->mode = "?";
