@@ -2,12 +2,12 @@
 /*
  * XDP live-frames generator (bpf/generator.bpf.c): limits, the read-only
  * configuration, map values and the payload stamp, shared by the BPF program
- * and userspace (user/engine/live.c, tests/bpf/test_gen.c).
+ * and userspace (its loader user/loader/generator_prog.c, the live engine
+ * user/engine/live.c, the tests).
  *
- * Like server.h, the shared part needs only __u8..__u64 (vmlinux.h on the
- * BPF side, <linux/types.h> in userspace). The userspace-only part at the end
- * (#ifndef __bpf__) declares the loader user/engine/live.c exports, so the
- * tests configure the program exactly as the engine does.
+ * Like server.h, it needs only __u8..__u64 (vmlinux.h on the BPF side,
+ * <linux/types.h> in userspace). The tests load the program with the same
+ * loader as the engine, so they configure it exactly as the engine does.
  */
 #ifndef XDPPERF_GENERATOR_H
 #define XDPPERF_GENERATOR_H
@@ -103,41 +103,5 @@ struct xp_gen_state {
 	__u32 tid;    /* thread index (0..nthreads-1) that runs on this CPU */
 	__u32 inited; /* d/s/k set from tid (done by the first frame) */
 };
-
-#ifndef __bpf__
-#include <stddef.h>
-
-struct generator_bpf;
-struct xp_engine_cfg;
-struct frame_layout;
-
-/*
- * Build the template for cfg->tmpl, open the generator, set its read-only
- * configuration for cfg and nthreads sending threads, and load it. On
- * success *skel is loaded, tmpl (XP_GEN_MAX_LEN bytes) holds the template
- * and *lay its layout. On failure *err gets one line (naming --engine xsk
- * where that is the way out) and a negative errno is returned.
- */
-int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads,
-		struct generator_bpf **skel, __u8 *tmpl, struct frame_layout *lay,
-		char *err, size_t errlen);
-
-/*
- * Set the thread index each CPU's state carries (cpu_tid[cpu], for
- * ncpu_tid CPUs; others get 0) and zero the counters. Call before any run.
- */
-int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid);
-
-/*
- * Keep the loaded program in the kernel's XDP dispatcher by attaching it,
- * idle, to the loopback of a private network namespace (see user/engine/live.c:
- * without it every BPF_PROG_RUN call with repeat > 1 sleeps 15-30 ms).
- * Close *link_fd, then *ns_fd, to undo. 0 or -errno with *err set.
- */
-int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen);
-
-/* Frames sent so far (the per-CPU counters summed). */
-__u64 xp_gen_sent(struct generator_bpf *skel);
-#endif
 
 #endif /* XDPPERF_GENERATOR_H */

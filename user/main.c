@@ -3,6 +3,7 @@
 
 #include "cli/opts.h"
 #include "client/client.h"
+#include "probe/probe.h"
 #include "server/server.h"
 
 int main(int argc, char **argv)
@@ -18,5 +19,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.role == XP_ROLE_PROBE)
+		return xp_probe_run(&o);
 	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
 }

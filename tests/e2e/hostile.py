@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A hostile client of xdpperf's control port, for tests/e2e/70_hostile.sh.
+"""A hostile client of xdpperf's control port, for tests/e2e/80_hostile.sh.
 
 Each subcommand replays one way of abusing the server and prints what the
 server did, one fact per line ("key value"), for the shell script to check.

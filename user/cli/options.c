@@ -8,20 +8,8 @@
 #include "bpf/client.h"
 #include "proto/channel.h"
 #include "cli/options.h"
+#include "util/version.h"
 
-#define XP_VERSION "0.1.0"
-
-int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /*
  * The engine names, for --engine and --syn-engine. The only place that maps
@@ -82,6 +70,12 @@ UINT(opt_bytes, data_len, unsigned, 1, XP_CC_DATA_MAX, "--bytes payload")
 static int opt_server(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	o->role = XP_ROLE_SERVER;
+	return 0;
+}
+
+static int opt_probe(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->role = XP_ROLE_PROBE;
 	return 0;
 }
 
@@ -226,7 +220,7 @@ static int opt_help(struct xp_opts *o, const char *arg, char *err, size_t errlen
 
 static int opt_version(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	printf("xdpperf %s\n", XP_VERSION);
+	xp_version_print(stdout);
 	return 1;
 }
 
@@ -286,8 +280,9 @@ const struct xp_option xp_options[] = {
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
 	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev,
-	  .help = "interface to send on (client) or count on (server);\n"
-	          "default: the one the routing table picks", .sample = "eth1" },
+	  .help = "interface to send on (client), count on (server)\n"
+	          "or look at (--probe); default: the one the routing\n"
+	          "table picks", .sample = "eth1" },
 	{ "xdp-mode", 0, "MODE", XP_SEC_COMMON, 0, opt_xdp_mode,
 	  .help = "auto|native|skb for the XDP program (default auto)", .sample = "native" },
 	{ "port", 'p', "PORT[:PORT]", XP_SEC_COMMON, 0, opt_port,
@@ -407,6 +402,12 @@ const struct xp_option xp_options[] = {
 	{ "allow-lo", 0, NULL, XP_SEC_SERVER, 0, opt_allow_lo,
 	  .help = "allow tests that count on the loopback device\n"
 	          "(refused by default: the host's own traffic)" },
+
+	/* Host probe */
+	{ "probe", 0, NULL, XP_SEC_PROBE, 0, opt_probe,
+	  .help = "what this kernel and the --dev interface (default:\n"
+	          "every interface that is up) support, each with its\n"
+	          "reason, and the engine auto picks; -J for JSON" },
 };
 const size_t xp_noptions = sizeof(xp_options) / sizeof(xp_options[0]);
 _Static_assert(sizeof(xp_options) / sizeof(xp_options[0]) <= XP_OPTIONS_MAX, "raise XP_OPTIONS_MAX");

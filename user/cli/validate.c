@@ -4,6 +4,7 @@
  * message, so where two rules can both be broken their order is kept.
  */
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "cli/options.h"
@@ -15,13 +16,32 @@ static int check_role(struct xp_opts *o, const struct xp_given *g, char *err, si
 {
 	char name[32];
 
-	if (xp_given_has(g, "server") && xp_given_has(g, "client"))
-		return xp_cli_fail(err, errlen, "-s and -c exclude each other");
+	if (xp_given_has(g, "server") + xp_given_has(g, "client") + xp_given_has(g, "probe") > 1)
+		return xp_cli_fail(err, errlen, "-s, -c and --probe exclude each other");
 	if (o->role == XP_ROLE_NONE)
-		return xp_cli_fail(err, errlen, "say -s to run a server or -c ADDR to run a client (see xdpperf --help)");
+		return xp_cli_fail(err, errlen, "say -s to run a server, -c ADDR to run a client or --probe to see "
+				   "what this host can do (see xdpperf --help)");
 	if (o->role == XP_ROLE_SERVER && g->last[XP_G_CLIENT_ONLY])
 		return xp_cli_fail(err, errlen, "%s is a client option",
 				   xp_option_label(g->last[XP_G_CLIENT_ONLY], name, sizeof(name)));
+	return 0;
+}
+
+/* --probe looks at an interface and runs no test: no test's options. */
+static int check_probe(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	char name[32];
+
+	if (o->role != XP_ROLE_PROBE)
+		return 0;
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const char *n = xp_options[i].name;
+		if (!(g->seen >> i & 1) || (n && (!strcmp(n, "probe") || !strcmp(n, "dev") || !strcmp(n, "json") ||
+		    !strcmp(n, "debug"))))
+			continue;
+		return xp_cli_fail(err, errlen, "--probe takes only --dev, -J and -d, not %s",
+				   xp_option_label(&xp_options[i], name, sizeof(name)));
+	}
 	return 0;
 }
 
@@ -146,6 +166,7 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 {
 	static rule_fn *const rules[] = {
 		check_role,
+		check_probe,
 		check_test_kind,
 		resolve_engine,
 		check_xdp_conn_engine,

@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "bpf/client.skel.h"
+#include "loader/percpu.h"
 
 struct client_prog {
 	struct client_bpf *skel;
 	int link_fd;
 	int tc_link_fd; /* XP_CC_MODE_DATA: tc_client at TC ingress, or -1 */
-	int ncpus;
 };
 
 /* enum bpf_attach_type's BPF_TCX_INGRESS (Linux 6.6), which this system's
@@ -80,21 +80,14 @@ int client_prog_open(const struct client_prog_cfg *c, struct client_prog **out, 
 		cp->tc_link_fd = r;
 	}
 	*mode_used = xp_xdp_mode_name(c->ifindex);
-	cp->ncpus = libbpf_num_possible_cpus();
 	*out = cp;
 	return 0;
 }
 
 int client_prog_read(struct client_prog *cp, struct xp_cc_counters *sum)
 {
-	struct xp_cc_counters pc[cp->ncpus];
 	__u32 key = 0;
-	memset(sum, 0, sizeof(*sum));
-	int r = bpf_map__lookup_elem(cp->skel->maps.cc_counters, &key, sizeof(key), pc, sizeof(pc), 0);
-	if (r)
-		return r;
-	xp_percpu_sum(pc, cp->ncpus, sizeof(*sum), sum);
-	return 0;
+	return xp_percpu_read(cp->skel->maps.cc_counters, &key, sizeof(key), sizeof(*sum), sum, sizeof(*sum));
 }
 
 void client_prog_close(struct client_prog *cp)

@@ -987,19 +987,19 @@ int main(void)
 	struct server_bpf *probe;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "test_rx_count: must run as root (loads BPF "
+		fprintf(stderr, "test_server_prog: must run as root (loads BPF "
 			"programs and uses BPF_PROG_RUN); not running as root\n");
 		return 1;
 	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0) {
-		fprintf(stderr, "test_rx_count: libbpf_num_possible_cpus: %d\n", ncpus);
+		fprintf(stderr, "test_server_prog: libbpf_num_possible_cpus: %d\n", ncpus);
 		return 1;
 	}
 	/* Fail loudly once, up front, if BPF is unusable here. */
 	probe = load_skel(CTRL_PORT);
 	if (!probe) {
-		fprintf(stderr, "test_rx_count: cannot load the server BPF program "
+		fprintf(stderr, "test_server_prog: cannot load the server BPF program "
 			"(%s): BPF unavailable or verifier rejected it\n",
 			strerror(errno));
 		return 1;

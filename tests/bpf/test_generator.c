@@ -48,9 +48,11 @@
 #include "engine/engine.h"
 #include "net/frame.h"
 #include "bpf/generator.h"
+#include "loader/generator_prog.h"
 #include "bpf/generator.skel.h"
 #include "util/time.h"
 #include "engine/tuples.h"
+#include "tests/lib/netns_helper.h"
 
 extern const struct xp_engine_ops xp_engine_live;
 
@@ -606,9 +608,8 @@ static int child_live(int engine)
 	}
 	/* No IPv6: its link-up chatter (DAD, router and MLD solicitations)
 	 * would land in the peer's rx_packets beside our frames. */
-	if (system("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 && "
-		   "ip link add " LIVE_A " type veth peer name " LIVE_B " && ip link set " LIVE_A " up && "
-		   "ip link set " LIVE_B " up && ethtool -K " LIVE_B " gro on >/dev/null")) {
+	if (xp_netns("add", "--no-ipv6", "-") || xp_netns("pair", "-", LIVE_A, "-", LIVE_B) ||
+	    xp_netns("gro", "-", LIVE_B)) {
 		printf("live: cannot make a veth pair with GRO (ip, ethtool)\n");
 		return CHILD_SKIP;
 	}
