@@ -42,7 +42,6 @@ expect_reply() {
 	l=$(awk '$1 == "reply"' "$1" | sed -n "${2}p")
 	[[ $l == *'"op":"error"'* && $l == *"$3"* ]] || { echo "reply $2: '$l', want an error with '$3'"; cat "$1"; return 1; }
 }
-srv_pid() { SRV_PID_REAL=$SRV_PID; }
 # srv [ARGS]: the server, with a soft open-file limit of 1024 (to see it raised and put back)
 srv() {
 	xp_run_bg server bash -c 'ulimit -Sn 1024 && exec "$@"' _ "$@"

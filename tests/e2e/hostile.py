@@ -303,8 +303,7 @@ def cmd_auth(host, port, keyfile, mode, start):
     out("replies", len(lines))
     out("end", end)
     if lines and '"started"' in lines[0]:
-        s2 = s
-        s2.sendall(b'{"op":"stop"}\n')
+        s.sendall(b'{"op":"stop"}\n')  # let the server end it at once
 
 
 def cmd_fakeserver(port, msg, secs):
