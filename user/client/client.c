@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "proto/auth.h"
 #include "proto/channel.h"
 #include "net/netdev.h"
 #include "net/route.h"
@@ -43,6 +44,7 @@ struct client {
 	struct xp_engine *eng;
 	char server_dev[16], xdp_mode[16];
 	struct snap last;           /* latest figures the server sent */
+	struct xp_auth_key key;     /* --auth-key */
 	const char *error;          /* why the test ended early */
 	char errbuf[256];
 };
@@ -62,7 +64,9 @@ static int server_sample(struct client *c, const char *op, struct snap *out, dou
 	if (e <= 0)
 		return e == 0 ? -ECONNRESET : e;
 	if (!strcmp(xp_json_str(r, "op", ""), "error")) {
-		snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", xp_json_str(r, "msg", "?"));
+		char msg[200];
+		xp_msg_printable(xp_json_str(r, "msg", "?"), msg, sizeof(msg));
+		snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", msg);
 		json_object_put(r);
 		return -EPROTO;
 	}
@@ -257,6 +261,41 @@ static enum xp_test_kind test_kind(const struct xp_opts *o)
 	return o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
 }
 
+/*
+ * Send the start request; with --auth-key, first answer the server's
+ * challenge: the MAC covers the request line exactly as sent. 0 or -errno
+ * (-EPROTO with the reason in errbuf).
+ */
+static int send_request(struct client *c, struct json_object *m)
+{
+	const char *line = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+	if (!c->key.set)
+		return xp_ctrl_send_line(&c->ctrl, line);
+	struct json_object *q = json_object_new_object(), *r = NULL;
+	json_object_object_add(q, "op", json_object_new_string("challenge"));
+	int e = xp_ctrl_send(&c->ctrl, q);
+	json_object_put(q);
+	if (!e)
+		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
+	if (e <= 0)
+		return e == 0 ? -ECONNRESET : e;
+	char mac[XP_AUTH_HEX_LEN + 1], msg[200];
+	const char *nonce = xp_json_str(r, "nonce", "");
+	if (strcmp(xp_json_str(r, "op", ""), "challenge") || xp_auth_mac(&c->key, nonce, line, strlen(line), mac)) {
+		xp_msg_printable(xp_json_str(r, "msg", "no challenge from the server"), msg, sizeof(msg));
+		snprintf(c->errbuf, sizeof(c->errbuf), "authentication: %s", msg);
+		json_object_put(r);
+		return -EPROTO;
+	}
+	json_object_put(r);
+	q = json_object_new_object();
+	json_object_object_add(q, "op", json_object_new_string("auth"));
+	json_object_object_add(q, "mac", json_object_new_string(mac));
+	e = xp_ctrl_send(&c->ctrl, q);
+	json_object_put(q);
+	return e ? e : xp_ctrl_send_line(&c->ctrl, line);
+}
+
 static int request_test(struct client *c)
 {
 	const struct xp_opts *o = c->o;
@@ -276,7 +315,7 @@ static int request_test(struct client *c)
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
 	struct json_object *m = xp_test_to_json(t), *r = NULL;
-	int e = xp_ctrl_send(&c->ctrl, m);
+	int e = send_request(c, m);
 	json_object_put(m);
 	if (!e)
 		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
@@ -284,13 +323,16 @@ static int request_test(struct client *c)
 		fprintf(stderr, "xdpperf: %s\n", ctrl_errstr(c, e == 0 ? -ECONNRESET : e));
 		return 1;
 	}
+	char msg[200];
 	if (strcmp(xp_json_str(r, "op", ""), "started")) {
-		fprintf(stderr, "xdpperf: server refused the test: %s\n", xp_json_str(r, "msg", "no reason given"));
+		xp_msg_printable(xp_json_str(r, "msg", "no reason given"), msg, sizeof(msg));
+		fprintf(stderr, "xdpperf: server refused the test: %s\n", msg);
 		json_object_put(r);
 		return 1;
 	}
-	snprintf(c->server_dev, sizeof(c->server_dev), "%s", xp_json_str(r, "dev", "?"));
-	snprintf(c->xdp_mode, sizeof(c->xdp_mode), "%s", xp_json_str(r, "xdp_mode", "?"));
+	/* Printed in the report: nothing from the other end reaches the terminal raw. */
+	xp_msg_printable(xp_json_str(r, "dev", "?"), c->server_dev, sizeof(c->server_dev));
+	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
 	json_object_put(r);
 	return 0;
 }
@@ -539,34 +581,48 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
 {
 	struct xp_opts oo = *opts, *o = &oo;
-	struct client c = { .o = o, .ops = xp_engine_ops_of(o->engine) };
-	char err[256];
-	c.ctrl.fd = -1;
-	int rc = setup_path(&c);
+	/* A key and a 64 KiB line buffer: not on the stack. */
+	struct client *c = calloc(1, sizeof(*c));
+	char err[512];
+	if (!c) {
+		fprintf(stderr, "xdpperf: out of memory\n");
+		return 1;
+	}
+	c->o = o;
+	c->ops = xp_engine_ops_of(o->engine);
+	c->ctrl.fd = -1;
+	if (o->auth_key && xp_auth_key_load(o->auth_key, &c->key, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		free(c);
+		return 2;
+	}
+	int rc = setup_path(c);
 	if (rc)
 		goto out;
 	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
-		o->frame_size = c.link.mtu + 18;
-	rc = engine_cfg(&c, o);
+		o->frame_size = c->link.mtu + 18;
+	rc = engine_cfg(c, o);
 	if (rc)
 		goto out;
 	/* Before the request: the server is told the engine that really runs (auto's choice). */
-	if (xp_engine_open(o->engine, &c.ec, &c.ops, &c.eng, err, sizeof(err))) {
+	if (xp_engine_open(o->engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		rc = 1;
 		goto out;
 	}
-	rc = request_test(&c);
+	rc = request_test(c);
 	if (rc)
 		goto out;
-	c.rep = *rep;
-	rc = run_test(&c, sum);
-	*rep = c.rep;
+	c->rep = *rep;
+	rc = run_test(c, sum);
+	*rep = c->rep;
 out:
-	if (c.eng)
-		c.ops->destroy(c.eng);
-	if (c.ctrl.fd >= 0)
-		close(c.ctrl.fd);
+	if (c->eng)
+		c->ops->destroy(c->eng);
+	if (c->ctrl.fd >= 0)
+		close(c->ctrl.fd);
+	xp_auth_key_clear(&c->key);
+	free(c);
 	return rc;
 }
 
