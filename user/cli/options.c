@@ -206,6 +206,15 @@ static int opt_peer(struct xp_opts *o, const char *arg, char *err, size_t errlen
 	return 0;
 }
 
+/* --device-netns: issue 12's connection-test options start here. */
+static int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= sizeof(o->device_netns) || strchr(arg, '/'))
+		return xp_cli_fail(err, errlen, "namespace name '%s' is not valid (a name under /var/run/netns)", arg);
+	strcpy(o->device_netns, arg);
+	return 0;
+}
+
 static int opt_debug(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	o->debug++;
@@ -321,6 +330,11 @@ const struct xp_option xp_options[] = {
 	  .help = "what sends the SYNs: live (XDP live frames; the\n"
 	          "default for -x, falling back to xsk where the\n"
 	          "kernel lacks it) or xsk (AF_XDP; always for -k)", .sample = "xsk" },
+	/* Issue 12 (connection tests): its options, one block. */
+	{ "device-netns", 0, "NAME", XP_SEC_XDP_CONN, XDPC | CLIENT, opt_device_netns,
+	  .help = "the device under test is namespace NAME on this\n"
+	          "host (a lab): its conntrack table and drops tell\n"
+	          "why SYNs went unanswered", .sample = "xp-router" },
 
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .help = "serve one test, then exit" },

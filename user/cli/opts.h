@@ -65,6 +65,8 @@ struct xp_opts {
 	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
 	unsigned data_len;           /* --bytes: payload per connection (-x), 0 = none */
 	enum xp_engine_id syn_engine; /* --syn-engine, auto: live for -x where it works, else xsk */
+	/* Issue 12 (connection tests) */
+	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 };
 
 void xp_opts_default(struct xp_opts *o);

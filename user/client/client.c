@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "client/diag.h"
 #include "proto/channel.h"
 #include "net/netdev.h"
 #include "net/route.h"
@@ -45,6 +46,7 @@ struct client {
 	struct snap last;           /* latest figures the server sent */
 	const char *error;          /* why the test ended early */
 	char errbuf[256];
+	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
 };
 
 /* Ask the server for its counters; "sample" during the test, "stop" at the end. */
@@ -141,7 +143,13 @@ static int setup_path(struct client *c)
 
 	int fd = xp_ctrl_connect(o->host, o->control_port, o->family, 3000, err, sizeof(err));
 	if (fd < 0) {
-		fprintf(stderr, "xdpperf: %s\n", err);
+		/* Right after a connection test, a stateful device's full table is the likely cause. */
+		double age = fd == -ETIMEDOUT ? xp_conn_test_age(o->host) : -1;
+		if (age >= 0 && age < XP_CONN_TEST_RECENT)
+			fprintf(stderr, "xdpperf: %s; a connection test against it ended %.0f s ago: the device in the path may be "
+				"refusing new connections (a full connection table drains in up to 120 s)\n", err, age);
+		else
+			fprintf(stderr, "xdpperf: %s\n", err);
 		return fd == -EINVAL ? 2 : 1;
 	}
 	xp_ctrl_init(&c->ctrl, fd);
@@ -427,6 +435,7 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		struct xp_period p = { .t0 = t_prev, .t1 = xp_now() - t0 };
 		period_of(c, now, &prev, &p);
 		xp_report_interval(&c->rep, &p);
+		xp_diag_watch_sample(&c->diag);
 		if (p.sock.open_now > *peak_open)
 			*peak_open = p.sock.open_now;
 		if (p.sock.s_open_now > *peak_s_open)
@@ -478,6 +487,13 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	/* For the whole test, "open" is the most that were open at once. */
 	sum->total.sock.open_now = peak_open;
 	sum->total.sock.s_open_now = peak_s_open;
+	if (c->ops->figures == XP_FIGS_HANDSHAKES) {
+		struct xp_diag_input in;
+		xp_diag_watch_end(&c->diag, &in);
+		in.have_server = true;
+		in.peer_kernel = c->ec.hs.peer_kernel;
+		xp_diagnose_handshakes(&sum->total, &in, &sum->diag);
+	}
 	if (!c->error && !sum->interrupted && c->ops->verdict)
 		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
 	sum->error = c->error;
@@ -556,12 +572,20 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		rc = 1;
 		goto out;
 	}
+	if (c.ops->figures == XP_FIGS_HANDSHAKES &&
+	    xp_diag_watch_start(&c.diag, o->device_netns, c.link.ifindex, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		rc = 1;
+		goto out;
+	}
 	rc = request_test(&c);
 	if (rc)
 		goto out;
 	c.rep = *rep;
 	rc = run_test(&c, sum);
 	*rep = c.rep;
+	if (c.ec.kind != XP_TEST_STREAM)
+		xp_conn_test_mark(o->host);
 out:
 	if (c.eng)
 		c.ops->destroy(c.eng);

@@ -50,6 +50,22 @@ struct xp_period {
 	struct xp_handshake_figs hs;
 };
 
+/* A connection test's warning about unanswered SYNs (report/diagnosis.h). */
+enum xp_diag_cause {
+	XP_DIAG_NONE = 0,          /* 1 % or less unanswered */
+	XP_DIAG_DEVICE_DROPS,
+	XP_DIAG_TABLE_FULL,
+	XP_DIAG_RECEIVER_OVERRUN,
+	XP_DIAG_UNKNOWN,
+};
+
+struct xp_diagnosis {
+	enum xp_diag_cause cause;
+	uint64_t unanswered;       /* SYNs sent without a completed handshake */
+	double pct;                /* of the SYNs sent */
+	char text[512];            /* the summary's first line, without newline */
+};
+
 struct xp_summary {
 	struct xp_period total;
 	double client_cpu_pct;    /* process CPU / wall time, 100 = one core */
@@ -57,6 +73,7 @@ struct xp_summary {
 	uint64_t tx_errors;
 	bool interrupted;         /* stopped by a signal */
 	const char *error;        /* why the test ended early, NULL if it did not */
+	struct xp_diagnosis diag; /* connection tests: more than 1 % of SYNs unanswered, and why */
 };
 
 /* What the report's header says about the test. */

@@ -95,6 +95,9 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 	char a[32];
 
 	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	/* More than 1 % unanswered: that first, before any figure can look like a result. */
+	if (sum->diag.cause != XP_DIAG_NONE)
+		fprintf(r->out, "%s\n", sum->diag.text);
 	xp_report_hs_line(r, "[SUM]", p);
 	fprintf(r->out, "Connections  %12" PRIu64 " completed  %s  (%s)\n", est,
 		xp_fmt_rate(est / s, "connections/s", a, sizeof(a)),

@@ -1,4 +1,5 @@
 #include "report/report.h"
+#include "report/diagnosis.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -138,6 +139,15 @@ struct json_object *xp_summary_json(const struct xp_summary *s)
 	json_object_object_add(o, "interrupted", json_object_new_boolean(s->interrupted));
 	if (s->error)
 		add_s(o, "error", s->error);
+	if (s->diag.cause != XP_DIAG_NONE) {
+		/* Connection tests with more than 1 % of SYNs unanswered: how many, and the likely cause. */
+		struct json_object *w = json_object_new_object();
+		add_s(w, "cause", xp_diag_cause_name(s->diag.cause));
+		add_u(w, "unanswered", s->diag.unanswered);
+		add_d(w, "unanswered_percent", s->diag.pct);
+		add_s(w, "text", s->diag.text);
+		json_object_object_add(o, "warning", w);
+	}
 	return o;
 }
 
