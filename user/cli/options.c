@@ -325,7 +325,8 @@ const struct xp_option xp_options[] = {
 	  .help_nums = { XP_CC_DATA_MAX }, .sample = "1000" },
 	{ "peer", 0, "kernel", XP_SEC_XDP_CONN, XDPC, opt_peer,
 	  .help = "the server's TCP stack answers (xdpperf -s opens\n"
-	          "listeners), not its XDP program", .sample = "kernel" },
+	          "listeners), not its XDP program; with no xdpperf\n"
+	          "there, any TCP server on -p (the client's counters)", .sample = "kernel" },
 	{ "syn-engine", 0, "NAME", XP_SEC_XDP_CONN, XDPC | CLIENT, opt_syn_engine,
 	  .help = "what sends the SYNs: live (XDP live frames; the\n"
 	          "default for -x, falling back to xsk where the\n"

@@ -48,6 +48,7 @@ struct xp_period {
 	struct xp_counters rx;    /* server: XDP counters */
 	struct xp_sock_figs sock; /* sockets; with --peer kernel also the server's s_* counts of handshakes */
 	struct xp_handshake_figs hs;
+	bool client_only;         /* no xdpperf on the server: completed = the client's completing ACKs */
 };
 
 /* A connection test's warning about unanswered SYNs (report/diagnosis.h). */
@@ -95,6 +96,7 @@ struct xp_report_info {
 	unsigned parallel;        /* socket and connection tests: -P */
 	/* handshake figures only */
 	bool peer_kernel;         /* answered by the server's TCP stack */
+	bool client_only;         /* no xdpperf on the server (no control channel): the client's counters only */
 	double target_cps;        /* --cps, 0 = unlimited */
 	const char *client_xdp_mode; /* the client program's attach mode */
 };

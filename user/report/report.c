@@ -68,6 +68,8 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 		add_u(o, "parallel", i->parallel);
 	if (i->figures == XP_FIGS_HANDSHAKES) {
 		json_object_object_add(o, "peer", json_object_new_string(i->peer_kernel ? "kernel" : "xdp"));
+		/* No xdpperf on the server: every figure is the client's own. */
+		json_object_object_add(o, "client_only", json_object_new_boolean(i->client_only));
 		add_d(o, "target_cps", i->target_cps);
 		add_s(o, "client_xdp_mode", i->client_xdp_mode);
 	}
@@ -188,6 +190,7 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 {
 	r->figures = i->figures;
 	r->peer_kernel = i->peer_kernel;
+	r->client_only = i->client_only;
 	if (r->fmt == XP_REPORT_JSON)
 		json_object_object_add(r->doc, "start", xp_report_info_json(i));
 	else if (r->fmt == XP_REPORT_JSON_STREAM)
