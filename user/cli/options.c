@@ -206,6 +206,15 @@ static int opt_peer(struct xp_opts *o, const char *arg, char *err, size_t errlen
 	return 0;
 }
 
+/* --device-netns: issue 12's connection-test options start here. */
+static int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= sizeof(o->device_netns) || strchr(arg, '/'))
+		return xp_cli_fail(err, errlen, "namespace name '%s' is not valid (a name under /var/run/netns)", arg);
+	strcpy(o->device_netns, arg);
+	return 0;
+}
+
 static int opt_debug(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	o->debug++;
@@ -356,11 +365,17 @@ const struct xp_option xp_options[] = {
 	  .help_nums = { XP_CC_DATA_MAX }, .sample = "1000" },
 	{ "peer", 0, "kernel", XP_SEC_XDP_CONN, XDPC, opt_peer,
 	  .help = "the server's TCP stack answers (xdpperf -s opens\n"
-	          "listeners), not its XDP program", .sample = "kernel" },
+	          "listeners), not its XDP program; with no xdpperf\n"
+	          "there, any TCP server on -p (the client's counters)", .sample = "kernel" },
 	{ "syn-engine", 0, "NAME", XP_SEC_XDP_CONN, XDPC | CLIENT, opt_syn_engine,
 	  .help = "what sends the SYNs: live (XDP live frames; the\n"
 	          "default for -x, falling back to xsk where the\n"
 	          "kernel lacks it) or xsk (AF_XDP; always for -k)", .sample = "xsk" },
+	/* Issue 12 (connection tests): its options, one block. */
+	{ "device-netns", 0, "NAME", XP_SEC_XDP_CONN, XDPC | CLIENT, opt_device_netns,
+	  .help = "the device under test is namespace NAME on this\n"
+	          "host (a lab): its conntrack table and drops tell\n"
+	          "why SYNs went unanswered", .sample = "xp-router" },
 
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .help = "serve one test, then exit" },

@@ -96,6 +96,8 @@ struct xp_opts {
 	bool allow_lo;               /* --allow-lo */
 	struct xp_cidr allow[XP_MAX_ALLOW]; /* --allow, none = any address */
 	unsigned nallow;
+	/* Issue 12 (connection tests) */
+	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 };
 
 void xp_opts_default(struct xp_opts *o);
