@@ -74,19 +74,174 @@ struct {
  * load, in the map, not in the object). */
 #define TMPL64(off)        (*(const volatile __u64 *)(config.tmpl + (off)))
 
+/* What changed in the frame, for the checksum (RFC 1624 eqn 3): the old
+ * words out, the new words in, and how many 16-bit words. */
+struct csum_delta {
+	__u32 old_sum, sum, nwords;
+};
+
+/* 32 bits at p become v, accounted in cd. */
+static __always_inline void put32_csum(void *p, __u32 v, struct csum_delta *cd)
+{
+	cd->old_sum += xp_csum_words32(LD(__u32, p));
+	cd->sum += xp_csum_words32(v);
+	cd->nwords += 2;
+	ST(__u32, p, v);
+}
+
+/*
+ * 1. The template over the whole frame (data_in is the template, so the
+ * frame is exactly len bytes long). 0, or -1 to abort.
+ */
+static __always_inline int write_template(struct xdp_md *ctx, __u32 len)
+{
+	if (len <= SMALL_LEN) {
+		/* 64- to 128-byte frames, the pps benchmarks: 8-byte words,
+		 * the last one at len - 8 (overlapping its predecessor) for the
+		 * tail. ~10 ns less per frame than the helper's call and
+		 * memcpy. len is a verifier constant: the loop unrolls to
+		 * exactly len / 8 + 1 copies. */
+		void *data = (void *)(long)ctx->data;
+		void *data_end = (void *)(long)ctx->data_end;
+
+		if (len < 8 || data + len > data_end)
+			return -1;
+#pragma unroll
+		for (int w = 0; w < SMALL_LEN / 8; w++) {
+			if ((__u32)(w + 1) * 8 > len)
+				break;
+			ST(__u64, data + w * 8, TMPL64(w * 8));
+		}
+		ST(__u64, data + len - 8, TMPL64(len - 8));
+		return 0;
+	}
+	return bpf_xdp_store_bytes(ctx, 0, (void *)config.tmpl, len) ? -1 : 0;
+}
+
+/* SYN mode, source address a of bind[]: in the pseudo-header, so in the TCP
+ * checksum, and (IPv4) in the IP header's. */
+static __always_inline void write_bind_addr(void *ip, __u32 a, struct csum_delta *cd)
+{
+	if (config.is_v6) {
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+			put32_csum(ip + 8 + j * 4, config.bind_addr[a][j], cd);
+		return;
+	}
+	void *sa = ip + 12;
+	__u32 v = config.bind_addr[a][0], o = xp_csum_words32(LD(__u32, sa));
+	__u32 w = xp_csum_words32(v);
+
+	put32_csum(sa, v, cd);
+	ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), o, w, 2));
+}
+
+/*
+ * 2'. SYN mode: the SYN of connection k = sent * nthreads + tid, with the
+ * tuple and ISN the AF_XDP engine would give it (user/engine/tuples.h). A
+ * few divisions per frame: SYN rates are well below the stream's. 0 or -1.
+ */
+static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_state *st, __u64 n, __u32 nd,
+				     __u32 ns, struct csum_delta *cd)
+{
+	__u64 kc = n * config.nthreads + st->tid, t;
+	__u32 a = 0, d, s;
+
+	if (config.conn_space == 0)
+		return -1;
+	t = kc % config.conn_space;
+	if (config.nbind > 1) {
+		a = (__u32)(t % config.nbind) & (XP_GEN_MAX_BIND - 1);
+		t /= config.nbind;
+	}
+	d = (__u32)(t % nd);
+	s = (__u32)((t / nd) % ns);
+	put32_csum(l4, bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d)), cd);
+	put32_csum(l4 + 4, bpf_htonl(xp_conn_isn(config.seed, kc)), cd);
+	if (config.nbind)
+		write_bind_addr(data + config.l3_off, a, cd);
+	return 0;
+}
+
+/*
+ * 2. Stream mode: flow i = sent * nthreads + tid, kept decomposed as
+ * (k, s, d) in st: its ports, its TCP sequence number and the payload stamp.
+ * 0 or -1.
+ */
+static __always_inline int write_stream(void *data, void *data_end, void *l4, struct xp_gen_state *st, __u64 n,
+					__u32 nd, __u32 ns, struct csum_delta *cd)
+{
+	if (!st->inited) {
+		__u64 i = st->tid;
+
+		st->d = i % nd;
+		st->s = (i / nd) % ns;
+		st->k = i / nd / ns;
+		st->inited = 1;
+	}
+	/* The frame holds the template here, so its words are the old ones. */
+	put32_csum(l4, bpf_htonl(((__u32)(config.sport_lo + st->s) << 16) | (__u16)(config.dport_lo + st->d)), cd);
+
+	if (config.l4_proto == IPPROTO_TCP && config.payload_len) {
+		/* Each flow is one TCP stream: its k-th segment starts where
+		 * the (k-1)-th ended, which keeps conntrack's window tracking
+		 * in a firewall under test happy. */
+		put32_csum(l4 + 4, bpf_htonl(config.seq0 + (__u32)st->k * config.payload_len), cd);
+	}
+
+	if (config.stamp && config.payload_len >= XP_STAMP_LEN) {
+		void *pl = data + config.payload_off;
+
+		if (pl + XP_STAMP_LEN > data_end)
+			return -1;
+		__u64 w0 = bpf_cpu_to_be64(((__u64)XP_STAMP_MAGIC << 32) | (config.stream_base + st->tid));
+		__u64 w1 = bpf_cpu_to_be64(n);
+		__u64 w2 = bpf_cpu_to_be64(bpf_ktime_get_ns());
+
+		cd->old_sum += xp_csum_words64(LD(__u64, pl)) + xp_csum_words64(LD(__u64, pl + 8)) +
+			       xp_csum_words64(LD(__u64, pl + 16));
+		cd->nwords += XP_STAMP_LEN / 2;
+		cd->sum += xp_csum_words64(w0) + xp_csum_words64(w1) + xp_csum_words64(w2);
+		ST(__u64, pl, w0); /* magic, then stream */
+		ST(__u64, pl + 8, w1);
+		ST(__u64, pl + 16, w2);
+	}
+	return 0;
+}
+
+/* Stream mode: advance st to flow i + nthreads; divide only when an index wraps. */
+static __always_inline void next_flow(struct xp_gen_state *st, __u32 nd, __u32 ns)
+{
+	__u32 d = st->d + config.nthreads, s = st->s;
+	__u64 k = st->k;
+
+	if (d >= nd) {
+		s += d / nd;
+		d %= nd;
+		if (s >= ns) {
+			k += s / ns;
+			s %= ns;
+		}
+	}
+	st->d = d;
+	st->s = s;
+	st->k = k;
+}
+
 SEC("xdp")
 int xdp_generator(struct xdp_md *ctx)
 {
-	__u32 key = 0, len = config.tmpl_len, nd, ns, d, s, check_off;
+	__u32 key = 0, len = config.tmpl_len, nd, ns, check_off;
 	struct xp_gen_state *st;
-	__u64 k, n;
-	void *data, *data_end, *l4, *pl;
-	__u32 sum, old_sum, nwords, new_ports, new_seq = 0;
+	struct csum_delta cd = { 0 };
+	void *data, *data_end, *l4;
 	__u16 check;
+	__u64 n;
 
 	/* userspace also attaches this program, idle, to a private loopback
-	 * to keep it in the XDP dispatcher (see user/engine/live.c): anything that
-	 * arrives there, or anywhere but in a run for tx_ifindex, passes. */
+	 * to keep it in the XDP dispatcher (see user/loader/generator_prog.c):
+	 * anything that arrives there, or anywhere but in a run for
+	 * tx_ifindex, passes. */
 	if (config.tx_ifindex && ctx->ingress_ifindex != config.tx_ifindex)
 		return XDP_PASS;
 
@@ -115,29 +270,8 @@ int xdp_generator(struct xdp_md *ctx)
 		if (have != (long)len && bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
 			return XDP_ABORTED;
 	}
-
-	/* 1. The template over the whole frame (data_in is the template, so
-	 * the frame is exactly len bytes long). */
-	if (len <= SMALL_LEN) {
-		/* 64- to 128-byte frames, the pps benchmarks: 8-byte words,
-		 * the last one at len - 8 (overlapping its predecessor) for the
-		 * tail. ~10 ns less per frame than the helper's call and
-		 * memcpy. len is a verifier constant: the loop unrolls to
-		 * exactly len / 8 + 1 copies. */
-		data = (void *)(long)ctx->data;
-		data_end = (void *)(long)ctx->data_end;
-		if (len < 8 || data + len > data_end)
-			return XDP_ABORTED;
-#pragma unroll
-		for (int w = 0; w < SMALL_LEN / 8; w++) {
-			if ((__u32)(w + 1) * 8 > len)
-				break;
-			ST(__u64, data + w * 8, TMPL64(w * 8));
-		}
-		ST(__u64, data + len - 8, TMPL64(len - 8));
-	} else if (bpf_xdp_store_bytes(ctx, 0, (void *)config.tmpl, len)) {
+	if (write_template(ctx, len))
 		return XDP_ABORTED;
-	}
 
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
@@ -150,142 +284,20 @@ int xdp_generator(struct xdp_md *ctx)
 	nd = (__u32)config.dport_hi - config.dport_lo + 1;
 	ns = (__u32)config.sport_hi - config.sport_lo + 1;
 	n = st->sent;
-
-	if (config.syn_mode) {
-		/* 2'. The SYN of connection k = sent * nthreads + tid. A few
-		 * divisions per frame: SYN rates are well below the stream's. */
-		__u64 kc = n * config.nthreads + st->tid, t;
-		__u32 a = 0;
-
-		if (config.conn_space == 0)
-			return XDP_ABORTED;
-		t = kc % config.conn_space;
-		if (config.nbind > 1) {
-			a = (__u32)(t % config.nbind) & (XP_GEN_MAX_BIND - 1);
-			t /= config.nbind;
-		}
-		d = (__u32)(t % nd);
-		s = (__u32)((t / nd) % ns);
-
-		old_sum = xp_csum_words32(LD(__u32, l4)) + xp_csum_words32(LD(__u32, l4 + 4));
-		nwords = 4;
-		new_ports = bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d));
-		new_seq = bpf_htonl(xp_conn_isn(config.seed, kc));
-		sum = xp_csum_words32(new_ports) + xp_csum_words32(new_seq);
-		ST(__u32, l4, new_ports);
-		ST(__u32, l4 + 4, new_seq);
-
-		if (config.nbind) {
-			/* The source address: in the pseudo-header, so in the
-			 * TCP checksum, and (IPv4) in the IP header's. */
-			void *ip = data + config.l3_off;
-
-			if (config.is_v6) {
-				void *sa = ip + 8;
-				__u32 o = 0, w = 0;
-
-#pragma unroll
-				for (int j = 0; j < 4; j++) {
-					__u32 v = config.bind_addr[a][j];
-
-					o += xp_csum_words32(LD(__u32, sa + j * 4));
-					w += xp_csum_words32(v);
-					ST(__u32, sa + j * 4, v);
-				}
-				old_sum += o;
-				sum += w;
-				nwords += 8;
-			} else {
-				void *sa = ip + 12;
-				__u32 v = config.bind_addr[a][0], o = xp_csum_words32(LD(__u32, sa));
-				__u32 w = xp_csum_words32(v);
-
-				ST(__u32, sa, v);
-				old_sum += o;
-				sum += w;
-				nwords += 2;
-				ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), o, w, 2));
-			}
-		}
-		goto csum;
-	}
-
-	/* 2. Flow i = sent * nthreads + tid, kept decomposed as (k, s, d). */
-	if (!st->inited) {
-		__u64 i = st->tid;
-
-		st->d = i % nd;
-		st->s = (i / nd) % ns;
-		st->k = i / nd / ns;
-		st->inited = 1;
-	}
-	d = st->d;
-	s = st->s;
-	k = st->k;
-
-	/* Old words out, new words in (old_sum, sum and nwords for step 3):
-	 * the frame holds the template here, so its words are the old ones. */
-	old_sum = xp_csum_words32(LD(__u32, l4));
-	nwords = 2;
-	new_ports = bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d));
-	sum = xp_csum_words32(new_ports);
-	ST(__u32, l4, new_ports); /* source port, then destination port */
-
-	if (config.l4_proto == IPPROTO_TCP && config.payload_len) {
-		/* Each flow is one TCP stream: its k-th segment starts where
-		 * the (k-1)-th ended, which keeps conntrack's window tracking
-		 * in a firewall under test happy. */
-		new_seq = bpf_htonl(config.seq0 + (__u32)k * config.payload_len);
-		old_sum += xp_csum_words32(LD(__u32, l4 + 4));
-		nwords += 2;
-		sum += xp_csum_words32(new_seq);
-		ST(__u32, l4 + 4, new_seq);
-	}
-
-	if (config.stamp && config.payload_len >= XP_STAMP_LEN) {
-		pl = data + config.payload_off;
-		if (pl + XP_STAMP_LEN > data_end)
-			return XDP_ABORTED;
-		__u64 w0 = bpf_cpu_to_be64(((__u64)XP_STAMP_MAGIC << 32) | (config.stream_base + st->tid));
-		__u64 w1 = bpf_cpu_to_be64(n);
-		__u64 w2 = bpf_cpu_to_be64(bpf_ktime_get_ns());
-
-		old_sum += xp_csum_words64(LD(__u64, pl)) + xp_csum_words64(LD(__u64, pl + 8)) +
-			   xp_csum_words64(LD(__u64, pl + 16));
-		nwords += XP_STAMP_LEN / 2;
-		sum += xp_csum_words64(w0) + xp_csum_words64(w1) + xp_csum_words64(w2);
-		ST(__u64, pl, w0); /* magic, then stream */
-		ST(__u64, pl + 8, w1);
-		ST(__u64, pl + 16, w2);
-	}
+	if (config.syn_mode ? write_syn(data, l4, st, n, nd, ns, &cd)
+			    : write_stream(data, data_end, l4, st, n, nd, ns, &cd))
+		return XDP_ABORTED;
 
 	/* 3. The checksum, from the template's: RFC 1624 eqn 3 over the
-	 * nwords words that changed (old_sum out, sum in). */
-csum:
-	check = xp_csum_replace(LD(__u16, l4 + check_off), old_sum, sum, nwords);
+	 * words that changed. */
+	check = xp_csum_replace(LD(__u16, l4 + check_off), cd.old_sum, cd.sum, cd.nwords);
 	/* UDP: 0 means "no checksum"; a computed 0 is sent as 0xffff
 	 * (RFC 768), as frame_build (user/net/frame.c) does. */
 	if (config.l4_proto != IPPROTO_TCP && check == 0)
 		check = XP_CSUM_MANGLED_0;
 	ST(__u16, l4 + check_off, check);
-	if (config.syn_mode) {
-		st->sent = n + 1;
-		return XDP_TX;
-	}
-
-	/* Advance to flow i + nthreads; divide only when an index wraps. */
-	d += config.nthreads;
-	if (d >= nd) {
-		s += d / nd;
-		d %= nd;
-		if (s >= ns) {
-			k += s / ns;
-			s %= ns;
-		}
-	}
-	st->d = d;
-	st->s = s;
-	st->k = k;
+	if (!config.syn_mode)
+		next_flow(st, nd, ns);
 	st->sent = n + 1;
 	return XDP_TX;
 }

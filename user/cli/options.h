@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cli/opts.h"
+#include "cli/values.h"
 
 /* The --help section an option is listed under, in --help's order. */
 enum xp_opt_section {
@@ -80,9 +81,5 @@ const char *xp_option_label(const struct xp_option *op, char *buf, size_t len);
 
 /* The engine names of --engine and --syn-engine. */
 int parse_engine(const char *s, enum xp_engine_id *id, char *err, size_t errlen);
-
-/* snprintf into err (if any) and return -1: the error path of handlers and rules. */
-__attribute__((format(printf, 3, 4)))
-int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...);
 
 #endif

@@ -128,6 +128,13 @@ struct xp_engine_ops {
 	const char *(*verdict)(const struct xp_engine_cfg *cfg, const struct xp_period *total, char *buf, size_t len);
 };
 
+/* What a frame engine (live, xsk, none) declares: data frames of its own, Ethernet headers, frame figures. */
+#define XP_FRAME_ENGINE .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES
+
+/* The lifecycle ops of an engine whose functions are PREFIX_create, _start, _read, _stop, _destroy. */
+#define XP_ENGINE_LIFECYCLE(p) \
+	.create = p##_create, .start = p##_start, .read = p##_read, .stop = p##_stop, .destroy = p##_destroy
+
 /* The ops of engine id; for XP_ENGINE_AUTO those of its first candidate (all candidates declare alike). */
 const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id);
 

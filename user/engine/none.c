@@ -41,12 +41,6 @@ static void none_destroy(struct xp_engine *e)
 /* The frames an outside generator sends look like ours: the same template and limits. */
 const struct xp_engine_ops xp_engine_none = {
 	.name = "none",
-	.tmpl = XP_TMPL_DATA,
-	.nexthop = true,
-	.figures = XP_FIGS_FRAMES,
-	.create = none_create,
-	.start = none_start,
-	.read = none_read,
-	.stop = none_stop,
-	.destroy = none_destroy,
+	XP_FRAME_ENGINE,
+	XP_ENGINE_LIFECYCLE(none),
 };

@@ -229,6 +229,9 @@ static void sock_read(struct xp_engine *e, struct xp_engine_stats *st)
 		st->sock.payload_bytes += __atomic_load_n(&s->payload, __ATOMIC_RELAXED);
 	}
 	st->mode = "tcp";
+#if defined(XP_MUTATE) && XP_MUTATE == 3
+	st->sock.conn_ok += st->sock.conn_ok > 0; /* scripts/mutate.sh: one connection too many */
+#endif
 }
 
 static void sock_destroy(struct xp_engine *e)
@@ -264,9 +267,5 @@ const struct xp_engine_ops xp_engine_socket = {
 	.figures = XP_FIGS_SOCKETS,
 	.ask_server = sock_ask_server,
 	.verdict = sock_verdict,
-	.create = sock_create,
-	.start = sock_start,
-	.read = sock_read,
-	.stop = sock_stop,
-	.destroy = sock_destroy,
+	XP_ENGINE_LIFECYCLE(sock),
 };

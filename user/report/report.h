@@ -31,6 +31,7 @@ struct xp_report {
 	bool keep_doc;                 /* -J: xp_report_end leaves the document in doc instead of printing */
 	enum xp_figures figures;       /* which line format (from the start info) */
 	bool peer_kernel;              /* handshakes answered by the server's TCP stack */
+	bool client_only;              /* no xdpperf on the server: the client's counters only */
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
