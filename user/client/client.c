@@ -141,6 +141,7 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	h->fins_sent = a->hs.fins_sent - b->hs.fins_sent;
 	h->rst_seen = a->hs.rst_seen - b->hs.rst_seen;
 	h->finack_answered = a->hs.finack_answered - b->hs.finack_answered;
+	h->unanswered = a->hs.unanswered - b->hs.unanswered;
 	h->rst_closed = a->hs.rst_closed - b->hs.rst_closed;
 }
 

@@ -102,6 +102,7 @@ static void xdpc_read(struct xp_engine *e, struct xp_engine_stats *st)
 	st->hs.fins_sent = cc.fins_sent;
 	st->hs.rst_seen = cc.rst_seen;
 	st->hs.finack_answered = cc.finack_answered;
+	st->hs.unanswered = cc.unanswered;
 	st->hs.rst_closed = st->tx.rst_sent;
 }
 

@@ -37,6 +37,7 @@ struct xp_handshake_figs {
 	uint64_t fins_sent;       /* of those, ACK|FIN (--fin) */
 	uint64_t rst_seen;        /* resets from the server */
 	uint64_t finack_answered; /* server FIN-ACKs answered with the last ACK */
+	uint64_t unanswered;      /* SYN-ACKs and FINs it dropped without a reply (client.h) */
 	uint64_t rst_closed;      /* -k: held connections reset at the end */
 };
 

@@ -65,6 +65,7 @@ struct json_object *xp_hs_figs_json(const struct xp_period *p, double secs)
 	U("fins_sent", x->fins_sent);
 	U("rst_seen", x->rst_seen);
 	U("finack_answered", x->finack_answered);
+	U("client_unanswered", x->unanswered);
 	U("held_reset_at_end", x->rst_closed);
 	U("established", est);
 	D("connections_per_second", est / s);
@@ -129,6 +130,9 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 		x->syn_sent, x->synack_seen, x->acks_sent, x->fins_sent, x->rst_seen, x->finack_answered);
 	if (x->rst_closed)
 		fprintf(r->out, "             %12" PRIu64 " held connections reset at the end\n", x->rst_closed);
+	if (x->unanswered)
+		fprintf(r->out, "             %12" PRIu64 " SYN-ACKs or FINs dropped unanswered (IP options, no room)\n",
+			x->unanswered);
 	if (!r->client_only)
 		fprintf(r->out, "Server XDP   %12" PRIu64 " SYNs seen  %" PRIu64 " SYN-ACKs sent  %" PRIu64 " RSTs sent  %" PRIu64
 				" FINs answered  %" PRIu64 " invalid cookies\n",
