@@ -19,6 +19,8 @@ void xp_opts_default(struct xp_opts *o)
 	o->frame_size = 64;
 	o->engine = XP_ENGINE_AUTO;
 	o->xdp_mode = XP_XDP_AUTO;
+	o->compare_engine = XP_ENGINE_AUTO;
+	o->max_loss = -1;
 }
 
 /* getopt's code for a long-only option: above every character, so never a short option. */
