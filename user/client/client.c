@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,29 @@ struct client {
 	char server_dev[16], xdp_mode[16];
 	struct snap last;           /* latest figures the server sent */
 	const char *error;          /* why the test ended early */
-	char errbuf[256];
+	char errbuf[512];
 };
+
+/* Why the client stopped, for --compare's report; see xp_client_last_error. */
+static char last_error[512];
+
+const char *xp_client_last_error(void)
+{
+	return last_error;
+}
+
+/* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct client *c, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "xdpperf: %s\n", last_error);
+	xp_report_error(&c->rep, last_error);
+	return rc;
+}
 
 /* Ask the server for its counters; "sample" during the test, "stop" at the end. */
 static int server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
@@ -133,6 +155,47 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	h->rst_closed = a->hs.rst_closed - b->hs.rst_closed;
 }
 
+/*
+ * --bind: every source address must be this host's (else each connect fails
+ * with EADDRNOTAVAIL, or the replies to raw SYNs go nowhere), and for engines
+ * that send their own frames, on the interface they send on. Exit status or 0.
+ */
+static int check_bind(struct client *c)
+{
+	const struct xp_opts *o = c->o;
+	unsigned missing = 0, elsewhere = 0;
+	char first[INET6_ADDRSTRLEN] = "", last[INET6_ADDRSTRLEN] = "", other[INET6_ADDRSTRLEN] = "";
+	int other_if = 0;
+
+	for (unsigned i = 0; i < o->nbind; i++) {
+		if (o->bind[i].family != c->server.family)
+			return fail(c, 2, "--bind addresses must be IPv%c like the server's",
+				    c->server.family == AF_INET6 ? '6' : '4');
+		int ifi = xp_ifindex_of_addr(&o->bind[i]);
+		if (ifi == -EADDRNOTAVAIL) {
+			if (!missing++)
+				xp_addr_str(&o->bind[i], first, sizeof(first));
+			xp_addr_str(&o->bind[i], last, sizeof(last));
+		} else if (ifi > 0 && c->ops->nexthop && ifi != c->link.ifindex) {
+			if (!elsewhere++) {
+				xp_addr_str(&o->bind[i], other, sizeof(other));
+				other_if = ifi;
+			}
+		}
+	}
+	if (missing)
+		return fail(c, 1, "--bind: %u of the %u addresses are not this host's (%s%s%s): add them (ip addr add "
+			    "ADDR dev %s) or narrow the range", missing, o->nbind, first, missing > 1 ? " .. " : "",
+			    missing > 1 ? last : "", c->link.name);
+	if (elsewhere) {
+		struct xp_netdev l = { .name = "?" };
+		xp_netdev_by_index(other_if, &l);
+		return fail(c, 1, "--bind: %s is on %s, not on %s where the %s engine sends: the replies would not come "
+			    "back to it (%u such addresses)", other, l.name, c->link.name, c->ops->name, elsewhere);
+	}
+	return 0;
+}
+
 /* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. */
 static int setup_path(struct client *c)
 {
@@ -140,10 +203,8 @@ static int setup_path(struct client *c)
 	char err[512];
 
 	int fd = xp_ctrl_connect(o->host, o->control_port, o->family, 3000, err, sizeof(err));
-	if (fd < 0) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return fd == -EINVAL ? 2 : 1;
-	}
+	if (fd < 0)
+		return fail(c, 1, "%s", err);
 	xp_ctrl_init(&c->ctrl, fd);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -164,33 +225,27 @@ static int setup_path(struct client *c)
 	} else {
 		r = xp_nexthop_mac(&c->server, 2000, &rt, c->nh_mac, err, sizeof(err));
 	}
-	if (r) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
-	}
+	if (r)
+		return fail(c, 1, "%s", err);
 	if (o->dev[0]) {
-		if (xp_netdev_by_name(o->dev, &c->link)) {
-			fprintf(stderr, "xdpperf: interface %s does not exist\n", o->dev);
-			return 1;
+		if (xp_netdev_by_name(o->dev, &c->link))
+			return fail(c, 1, "interface %s does not exist", o->dev);
+		if (c->link.ifindex != rt.oif) {
+			struct xp_netdev via = { .name = "?" };
+			xp_netdev_by_index(rt.oif, &via);
+			fprintf(stderr, "xdpperf: warning: the route to %s leaves by %s, not %s: %s\n", o->host, via.name,
+				o->dev, c->ops->nexthop ? "sending on --dev anyway" : "connections are bound to --dev");
 		}
-		if (c->link.ifindex != rt.oif)
-			fprintf(stderr, "xdpperf: warning: the route to %s leaves by ifindex %d, not %s\n", o->host,
-				rt.oif, o->dev);
 	} else if (xp_netdev_by_index(rt.oif, &c->link)) {
-		fprintf(stderr, "xdpperf: cannot read interface %d\n", rt.oif);
-		return 1;
+		return fail(c, 1, "cannot read interface %d", rt.oif);
 	}
-	if (!c->link.up) {
-		fprintf(stderr, "xdpperf: interface %s is down\n", c->link.name);
-		return 1;
-	}
-	for (unsigned i = 0; i < o->nbind; i++)
-		if (o->bind[i].family != c->server.family) {
-			fprintf(stderr, "xdpperf: --bind addresses must be IPv%c like the server's\n",
-				c->server.family == AF_INET6 ? '6' : '4');
-			return 2;
-		}
-	return 0;
+	if (!c->link.up)
+		return fail(c, 1, "interface %s is down", c->link.name);
+	static const uint8_t no_mac[6];
+	if (c->ops->nexthop && !memcmp(c->link.mac, no_mac, 6))
+		return fail(c, 1, "%s has no Ethernet address: the %s engine sends Ethernet frames (choose an Ethernet "
+			    "interface with --dev, or the route's)", c->link.name, c->ops->name);
+	return check_bind(c);
 }
 
 /* The engine's frame template: a data segment (or datagram), or a SYN. */
@@ -227,28 +282,20 @@ static int check_limits(struct client *c, const struct frame_spec *s, unsigned *
 	const struct xp_opts *o = c->o;
 	size_t min = frame_min_size(s);
 	size_t max = (size_t)c->link.mtu + 18;
-	if (o->frame_size < min) {
-		fprintf(stderr, "xdpperf: frame size %u is too small for %s/IPv%d (minimum -l %zu)\n", o->frame_size,
-			o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
-		return 2;
-	}
-	if (o->frame_size > max) {
-		fprintf(stderr, "xdpperf: frame size %u exceeds the MTU %u of %s (maximum -l %zu)\n", o->frame_size,
-			c->link.mtu, c->link.name, max);
-		return 2;
-	}
+	if (o->frame_size < min)
+		return fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", o->frame_size,
+			    o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
+	if (o->frame_size > max)
+		return fail(c, 2, "frame size %u exceeds the MTU %u of %s (maximum -l %zu)", o->frame_size, c->link.mtu,
+			    c->link.name, max);
 	unsigned avail = c->link.tx_queues ? c->link.tx_queues : 1;
-	if (o->first_queue >= avail) {
-		fprintf(stderr, "xdpperf: %s has %u TX queue%s, cannot use --first-queue %u\n", c->link.name, avail,
-			avail == 1 ? "" : "s", o->first_queue);
-		return 2;
-	}
+	if (o->first_queue >= avail)
+		return fail(c, 2, "%s has %u TX queue%s, cannot use --first-queue %u", c->link.name, avail,
+			    avail == 1 ? "" : "s", o->first_queue);
 	*queues = o->queues ? o->queues : avail - o->first_queue;
-	if (o->first_queue + *queues > avail) {
-		fprintf(stderr, "xdpperf: %s has %u TX queue%s, cannot use %u from queue %u\n", c->link.name,
-			avail, avail == 1 ? "" : "s", *queues, o->first_queue);
-		return 2;
-	}
+	if (o->first_queue + *queues > avail)
+		return fail(c, 2, "%s has %u TX queue%s, cannot use %u from queue %u", c->link.name, avail,
+			    avail == 1 ? "" : "s", *queues, o->first_queue);
 	return 0;
 }
 
@@ -280,12 +327,26 @@ static int request_test(struct client *c)
 	json_object_put(m);
 	if (!e)
 		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
-	if (e <= 0) {
-		fprintf(stderr, "xdpperf: %s\n", ctrl_errstr(c, e == 0 ? -ECONNRESET : e));
-		return 1;
+	/*
+	 * The first answer tells an xdpperf server from whatever else listens
+	 * on the port: an xdpperf server always answers "started" or "error".
+	 */
+	const char *op = e > 0 ? xp_json_str(r, "op", "") : "";
+	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "started") && strcmp(op, "error"))) {
+		json_object_put(r);
+		return fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
+			    "an xdpperf server? (check the address and --control-port)", o->host, o->control_port);
 	}
-	if (strcmp(xp_json_str(r, "op", ""), "started")) {
-		fprintf(stderr, "xdpperf: server refused the test: %s\n", xp_json_str(r, "msg", "no reason given"));
+	if (e == 0)
+		return fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
+			    "or one that dropped us (see its log)", o->host, o->control_port);
+	if (e == -ETIMEDOUT)
+		return fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
+			    "xdpperf server?", o->host, o->control_port);
+	if (e < 0)
+		return fail(c, 1, "%s", ctrl_errstr(c, e));
+	if (strcmp(op, "started")) {
+		fail(c, 1, "server refused the test: %s", xp_json_str(r, "msg", "no reason given"));
 		json_object_put(r);
 		return 1;
 	}
@@ -450,8 +511,8 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	double cpu0 = xp_cpu_seconds();
 	double t0 = xp_now();
 	if (c->ops->start(c->eng, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		c->error = "engine failed to start";
+		snprintf(c->errbuf, sizeof(c->errbuf), "the %s engine did not start: %s", c->ops->name, err);
+		c->error = c->errbuf;
 	}
 	memset(sum, 0, sizeof(*sum));
 	sum->server_cpu_pct = -1;
@@ -482,8 +543,10 @@ static int run_test(struct client *c, struct xp_summary *sum)
 		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
 	sum->error = c->error;
 	xp_report_end(&c->rep, sum);
-	if (c->error)
+	if (c->error) {
+		snprintf(last_error, sizeof(last_error), "%s", c->error);
 		fprintf(stderr, "xdpperf: %s\n", c->error);
+	}
 	return c->error ? 1 : (sum->interrupted ? 1 : 0);
 }
 
@@ -513,7 +576,7 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 		.parallel = (unsigned)o->parallel,
 		.burst = o->burst,
 		.frames = { .queues = 1, .first_queue = o->first_queue },
-		.sock = { .threads = o->threads, .zero = o->zero },
+		.sock = { .threads = o->threads, .zero = o->zero, .bind_dev = o->dev[0] != '\0' },
 		.hs = {
 			.syn_sender = o->syn_engine,
 			.fin = o->fin,
@@ -539,9 +602,10 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
 {
 	struct xp_opts oo = *opts, *o = &oo;
-	struct client c = { .o = o, .ops = xp_engine_ops_of(o->engine) };
+	struct client c = { .o = o, .ops = xp_engine_ops_of(o->engine), .rep = *rep };
 	char err[256];
 	c.ctrl.fd = -1;
+	last_error[0] = '\0';
 	int rc = setup_path(&c);
 	if (rc)
 		goto out;
@@ -552,17 +616,15 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		goto out;
 	/* Before the request: the server is told the engine that really runs (auto's choice). */
 	if (xp_engine_open(o->engine, &c.ec, &c.ops, &c.eng, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		rc = 1;
+		rc = fail(&c, 1, "%s", err);
 		goto out;
 	}
 	rc = request_test(&c);
 	if (rc)
 		goto out;
-	c.rep = *rep;
 	rc = run_test(&c, sum);
-	*rep = c.rep;
 out:
+	*rep = c.rep;
 	if (c.eng)
 		c.ops->destroy(c.eng);
 	if (c.ctrl.fd >= 0)
@@ -573,17 +635,21 @@ out:
 int xp_client_run(const struct xp_opts *o)
 {
 	char err[256];
-	if (xp_check_privileges(err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
-	}
-	xp_install_signals();
-	if (o->compare)
-		return xp_client_compare(o);
 	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 	struct xp_report rep;
 	struct xp_summary sum;
 	xp_report_init(&rep, fmt, stdout);
+	if (xp_check_privileges(err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		xp_report_error(&rep, err);
+		xp_report_free(&rep);
+		return 1;
+	}
+	xp_install_signals();
+	if (o->compare) {
+		xp_report_free(&rep);
+		return xp_client_compare(o);
+	}
 	int rc = xp_client_run_one(o, &rep, &sum);
 	xp_report_free(&rep);
 	return rc;

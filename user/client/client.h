@@ -10,6 +10,8 @@
 int xp_client_run(const struct xp_opts *o);
 /* Run one test with options o, reporting into rep; fills sum. Returns the exit status. */
 int xp_client_run_one(const struct xp_opts *o, struct xp_report *rep, struct xp_summary *sum);
+/* The message of the error that ended the last xp_client_run_one, "" if none. */
+const char *xp_client_last_error(void);
 /* --compare: the socket engine, then the xsk engine, then a table with ratios. */
 int xp_client_compare(const struct xp_opts *o);
 

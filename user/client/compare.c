@@ -102,6 +102,27 @@ static void table_text(FILE *f, const struct table *t, const struct xp_summary *
 	fflush(f);
 }
 
+/* A run failed: with -J the error, and what ran so far, in one document (stdout is never left empty). */
+static int compare_failed(enum xp_report_format fmt, struct xp_report *ra, struct xp_report *rb, const char *fast,
+			  int rc)
+{
+	if (fmt == XP_REPORT_JSON) {
+		struct json_object *doc = json_object_new_object();
+		json_object_object_add(doc, "error", json_object_new_string(xp_client_last_error()));
+		if (ra && ra->doc)
+			json_object_object_add(doc, "socket", json_object_get(ra->doc));
+		if (rb && rb->doc && rb->ended)
+			json_object_object_add(doc, fast, json_object_get(rb->doc));
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	}
+	if (ra)
+		xp_report_free(ra);
+	if (rb)
+		xp_report_free(rb);
+	return rc;
+}
+
 int xp_client_compare(const struct xp_opts *o)
 {
 	struct xp_opts so = *o, xo = *o;
@@ -126,10 +147,8 @@ int xp_client_compare(const struct xp_opts *o)
 	if (fmt == XP_REPORT_TEXT)
 		printf("== 1/2: socket engine\n");
 	int rc = xp_client_run_one(&so, &ra, &sa);
-	if (rc) {
-		xp_report_free(&ra);
-		return rc;
-	}
+	if (rc)
+		return compare_failed(fmt, &ra, NULL, t.fast, rc);
 	/* Let the socket test's last segments (FIN, RST, TIME_WAIT ACKs) pass before counting again. */
 	xp_sleep(0.5);
 	xp_report_init(&rb, fmt, stdout);
@@ -137,24 +156,21 @@ int xp_client_compare(const struct xp_opts *o)
 	if (fmt == XP_REPORT_TEXT)
 		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" : "xsk engine (AF_XDP)");
 	rc = xp_client_run_one(&xo, &rb, &sb);
-	if (rc) {
-		xp_report_free(&ra);
-		xp_report_free(&rb);
-		return rc;
-	}
+	if (rc)
+		return compare_failed(fmt, &ra, &rb, t.fast, rc);
 	if (fmt == XP_REPORT_JSON) {
 		struct json_object *doc = json_object_new_object();
 		json_object_object_add(doc, "socket", ra.doc);
 		json_object_object_add(doc, t.fast, rb.doc);
 		ra.doc = rb.doc = NULL;
 		json_object_object_add(doc, "compare", table_json(&t, &sa, &sb));
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(doc);
 	} else if (fmt == XP_REPORT_JSON_STREAM) {
 		struct json_object *ev = json_object_new_object();
 		json_object_object_add(ev, "event", json_object_new_string("compare"));
 		json_object_object_add(ev, "data", table_json(&t, &sa, &sb));
-		printf("%s\n", json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN));
+		printf("%s\n", json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(ev);
 	} else {
 		table_text(stdout, &t, &sa, &sb);

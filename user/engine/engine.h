@@ -35,6 +35,7 @@ struct xp_frames_cfg {
 struct xp_sockets_cfg {
 	unsigned threads;           /* event-loop threads, 0 = one per CPU */
 	bool zero;                  /* -z: send zeroes instead of random data */
+	bool bind_dev;              /* --dev: connections leave by cfg->ifname (SO_BINDTODEVICE) */
 };
 
 /* XDP connection engine: how handshakes end and who answers them. */

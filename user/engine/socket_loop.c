@@ -128,6 +128,13 @@ static void slot_open(struct sock_worker *w, uint32_t i)
 	}
 	s->fd = fd;
 	s->gen++;
+	if (c->sock.bind_dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c->ifname, (socklen_t)strlen(c->ifname) + 1)) {
+		bump(&w->st->fail, 1);
+		close(fd);
+		s->fd = -1;
+		slot_failed(w, i);
+		return;
+	}
 
 	/* Destination port varies fastest, then the source address, so every
 	 * (source, port) pair is used even when the counts share factors. */

@@ -146,7 +146,7 @@ static void emit_stream(struct xp_report *r, const char *event, struct json_obje
 	struct json_object *o = json_object_new_object();
 	add_s(o, "event", event);
 	json_object_object_add(o, "data", data);
-	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	fflush(r->out);
 	json_object_put(o);
 }
@@ -174,8 +174,25 @@ static const struct figs_format formats[] = {
 	[XP_FIGS_HANDSHAKES] = { xp_report_hs_start, xp_report_hs_line, xp_report_hs_end },
 };
 
+void xp_report_error(struct xp_report *r, const char *msg)
+{
+	if (r->fmt == XP_REPORT_JSON_STREAM) {
+		emit_stream(r, "error", json_object_new_string(msg));
+		return;
+	}
+	/* A started -J report prints its document, with the error, at the end. */
+	if (r->fmt != XP_REPORT_JSON || r->started || r->keep_doc)
+		return;
+	struct json_object *o = json_object_new_object();
+	add_s(o, "error", msg);
+	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(r->out);
+	json_object_put(o);
+}
+
 void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 {
+	r->started = true;
 	r->figures = i->figures;
 	r->peer_kernel = i->peer_kernel;
 	if (r->fmt == XP_REPORT_JSON)
@@ -198,13 +215,17 @@ void xp_report_interval(struct xp_report *r, const struct xp_period *p)
 
 void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 {
+	r->ended = true;
 	if (r->fmt == XP_REPORT_JSON) {
 		json_object_object_add(r->doc, "intervals", r->intervals);
 		json_object_object_add(r->doc, "end", xp_summary_json(s));
+		/* Where iperf3 puts it, so scripts find an error in one place. */
+		if (s->error)
+			add_s(r->doc, "error", s->error);
 		r->intervals = NULL; /* owned by doc now */
 		if (r->keep_doc)
 			return;
-		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY));
+		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		fflush(r->out);
 		return;
 	}

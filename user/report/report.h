@@ -31,6 +31,7 @@ struct xp_report {
 	bool keep_doc;                 /* -J: xp_report_end leaves the document in doc instead of printing */
 	enum xp_figures figures;       /* which line format (from the start info) */
 	bool peer_kernel;              /* handshakes answered by the server's TCP stack */
+	bool started, ended;           /* xp_report_start / _end were called */
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
@@ -38,6 +39,13 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *info);
 void xp_report_interval(struct xp_report *r, const struct xp_period *p);
 void xp_report_end(struct xp_report *r, const struct xp_summary *s);
 void xp_report_free(struct xp_report *r);
+/*
+ * An error that stops the client, in the report's format: with -J a
+ * {"error": msg} document on the report's stream when none is printed at the
+ * end (iperf3 does the same), with --json-stream an "error" event; nothing
+ * for text (the message is on stderr).
+ */
+void xp_report_error(struct xp_report *r, const char *msg);
 
 /* Figures derived from a period, shared by the text and JSON forms. */
 struct xp_rates {
