@@ -2,6 +2,7 @@
 
 #include "net/addr.h"
 #include "net/ping.h"
+#include "net/route.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,14 +176,18 @@ static void connect_error(const struct addrinfo *ai, const char *host, unsigned 
 
 	if (!xp_addr_from_sockaddr(ai->ai_addr, &a, NULL))
 		xp_addr_str(&a, as, sizeof(as));
+	struct xp_route rt;
 	switch (e) {
 	case ENETUNREACH:
-		snprintf(err, errlen, "no route to %s (%s): this host has no route for it; check the address and "
-			 "`ip route get %s`", host, as, as);
-		return;
 	case EHOSTUNREACH:
-		snprintf(err, errlen, "%s (%s) is unreachable: its network answered 'host unreachable', or the next "
-			 "hop does not answer ARP/ND", host, as);
+		/* Our own routing table, or an ICMP error from the path? */
+		if (xp_route_get(&a, &rt))
+			snprintf(err, errlen, "no route to %s (%s) on this host: check the address and `ip route get %s`",
+				 host, as, as);
+		else
+			snprintf(err, errlen, "%s (%s) is unreachable: %s", host, as, e == ENETUNREACH
+				 ? "a router on the path has no route to it (ICMP network unreachable)"
+				 : "the next hop does not answer ARP/ND for it, or a router answered 'host unreachable'");
 		return;
 	case ECONNREFUSED:
 		snprintf(err, errlen, "%s (%s) refused the control connection on port %u: no xdpperf server listens "
