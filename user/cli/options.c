@@ -8,6 +8,7 @@
 #include "bpf/client.h"
 #include "proto/channel.h"
 #include "cli/options.h"
+#include "report/figures.h"
 
 #define XP_VERSION "0.1.0"
 
@@ -346,8 +347,9 @@ const struct xp_option xp_options[] = {
 	  .help = "exit %u if more than PCT percent of the frames were\n"
 	          "lost (of the SYNs, for the XDP connection engine)",
 	  .help_nums = { XP_EXIT_LOSS }, .sample = "0.1" },
-	{ "require-rate", 0, NULL, XP_SEC_CLIENT, 0, opt_require_rate, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = XP_E_SENDERS,
+	{ "require-rate", 0, NULL, XP_SEC_CLIENT, 0, opt_require_rate, .roles = XP_IN_CLIENT,
+	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .engines = XP_E_SENDERS,
+	  .instead_kind = "a hold test sends -P SYNs, not a rate",
 	  .instead = { [XP_ENGINE_SOCKET] = "it has no target rate", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "exit %u if the offered load fell more than %u percent\n"
 	          "short of the target (-b, or --cps)",

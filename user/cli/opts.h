@@ -76,10 +76,7 @@ struct xp_opts {
 #define XP_EXIT_RUNTIME  1 /* the test could not run or ended early */
 #define XP_EXIT_USAGE    2
 #define XP_EXIT_LOSS     3 /* --max-loss: more was lost than allowed */
-#define XP_EXIT_SHORT    4 /* --require-rate: the offered load fell short of the target */
-/* How far below the target an offered load may fall and still count as reached
- * (the rate control's tolerance, checked per interval by the tests). */
-#define XP_RATE_TOLERANCE_PCT 2.0
+#define XP_EXIT_SHORT    4 /* --require-rate: the offered load fell short of the target (XP_RATE_TOLERANCE_PCT) */
 
 void xp_opts_default(struct xp_opts *o);
 /*

@@ -29,6 +29,7 @@ struct snap {
 	struct xp_engine_stats eng;
 	struct xp_counters rx;
 	struct xp_sock_figs srv; /* server socket counts (s_* fields) */
+	double t;                /* seconds since the start, for interval samples */
 };
 
 struct client {
@@ -44,6 +45,8 @@ struct client {
 	struct xp_engine *eng;
 	char server_dev[16], xdp_mode[16];
 	struct snap last;           /* latest figures the server sent */
+	struct snap good;           /* the last interval sample: both sides' counts at one moment */
+	bool server_gone;           /* the control connection failed: the server's counts end at good */
 	const char *error;          /* why the test ended early */
 	char errbuf[512];
 };
@@ -101,6 +104,8 @@ static int server_sample(struct client *c, const char *op, struct snap *out, dou
 		out->srv.s_resets = sc.resets;
 		out->srv.s_open_now = sc.open_now;
 		out->srv.s_bytes_rx = sc.bytes_rx;
+		out->srv.s_listen_overflows = sc.listen_overflows;
+		out->srv.s_listen_drops = sc.listen_drops;
 	}
 	if (cpu)
 		*cpu = xp_json_double(r, "cpu_percent", -1);
@@ -139,11 +144,14 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	f->conn_closed = a->sock.conn_closed - b->sock.conn_closed;
 	f->open_now = a->sock.open_now;
 	f->payload_bytes = a->sock.payload_bytes - b->sock.payload_bytes;
+	f->in_flight = a->sock.in_flight - b->sock.in_flight;
 	f->s_accepted = now->srv.s_accepted - prev->srv.s_accepted;
 	f->s_closed = now->srv.s_closed - prev->srv.s_closed;
 	f->s_resets = now->srv.s_resets - prev->srv.s_resets;
 	f->s_open_now = now->srv.s_open_now;
 	f->s_bytes_rx = now->srv.s_bytes_rx - prev->srv.s_bytes_rx;
+	f->s_listen_overflows = now->srv.s_listen_overflows - prev->srv.s_listen_overflows;
+	f->s_listen_drops = now->srv.s_listen_drops - prev->srv.s_listen_drops;
 
 	struct xp_handshake_figs *h = &p->hs;
 	h->syn_sent = p->tx_pkts; /* a handshake engine's frames are its SYNs */
@@ -441,13 +449,25 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 		c->ops->describe(c->eng, i);
 }
 
+/*
+ * The midpoint of two readings of a cumulative count: packets averaged, and
+ * bytes taken at the same point between the readings, so bytes stay a whole
+ * number of frames (averaging both separately can leave half a frame).
+ */
+void xp_midpoint(uint64_t p1, uint64_t b1, uint64_t p2, uint64_t b2, uint64_t *p, uint64_t *b)
+{
+	*p = p1 + (p2 - p1) / 2;
+	*b = p2 == p1 ? b1 : b1 + (uint64_t)((unsigned __int128)(b2 - b1) * (*p - p1) / (p2 - p1));
+}
+
 /* One interval: our counts and the server's, as of the same moment. 0 or -errno. */
-static int sample(struct client *c, struct snap *now)
+static int sample(struct client *c, struct snap *now, double t0)
 {
 	/*
 	 * The server reads its counters about half a round trip after we
-	 * ask: average our count before and after so both sides of the
-	 * line describe the same moment and per-interval loss stays honest.
+	 * ask: take our count midway between a reading before and one after,
+	 * so both sides of the line describe the same moment and per-interval
+	 * loss stays honest.
 	 */
 	struct xp_engine_stats st2;
 	c->ops->read(c->eng, &now->eng);
@@ -455,8 +475,10 @@ static int sample(struct client *c, struct snap *now)
 	if (e)
 		return e;
 	c->ops->read(c->eng, &st2);
-	now->eng.tx.pkts = (now->eng.tx.pkts + st2.tx.pkts) / 2;
-	now->eng.tx.bytes = (now->eng.tx.bytes + st2.tx.bytes) / 2;
+	now->t = xp_now() - t0;
+	xp_midpoint(now->eng.tx.pkts, now->eng.tx.bytes, st2.tx.pkts, st2.tx.bytes, &now->eng.tx.pkts,
+		    &now->eng.tx.bytes);
+	c->good = *now;
 	return 0;
 }
 
@@ -466,7 +488,7 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 {
 	const struct xp_opts *o = c->o;
 	struct snap prev = { 0 };
-	double t_prev = 0, tick = t0, end = t0 + o->duration;
+	double tick = t0, end = t0 + o->duration;
 	while (!c->error) {
 		tick += o->interval;
 		if (tick > end - o->interval * 0.25)
@@ -474,18 +496,20 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		int w = wait_until(c, tick);
 		if (w < 0) {
 			c->error = ctrl_errstr(c, w);
+			c->server_gone = true;
 			break;
 		}
 		if (w > 0) {
 			sum->interrupted = true;
 			break;
 		}
-		int e = sample(c, now);
+		int e = sample(c, now, t0);
 		if (e) {
 			c->error = ctrl_errstr(c, e);
+			c->server_gone = true;
 			break;
 		}
-		struct xp_period p = { .t0 = t_prev, .t1 = xp_now() - t0 };
+		struct xp_period p = { .t0 = prev.t, .t1 = now->t };
 		period_of(c, now, &prev, &p);
 		xp_report_interval(&c->rep, &p);
 		if (p.sock.open_now > *peak_open)
@@ -493,10 +517,57 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		if (p.sock.s_open_now > *peak_s_open)
 			*peak_s_open = p.sock.s_open_now;
 		prev = *now;
-		t_prev = p.t1;
 		if (tick >= end)
 			break;
 	}
+}
+
+/* Loss in percent by the engine's figures: frames not received, or SYNs not completed. */
+static double loss_pct(const struct xp_period *p)
+{
+	if (p->figures == XP_FIGS_HANDSHAKES) {
+		uint64_t est = xp_period_established(p);
+		return p->hs.syn_sent ? 100.0 * (double)(p->hs.syn_sent > est ? p->hs.syn_sent - est : 0) / p->hs.syn_sent
+				      : 0;
+	}
+	struct xp_rates r;
+	xp_rates_of(p, &r);
+	return r.loss_pct;
+}
+
+/* --max-loss and --require-rate: the exit status of a test that ran to its end. */
+static int thresholds(struct client *c, const struct xp_summary *sum)
+{
+	const struct xp_opts *o = c->o;
+	double loss = loss_pct(&sum->total);
+	if (o->max_loss >= 0 && loss > o->max_loss) {
+		snprintf(last_error, sizeof(last_error), "lost %.4f %% %s, more than --max-loss %g %%", loss,
+			 sum->total.figures == XP_FIGS_HANDSHAKES ? "of the SYNs (not completed)" : "of the frames",
+			 o->max_loss);
+		fprintf(stderr, "xdpperf: %s\n", last_error);
+		return XP_EXIT_LOSS;
+	}
+	if (o->require_rate && sum->pace.short_of_target) {
+		snprintf(last_error, sizeof(last_error), "the offered load reached %.1f %% of the target (--require-rate): "
+			 "held back by the %s (%s)", 100.0 * sum->pace.reached_pps / sum->pace.target_pps,
+			 sum->pace.held_back_by, sum->pace.why);
+		fprintf(stderr, "xdpperf: %s\n", last_error);
+		return XP_EXIT_SHORT;
+	}
+	return 0;
+}
+
+/* The offered load against the target: the engine's count over the test, and its own account of why. */
+static void pace_of(struct client *c, const struct snap *end, struct xp_summary *sum)
+{
+	struct xp_pace_figs *p = &sum->pace;
+	double secs = sum->total.t1 - sum->total.t0;
+	/* A hold test's SYNs are -P of them, not a rate kept up over the test. */
+	p->target_pps = c->ec.kind == XP_TEST_HOLD ? 0 : c->ec.pps;
+	if (p->target_pps <= 0 || secs <= 0)
+		return;
+	p->reached_pps = sum->total.tx_pkts / secs;
+	xp_pace_judge(&end->eng.pace, p);
 }
 
 static int run_test(struct client *c, struct xp_summary *sum)
@@ -515,6 +586,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 		c->error = c->errbuf;
 	}
 	memset(sum, 0, sizeof(*sum));
+	sum->kind = c->ec.kind;
 	sum->server_cpu_pct = -1;
 	uint64_t peak_open = 0, peak_s_open = 0;
 	interval_loop(c, t0, &now, sum, &peak_open, &peak_s_open);
@@ -523,22 +595,51 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	c->ops->read(c->eng, &now.eng);
 	sum->client_cpu_pct = 100.0 * (xp_cpu_seconds() - cpu0) / (t_end - t0);
 	sum->tx_errors = now.eng.tx.errors;
+	bool sent = xp_figs_sent(c->ops->figures);
 	if (!c->error) {
-		settle(c, &now);
-		int e = server_sample(c, "stop", &now, &sum->server_cpu_pct);
-		if (e)
+		/* Frames of our own still in flight belong to the test; an outside sender's after the end do not. */
+		if (sent)
+			settle(c, &now);
+		struct snap fin = now;
+		int e = server_sample(c, "stop", &fin, &sum->server_cpu_pct);
+		if (e) {
 			c->error = ctrl_errstr(c, e);
+			c->server_gone = true;
+		} else {
+			now.rx = fin.rx;
+			now.srv = fin.srv;
+		}
 	}
-	if (c->error) {
-		now.rx = c->last.rx; /* what the server counted before it went away */
-		now.srv = c->last.srv;
-	}
-	struct snap zero = { 0 };
+	struct snap zero = { 0 }, end = now;
 	sum->total = (struct xp_period){ .t1 = t_end - t0 };
-	period_of(c, &now, &zero, &sum->total);
+	if (c->server_gone || !sent) {
+		/*
+		 * The server's counts end at its last sample: the summary covers
+		 * 0 .. that moment, both sides, and what was sent after it is
+		 * not lost. Without frames of our own the window is the
+		 * samples' too: an outside generator's later frames are not ours.
+		 */
+		end = c->good;
+		end.eng.pace = now.eng.pace;
+		end.eng.hold.all_open_s = now.eng.hold.all_open_s;
+		sum->total.t1 = c->good.t;
+		if (c->server_gone) {
+			sum->server_lost = true;
+			sum->server_lost_at = c->good.t;
+			sum->sent_after_lost = now.eng.tx.pkts - c->good.eng.tx.pkts;
+		}
+	}
+	period_of(c, &end, &zero, &sum->total);
 	/* For the whole test, "open" is the most that were open at once. */
 	sum->total.sock.open_now = peak_open;
 	sum->total.sock.s_open_now = peak_s_open;
+	if (c->ec.kind == XP_TEST_HOLD) {
+		/* As the last sample saw them: stop() closes them all. */
+		sum->hold = (struct xp_hold_figs){ .wanted = c->ec.parallel, .all_open_s = now.eng.hold.all_open_s,
+						   .open_at_end = c->good.eng.hold.open,
+						   .s_open_at_end = c->good.srv.s_open_now, .server_view = c->req.listen };
+	}
+	pace_of(c, &end, sum);
 	if (!c->error && !sum->interrupted && c->ops->verdict)
 		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
 	sum->error = c->error;
@@ -546,8 +647,9 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	if (c->error) {
 		snprintf(last_error, sizeof(last_error), "%s", c->error);
 		fprintf(stderr, "xdpperf: %s\n", c->error);
+		return XP_EXIT_RUNTIME;
 	}
-	return c->error ? 1 : (sum->interrupted ? 1 : 0);
+	return sum->interrupted ? XP_EXIT_RUNTIME : thresholds(c, sum);
 }
 
 /* The engine's frame rate: --cps counts SYNs, -b the frames of -l; sockets take neither. */

@@ -52,6 +52,20 @@ static const struct figure conn_figures[] = {
 	{ "Connections/s per client core", "connections_per_second_per_core", "c/s", cps_per_core },
 };
 
+/* Hold tests (-k): how fast each engine opened them all and how many lasted, not a rate over the run. */
+static double held(const struct xp_summary *s) { return (double)s->hold.wanted; }
+static double open_all_s(const struct xp_summary *s) { return s->hold.all_open_s > 0 ? s->hold.all_open_s : NAN; }
+static double opening_cps(const struct xp_summary *s) { return held(s) / open_all_s(s); }
+static double open_at_end(const struct xp_summary *s) { return (double)s->hold.open_at_end; }
+
+static const struct figure hold_figures[] = {
+	{ "Connections to hold (-P)", "connections", "", held },
+	{ "Seconds to open all", "seconds_to_open_all", "s", open_all_s },
+	{ "Connections/s while opening", "opening_connections_per_second", "c/s", opening_cps },
+	{ "Still open at the end (client)", "open_at_end", "", open_at_end },
+	{ "Client CPU (100 % = core)", "client_cpu_percent", "%", cpu },
+};
+
 static const struct figure figures[] = {
 	{ "Received frames/s (XDP)", "received_packets_per_second", "pps", rx_pps },
 	{ "Received L2 bit/s (XDP)", "received_bits_per_second_l2", "bit/s", rx_l2 },
@@ -132,11 +146,15 @@ int xp_client_compare(const struct xp_opts *o)
 
 	bool conn = o->close_each || o->keepalive;
 	struct table t = { figures, sizeof(figures) / sizeof(figures[0]), "xsk" };
-	if (conn)
+	if (o->keepalive)
+		t = (struct table){ hold_figures, sizeof(hold_figures) / sizeof(hold_figures[0]), "xdp" };
+	else if (conn)
 		t = (struct table){ conn_figures, sizeof(conn_figures) / sizeof(conn_figures[0]), "xdp" };
+	else
+		t.fast = xp_engine_name(o->compare_engine); /* xsk, or the one --engine named */
 	so.engine = XP_ENGINE_SOCKET;
 	so.compare = false;
-	xo.engine = conn ? XP_ENGINE_XDP : XP_ENGINE_XSK;
+	xo.engine = o->compare_engine;
 	xo.compare = false;
 	/* TCP segments of a socket stream fill the MTU: compare with frames as large unless -l says otherwise. */
 	if (!o->frame_size_set)
@@ -154,7 +172,8 @@ int xp_client_compare(const struct xp_opts *o)
 	xp_report_init(&rb, fmt, stdout);
 	rb.keep_doc = true;
 	if (fmt == XP_REPORT_TEXT)
-		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" : "xsk engine (AF_XDP)");
+		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" :
+			o->compare_engine == XP_ENGINE_LIVE ? "live engine (XDP live frames)" : "xsk engine (AF_XDP)");
 	rc = xp_client_run_one(&xo, &rb, &sb);
 	if (rc)
 		return compare_failed(fmt, &ra, &rb, t.fast, rc);

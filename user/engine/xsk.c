@@ -34,6 +34,7 @@
 #include <xdp/xsk.h>
 
 #include "engine/engine.h"
+#include "util/threadclock.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
@@ -72,6 +73,10 @@ struct xsk_worker {
 	uint64_t k, t;        /* next SYN's connection number and tuple number */
 	uint64_t syn_posted, rst_posted;
 	uint64_t rst_done;    /* RSTs completed; read by the sampler */
+	/* its account for "who held the offered load back"; pace is written when it ends */
+	double waited;        /* seconds waiting for the schedule */
+	uint64_t pushback;    /* TX ring or free frames exhausted, EBUSY/ENOBUFS from sendto */
+	struct xp_pace_stats pace;
 };
 
 struct xp_engine {
@@ -208,8 +213,11 @@ static inline int kick(struct xsk_worker *w)
 	if (sendto(xsk_socket__fd(w->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
 		return 0;
 	switch (errno) {
-	case EAGAIN: case EBUSY: case ENOBUFS: case EINTR:
+	case EBUSY: case ENOBUFS:
+		w->pushback++; /* the driver or the completion queue is full: backpressure */
 		return 0;
+	case EAGAIN: case EINTR:
+		return 0; /* EAGAIN: the per-call budget was used up, more to send (not backpressure) */
 	default:
 		__atomic_store_n(&w->errors, w->errors + 1, __ATOMIC_RELAXED);
 		return errno == ENXIO || errno == ENETDOWN || errno == ENODEV ? errno : 0;
@@ -255,10 +263,14 @@ static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
 	const struct xp_tuples *m = &e->map;
 	uint32_t idx, n;
 
-	if (want > w->nfree)
+	if (want > w->nfree) {
 		want = w->nfree;
+		w->pushback++; /* frames not yet completed by the kernel */
+	}
 	if (!want || !(n = xsk_ring_prod__reserve(&w->tx, want, &idx)))
 		return 0;
+	if (n < want)
+		w->pushback++; /* TX ring full */
 	for (uint32_t i = 0; i < n; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
 		uint64_t addr = w->free[--w->nfree];
@@ -430,9 +442,11 @@ static void conn_main(struct xsk_worker *w)
 			xp_sleep(1e-3);
 			continue;
 		}
+		double tw = xp_now();
 		uint32_t want = pacer_next(&pc, w->syn_posted);
 		if (!want) {
 			conn_reap(w);
+			w->waited += xp_now() - tw;
 			continue;
 		}
 		if (want > limit - w->syn_posted)
@@ -453,15 +467,28 @@ static void conn_main(struct xsk_worker *w)
 		conn_close_all(w);
 }
 
+static void stream_main(struct xsk_worker *w);
+
 static void *worker_main(void *arg)
 {
 	struct xsk_worker *w = arg;
 	struct xp_engine *e = w->eng;
+	struct xp_thread_clock clk;
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: pacing sleeps must not overshoot by 50 us */
-	if (e->conn) {
+	xp_thread_clock_start(&clk, (int)(w->queue % (unsigned)e->ncpus));
+	if (e->conn)
 		conn_main(w);
-		return NULL;
-	}
+	else
+		stream_main(w);
+	xp_thread_clock_end(&clk, &w->pace);
+	w->pace.wait_s = w->waited;
+	w->pace.pushback = w->pushback;
+	return NULL;
+}
+
+static void stream_main(struct xsk_worker *w)
+{
+	struct xp_engine *e = w->eng;
 	struct pacer pc;
 	pacer_init(&pc, e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, e->cfg.burst);
 	uint64_t posted = 0, next = 0;
@@ -471,13 +498,17 @@ static void *worker_main(void *arg)
 	while (!e->stop) {
 		if ((++iter & 1023) == 0 && xp_now() > deadline)
 			break;
+		double tw = xp_now();
 		uint32_t want = pacer_next(&pc, posted);
 		if (!want) {
 			reap(w);
+			w->waited += xp_now() - tw;
 			continue;
 		}
 		uint32_t idx;
 		uint32_t n = xsk_ring_prod__reserve(&w->tx, want, &idx);
+		if (n < want)
+			w->pushback++; /* TX ring full: the kernel has not taken what is on it */
 		for (uint32_t i = 0; i < n; i++) {
 			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
 			d->addr = (uint64_t)(next++ % NUM_FRAMES) * w->frame_sz;
@@ -501,7 +532,6 @@ static void *worker_main(void *arg)
 		if (!reap(w))
 			xp_sleep(1e-4);
 	}
-	return NULL;
 }
 
 /* Connection tests: the tuple numbering and the RST template. */
@@ -610,6 +640,8 @@ static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
 		st->tx.errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
 		/* Hold tests: the RSTs that closed the held connections. */
 		st->tx.rst_sent += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
+		if (!e->w[q].running)
+			xp_pace_add(&st->pace, &e->w[q].pace); /* complete once the thread is joined */
 	}
 	st->mode = e->mode;
 }

@@ -125,7 +125,7 @@ void xp_counters_sub(const struct xp_counters *a, const struct xp_counters *b, s
 }
 
 /* One table for both directions, as for the XDP counters. */
-#define XP_SOCK_COUNT_FIELDS(X) X(accepted) X(closed) X(resets) X(bytes_rx) X(open_now)
+#define XP_SOCK_COUNT_FIELDS(X) X(accepted) X(closed) X(resets) X(bytes_rx) X(open_now) X(listen_overflows) X(listen_drops)
 
 struct json_object *xp_sock_counts_to_json(const struct xp_sock_counts *c)
 {

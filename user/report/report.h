@@ -32,6 +32,7 @@ struct xp_report {
 	enum xp_figures figures;       /* which line format (from the start info) */
 	bool peer_kernel;              /* handshakes answered by the server's TCP stack */
 	bool started, ended;           /* xp_report_start / _end were called */
+	bool tcp;                      /* the frames are TCP (stateful-firewall hints) */
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
@@ -57,8 +58,21 @@ struct xp_rates {
 };
 void xp_rates_of(const struct xp_period *p, struct xp_rates *r);
 
+/* The summary's first lines: the separator, then what makes its figures other than they seem
+ * (the target not reached, the server gone). */
+void xp_report_head(struct xp_report *r, const struct xp_summary *s);
 /* The summary's closing lines: CPU use, interruption, early end. */
 void xp_report_tail(struct xp_report *r, const struct xp_summary *s);
+/*
+ * Fill p's verdict from the engine's account st, once p->target_pps and
+ * p->reached_pps are set: short of the target by more than the rate
+ * control's tolerance, and if so held back by the sender (its CPU, or
+ * other processes on it) or by the path (backpressure, or its work on the
+ * sender's CPU). pace.c.
+ */
+void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p);
+/* "1.5 s": seconds as the user gave them. Returns buf. */
+const char *xp_fmt_secs(double v, char *buf, size_t len);
 /* "1.23 Mpps" style: SI value + unit. Returns buf. */
 const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
 
@@ -67,6 +81,8 @@ void xp_report_sock_start(struct xp_report *r, const struct xp_report_info *i);
 void xp_report_sock_line(struct xp_report *r, const char *tag, const struct xp_period *p);
 void xp_report_sock_end(struct xp_report *r, const struct xp_summary *s);
 struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs);
+/* Hold tests' summary lines (sockets.c, also for handshakes). */
+void xp_report_hold_lines(struct xp_report *r, const struct xp_hold_figs *h);
 
 /* Handshake figures: XDP connection tests (handshakes.c). */
 void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i);
@@ -80,10 +96,18 @@ void xp_report_frames_line(struct xp_report *r, const char *tag, const struct xp
 void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s);
 /* Adds lost_packets and loss_percent to a period's JSON object o. */
 void xp_frames_add_loss(struct json_object *o, const struct xp_period *p);
+/* Received-only figures: what an outside generator delivered (frames.c). */
+void xp_report_recv_start(struct xp_report *r, const struct xp_report_info *i);
+void xp_report_recv_line(struct xp_report *r, const char *tag, const struct xp_period *p);
+void xp_report_recv_end(struct xp_report *r, const struct xp_summary *s);
 
 /* JSON encodings (new references), exposed for tests. */
 struct json_object *xp_report_info_json(const struct xp_report_info *info);
 struct json_object *xp_period_json(const struct xp_period *p);
 struct json_object *xp_summary_json(const struct xp_summary *s);
+struct json_object *xp_hold_json(const struct xp_hold_figs *h);
+struct json_object *xp_pace_json(const struct xp_pace_figs *p);
+/* What each byte and bit count includes. */
+struct json_object *xp_units_json(void);
 
 #endif

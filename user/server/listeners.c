@@ -82,6 +82,7 @@ struct xp_sock_server {
 	unsigned nports, nw;       /* nw: threads over all processes */
 	unsigned nproc, tpp;       /* worker processes (1: none, all here), threads in each */
 	unsigned long fd_limit;    /* XDPPERF_FD_LIMIT for the workers, 0 if not forced */
+	unsigned long capacity;    /* connections it has room for (xp_sock_server_capacity) */
 	struct xp_procs *procs;    /* the workers while they run */
 	int family;
 	int stopfd;                /* eventfd in every thread's epoll: wakes them on stop */
@@ -471,6 +472,12 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 	s->nw = s->nproc * s->tpp;
 	s->fd_limit = plan.forced;
 	s->nports = nports;
+	/* Each process: its open-file limit less its listeners and the margin. */
+	unsigned long per_proc = plan.limit > (unsigned long)s->tpp * nports + XP_NOFILE_MARGIN
+					 ? plan.limit - (unsigned long)s->tpp * nports - XP_NOFILE_MARGIN : 0;
+	s->capacity = per_proc * s->nproc;
+	if (s->capacity < c->max_conns)
+		s->capacity = c->max_conns;
 	if (c->debug && s->nproc > 1)
 		fprintf(stderr, "socket server: %lu connections over %u processes x %u threads (open-file limit %lu)\n",
 			c->max_conns, s->nproc, s->tpp, plan.limit);
@@ -525,6 +532,11 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 	}
 	*out = s;
 	return 0;
+}
+
+unsigned long xp_sock_server_capacity(const struct xp_sock_server *s)
+{
+	return s->capacity;
 }
 
 void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *st)

@@ -15,6 +15,7 @@
 
 #include "proto/channel.h"
 #include "net/netdev.h"
+#include "net/netstat.h"
 #include "net/route.h"
 #include "server/server.h"
 #include "util/process.h"
@@ -38,6 +39,8 @@ struct srv_client {
 	struct xp_sock_server *ss;
 	bool ss_owned;
 	struct xp_sock_server_stats ss_base;
+	struct xp_tcpext tcpext_base; /* the namespace's TcpExt counters at the test's start */
+	bool tcpext_ok;
 };
 
 struct server {
@@ -152,6 +155,9 @@ static int start_sockets(struct server *s, struct srv_client *c, const struct xp
 		c->ss_owned = true;
 	}
 	xp_sock_server_read(c->ss, &c->ss_base);
+	/* The kernel's own count of handshakes its full accept queues dropped:
+	 * why a client can see more established than we accept. */
+	c->tcpext_ok = !xp_tcpext_read(&c->tcpext_base);
 	return 0;
 }
 
@@ -166,6 +172,11 @@ static struct json_object *sock_stats_json(struct srv_client *c)
 		.bytes_rx = st.bytes_rx - c->ss_base.bytes_rx,
 		.open_now = st.open_now,
 	};
+	struct xp_tcpext t;
+	if (c->tcpext_ok && !xp_tcpext_read(&t)) {
+		n.listen_overflows = t.listen_overflows - c->tcpext_base.listen_overflows;
+		n.listen_drops = t.listen_drops - c->tcpext_base.listen_drops;
+	}
 	return xp_sock_counts_to_json(&n);
 }
 
@@ -345,8 +356,14 @@ int xp_server_run(const struct xp_opts *o)
 			server_prog_close(s.rp);
 			return 1;
 		}
-		printf("xdpperf server listening for TCP tests on ports %u:%u (up to %lu connections)\n", o->port_lo,
-		       o->port_hi, o->parallel);
+		/* Not "up to -P": -P only plans open files; the listeners accept what fits. */
+		unsigned long room = xp_sock_server_capacity(s.listeners);
+		if (o->parallel)
+			printf("xdpperf server listening for TCP tests on ports %u:%u, planned for -P %lu connections "
+			       "(room for about %lu)\n", o->port_lo, o->port_hi, o->parallel, room);
+		else
+			printf("xdpperf server listening for TCP tests on ports %u:%u, room for about %lu connections "
+			       "(the open-file limit; -P N plans for more)\n", o->port_lo, o->port_hi, room);
 	}
 	xp_install_signals();
 	printf("xdpperf server listening on control port %u\n", o->control_port);
