@@ -193,10 +193,13 @@ static void test_pace_judge(void **state)
 	xp_pace_judge(&st, &p);
 	assert_string_equal(p.held_back_by, "path");
 	assert_non_null(strstr(p.why, "12 times"));
-	/* waiting for a CPU: other processes */
+	/* softirq deferred to ksoftirqd shows as CPU wait too: still the path */
 	st.pushback = 0;
-	st.softirq_ticks = 10;
 	st.cpu_wait_s = 1;
+	xp_pace_judge(&st, &p);
+	assert_string_equal(p.held_back_by, "path");
+	/* waiting for a CPU, little softirq: other processes */
+	st.softirq_ticks = 10;
 	xp_pace_judge(&st, &p);
 	assert_string_equal(p.held_back_by, "sender");
 	assert_non_null(strstr(p.why, "waited 50 %"));

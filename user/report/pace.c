@@ -6,11 +6,11 @@
  * the kernel's packet processing (softirq), and how often the kernel or
  * driver took fewer frames than offered.
  *
- * On veth the receive path of the next hop (a router, a firewall) runs in
- * the sender's softirq on the sender's CPU, so a slow path does not push
- * back: it takes the sender's CPU time. A sender busy all the time with most
- * of it in softirq is held back by the path's work; with little in softirq,
- * by its own.
+ * On veth the receive path of the next hop (a router, a firewall, the
+ * server) runs in softirq on the sender's CPU (in its context, or deferred
+ * to ksoftirqd, which then takes the CPU from it), so a slow path does not
+ * push back: it takes the sender's CPU time. A sending CPU mostly in softirq
+ * is held back by the path's work; busy with little in softirq, by its own.
  */
 #include <stdio.h>
 
@@ -39,15 +39,17 @@ void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p)
 		snprintf(p->why, sizeof(p->why), "the kernel or driver took fewer frames than offered %llu times: TX "
 			 "ring full or EAGAIN, backpressure from the interface or the path",
 			 (unsigned long long)st->pushback);
+	} else if (p->softirq_pct >= SOFTIRQ_PCT) {
+		/* Whether run in the sender's context or deferred to ksoftirqd (then it shows as CPU wait too). */
+		p->held_back_by = "path";
+		snprintf(p->why, sizeof(p->why), "%.0f %% of the sending CPUs' time went to the kernel's packet "
+			 "processing (softirq), with the threads busy %.0f %% and waiting for a CPU %.0f %%: the "
+			 "receiving side's work (on veth the next hop's receive path, a router, a firewall or the "
+			 "server, runs on the sender's CPU)", p->softirq_pct, p->busy_pct, p->cpu_wait_pct);
 	} else if (p->cpu_wait_pct >= CPU_WAIT_PCT) {
 		p->held_back_by = "sender";
 		snprintf(p->why, sizeof(p->why), "its threads waited %.0f %% of their time for a CPU: other processes "
 			 "compete for it", p->cpu_wait_pct);
-	} else if (p->busy_pct >= BUSY_PCT && p->softirq_pct >= SOFTIRQ_PCT) {
-		p->held_back_by = "path";
-		snprintf(p->why, sizeof(p->why), "its threads were busy %.0f %% of the time and %.0f %% of their CPUs "
-			 "went to the kernel's packet processing (softirq): the path's work (on veth the next hop's "
-			 "receive path, router and firewall, runs on the sender's CPU)", p->busy_pct, p->softirq_pct);
 	} else if (p->busy_pct >= BUSY_PCT) {
 		p->held_back_by = "sender";
 		snprintf(p->why, sizeof(p->why), "its threads were busy %.0f %% of the time, %.0f %% of their CPUs in "
