@@ -5,10 +5,23 @@ CLANG    ?= clang
 BPFTOOL  ?= bpftool
 BUILD    := build
 
+PKG_CONFIG ?= pkg-config
+
+# The libraries' own compiler and linker flags, as their pkg-config files give them.
+PKGS     := libbpf libxdp json-c libmnl libcap
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
+
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-            -Iuser -I. -I$(BUILD)
-LDLIBS   := -lxdp -lbpf -lelf -lz -ljson-c -lmnl -lpthread -lm
+            -Iuser -I. -I$(BUILD) $(PKG_CFLAGS)
+LDLIBS   := $(PKG_LIBS) -lpthread -lm
+
+# The version --version shows: git's name for this tree, or, outside a git
+# tree (a release tarball, a .deb build from one), the VERSION file's.
+# A package build may set XP_VERSION itself.
+# (Only this tree's own .git: a tarball unpacked inside another repository is not that repository.)
+XP_VERSION ?= $(or $(if $(wildcard $(CURDIR)/.git),$(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null)),$(shell cat $(CURDIR)/VERSION))
 
 ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -target bpf -O2 -g -Wall -D__TARGET_ARCH_$(ARCH) -I.
@@ -26,14 +39,22 @@ USER_HDRS := $(wildcard user/*/*.h)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# cmocka tests that need root: namespaces, veths, AF_XDP.
+ROOT_SRCS := $(wildcard tests/root/test_*.c)
+ROOT_BINS := $(patsubst tests/root/%.c,$(BUILD)/tests/root_%,$(ROOT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
+# The C tests' runner of tests/lib/netns.sh (namespaces and veths), for tests that make them.
+NETNS_HELPER := $(BUILD)/tests/lib/netns_helper.o
+# Programs the e2e tests and the benchmarks run (nltest, xdpconn, connloop).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
-.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down
-all: xdpperf $(UNIT_BINS) $(BPFT_BINS)
+.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb
+all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 deps:
 	@bash scripts/deps.sh
@@ -48,19 +69,39 @@ $(BUILD)/user/%.o: user/%.c $(USER_HDRS) bpf/server.h $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# build/xp_version.h: rewritten only when a version changed, so only
+# util/version.c is rebuilt then.
+$(BUILD)/xp_version.h: FORCE | $(BUILD)
+	@printf '#define XP_VERSION "%s"\n#define XP_LIBBPF_BUILT "%s"\n#define XP_LIBXDP_BUILT "%s"\n' \
+		'$(XP_VERSION)' "$$($(PKG_CONFIG) --modversion libbpf)" "$$($(PKG_CONFIG) --modversion libxdp)" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/user/util/version.o: $(BUILD)/xp_version.h
+
 $(BUILD)/libxdpperf.a: $(USER_OBJS)
 	$(AR) rcs $@ $^
 
 xdpperf: $(BUILD)/user/main.o $(BUILD)/libxdpperf.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(SKELS) $(USER_HDRS)
+$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(SKELS) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
+
+$(NETNS_HELPER): tests/lib/netns_helper.c tests/lib/netns_helper.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DXP_NETNS_SH='"$(CURDIR)/tests/lib/netns.sh"' -c $< -o $@
+
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS)
 
 $(BUILD):
 	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests
@@ -69,8 +110,8 @@ $(BUILD):
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h
 
-test-unit: $(UNIT_BINS) $(BPFT_BINS) xdpperf
-test-e2e: xdpperf
+test-unit: $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) xdpperf
+test-e2e: xdpperf $(TOOL_BINS)
 
 # `make check`: install what is missing, build, run every test.
 check: deps
@@ -87,6 +128,44 @@ bench: deps
 
 lab-down:
 	@bash scripts/lab.sh down
+
+# `make install [PREFIX=/usr/local] [DESTDIR=]`: the binary (its BPF objects are
+# inside, through the skeletons), the man page, bash completion, and the lab
+# as xdpperf-lab. The lab script keeps its place relative to the helpers it
+# may source (tests/lib/) under DATADIR; xdpperf-lab finds it relative to
+# itself, so a DESTDIR tree runs where it is.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DATADIR     ?= $(PREFIX)/share/xdpperf
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+LAB_FILES   := scripts/lab.sh $(wildcard tests/lib/netns.sh)
+INSTALL     ?= install
+
+install: xdpperf
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 0755 xdpperf $(DESTDIR)$(BINDIR)/xdpperf
+	$(INSTALL) -m 0644 man/xdpperf.1 $(DESTDIR)$(MANDIR)/man1/xdpperf.1
+	$(INSTALL) -m 0644 completions/xdpperf $(DESTDIR)$(BASHCOMPDIR)/xdpperf
+	for f in $(LAB_FILES); do \
+		$(INSTALL) -d $(DESTDIR)$(DATADIR)/$$(dirname $$f) && \
+		$(INSTALL) -m 0755 $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \
+	done
+	printf '%s\n' '#!/bin/sh' '# The xdpperf network-namespace lab: see xdpperf(1), THE LAB.' \
+		'here=$$(dirname "$$(readlink -f "$$0")")' \
+		'exec bash "$$here/$(shell realpath -m --relative-to=$(BINDIR) $(DATADIR))/scripts/lab.sh" "$$@"' \
+		>$(DESTDIR)$(BINDIR)/xdpperf-lab
+	chmod 0755 $(DESTDIR)$(BINDIR)/xdpperf-lab
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xdpperf $(DESTDIR)$(BINDIR)/xdpperf-lab \
+		$(DESTDIR)$(MANDIR)/man1/xdpperf.1 $(DESTDIR)$(BASHCOMPDIR)/xdpperf
+	rm -rf $(DESTDIR)$(DATADIR)
+
+# `make deb`: the Debian package, built in a copy of the tree outside it
+# (dpkg-buildpackage writes next to the source); the .deb lands in build/.
+deb:
+	@bash scripts/build-deb.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) xdpperf

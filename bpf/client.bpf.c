@@ -6,7 +6,7 @@
  *
  *   SYN-ACK of a test flow -> rewritten in place into the ACK that completes
  *                             the handshake (ACK|FIN in XP_CC_MODE_FIN;
- *                             ACK|PSH|FIN with cc_data_len zero bytes in
+ *                             ACK|PSH|FIN with config.data_len zero bytes in
  *                             XP_CC_MODE_DATA): seq = its ack, ack = its
  *                             seq + 1, timestamps echoed; XDP_TX
  *   FIN of a test flow     -> the final ACK (seq = its ack, ack = its seq +
@@ -16,35 +16,28 @@
  *   anything else          -> XDP_PASS: the control connection, ARP/ND, the
  *                             host's own traffic
  *
- * (XDP_TX, or a redirect to the ingress interface with cc_reply_redirect.)
+ * (XDP_TX, or a redirect to the ingress interface with config.reply_redirect.)
  * In XP_CC_MODE_DATA a SYN-ACK whose frame has no room for the payload is
  * passed on to tc_client below, which builds the same segment.
  *
  * Everything the reply needs is in the segment being answered: our sequence
  * number is the one the server acknowledges, theirs the one it sent. See
- * conn_client.h for the configuration (rodata) and counters.
+ * client.h for the configuration (rodata) and counters.
  */
+/* vmlinux.h has a typedef named config (zstd's): rename it on the way in,
+ * the name is our rodata variable's (struct xp_client_config). */
+#define config xp_vmlinux_config
 #include "vmlinux.h"
+#undef config
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "client.h"
+#include "lib/consts.h"
 #include "lib/parsing.h"
 #include "lib/tcp_reply.h"
 
-const volatile __u8 cc_family = 0;      /* 0 both, 4, 6 */
-const volatile __u16 cc_cport_lo = 0;   /* client (source) ports, host order */
-const volatile __u16 cc_cport_hi = 0;
-const volatile __u16 cc_dport_lo = 0;   /* server (test) ports, host order */
-const volatile __u16 cc_dport_hi = 0;
-const volatile __u32 cc_mode = XP_CC_MODE_RST;
-/* The control connection's TCP port (host order), 0 = none: never a test
- * flow, whatever the ranges say. */
-const volatile __u16 cc_ctrl_port = 0;
-/* Replies via bpf_redirect() to the ingress interface instead of XDP_TX:
- * for a veth whose peer has no XDP program (see xp_reply_verdict). */
-const volatile __u8 cc_reply_redirect = 0;
-/* XP_CC_MODE_DATA: payload bytes per connection, 1..XP_CC_DATA_MAX. */
-const volatile __u32 cc_data_len = 0;
+/* Set by the loader before load; see struct xp_client_config. */
+const volatile struct xp_client_config config = { .mode = XP_CC_MODE_RST };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -60,16 +53,14 @@ struct {
 /* What TCP assumes when a SYN-ACK has no MSS option (RFC 9293, 8200). */
 #define XP_CC_DEFAULT_MSS4  536
 #define XP_CC_DEFAULT_MSS6  1220
-/* NOP, NOP, timestamps: what xp_reply_put_ts() adds. */
-#define XP_TCPOLEN_TS_BLOCK 12
 
-/* XP_CC_MODE_DATA: how much of cc_data_len the SYN-ACK lets us send in one
- * segment: no more than its window (never scaled in a SYN-ACK) nor its MSS,
- * less the timestamps option our segment carries (RFC 6691). The server's
- * XDP program announces 65535 and 1460/1440. */
+/* XP_CC_MODE_DATA: how much of config.data_len the SYN-ACK lets us send in
+ * one segment: no more than its window (never scaled in a SYN-ACK) nor its
+ * MSS, less the timestamps option our segment carries (RFC 6691). The
+ * server's XDP program announces 65535 and 1460/1440. */
 static __always_inline __u32 data_len_for(const struct xp_tcp_seg *sg)
 {
-	__u32 n = cc_data_len, mss;
+	__u32 n = config.data_len, mss;
 
 	if (n > XP_CC_DATA_MAX)
 		n = XP_CC_DATA_MAX;
@@ -92,7 +83,7 @@ static __always_inline int in_range(__u16 port_be, __u16 lo, __u16 hi)
 
 /* The TCP headers of a frame [data, data_end) if it is a segment of a test
  * flow (server test port -> client port, not the control connection, of
- * cc_family): 0 and *l3, *th, *is_v6, *payload; else -1. */
+ * config.family): 0 and *l3, *th, *is_v6, *payload; else -1. */
 static __always_inline int xp_cc_test_seg(void *data, void *data_end, void **l3,
 					  struct tcphdr **th, int *is_v6, __u32 *payload)
 {
@@ -105,7 +96,7 @@ static __always_inline int xp_cc_test_seg(void *data, void *data_end, void **l3,
 	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
 		return -1;
 	if (h_proto == bpf_htons(ETH_P_IP)) {
-		if (cc_family == 6)
+		if (config.family == 6)
 			return -1;
 		if (parse_iphdr(&c, data_end, &iph, &l4_len) < 0 ||
 		    iph->protocol != IPPROTO_TCP || ipv4_is_later_fragment(iph))
@@ -113,7 +104,7 @@ static __always_inline int xp_cc_test_seg(void *data, void *data_end, void **l3,
 		*l3 = iph;
 		*is_v6 = 0;
 	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
-		if (cc_family == 4)
+		if (config.family == 4)
 			return -1;
 		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0 ||
 		    ip6h->nexthdr != IPPROTO_TCP)
@@ -125,11 +116,11 @@ static __always_inline int xp_cc_test_seg(void *data, void *data_end, void **l3,
 	}
 	if (parse_tcphdr(&c, data_end, l4_len, th, payload) < 0)
 		return -1;
-	if (cc_ctrl_port && ((*th)->source == bpf_htons(cc_ctrl_port) ||
-			     (*th)->dest == bpf_htons(cc_ctrl_port)))
+	if (config.ctrl_port && ((*th)->source == bpf_htons(config.ctrl_port) ||
+				 (*th)->dest == bpf_htons(config.ctrl_port)))
 		return -1;
-	if (!in_range((*th)->dest, cc_cport_lo, cc_cport_hi) ||
-	    !in_range((*th)->source, cc_dport_lo, cc_dport_hi))
+	if (!in_range((*th)->dest, config.cport_lo, config.cport_hi) ||
+	    !in_range((*th)->source, config.dport_lo, config.dport_hi))
 		return -1;
 	return 0;
 }
@@ -144,9 +135,9 @@ static __always_inline void xp_cc_handshake_reply(const struct xp_tcp_seg *sg,
 	r->seq = sg->ack;
 	r->ack = sg->seq + 1;
 	r->flags = XP_TCPF_ACK;
-	if (cc_mode == XP_CC_MODE_FIN)
+	if (config.mode == XP_CC_MODE_FIN)
 		r->flags |= XP_TCPF_FIN;
-	if (cc_mode == XP_CC_MODE_DATA) {
+	if (config.mode == XP_CC_MODE_DATA) {
 		/* seq is the first data byte (ISN + 1), the FIN comes after
 		 * the data: ISN + 1 + N. */
 		r->payload = data_len_for(sg);
@@ -163,7 +154,7 @@ static __always_inline void xp_cc_count_handshake(struct xp_cc_counters *cnt,
 						  const struct xp_tcp_reply *r)
 {
 	cnt->acks_sent++;
-	if (cc_mode == XP_CC_MODE_FIN || cc_mode == XP_CC_MODE_DATA)
+	if (config.mode == XP_CC_MODE_FIN || config.mode == XP_CC_MODE_DATA)
 		cnt->fins_sent++;
 	if (r->payload) {
 		cnt->data_sent++;
@@ -207,7 +198,7 @@ int xdp_client(struct xdp_md *ctx)
 		if (rc)
 			return XDP_DROP;
 		xp_cc_count_handshake(cnt, &r);
-		return xp_reply_verdict(ctx, cc_reply_redirect);
+		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if ((fl & XP_SYNACK_MASK) == (XP_TCPF_ACK | XP_TCPF_FIN)) {
 		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
@@ -221,7 +212,7 @@ int xdp_client(struct xdp_md *ctx)
 		if (xp_tcp_reply_send(ctx, &sg, &r))
 			return XDP_DROP;
 		cnt->finack_answered++;
-		return xp_reply_verdict(ctx, cc_reply_redirect);
+		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 pass:
 	cnt->passed++;
@@ -230,19 +221,18 @@ pass:
 
 /*
  * XP_CC_MODE_DATA's fallback, attached at TC ingress of the same interface
- * (user/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer had no room
- * for the payload (xp_tcp_reply_send() -> XP_REPLY_NOROOM; on veth a
- * forwarded SYN-ACK has a few dozen bytes of tailroom) come here as skbs,
- * which can grow: the same data segment is built with bpf_skb_change_tail()
- * and sent back out of the interface with bpf_redirect(). Still one frame
- * out per frame in, nothing kept. Everything else: TC_ACT_OK.
+ * (user/loader/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer
+ * had no room for the payload (xp_tcp_reply_send() -> XP_REPLY_NOROOM; on
+ * veth a forwarded SYN-ACK has a few dozen bytes of tailroom) come here as
+ * skbs, which can grow: the same data segment is built with
+ * bpf_skb_change_tail() and sent back out of the interface with
+ * bpf_redirect(). Still one frame out per frame in, nothing kept.
+ * Everything else: TC_ACT_OK.
  *
  * A VLAN tag the stack has moved into the skb (hardware or software
  * untagging) stays there and goes out with the reply; one still in the
  * frame is kept like in XDP.
  */
-#define XP_TC_ACT_OK   0
-#define XP_TC_ACT_SHOT 2
 
 /* The payload's source for bpf_skb_store_bytes() (a grown skb is not
  * zeroed, unlike a grown XDP frame). */
@@ -260,7 +250,7 @@ int tc_client(struct __sk_buff *skb)
 	void *data, *data_end, *l3;
 	int is_v6;
 
-	if (cc_mode != XP_CC_MODE_DATA)
+	if (config.mode != XP_CC_MODE_DATA)
 		return XP_TC_ACT_OK;
 	cnt = bpf_map_lookup_elem(&cc_counters, &key);
 	if (!cnt)

@@ -1,38 +1,55 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Shared between bpf/client.bpf.c (the client side of the XDP
- * connection engine) and userspace. Free of includes, like xdpperf.h: builds
- * against vmlinux.h (BPF) and <linux/types.h> (userspace).
+ * Shared between bpf/client.bpf.c (the client side of the XDP connection
+ * engine) and its loader (user/loader/client_prog.c). Free of includes, like
+ * server.h: builds against vmlinux.h (BPF) and <linux/types.h> (userspace).
  *
- * Configuration is rodata, set between open and load (the skeleton's
- * rodata): cc_family, cc_cport_lo/hi, cc_dport_lo/hi, cc_mode, cc_ctrl_port,
- * cc_reply_redirect, cc_data_len. Two programs: xdp_client, and for
- * XP_CC_MODE_DATA tc_client at TC ingress (frames XDP had no room for).
- * A test flow is a TCP segment from a port in [cc_dport_lo, cc_dport_hi] (the
- * server's test ports) to a port in [cc_cport_lo, cc_cport_hi] (the client's
- * source ports). Counters: the per-CPU array map cc_counters, one entry (key
- * 0) of struct xp_cc_counters; userspace sums the CPUs.
+ * Configuration is the rodata variable `config` (struct xp_client_config),
+ * set between open and load (skel->rodata->config). Two programs:
+ * xdp_client, and for XP_CC_MODE_DATA tc_client at TC ingress (frames XDP
+ * had no room for). A test flow is a TCP segment from a port in
+ * [dport_lo, dport_hi] (the server's test ports) to a port in
+ * [cport_lo, cport_hi] (the client's source ports). Counters: the per-CPU
+ * array map cc_counters, one entry (key 0) of struct xp_cc_counters;
+ * userspace sums the CPUs.
  */
-#ifndef XDPPERF_CONN_CLIENT_H
-#define XDPPERF_CONN_CLIENT_H
+#ifndef XDPPERF_CLIENT_H
+#define XDPPERF_CLIENT_H
 
-/* cc_mode: how the client ends its connections. */
+/* config.mode: how the client ends its connections. */
 #define XP_CC_MODE_RST       0u /* plain ACK; the server (XP_CLOSE_RST) resets */
 #define XP_CC_MODE_FIN       1u /* ACK|FIN completes the handshake and starts the
 				 * close in one frame; the server's FIN-ACK gets
 				 * the final ACK */
-#define XP_CC_MODE_DATA      2u /* ACK|PSH|FIN carrying cc_data_len bytes completes
+#define XP_CC_MODE_DATA      2u /* ACK|PSH|FIN carrying data_len bytes completes
 				 * the handshake, sends the data and starts the
 				 * close in one frame; the server's FIN-ACK gets
 				 * the final ACK */
 #define XP_CC_MODE_KEEPALIVE 3u /* plain ACK; the connection stays open */
 
-/* cc_family: 0 = IPv4 and IPv6, 4 or 6 = that family only. */
-
-/* cc_data_len (XP_CC_MODE_DATA): payload bytes per connection, 1..XP_CC_DATA_MAX,
- * zeroes. One segment, so within one MSS; the program sends less when the
- * SYN-ACK's window or MSS is smaller (see data_bytes). */
+/* config.data_len (XP_CC_MODE_DATA): payload bytes per connection,
+ * 1..XP_CC_DATA_MAX, zeroes. One segment, so within one MSS; the program
+ * sends less when the SYN-ACK's window or MSS is smaller (see data_bytes). */
 #define XP_CC_DATA_MAX       1400u
+
+/* The program's read-only configuration (rodata, frozen at load: the
+ * verifier sees every field as a constant). Ports in host order. */
+struct xp_client_config {
+	__u32 mode;           /* XP_CC_MODE_* */
+	__u32 data_len;       /* XP_CC_MODE_DATA: payload bytes per connection */
+	__u16 cport_lo;       /* client (source) ports */
+	__u16 cport_hi;
+	__u16 dport_lo;       /* server (test) ports */
+	__u16 dport_hi;
+	/* The control connection's TCP port, 0 = none: never a test flow,
+	 * whatever the ranges say. */
+	__u16 ctrl_port;
+	__u8 family;          /* 0 = IPv4 and IPv6, 4 or 6 = that family only */
+	/* Replies via bpf_redirect() to the ingress interface instead of
+	 * XDP_TX: for a veth whose peer has no XDP program (see
+	 * xp_reply_verdict in bpf/lib/tcp_reply.h). */
+	__u8 reply_redirect;
+};
 
 struct xp_cc_counters {
 	__u64 synack_seen;      /* SYN-ACKs of test flows */
@@ -48,4 +65,4 @@ struct xp_cc_counters {
 				 * room in the XDP frame, see tc_client) */
 };
 
-#endif /* XDPPERF_CONN_CLIENT_H */
+#endif /* XDPPERF_CLIENT_H */

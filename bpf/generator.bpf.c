@@ -13,7 +13,7 @@
  *  2. set the per-frame fields: source and destination port (flow i, dport
  *     fastest, as xp_flow_ports), the TCP sequence number (each flow's
  *     segments follow on from each other), and, when the payload has room,
- *     the stamp of gen.h (magic, stream, sequence, timestamp);
+ *     the stamp of generator.h (magic, stream, sequence, timestamp);
  *  3. fix the L4 checksum incrementally from the template's (RFC 1624
  *     eqn. 3 over the changed 16-bit words): a few adds, whatever the
  *     frame size. IP headers never change, so neither does the IPv4
@@ -28,76 +28,38 @@
  * checksum and the pseudo-header part of the TCP checksum then change with
  * the source address, both fixed incrementally as in step 3.
  *
- * All configuration is const volatile rodata set before load: the verifier
- * then sees it as constants, checks every offset once against them, and
- * prunes the branches (TCP/UDP, stamp or not) this load does not take.
+ * All configuration is one const volatile rodata struct, config (struct
+ * xp_generator_config, generator.h), set before load: the verifier then
+ * sees it as constants, checks every offset once against them, and prunes
+ * the branches (TCP/UDP, stamp or not) this load does not take.
  */
+/* vmlinux.h has a typedef named config (zstd's): rename it on the way in,
+ * the name is our rodata variable's (struct xp_generator_config). */
+#define config xp_vmlinux_config
 #include "vmlinux.h"
+#undef config
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "generator.h"
+#include "lib/consts.h"
+#include "lib/csum.h"
 #include "lib/isn.h"
-
-#ifndef IPPROTO_TCP
-#define IPPROTO_TCP 6
-#endif
 
 /* Templates up to this long are copied with plain stores, longer ones with
  * bpf_xdp_store_bytes. */
 #define SMALL_LEN 128
 
-/* Offsets of the checksum field in the TCP and UDP headers. */
-#define TCP_CHECK_OFF 16
-#define UDP_CHECK_OFF 6
+/* Set by xp_gen_load (user/loader/generator_prog.c) before load; see struct
+ * xp_generator_config. */
+const volatile struct xp_generator_config config = { .nthreads = 1, .conn_space = 1 };
 
-/* ---- configuration (rodata, set by xp_gen_load before load) ---- */
-const volatile __u32 tmpl_len = 0;      /* template bytes, frame without FCS */
-const volatile __u16 l4_off = 0;        /* struct frame_layout offsets */
-const volatile __u16 payload_off = 0;
-const volatile __u16 payload_len = 0;
-const volatile __u8 l4_proto = 0;       /* IPPROTO_TCP or IPPROTO_UDP */
-const volatile __u8 stamp = 0;          /* write the stamp (payload_len >= XP_STAMP_LEN) */
-const volatile __u16 sport_lo = 0, sport_hi = 0; /* as struct xp_engine_cfg */
-const volatile __u16 dport_lo = 0, dport_hi = 0;
-const volatile __u32 nthreads = 1;      /* flow stride: threads sending */
-const volatile __u32 seq0 = 0;          /* the template's TCP sequence number */
-const volatile __u32 stream_base = 0;   /* stamp stream = stream_base + tid */
-const volatile __u32 tx_ifindex = 0;    /* live runs' ingress_ifindex; 0 = any (unit tests) */
-const volatile __u8 tmpl[XP_GEN_MAX_LEN] = {};
-/* SYN mode (see above) */
-const volatile __u8 syn_mode = 0;
-const volatile __u8 is_v6 = 0;          /* the template's family */
-const volatile __u16 l3_off = 0;        /* IP header */
-const volatile __u32 nbind = 0;         /* source addresses in bind_addr; 0 = the template's */
-const volatile __u64 conn_space = 1;    /* distinct tuples: max(nbind, 1) x sports x dports */
-const volatile __u64 seed = 0;          /* ISN key */
-/* Addresses as they are on the wire (IPv4: the first word only). */
-const volatile __u32 bind_addr[XP_GEN_MAX_BIND][4] = {};
-
-/* One entry; per CPU so the hot path needs no atomics (see gen.h). */
+/* One entry; per CPU so the hot path needs no atomics (see generator.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xp_gen_state);
 } gen_state SEC(".maps");
-
-/*
- * Checksum arithmetic in the memory-order convention of user/net/csum.h: 16-bit
- * words are loaded raw (host order) and fields are stored raw, which works
- * because the ones' complement sum does not depend on byte order. A raw
- * 32/64-bit load is two/four such words; which half is which does not
- * matter to a sum.
- */
-static __always_inline __u32 words32(__u32 x)
-{
-	return (x & 0xffff) + (x >> 16);
-}
-
-static __always_inline __u32 words64(__u64 x)
-{
-	return words32((__u32)x) + words32((__u32)(x >> 32));
-}
 
 /*
  * Packet stores and loads of whole fields. The fields are not aligned
@@ -107,25 +69,180 @@ static __always_inline __u32 words64(__u64 x)
  */
 #define LD(type, p)        (*(type *)(p))
 #define ST(type, p, v)     (*(type *)(p) = (v))
-/* 8 template bytes. Keep the volatile: tmpl is "= {}" in this file, and
+/* 8 template bytes. Keep the volatile: config is "= {...}" in this file, and
  * without it clang would fold every load to 0 (the value is set before
  * load, in the map, not in the object). */
-#define TMPL64(off)        (*(const volatile __u64 *)(tmpl + (off)))
+#define TMPL64(off)        (*(const volatile __u64 *)(config.tmpl + (off)))
+
+/* What changed in the frame, for the checksum (RFC 1624 eqn 3): the old
+ * words out, the new words in, and how many 16-bit words. */
+struct csum_delta {
+	__u32 old_sum, sum, nwords;
+};
+
+/* 32 bits at p become v, accounted in cd. */
+static __always_inline void put32_csum(void *p, __u32 v, struct csum_delta *cd)
+{
+	cd->old_sum += xp_csum_words32(LD(__u32, p));
+	cd->sum += xp_csum_words32(v);
+	cd->nwords += 2;
+	ST(__u32, p, v);
+}
+
+/*
+ * 1. The template over the whole frame (data_in is the template, so the
+ * frame is exactly len bytes long). 0, or -1 to abort.
+ */
+static __always_inline int write_template(struct xdp_md *ctx, __u32 len)
+{
+	if (len <= SMALL_LEN) {
+		/* 64- to 128-byte frames, the pps benchmarks: 8-byte words,
+		 * the last one at len - 8 (overlapping its predecessor) for the
+		 * tail. ~10 ns less per frame than the helper's call and
+		 * memcpy. len is a verifier constant: the loop unrolls to
+		 * exactly len / 8 + 1 copies. */
+		void *data = (void *)(long)ctx->data;
+		void *data_end = (void *)(long)ctx->data_end;
+
+		if (len < 8 || data + len > data_end)
+			return -1;
+#pragma unroll
+		for (int w = 0; w < SMALL_LEN / 8; w++) {
+			if ((__u32)(w + 1) * 8 > len)
+				break;
+			ST(__u64, data + w * 8, TMPL64(w * 8));
+		}
+		ST(__u64, data + len - 8, TMPL64(len - 8));
+		return 0;
+	}
+	return bpf_xdp_store_bytes(ctx, 0, (void *)config.tmpl, len) ? -1 : 0;
+}
+
+/* SYN mode, source address a of bind[]: in the pseudo-header, so in the TCP
+ * checksum, and (IPv4) in the IP header's. */
+static __always_inline void write_bind_addr(void *ip, __u32 a, struct csum_delta *cd)
+{
+	if (config.is_v6) {
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+			put32_csum(ip + 8 + j * 4, config.bind_addr[a][j], cd);
+		return;
+	}
+	void *sa = ip + 12;
+	__u32 v = config.bind_addr[a][0], o = xp_csum_words32(LD(__u32, sa));
+	__u32 w = xp_csum_words32(v);
+
+	put32_csum(sa, v, cd);
+	ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), o, w, 2));
+}
+
+/*
+ * 2'. SYN mode: the SYN of connection k = sent * nthreads + tid, with the
+ * tuple and ISN the AF_XDP engine would give it (user/engine/tuples.h). A
+ * few divisions per frame: SYN rates are well below the stream's. 0 or -1.
+ */
+static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_state *st, __u64 n, __u32 nd,
+				     __u32 ns, struct csum_delta *cd)
+{
+	__u64 kc = n * config.nthreads + st->tid, t;
+	__u32 a = 0, d, s;
+
+	if (config.conn_space == 0)
+		return -1;
+	t = kc % config.conn_space;
+	if (config.nbind > 1) {
+		a = (__u32)(t % config.nbind) & (XP_GEN_MAX_BIND - 1);
+		t /= config.nbind;
+	}
+	d = (__u32)(t % nd);
+	s = (__u32)((t / nd) % ns);
+	put32_csum(l4, bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d)), cd);
+	put32_csum(l4 + 4, bpf_htonl(xp_conn_isn(config.seed, kc)), cd);
+	if (config.nbind)
+		write_bind_addr(data + config.l3_off, a, cd);
+	return 0;
+}
+
+/*
+ * 2. Stream mode: flow i = sent * nthreads + tid, kept decomposed as
+ * (k, s, d) in st: its ports, its TCP sequence number and the payload stamp.
+ * 0 or -1.
+ */
+static __always_inline int write_stream(void *data, void *data_end, void *l4, struct xp_gen_state *st, __u64 n,
+					__u32 nd, __u32 ns, struct csum_delta *cd)
+{
+	if (!st->inited) {
+		__u64 i = st->tid;
+
+		st->d = i % nd;
+		st->s = (i / nd) % ns;
+		st->k = i / nd / ns;
+		st->inited = 1;
+	}
+	/* The frame holds the template here, so its words are the old ones. */
+	put32_csum(l4, bpf_htonl(((__u32)(config.sport_lo + st->s) << 16) | (__u16)(config.dport_lo + st->d)), cd);
+
+	if (config.l4_proto == IPPROTO_TCP && config.payload_len) {
+		/* Each flow is one TCP stream: its k-th segment starts where
+		 * the (k-1)-th ended, which keeps conntrack's window tracking
+		 * in a firewall under test happy. */
+		put32_csum(l4 + 4, bpf_htonl(config.seq0 + (__u32)st->k * config.payload_len), cd);
+	}
+
+	if (config.stamp && config.payload_len >= XP_STAMP_LEN) {
+		void *pl = data + config.payload_off;
+
+		if (pl + XP_STAMP_LEN > data_end)
+			return -1;
+		__u64 w0 = bpf_cpu_to_be64(((__u64)XP_STAMP_MAGIC << 32) | (config.stream_base + st->tid));
+		__u64 w1 = bpf_cpu_to_be64(n);
+		__u64 w2 = bpf_cpu_to_be64(bpf_ktime_get_ns());
+
+		cd->old_sum += xp_csum_words64(LD(__u64, pl)) + xp_csum_words64(LD(__u64, pl + 8)) +
+			       xp_csum_words64(LD(__u64, pl + 16));
+		cd->nwords += XP_STAMP_LEN / 2;
+		cd->sum += xp_csum_words64(w0) + xp_csum_words64(w1) + xp_csum_words64(w2);
+		ST(__u64, pl, w0); /* magic, then stream */
+		ST(__u64, pl + 8, w1);
+		ST(__u64, pl + 16, w2);
+	}
+	return 0;
+}
+
+/* Stream mode: advance st to flow i + nthreads; divide only when an index wraps. */
+static __always_inline void next_flow(struct xp_gen_state *st, __u32 nd, __u32 ns)
+{
+	__u32 d = st->d + config.nthreads, s = st->s;
+	__u64 k = st->k;
+
+	if (d >= nd) {
+		s += d / nd;
+		d %= nd;
+		if (s >= ns) {
+			k += s / ns;
+			s %= ns;
+		}
+	}
+	st->d = d;
+	st->s = s;
+	st->k = k;
+}
 
 SEC("xdp")
 int xdp_generator(struct xdp_md *ctx)
 {
-	__u32 key = 0, len = tmpl_len, nd, ns, d, s, check_off;
+	__u32 key = 0, len = config.tmpl_len, nd, ns, check_off;
 	struct xp_gen_state *st;
-	__u64 k, n;
-	void *data, *data_end, *l4, *pl;
-	__u32 sum, old_sum, nwords, new_ports, new_seq = 0;
+	struct csum_delta cd = { 0 };
+	void *data, *data_end, *l4;
 	__u16 check;
+	__u64 n;
 
 	/* userspace also attaches this program, idle, to a private loopback
-	 * to keep it in the XDP dispatcher (see engine_live.c): anything that
-	 * arrives there, or anywhere but in a run for tx_ifindex, passes. */
-	if (tx_ifindex && ctx->ingress_ifindex != tx_ifindex)
+	 * to keep it in the XDP dispatcher (see user/loader/generator_prog.c):
+	 * anything that arrives there, or anywhere but in a run for
+	 * tx_ifindex, passes. */
+	if (config.tx_ifindex && ctx->ingress_ifindex != config.tx_ifindex)
 		return XDP_PASS;
 
 	st = bpf_map_lookup_elem(&gen_state, &key);
@@ -133,7 +250,8 @@ int xdp_generator(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	/* Dead code with a sane configuration; keeps the verifier's size
 	 * argument and the divisions below well defined with any rodata. */
-	if (len == 0 || len > XP_GEN_MAX_LEN || dport_hi < dport_lo || sport_hi < sport_lo)
+	if (len == 0 || len > XP_GEN_MAX_LEN || config.dport_hi < config.dport_lo ||
+	    config.sport_hi < config.sport_lo)
 		return XDP_ABORTED;
 
 	/* SYN mode: userspace hands in len + 1 bytes, and the first run on a
@@ -146,192 +264,40 @@ int xdp_generator(struct xdp_md *ctx)
 	 * RST's length in its xdp_frame: without this, every other SYN went
 	 * out truncated to 54 bytes. With the ctx always one byte short of
 	 * the original, the kernel rewrites the xdp_frame from it every run. */
-	if (syn_mode) {
+	if (config.syn_mode) {
 		long have = (long)ctx->data_end - (long)ctx->data;
 
 		if (have != (long)len && bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
 			return XDP_ABORTED;
 	}
-
-	/* 1. The template over the whole frame (data_in is the template, so
-	 * the frame is exactly len bytes long). */
-	if (len <= SMALL_LEN) {
-		/* 64- to 128-byte frames, the pps benchmarks: 8-byte words,
-		 * the last one at len - 8 (overlapping its predecessor) for the
-		 * tail. ~10 ns less per frame than the helper's call and
-		 * memcpy. len is a verifier constant: the loop unrolls to
-		 * exactly len / 8 + 1 copies. */
-		data = (void *)(long)ctx->data;
-		data_end = (void *)(long)ctx->data_end;
-		if (len < 8 || data + len > data_end)
-			return XDP_ABORTED;
-#pragma unroll
-		for (int w = 0; w < SMALL_LEN / 8; w++) {
-			if ((__u32)(w + 1) * 8 > len)
-				break;
-			ST(__u64, data + w * 8, TMPL64(w * 8));
-		}
-		ST(__u64, data + len - 8, TMPL64(len - 8));
-	} else if (bpf_xdp_store_bytes(ctx, 0, (void *)tmpl, len)) {
+	if (write_template(ctx, len))
 		return XDP_ABORTED;
-	}
 
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
-	l4 = data + l4_off;
-	check_off = l4_proto == IPPROTO_TCP ? TCP_CHECK_OFF : UDP_CHECK_OFF;
+	l4 = data + config.l4_off;
+	check_off = config.l4_proto == IPPROTO_TCP ? XP_TCP_CHECK_OFF : XP_UDP_CHECK_OFF;
 	/* The TCP header (20 bytes) covers ports, seq and checksum; UDP's 8. */
-	if (l4 + (l4_proto == IPPROTO_TCP ? 20 : 8) > data_end)
+	if (l4 + (config.l4_proto == IPPROTO_TCP ? 20 : 8) > data_end)
 		return XDP_ABORTED;
 
-	nd = (__u32)dport_hi - dport_lo + 1;
-	ns = (__u32)sport_hi - sport_lo + 1;
+	nd = (__u32)config.dport_hi - config.dport_lo + 1;
+	ns = (__u32)config.sport_hi - config.sport_lo + 1;
 	n = st->sent;
+	if (config.syn_mode ? write_syn(data, l4, st, n, nd, ns, &cd)
+			    : write_stream(data, data_end, l4, st, n, nd, ns, &cd))
+		return XDP_ABORTED;
 
-	if (syn_mode) {
-		/* 2'. The SYN of connection k = sent * nthreads + tid. A few
-		 * divisions per frame: SYN rates are well below the stream's. */
-		__u64 kc = n * nthreads + st->tid, t;
-		__u32 a = 0;
-
-		if (conn_space == 0)
-			return XDP_ABORTED;
-		t = kc % conn_space;
-		if (nbind > 1) {
-			a = (__u32)(t % nbind) & (XP_GEN_MAX_BIND - 1);
-			t /= nbind;
-		}
-		d = (__u32)(t % nd);
-		s = (__u32)((t / nd) % ns);
-
-		old_sum = words32(LD(__u32, l4)) + words32(LD(__u32, l4 + 4));
-		nwords = 4;
-		new_ports = bpf_htonl(((__u32)(sport_lo + s) << 16) | (__u16)(dport_lo + d));
-		new_seq = bpf_htonl(xp_conn_isn(seed, kc));
-		sum = words32(new_ports) + words32(new_seq);
-		ST(__u32, l4, new_ports);
-		ST(__u32, l4 + 4, new_seq);
-
-		if (nbind) {
-			/* The source address: in the pseudo-header, so in the
-			 * TCP checksum, and (IPv4) in the IP header's. */
-			void *ip = data + l3_off;
-
-			if (is_v6) {
-				void *sa = ip + 8;
-				__u32 o = 0, w = 0;
-
-#pragma unroll
-				for (int j = 0; j < 4; j++) {
-					__u32 v = bind_addr[a][j];
-
-					o += words32(LD(__u32, sa + j * 4));
-					w += words32(v);
-					ST(__u32, sa + j * 4, v);
-				}
-				old_sum += o;
-				sum += w;
-				nwords += 8;
-			} else {
-				void *sa = ip + 12;
-				__u32 v = bind_addr[a][0], o = words32(LD(__u32, sa)), w = words32(v);
-				__u32 hs;
-				__u16 hc = LD(__u16, ip + 10);
-
-				ST(__u32, sa, v);
-				old_sum += o;
-				sum += w;
-				nwords += 2;
-				hs = (__u16)~hc + 2 * 0xffff - o + w;
-				hs = (hs & 0xffff) + (hs >> 16);
-				hs = (hs & 0xffff) + (hs >> 16);
-				ST(__u16, ip + 10, (__u16)~hs);
-			}
-		}
-		goto csum;
-	}
-
-	/* 2. Flow i = sent * nthreads + tid, kept decomposed as (k, s, d). */
-	if (!st->inited) {
-		__u64 i = st->tid;
-
-		st->d = i % nd;
-		st->s = (i / nd) % ns;
-		st->k = i / nd / ns;
-		st->inited = 1;
-	}
-	d = st->d;
-	s = st->s;
-	k = st->k;
-
-	/* Old words out, new words in (RFC 1624 eqn 3: ~HC + ~m + m'). The
-	 * frame holds the template here, so its words are the old ones;
-	 * ~m of each 16-bit word is 0xffff - m, summed as nwords * 0xffff -
-	 * sum(m), which cannot go negative. */
-	old_sum = words32(LD(__u32, l4));
-	nwords = 2;
-	new_ports = bpf_htonl(((__u32)(sport_lo + s) << 16) | (__u16)(dport_lo + d));
-	sum = words32(new_ports);
-	ST(__u32, l4, new_ports); /* source port, then destination port */
-
-	if (l4_proto == IPPROTO_TCP && payload_len) {
-		/* Each flow is one TCP stream: its k-th segment starts where
-		 * the (k-1)-th ended, which keeps conntrack's window tracking
-		 * in a firewall under test happy. */
-		new_seq = bpf_htonl(seq0 + (__u32)k * payload_len);
-		old_sum += words32(LD(__u32, l4 + 4));
-		nwords += 2;
-		sum += words32(new_seq);
-		ST(__u32, l4 + 4, new_seq);
-	}
-
-	if (stamp && payload_len >= XP_STAMP_LEN) {
-		pl = data + payload_off;
-		if (pl + XP_STAMP_LEN > data_end)
-			return XDP_ABORTED;
-		__u64 w0 = bpf_cpu_to_be64(((__u64)XP_STAMP_MAGIC << 32) | (stream_base + st->tid));
-		__u64 w1 = bpf_cpu_to_be64(n);
-		__u64 w2 = bpf_cpu_to_be64(bpf_ktime_get_ns());
-
-		old_sum += words64(LD(__u64, pl)) + words64(LD(__u64, pl + 8)) +
-			   words64(LD(__u64, pl + 16));
-		nwords += XP_STAMP_LEN / 2;
-		sum += words64(w0) + words64(w1) + words64(w2);
-		ST(__u64, pl, w0); /* magic, then stream */
-		ST(__u64, pl + 8, w1);
-		ST(__u64, pl + 16, w2);
-	}
-
-	/* 3. The checksum: ~HC + sum(~m) + sum(m'), folded, complemented. */
-csum:
-	check = LD(__u16, l4 + check_off);
-	sum += (__u16)~check + nwords * 0xffff - old_sum;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	check = (__u16)~sum;
+	/* 3. The checksum, from the template's: RFC 1624 eqn 3 over the
+	 * words that changed. */
+	check = xp_csum_replace(LD(__u16, l4 + check_off), cd.old_sum, cd.sum, cd.nwords);
 	/* UDP: 0 means "no checksum"; a computed 0 is sent as 0xffff
-	 * (RFC 768), as frame_build does. */
-	if (l4_proto != IPPROTO_TCP && check == 0)
-		check = 0xffff;
+	 * (RFC 768), as frame_build (user/net/frame.c) does. */
+	if (config.l4_proto != IPPROTO_TCP && check == 0)
+		check = XP_CSUM_MANGLED_0;
 	ST(__u16, l4 + check_off, check);
-	if (syn_mode) {
-		st->sent = n + 1;
-		return XDP_TX;
-	}
-
-	/* Advance to flow i + nthreads; divide only when an index wraps. */
-	d += nthreads;
-	if (d >= nd) {
-		s += d / nd;
-		d %= nd;
-		if (s >= ns) {
-			k += s / ns;
-			s %= ns;
-		}
-	}
-	st->d = d;
-	st->s = s;
-	st->k = k;
+	if (!config.syn_mode)
+		next_flow(st, nd, ns);
 	st->sent = n + 1;
 	return XDP_TX;
 }

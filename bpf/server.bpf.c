@@ -10,81 +10,29 @@
  *
  * A slot with XP_SLOT_RESPOND also answers its TCP frames, statelessly, so
  * connection tests need no sockets and no per-connection state anywhere
- * (see xp_respond below, bpf/syncookie.h and bpf/lib/tcp_reply.h). Its frames
- * are counted exactly as in any slot first.
+ * (see xp_respond below, bpf/lib/syncookie.h and bpf/lib/tcp_reply.h). Its
+ * frames are counted exactly as in any slot first.
  *
  * gstats accounting: every frame bumps XP_G_SEEN, then exactly one of
  * "counted in a slot", XP_G_PASSED or XP_G_MALFORMED, so
  * SEEN == sum(slot pkts) + PASSED + MALFORMED.
  */
+/* vmlinux.h has a typedef named config (zstd's): rename it on the way in,
+ * the name is our rodata variable's (struct xp_server_config). */
+#define config xp_vmlinux_config
 #include "vmlinux.h"
+#undef config
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "server.h"
+#include "lib/consts.h"
 #include "lib/parsing.h"
 #include "lib/syncookie.h"
 #include "lib/tcp_reply.h"
+#include "server_maps.h"
 
-/* Destination port (host order) -> slot index + 1, 0 = not a test port.
- * An array indexed by port is one bounds check and a load; no hashing. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_NUM_PORTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} port_slot SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xp_slot_cfg);
-} slot_cfg SEC(".maps");
-
-/* Per-CPU so the hot path needs no atomics; userspace sums the CPUs. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xp_counters);
-} counters SEC(".maps");
-
-/* XP_SLOT_RESPOND: per slot, the payload length of the last handshake-
- * completing segment that carried data (the client's data mode sends the
- * same length on every connection of a test). It lets the client's final
- * ACK after such a close be recognised: that ACK's seq is ISN + len + 2,
- * and the client's ISN is what the cookie is bound to. A property of the
- * test, learned from its traffic; nothing is kept per connection. Shared by
- * the CPUs (plain loads and stores: it is written only when it changes). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} slot_data_len SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XP_G_NSTATS);
-	__type(key, __u32);
-	__type(value, __u64);
-} gstats SEC(".maps");
-
-/* TCP port of the xdpperf control connection (host order), 0 = none. Set
- * before load; frames to or from it must reach the stack whatever
- * port_slot says, or a test could cut its own control channel. */
-const volatile __u16 ctrl_port = 0;
-
-/* SYN cookie key (SipHash-2-4, 128 bits): userspace sets it before load
- * from getrandom(), a new one per load. All zero (not set) still works but
- * anyone can then forge cookies. Rodata, frozen at load: the verifier tracks
- * the loads as constants, and only root can read it back (map dump). */
-const volatile __u64 cookie_key[2] = { 0, 0 };
-
-/* Send replies with bpf_redirect() to the ingress interface instead of
- * XDP_TX: needed on a veth whose peer has no XDP program (see
- * xp_reply_verdict in tcp_reply.h). Set before load. */
-const volatile __u8 reply_redirect = 0;
+/* Set by the loader before load; see struct xp_server_config. */
+const volatile struct xp_server_config config = {};
 
 /* What our SYN-ACKs announce: Linux's values for a 1500-byte MTU and
  * default buffers. The SYN-ACK window is never scaled (RFC 7323); later
@@ -152,6 +100,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 {
 	struct xp_tcp_reply r = {};
 	struct xp_cookie_flow f;
+	__u64 k0 = config.cookie_key[0], k1 = config.cookie_key[1];
 	__u64 now = bpf_ktime_get_ns();
 	__u32 t = xp_cookie_step(now);
 	__u8 fl = sg->flags;
@@ -165,8 +114,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK | XP_TCPF_FIN)) == XP_TCPF_SYN) {
 		__u32 mss_idx = xp_cookie_mss_idx(sg->has_mss ? sg->mss : 0, sg->is_v6);
 
-		r.seq = xp_cookie_make(cookie_key[0], cookie_key[1], &f, sg->seq, t,
-				       mss_idx);
+		r.seq = xp_cookie_make(k0, k1, &f, sg->seq, t, mss_idx);
 		r.ack = sg->seq + 1;
 		r.flags = XP_TCPF_SYN | XP_TCPF_ACK;
 		r.window = XP_SRV_SYN_WINDOW;
@@ -187,15 +135,14 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		if (xp_tcp_reply_send(ctx, sg, &r))
 			return XDP_DROP;
 		cnt->synack_sent++;
-		return xp_reply_verdict(ctx, reply_redirect);
+		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK)) != XP_TCPF_ACK)
 		return other; /* SYN-ACK, or no ACK: not ours to answer */
 
 	/* The handshake-completing segment: seq = client ISN + 1 (where its
 	 * data, if any, starts), ack = our ISN (the cookie) + 1. */
-	valid = xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 1,
-				sg->ack - 1, t);
+	valid = xp_cookie_check(k0, k1, &f, sg->seq - 1, sg->ack - 1, t);
 	if (valid)
 		cnt->conn_established++;
 	if (sg->payload) {
@@ -220,7 +167,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		if (xp_tcp_reply_send(ctx, sg, &r))
 			return XDP_DROP;
 		cnt->fin_answered++;
-		return xp_reply_verdict(ctx, reply_redirect);
+		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if (!valid) {
 		__u32 *dl;
@@ -228,13 +175,11 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		/* The client's ACK of our FIN-ACK after a close in the
 		 * handshake: its FIN and ours each took one sequence number,
 		 * and its data (data mode) len more of its own. */
-		if (xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2,
-				    sg->ack - 2, t))
+		if (xp_cookie_check(k0, k1, &f, sg->seq - 2, sg->ack - 2, t))
 			return other;
 		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
 		if (!dl || !*dl ||
-		    !xp_cookie_check(cookie_key[0], cookie_key[1], &f, sg->seq - 2 - *dl,
-				     sg->ack - 2, t))
+		    !xp_cookie_check(k0, k1, &f, sg->seq - 2 - *dl, sg->ack - 2, t))
 			cnt->cookie_invalid++;
 		return other;
 	}
@@ -247,7 +192,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 	if (xp_tcp_reply_send(ctx, sg, &r))
 		return XDP_DROP;
 	cnt->rst_sent++;
-	return xp_reply_verdict(ctx, reply_redirect);
+	return xp_reply_verdict(ctx, config.reply_redirect);
 }
 
 SEC("xdp")
@@ -298,8 +243,8 @@ int xdp_server(struct xdp_md *ctx)
 	if (l4proto == IPPROTO_TCP) {
 		if (parse_tcphdr(&c, data_end, l4_len, &th, &payload) < 0)
 			goto malformed;
-		if (ctrl_port && (th->source == bpf_htons(ctrl_port) ||
-				  th->dest == bpf_htons(ctrl_port)))
+		if (config.ctrl_port && (th->source == bpf_htons(config.ctrl_port) ||
+					 th->dest == bpf_htons(config.ctrl_port)))
 			goto pass;
 		dport = th->dest;
 		flags = tcp_flags(th);

@@ -1,11 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Map keys, values and limits shared by the XDP programs in bpf/ and the
- * xdpperf userspace program. Kept free of includes so it builds both against
- * vmlinux.h (BPF side) and <linux/types.h> (userspace side).
+ * Shared by the server's XDP program (bpf/server.bpf.c) and its loader
+ * (user/loader/server_prog.c): the read-only configuration, map keys and
+ * values, slot flags and limits. Kept free of includes so it builds both
+ * against vmlinux.h (BPF side) and <linux/types.h> (userspace side).
  */
-#ifndef XDPPERF_H
-#define XDPPERF_H
+#ifndef XDPPERF_SERVER_H
+#define XDPPERF_SERVER_H
+
+/*
+ * The program's configuration: the rodata variable `config`, set by the
+ * loader between open and load (skel->rodata->config) and frozen at load,
+ * so the verifier sees every field as a constant. One struct, so what
+ * configures the program is in one place on both sides.
+ */
+struct xp_server_config {
+	/* SYN cookie key (SipHash-2-4, 128 bits): the loader sets it from
+	 * getrandom(), a new one per load. All zero (not set) still works but
+	 * anyone can then forge cookies. Only root can read it back (map
+	 * dump). */
+	__u64 cookie_key[2];
+	/* TCP port of the xdpperf control connection (host order), 0 = none:
+	 * frames to or from it reach the stack whatever port_slot says, or a
+	 * test could cut its own control channel. */
+	__u16 ctrl_port;
+	/* Send replies with bpf_redirect() to the ingress interface instead
+	 * of XDP_TX: needed on a veth whose peer has no XDP program (see
+	 * xp_reply_verdict in bpf/lib/tcp_reply.h). */
+	__u8 reply_redirect;
+};
 
 /* How many tests one server can run at once; each gets a slot. */
 #define XP_MAX_SLOTS 64
@@ -72,4 +95,4 @@ enum xp_global_stat {
 	XP_G_NSTATS,
 };
 
-#endif /* XDPPERF_H */
+#endif /* XDPPERF_SERVER_H */

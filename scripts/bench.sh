@@ -139,14 +139,7 @@ bench_xsk() {
 # ---------------------------------------------------------------- socket ----
 HOLD_N=${BENCH_HOLD:-20000}
 ROUNDS=${BENCH_ROUNDS:-2}
-CONNLOOP=build/connloop
-
-build_connloop() {
-	[[ -x $CONNLOOP && ! tests/tools/connloop.c -nt $CONNLOOP ]] && return 0
-	mkdir -p build
-	gcc -O2 -Wall -pthread -o "$CONNLOOP" tests/tools/connloop.c ||
-		{ echo "bench: cannot build $CONNLOOP (gcc)" >&2; exit 1; }
-}
+CONNLOOP=build/tests/tools/connloop   # built by make (tests/tools/connloop.c)
 
 wait_listen() { # NS PORT
 	for _ in $(seq 50); do
@@ -286,7 +279,7 @@ bench_hold() {
 }
 
 bench_socket() {
-	build_connloop
+	[[ -x $CONNLOOP ]] || { echo "bench: build first (make): $CONNLOOP is missing" >&2; exit 1; }
 	echo "== Socket engine vs plain socket tools, routed, ${T} s per run, best of $ROUNDS rounds"
 	printf "%-7s %-18s %-18s %-18s %-18s\n" round "xdpperf -P 4" "iperf3 -P 4" "xdpperf -x -P 64" "connloop -P 64"
 	local r xs is xc cc bxs=0 bis=0 bxc=0 bcc=0

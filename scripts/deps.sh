@@ -6,7 +6,9 @@ set -euo pipefail
 PKGS=(
   # build
   make gcc clang llvm pkg-config bpftool
-  libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcmocka-dev
+  libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcap-dev libcmocka-dev
+  # the man page's check (groff -man -ww, man -l), bash completion, the .deb (dpkg-buildpackage)
+  groff-base man-db bash-completion debhelper dpkg-dev fakeroot
   # lab, tests, benchmarks
   iproute2 iputils-ping ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
   gnuplot-nox bc

@@ -31,6 +31,10 @@
 set -euo pipefail
 
 PROG=lab.sh
+# Namespaces and veths are made and removed by the tests' helper (netns_add,
+# netns_pair, netns_addr, netns_gro, netns_del).
+# shellcheck source=tests/lib/netns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/lib/netns.sh"
 STATE_DIR=/run/xdpperf-lab
 STATE_FILE=$STATE_DIR/state
 
@@ -135,56 +139,30 @@ PYEOF
 }
 
 # ---------------------------------------------------------------- down ----
-kill_ns_procs() { # NS: TERM then KILL whatever still runs inside the lab ns
-	local ns=$1 pids i
-	pids=$(ip netns pids "$ns" 2>/dev/null || true)
-	[[ -n $pids ]] || return 0
-	# shellcheck disable=SC2086
-	kill $pids 2>/dev/null || true
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		pids=$(ip netns pids "$ns" 2>/dev/null || true)
-		[[ -n $pids ]] || return 0
-		sleep 0.1
-	done
-	# shellcheck disable=SC2086
-	kill -KILL $pids 2>/dev/null || true
-}
-
 do_down() {
 	local ns found=0
 	for ns in "${ALL_NS[@]}"; do
 		ns_exists "$ns" || continue
 		found=1
-		kill_ns_procs "$ns"
-		ip netns del "$ns" 2>/dev/null || ip netns del "$ns"
+		# Kills what still runs inside, so the namespace and its veths really go.
+		netns_del --kill "$ns"
 	done
 	rm -rf "$STATE_DIR"
 	if ((found)); then log "lab removed"; fi
 }
 
 # ------------------------------------------------------------------ up ----
-setup_ns() { # NS
-	local ns=$1
-	ip netns add "$ns"
-	ip -n "$ns" link set lo up
-	# Must be set before the veths exist so they inherit it: no DAD (addresses,
-	# link-local included, are usable at once) and no router solicitations.
-	nsx "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
-		net.ipv6.conf.default.router_solicitations=0 net.ipv6.conf.all.router_solicitations=0
+# Before the veths exist so they inherit it: no DAD (addresses, link-local
+# included, are usable at once) and no router solicitations.
+setup_ns() { netns_add "$1"; }
+
+make_veth() { # NS_A DEV_A MAC_A NS_B DEV_B MAC_B QUEUES (1: the kernel's default)
+	local q=-
+	(($7 > 1)) && q=$7
+	netns_pair --mac-a "$3" --mac-b "$6" "$1" "$2" "$4" "$5" "$q"
 }
 
-make_veth() { # NS_A DEV_A MAC_A NS_B DEV_B MAC_B QUEUES
-	local q=()
-	(($7 > 1)) && q=(numtxqueues "$7" numrxqueues "$7")
-	ip -n "$1" link add "$2" address "$3" "${q[@]}" type veth \
-		peer name "$5" address "$6" "${q[@]}" netns "$4"
-}
-
-add_addrs() { # NS DEV V4/LEN V6/LEN
-	ip -n "$1" addr add "$3" dev "$2"
-	ip -n "$1" -6 addr add "$4" dev "$2" nodad
-	ip -n "$1" link set "$2" up
-}
+add_addrs() { netns_addr "$1" "$2" "$3" "$4"; } # NS DEV V4/LEN V6/LEN
 
 # Put the client's extra addresses in the next hop's neighbour table now.
 # Stateless XDP connection tests never retransmit a SYN whose SYN-ACK the
@@ -213,8 +191,7 @@ add_client_extras() {
 }
 
 gro_on() { # NS DEV
-	nsx "$1" ethtool -K "$2" gro on >/dev/null 2>&1 ||
-		die "ethtool -K $2 gro on failed in $1"
+	netns_gro "$1" "$2" 2>/dev/null || die "ethtool -K $2 gro on failed in $1"
 }
 
 FW_RULES="

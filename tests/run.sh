@@ -4,11 +4,14 @@
 #   tests/run.sh [-v] [PATTERN]
 #
 # Runs, in this order:
-#   1. build/tests/test_*      cmocka unit tests
-#   2. build/tests/bpf_test_*  BPF_PROG_RUN tests (cmocka as well)
-#   3. tests/e2e/*.sh          end-to-end scripts using tests/e2e/lib.sh
+#   1. build/tests/test_*       cmocka unit tests (tests/unit: no root needed)
+#   2. build/tests/bpf_test_*   BPF_PROG_RUN tests (tests/bpf, cmocka as well)
+#   3. build/tests/root_test_*  cmocka tests that need root: namespaces,
+#                               veths, AF_XDP (tests/root)
+#   4. tests/e2e/*.sh           end-to-end scripts using tests/e2e/lib.sh
 # PATTERN (a substring or glob) keeps only items whose path matches it, e.g.
-# `tests/run.sh 00_lab`, `tests/run.sh bpf_`, `tests/run.sh 'test_*addr*'`.
+# `tests/run.sh 00_lab`, `tests/run.sh bpf_`, `tests/run.sh root_`,
+# `tests/run.sh 'test_*addr*'`.
 # -v prints every item's full output (default: only for failures).
 #
 # Counting: a cmocka binary contributes the counts of its
@@ -30,7 +33,7 @@ PATTERN=""
 while (($#)); do
 	case $1 in
 	-v | --verbose) VERBOSE=1 ;;
-	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option '$1' (usage: tests/run.sh [-v] [PATTERN])" >&2; exit 2 ;;
 	*)
 		[[ -z $PATTERN ]] || { echo "run.sh: only one PATTERN allowed" >&2; exit 2; }
@@ -214,8 +217,17 @@ collect() { # GLOB... -> matching regular executable/existing files, sorted
 	done
 }
 
-mapfile -t UNIT < <(collect build/tests/test_*)
-mapfile -t BPFT < <(collect build/tests/bpf_test_*)
+# A binary whose source is gone (a renamed or removed test, still in build/)
+# does not run.
+built() { # SRCDIR PREFIX -> build/tests/PREFIX* that come from SRCDIR/*.c
+	local b
+	for b in $(collect "build/tests/$2"test_*); do
+		[[ -f $1/${b#build/tests/"$2"}.c ]] && echo "$b"
+	done
+}
+mapfile -t UNIT < <(built tests/unit "")
+mapfile -t BPFT < <(built tests/bpf bpf_)
+mapfile -t ROOTT < <(built tests/root root_)
 mapfile -t E2E < <(collect tests/e2e/*.sh)
 section() { echo "Running $1"; }
 
@@ -229,6 +241,13 @@ fi
 if ((${#BPFT[@]})); then
 	section "BPF_PROG_RUN tests (build/tests/bpf_test_*)"
 	for t in "${BPFT[@]}"; do
+		((INTERRUPTED)) && break
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+	done
+fi
+if ((${#ROOTT[@]})); then
+	section "root tests: namespaces, veths, AF_XDP (build/tests/root_test_*)"
+	for t in "${ROOTT[@]}"; do
 		((INTERRUPTED)) && break
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
 	done

@@ -5,6 +5,7 @@
 
 #include "cli/opts.h"
 #include "client/client.h"
+#include "probe/probe.h"
 #include "server/server.h"
 
 /*
@@ -46,5 +47,7 @@ int main(int argc, char **argv)
 		return XP_EXIT_USAGE;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.role == XP_ROLE_PROBE)
+		return xp_probe_run(&o);
 	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
 }

@@ -16,35 +16,7 @@
 #ifndef XDPPERF_PARSING_H
 #define XDPPERF_PARSING_H
 
-/* vmlinux.h carries types and enums, not #define constants. */
-#ifndef ETH_P_IP
-#define ETH_P_IP      0x0800
-#endif
-#ifndef ETH_P_IPV6
-#define ETH_P_IPV6    0x86DD
-#endif
-#ifndef ETH_P_8021Q
-#define ETH_P_8021Q   0x8100
-#endif
-#ifndef ETH_P_8021AD
-#define ETH_P_8021AD  0x88A8
-#endif
-#ifndef ETH_P_ARP
-#define ETH_P_ARP     0x0806
-#endif
-
-/* IPv4 frag_off field (host order masks). */
-#define XP_IP_MF      0x2000
-#define XP_IP_OFFSET  0x1FFF
-
-/* TCP flag bits of header byte 13 (vmlinux.h's TCP_FLAG_* are 32-bit
- * network-order word masks, hence our own names). */
-#define XP_TCPF_FIN   0x01
-#define XP_TCPF_SYN   0x02
-#define XP_TCPF_RST   0x04
-#define XP_TCPF_PSH   0x08
-#define XP_TCPF_ACK   0x10
-#define XP_TCPF_URG   0x20
+#include "consts.h"
 
 /* How many VLAN tags (802.1Q or 802.1AD, any order) parse_ethhdr skips. */
 #define XP_VLAN_MAX_DEPTH 2

@@ -40,8 +40,8 @@
  * The message length (SipHash's final byte) separates the two families.
  * Userspace (tests) can recompute cookies from this description and the key.
  *
- * Needs vmlinux.h types. The key is passed in (server.bpf.c keeps it in
- * rodata, set by userspace before load from getrandom()).
+ * Needs vmlinux.h types. The key is passed in (server.bpf.c keeps it in its
+ * rodata config, struct xp_server_config, set by the loader from getrandom()).
  */
 #ifndef XDPPERF_SYNCOOKIE_H
 #define XDPPERF_SYNCOOKIE_H

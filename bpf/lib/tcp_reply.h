@@ -10,17 +10,18 @@
  * bpf_xdp_adjust_tail() invalidates:
  *   1. xp_tcp_seg_read(): copy what a reply needs (offsets, addresses, ports,
  *      seq/ack, flags, the MSS/WS/SACK/timestamp options) into a struct.
- *   2. fill a struct xp_tcp_reply (seq, ack, flags, window, option words),
- *      then xp_tcp_reply_send(): resize the frame to exactly the reply's
- *      headers (bpf_xdp_adjust_tail: option lengths differ between a SYN
- *      and a SYN-ACK, an ACK and a RST; any payload and Ethernet padding
- *      go), swap MACs, addresses and ports, reset TTL / hop limit, write the
- *      TCP header and recompute both checksums. With r->payload, the frame
- *      also gets that many zero bytes after the header; zero bytes add
- *      nothing to a ones' complement sum, so the payload only shows in the
- *      lengths (IP and the TCP pseudo-header) and needs no checksum loop.
- *      The steps inside (xp_reply_hdr, xp_reply_write) also serve the
- *      client's TC fallback for frames without that much room.
+ *   2. fill a struct xp_tcp_reply (seq, ack, flags, window, option words
+ *      from tcp_options.h), then xp_tcp_reply_send(): resize the frame to
+ *      exactly the reply's headers (bpf_xdp_adjust_tail: option lengths
+ *      differ between a SYN and a SYN-ACK, an ACK and a RST; any payload
+ *      and Ethernet padding go), swap MACs, addresses and ports, reset TTL /
+ *      hop limit, write the TCP header and recompute both checksums. With
+ *      r->payload, the frame also gets that many zero bytes after the
+ *      header; zero bytes add nothing to a ones' complement sum, so the
+ *      payload only shows in the lengths (IP and the TCP pseudo-header) and
+ *      needs no checksum loop. The steps inside (xp_reply_hdr,
+ *      xp_reply_write) also serve the client's TC fallback for frames
+ *      without that much room.
  *
  * The TCP header is assembled in a zeroed 60-byte stack buffer and checksummed
  * there over a fixed length (zero words add nothing to a ones' complement
@@ -33,30 +34,19 @@
  * IPv6 with TCP as the first next header (parse_ipv6hdr does not walk
  * extension headers anyway). xp_tcp_seg_read() refuses anything else.
  *
+ * The checksums come from csum.h; reading and writing TCP options, a job of
+ * its own (the option walk is shaped by the verifier), from tcp_options.h.
+ *
  * Include after vmlinux.h, bpf_helpers.h, bpf_endian.h and parsing.h.
  */
 #ifndef XDPPERF_TCP_REPLY_H
 #define XDPPERF_TCP_REPLY_H
 
-/* TCP option kinds and lengths (RFC 9293, 7323, 2018). */
-#define XP_TCPOPT_EOL        0
-#define XP_TCPOPT_NOP        1
-#define XP_TCPOPT_MSS        2
-#define XP_TCPOPT_WSCALE     3
-#define XP_TCPOPT_SACK_PERM  4
-#define XP_TCPOPT_TIMESTAMP  8
-#define XP_TCPOLEN_MSS       4
-#define XP_TCPOLEN_WSCALE    3
-#define XP_TCPOLEN_SACK_PERM 2
-#define XP_TCPOLEN_TIMESTAMP 10
+#include "consts.h"
+#include "csum.h"
+#include "tcp_options.h"
 
-#define XP_TCP_HLEN          20u
-#define XP_TCP_MAX_OPT_LEN   40u
 #define XP_REPLY_OPT_WORDS   10u  /* 40 option bytes */
-/* Option-walk steps: 40 bytes of options hold at most 20 two-byte options;
- * long NOP runs (which nobody sends) would end the walk early and the
- * options after them would just not be seen. */
-#define XP_TCP_MAX_OPTS      20
 
 /* Where the headers may be: Ethernet plus up to two VLAN tags. */
 #define XP_L3_OFF_MAX        22u
@@ -64,8 +54,6 @@
 #define XP_L3_OFF_MASK       0x1fu /* >= XP_L3_OFF_MAX, for the verifier */
 #define XP_L4_OFF_MASK       0x3fu /* >= XP_L4_OFF_MAX */
 
-#define XP_ETH_ALEN          6
-#define XP_IPV4_DF           0x4000
 #define XP_REPLY_TTL         64   /* what Linux uses (net.ipv4.ip_default_ttl) */
 /* Bound on r->payload (the lengths stay far from overflowing 16 bits); the
  * caller keeps within the path's MSS. */
@@ -113,100 +101,14 @@ union xp_tcp_hdr_buf {
 	__u32 w[(XP_TCP_HLEN + XP_TCP_MAX_OPT_LEN) / 4];
 };
 
-/* Fold a 64-bit ones' complement accumulator; returns the checksum field
- * (complemented, memory order, like csum_fold in user/net/csum.c). */
-static __always_inline __u16 xp_csum_fold64(__u64 sum)
-{
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
-}
-
-/*
- * The option walk runs under bpf_loop(): a plain loop over options makes the
- * verifier follow every sequence of option kinds and lengths (it gave up at
- * 1M instructions), while a bpf_loop callback is verified once. The options
- * are first copied to the stack, so the callback needs no packet pointers.
- */
-struct xp_opt_walk {
-	__u8 b[XP_TCP_MAX_OPT_LEN + 16]; /* reads reach off + 9 with off < 40 */
-	__u32 off;
-	__u32 len;      /* option bytes */
-	__u32 tsval;
-	__u32 tsecr;
-	__u16 mss;
-	__u8 ws;
-	__u8 seen;      /* XP_OPT_SEEN_* */
-};
-#define XP_OPT_SEEN_MSS  0x1
-#define XP_OPT_SEEN_WS   0x2
-#define XP_OPT_SEEN_SACK 0x4
-#define XP_OPT_SEEN_TS   0x8
-
-/* One option per call: 0 = go on, 1 = stop (end, EOL or malformed: what was
- * seen before stays valid). */
-static long xp_opt_step(__u64 idx, void *arg)
-{
-	struct xp_opt_walk *w = arg;
-	__u32 off = w->off, len;
-	__u8 kind, *p;
-
-	if (off >= w->len || off >= XP_TCP_MAX_OPT_LEN)
-		return 1;
-	p = &w->b[off];
-	kind = p[0];
-	if (kind == XP_TCPOPT_EOL)
-		return 1;
-	if (kind == XP_TCPOPT_NOP) {
-		w->off = off + 1;
-		return 0;
-	}
-	len = p[1];
-	if (len < 2 || off + len > w->len)
-		return 1;
-	if (kind == XP_TCPOPT_MSS && len == XP_TCPOLEN_MSS) {
-		w->mss = ((__u16)p[2] << 8) | p[3];
-		w->seen |= XP_OPT_SEEN_MSS;
-	} else if (kind == XP_TCPOPT_WSCALE && len == XP_TCPOLEN_WSCALE) {
-		w->ws = p[2];
-		w->seen |= XP_OPT_SEEN_WS;
-	} else if (kind == XP_TCPOPT_SACK_PERM && len == XP_TCPOLEN_SACK_PERM) {
-		w->seen |= XP_OPT_SEEN_SACK;
-	} else if (kind == XP_TCPOPT_TIMESTAMP && len == XP_TCPOLEN_TIMESTAMP) {
-		w->tsval = ((__u32)p[2] << 24) | ((__u32)p[3] << 16) |
-			   ((__u32)p[4] << 8) | p[5];
-		w->tsecr = ((__u32)p[6] << 24) | ((__u32)p[7] << 16) |
-			   ((__u32)p[8] << 8) | p[9];
-		w->seen |= XP_OPT_SEEN_TS;
-	}
-	w->off = off + len;
-	return 0;
-}
-
 /* Note MSS, window scale, SACK-permitted and timestamps from the optlen
  * (<= 40) option bytes after the 20-byte TCP header th. */
 static __always_inline void xp_tcp_read_opts(struct tcphdr *th, void *data_end,
 					     __u32 optlen, struct xp_tcp_seg *s)
 {
 	struct xp_opt_walk w;
-	__u32 i;
 
-	__builtin_memset(&w, 0, sizeof(w));
-	if (optlen > XP_TCP_MAX_OPT_LEN)
-		optlen = XP_TCP_MAX_OPT_LEN;
-	w.len = optlen;
-	/* Options are whole words (data offset counts words). */
-#pragma unroll
-	for (i = 0; i < XP_TCP_MAX_OPT_LEN / 4; i++) {
-		__u32 *src = (__u32 *)(th + 1) + i;
-
-		if (i * 4 < optlen && (void *)(src + 1) <= data_end)
-			((__u32 *)w.b)[i] = *src;
-	}
-	bpf_loop(XP_TCP_MAX_OPTS, xp_opt_step, &w, 0);
+	xp_tcp_opts_read(th, data_end, optlen, &w);
 	s->has_mss = !!(w.seen & XP_OPT_SEEN_MSS);
 	s->has_ws = !!(w.seen & XP_OPT_SEEN_WS);
 	s->has_sack = !!(w.seen & XP_OPT_SEEN_SACK);
@@ -273,34 +175,6 @@ static __always_inline int xp_tcp_seg_read(void *data, void *data_end, void *l3,
 	return 0;
 }
 
-/* Option words, in the layouts Linux's tcp_options_write() produces. */
-static __always_inline __u32 xp_opt_mss(__u16 mss)
-{
-	return bpf_htonl((XP_TCPOPT_MSS << 24) | (XP_TCPOLEN_MSS << 16) | mss);
-}
-
-static __always_inline __u32 xp_opt_ts_head(int with_sack_perm)
-{
-	/* SACK-permitted rides in the two bytes timestamps need as padding. */
-	return with_sack_perm ?
-		bpf_htonl((XP_TCPOPT_SACK_PERM << 24) | (XP_TCPOLEN_SACK_PERM << 16) |
-			  (XP_TCPOPT_TIMESTAMP << 8) | XP_TCPOLEN_TIMESTAMP) :
-		bpf_htonl((XP_TCPOPT_NOP << 24) | (XP_TCPOPT_NOP << 16) |
-			  (XP_TCPOPT_TIMESTAMP << 8) | XP_TCPOLEN_TIMESTAMP);
-}
-
-static __always_inline __u32 xp_opt_wscale(__u8 ws)
-{
-	return bpf_htonl((XP_TCPOPT_NOP << 24) | (XP_TCPOPT_WSCALE << 16) |
-			 (XP_TCPOLEN_WSCALE << 8) | ws);
-}
-
-static __always_inline __u32 xp_opt_sack_perm(void)
-{
-	return bpf_htonl((XP_TCPOPT_NOP << 24) | (XP_TCPOPT_NOP << 16) |
-			 (XP_TCPOPT_SACK_PERM << 8) | XP_TCPOLEN_SACK_PERM);
-}
-
 /* Append NOP,NOP,TS(tsval, tsecr): the timestamps block of a non-SYN segment. */
 static __always_inline void xp_reply_put_ts(struct xp_tcp_reply *r, __u32 tsval,
 					    __u32 tsecr)
@@ -319,7 +193,7 @@ static __always_inline int xp_reply_hdr(const struct xp_tcp_seg *s, const struct
 					union xp_tcp_hdr_buf *hb, __u32 *hlen)
 {
 	__u32 nopt = r->nopt, plen = r->payload, i;
-	__u64 sum = 0;
+	__u64 sum;
 
 	if (s->l3_off > XP_L3_OFF_MAX || s->l4_off > XP_L4_OFF_MAX || nopt > XP_REPLY_OPT_WORDS ||
 	    plen > XP_REPLY_MAX_PAYLOAD)
@@ -340,16 +214,9 @@ static __always_inline int xp_reply_hdr(const struct xp_tcp_seg *s, const struct
 		if (i < nopt)
 			hb->w[5 + i] = r->opt[i];
 
-	/* Pseudo-header (the swapped addresses sum the same) + whole buffer. */
-	if (s->is_v6) {
-#pragma unroll
-		for (i = 0; i < 4; i++)
-			sum += (__u64)s->saddr[i] + s->daddr[i];
-	} else {
-		sum += (__u64)s->saddr[0] + s->daddr[0];
-	}
-	/* The zero payload sums to nothing; only its length counts. */
-	sum += bpf_htons(IPPROTO_TCP) + bpf_htons(*hlen + plen);
+	/* Pseudo-header (the swapped addresses sum the same) + whole buffer.
+	 * The zero payload sums to nothing; only its length counts. */
+	sum = xp_csum_pseudo(s->saddr, s->daddr, s->is_v6, IPPROTO_TCP, *hlen + plen);
 #pragma unroll
 	for (i = 0; i < sizeof(hb->w) / sizeof(hb->w[0]); i++)
 		sum += hb->w[i];
@@ -401,7 +268,6 @@ static __always_inline int xp_reply_write(void *data, void *data_end, const stru
 		__builtin_memcpy(&ip6h->daddr, s->saddr, 16);
 	} else {
 		struct iphdr *iph = data + l3_off;
-		__u64 isum = 0;
 
 		if ((void *)(iph + 1) > data_end)
 			return -1;
@@ -415,10 +281,7 @@ static __always_inline int xp_reply_write(void *data, void *data_end, const stru
 		iph->check = 0;
 		iph->saddr = s->daddr[0];
 		iph->daddr = s->saddr[0];
-#pragma unroll
-		for (i = 0; i < sizeof(*iph) / 4; i++)
-			isum += ((__u32 *)iph)[i];
-		iph->check = xp_csum_fold64(isum);
+		iph->check = xp_csum_ipv4_hdr(iph);
 	}
 
 	tcp = data + l4_off;

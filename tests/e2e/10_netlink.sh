@@ -13,7 +13,8 @@
 #                     198.19.200.0/24 via 198.18.100.99 (nobody answers)
 #                     2001:2:0:201::/64 via 2001:2:0:100::99 (nobody answers)
 #
-# Uses tests/tools/nltest.c (built here) and prints the lib.sh RESULT lines.
+# Uses tests/tools/nltest.c (build/tests/tools/nltest, built by make) and
+# prints the lib.sh RESULT lines.
 
 # This script does not use the shared lab: leave it as it is on exit.
 # shellcheck disable=SC2034 # read by lib.sh
@@ -23,14 +24,9 @@ XP_KEEP_LAB=1
 
 NSA=xpnl-a
 NSB=xpnl-b
-NLTEST=$XP_ROOT/build/tests/nltest
+NLTEST=$XP_ROOT/build/tests/tools/nltest   # built by make
 
-cleanup_ns() {
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	return 0
-}
-xp_on_exit cleanup_ns
+cleanup_ns() { netns_del "$NSA" "$NSB"; }
 
 # ---- helpers -------------------------------------------------------------
 
@@ -93,50 +89,14 @@ count_queues() { # NS DEV rx|tx
 	ip netns exec "$1" sh -c "ls -d /sys/class/net/$2/queues/$3-* | wc -l"
 }
 
-build_nltest() {
-	local src=(user/net/route.c user/net/netdev.c user/net/addr.c) f stale=0
-	local cflags=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser)
-	cd "$XP_ROOT" || return
-	mkdir -p build/tests
-	# Prefer the library, unless it is missing or older than our sources
-	# (or broken by someone's work in progress): then compile them directly.
-	if [[ -f build/libxdpperf.a ]]; then
-		for f in "${src[@]}" user/net/route.h user/net/netdev.h user/net/addr.h; do
-			[[ $f -nt build/libxdpperf.a ]] && stale=1
-		done
-	else
-		stale=1
-	fi
-	if ((!stale)) &&
-		gcc "${cflags[@]}" -o build/tests/nltest tests/tools/nltest.c build/libxdpperf.a -lmnl; then
-		echo "built against build/libxdpperf.a"
-		return 0
-	fi
-	gcc "${cflags[@]}" -o build/tests/nltest tests/tools/nltest.c "${src[@]}" -lmnl &&
-		echo "built from user/net/{route,netdev,addr}.c"
-}
-
 setup_ns() {
-	local n
-	cleanup_ns
-	ip netns add "$NSA" && ip netns add "$NSB" || return
-	for n in "$NSA" "$NSB"; do
-		# No DAD anywhere (link-local included): addresses usable at once.
-		ip netns exec "$n" sysctl -qw net.ipv6.conf.default.accept_dad=0 \
-			net.ipv6.conf.all.accept_dad=0 || return
-		ip -n "$n" link set lo up || return
-	done
-	ip -n "$NSA" link add xa0 numrxqueues 2 numtxqueues 3 type veth peer name xb0 netns "$NSB" &&
+	# netns_add: no DAD anywhere (link-local included), addresses usable at once.
+	xp_netns_add "$NSA" "$NSB" || return
+	netns_pair "$NSA" xa0 "$NSB" xb0 2,3 - &&
 		ip -n "$NSA" link set xa0 mtu 1400 &&
-		ip -n "$NSA" addr add 198.18.100.1/24 dev xa0 &&
-		ip -n "$NSA" addr add 2001:2:0:100::1/64 dev xa0 nodad &&
-		ip -n "$NSB" addr add 198.18.100.2/24 dev xb0 &&
-		ip -n "$NSB" addr add 2001:2:0:100::2/64 dev xb0 nodad &&
-		ip -n "$NSA" link set xa0 up &&
-		ip -n "$NSB" link set xb0 up || return
-	ip -n "$NSA" link add xa1 numrxqueues 4 numtxqueues 4 type veth peer name xb1 netns "$NSB" \
-		numrxqueues 4 numtxqueues 4 &&
-		ip -n "$NSA" link set xa1 up && ip -n "$NSB" link set xb1 up || return
+		netns_addr "$NSA" xa0 198.18.100.1/24 2001:2:0:100::1/64 &&
+		netns_addr "$NSB" xb0 198.18.100.2/24 2001:2:0:100::2/64 || return
+	netns_pair "$NSA" xa1 "$NSB" xb1 4 || return
 	ip -n "$NSA" route add 198.19.100.0/24 via 198.18.100.2 &&
 		ip -n "$NSA" route add 2001:2:0:200::/64 via 2001:2:0:100::2 &&
 		ip -n "$NSA" route add 198.19.200.0/24 via 198.18.100.99 &&
@@ -170,8 +130,8 @@ wait_ready() {
 
 # ---- cases ----------------------------------------------------------------
 
-xp_case build_nltest
-xp_check "compile tests/tools/nltest.c" build_nltest
+xp_case nltest_built
+xp_check "build/tests/tools/nltest is built (make all)" test -x "$NLTEST"
 xp_pass
 [[ -x $NLTEST ]] || exit 1
 

@@ -9,10 +9,11 @@
 #   xpcx-a                                   xpcx-b
 #   xpcxa0 198.18.210.1/24  ---- veth ---- xpcxb0 198.18.210.2/24
 #          2001:2:0:210::1/64                     2001:2:0:210::2/64
-#   conn_client (XDP)                        rx_count, RESPOND slot (XDP)
+#   xdp_client (XDP)                         xdp_server, RESPOND slot (XDP)
 #
-# tests/tools/xdpconn.c (built here) attaches both programs, sends N SYNs
-# from xpcxa0 with an AF_PACKET socket and prints both programs' counters.
+# tests/tools/xdpconn.c (build/tests/tools/xdpconn, built by make) attaches
+# both programs, sends N SYNs from xpcxa0 with an AF_PACKET socket and prints
+# both programs' counters.
 #
 # Then the same through a router with a stateful nftables firewall (as the
 # lab's --firewall: forward policy drop, established accepted, invalid
@@ -36,50 +37,13 @@ XP_KEEP_LAB=1
 NSA=xpcx-a
 NSB=xpcx-b
 NSR=xpcx-r
-XDPCONN=$XP_ROOT/build/tests/xdpconn
-
-cleanup_ns() {
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	ip netns del "$NSR" 2>/dev/null
-	return 0
-}
-xp_on_exit cleanup_ns
-
-build_xdpconn() {
-	local cflags=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -I. -Ibuild)
-	local libs=(-lbpf -lelf -lz)
-	cd "$XP_ROOT" || return
-	# The skeletons embed the BPF objects: bring them up to date.
-	make -s build/bpf/server.skel.h build/bpf/client.skel.h || return
-	mkdir -p build/tests
-	# Only frame.c, csum.c and addr.c are needed from the library; compile
-	# them directly if it is missing or broken by someone's work in progress.
-	if [[ -f build/libxdpperf.a ]] &&
-		gcc "${cflags[@]}" -o "$XDPCONN" tests/tools/xdpconn.c build/libxdpperf.a "${libs[@]}"; then
-		echo "built against build/libxdpperf.a"
-		return 0
-	fi
-	gcc "${cflags[@]}" -o "$XDPCONN" tests/tools/xdpconn.c user/net/frame.c user/net/csum.c user/net/addr.c \
-		"${libs[@]}" && echo "built from user/net/{frame,csum,addr}.c"
-}
+XDPCONN=$XP_ROOT/build/tests/tools/xdpconn   # built by make
 
 setup_ns() {
-	local n
-	cleanup_ns
-	ip netns add "$NSA" && ip netns add "$NSB" || return
-	for n in "$NSA" "$NSB"; do
-		ip netns exec "$n" sysctl -qw net.ipv6.conf.default.accept_dad=0 \
-			net.ipv6.conf.all.accept_dad=0 || return
-		ip -n "$n" link set lo up || return
-	done
-	ip -n "$NSA" link add xpcxa0 type veth peer name xpcxb0 netns "$NSB" &&
-		ip -n "$NSA" addr add 198.18.210.1/24 dev xpcxa0 &&
-		ip -n "$NSA" addr add 2001:2:0:210::1/64 dev xpcxa0 nodad &&
-		ip -n "$NSB" addr add 198.18.210.2/24 dev xpcxb0 &&
-		ip -n "$NSB" addr add 2001:2:0:210::2/64 dev xpcxb0 nodad &&
-		ip -n "$NSA" link set xpcxa0 up &&
-		ip -n "$NSB" link set xpcxb0 up || return
+	xp_netns_add "$NSA" "$NSB" &&
+		netns_pair "$NSA" xpcxa0 "$NSB" xpcxb0 &&
+		netns_addr "$NSA" xpcxa0 198.18.210.1/24 2001:2:0:210::1/64 &&
+		netns_addr "$NSB" xpcxb0 198.18.210.2/24 2001:2:0:210::2/64 || return
 	local t0=$SECONDS
 	until [[ $(ip netns exec "$NSA" cat /sys/class/net/xpcxa0/operstate) == up &&
 		$(ip netns exec "$NSB" cat /sys/class/net/xpcxb0/operstate) == up ]]; do
@@ -100,20 +64,14 @@ table inet xpcxfw {
 }'
 
 setup_router() {
-	local l ns dev
-	ip netns add "$NSR" && ip -n "$NSR" link set lo up || return
-	ip -n "$NSA" link add xpcxa1 type veth peer name xpcxr0 netns "$NSR" &&
-		ip -n "$NSB" link add xpcxb1 type veth peer name xpcxr1 netns "$NSR" &&
-		ip -n "$NSA" addr add 198.18.211.1/24 dev xpcxa1 &&
-		ip -n "$NSR" addr add 198.18.211.254/24 dev xpcxr0 &&
-		ip -n "$NSR" addr add 198.18.212.254/24 dev xpcxr1 &&
-		ip -n "$NSB" addr add 198.18.212.2/24 dev xpcxb1 || return
-	for l in "$NSA xpcxa1" "$NSR xpcxr0" "$NSR xpcxr1" "$NSB xpcxb1"; do
-		read -r ns dev <<<"$l"
-		ip -n "$ns" link set "$dev" up || return
-	done
-	ip netns exec "$NSR" ethtool -K xpcxr0 gro on >/dev/null &&
-		ip netns exec "$NSR" ethtool -K xpcxr1 gro on >/dev/null &&
+	xp_netns_add "$NSR" &&
+		netns_pair "$NSA" xpcxa1 "$NSR" xpcxr0 &&
+		netns_pair "$NSB" xpcxb1 "$NSR" xpcxr1 &&
+		netns_addr "$NSA" xpcxa1 198.18.211.1/24 &&
+		netns_addr "$NSR" xpcxr0 198.18.211.254/24 &&
+		netns_addr "$NSR" xpcxr1 198.18.212.254/24 &&
+		netns_addr "$NSB" xpcxb1 198.18.212.2/24 || return
+	netns_gro "$NSR" xpcxr0 xpcxr1 &&
 		ip netns exec "$NSR" sysctl -qw net.ipv4.ip_forward=1 &&
 		ip -n "$NSA" route add 198.18.212.0/24 via 198.18.211.254 &&
 		ip -n "$NSB" route add 198.18.211.0/24 via 198.18.212.254 &&
@@ -160,8 +118,8 @@ no_xdp_left() {
 }
 
 # ---------------------------------------------------------------------------
-xp_case build_xdpconn
-xp_check "compile tests/tools/xdpconn.c" build_xdpconn
+xp_case xdpconn_built
+xp_check "build/tests/tools/xdpconn is built (make all)" test -x "$XDPCONN"
 xp_pass
 
 xp_case setup_namespaces

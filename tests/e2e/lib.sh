@@ -39,6 +39,10 @@
 #                      background pids are killed when the script exits.
 #   xp_on_exit CMD     add CMD to the exit cleanup (do not set your own EXIT
 #                      trap: it would replace lib.sh's).
+#   xp_netns_add [--no-ipv6] NS...  private namespaces for a script that does
+#                      not use the lab: netns_add, and netns_del at exit.
+#   netns_pair, netns_addr, netns_gro, netns_del: tests/lib/netns.sh, the
+#                      helper shared with the C tests and scripts/lab.sh.
 # At exit: registered cleanups, background pids killed, `lab.sh down` (unless
 # XP_KEEP_LAB=1, for debugging), results summary.
 
@@ -46,6 +50,8 @@ XP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 XP_LAB=$XP_ROOT/scripts/lab.sh
 XP_BIN=$XP_ROOT/xdpperf   # the tool under test (built by make)
 export XP_ROOT XP_LAB XP_BIN
+# shellcheck source=tests/lib/netns.sh
+. "$XP_ROOT/tests/lib/netns.sh"
 XP_SCRIPT=$(basename "$0" .sh)
 XP_TMP=$(mktemp -d "/tmp/xp-e2e-$XP_SCRIPT.XXXXXX")
 
@@ -159,6 +165,14 @@ xp_run_bg() { # NS CMD...
 }
 
 xp_on_exit() { XP_EXIT_CMDS+=("$*"); }
+
+xp_netns_add() { # [--no-ipv6] NS...
+	local a names=()
+	for a in "$@"; do [[ $a == --* ]] || names+=("$a"); done
+	# Registered first: a half-made set goes as well.
+	xp_on_exit netns_del "${names[@]}"
+	netns_add "$@"
+}
 
 xp__kill_bg() {
 	local p live

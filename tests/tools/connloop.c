@@ -8,10 +8,9 @@
  * in a loop for SECS seconds, the destination port going round robin over
  * the range. close() is plain (no SO_LINGER): the client is the active
  * closer and keeps a TIME_WAIT socket per connection, as such a loop does.
- * Not built by make; bench.sh compiles it:
+ * Built by make (build/tests/tools/connloop):
  *
- *   gcc -O2 -Wall -pthread -o build/connloop tests/tools/connloop.c
- *   build/connloop [-P N] [-t SECS] [-p PORT[:PORT]] ADDR
+ *   build/tests/tools/connloop [-P N] [-t SECS] [-p PORT[:PORT]] ADDR
  *
  * Prints one line: connections=N seconds=S cps=X (connections established
  * before the deadline, the time from start to deadline, their ratio) and,

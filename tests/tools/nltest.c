@@ -1,7 +1,7 @@
 /* Tiny driver for user/net/route.c and user/net/netdev.c, used by
- * tests/e2e/10_netlink.sh. Prints results as key=value lines; rc is 0 or
- * -errno. Exit status is 0 if the call itself succeeded, 1 if it returned an
- * error, 2 on usage errors.
+ * tests/e2e/10_netlink.sh; built by make (build/tests/tools/nltest). Prints
+ * results as key=value lines; rc is 0 or -errno. Exit status is 0 if the call
+ * itself succeeded, 1 if it returned an error, 2 on usage errors.
  *
  *   nltest route DST                 nltest src DST
  *   nltest neigh IFINDEX ADDR        nltest nexthop DST TIMEOUT_MS

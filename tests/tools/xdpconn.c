@@ -1,13 +1,12 @@
 /*
  * xdpconn: smoke-test driver of the XDP connection engine, for
- * tests/e2e/40_xdp_connect_smoke.sh. Not built by make:
+ * tests/e2e/40_xdp_connect_smoke.sh. Built by make (build/tests/tools/xdpconn):
  *
- *   cc -O2 -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iuser -Ibpf -Ibuild \
- *      -o build/tests/xdpconn tests/tools/xdpconn.c build/libxdpperf.a -lbpf -lelf -lz
- *   build/tests/xdpconn --server NS:DEV --client NS:DEV --src ADDR --dst ADDR \
+ *   build/tests/tools/xdpconn --server NS:DEV --client NS:DEV --src ADDR --dst ADDR \
  *      [-n N] [--mode rst|fin] [--wait-ms MS] [--next-hop-mac MAC] [--redirect]
  *
- * In one process: loads bpf/server.bpf.c with one XP_SLOT_RESPOND slot on
+ * In one process, with the project's loaders (user/loader/server_prog.c,
+ * client_prog.c): loads bpf/server.bpf.c with one XP_SLOT_RESPOND slot on
  * ports 63000:63015 and attaches it (bpf_link) to the server's interface in
  * its namespace; loads bpf/client.bpf.c (client ports 10000:59999) and
  * attaches it to the client's interface; then sends N raw SYNs (user/net/frame.c,
@@ -30,7 +29,6 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
-#include <linux/if_link.h>
 #include <linux/if_packet.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -38,25 +36,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-
 #include "bpf/server.h"
 #include "bpf/client.h"
+#include "loader/client_prog.h"
+#include "loader/server_prog.h"
 #include "net/frame.h"
-#include "bpf/server.skel.h"
-#include "bpf/client.skel.h"
 
 #define PORT_LO  63000
 #define PORT_HI  63015
 #define CPORT_LO 10000
 #define CPORT_HI 59999
-#define SLOT     0
 
 static void die(const char *fmt, ...)
 {
@@ -101,19 +94,6 @@ static int dev_info(const char *dev, uint8_t mac[6])
 	return ifindex;
 }
 
-static const char *xdp_mode(int ifindex)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-	if (bpf_xdp_query(ifindex, 0, &q))
-		return "unknown";
-	switch (q.attach_mode) {
-	case XDP_ATTACHED_DRV: return "native";
-	case XDP_ATTACHED_SKB: return "skb";
-	default: return "other";
-	}
-}
-
 /* "NS:DEV" */
 static void split(char *arg, char **ns, char **dev)
 {
@@ -124,32 +104,6 @@ static void split(char *arg, char **ns, char **dev)
 	*c = 0;
 	*ns = arg;
 	*dev = c + 1;
-}
-
-static void srv_sum(struct server_bpf *s, int ncpus, struct xp_counters *sum)
-{
-	struct xp_counters v[ncpus];
-	__u32 key = SLOT;
-
-	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(bpf_map__fd(s->maps.counters), &key, v))
-		die("reading server counters: %s", strerror(errno));
-	for (int c = 0; c < ncpus; c++)
-		for (size_t f = 0; f < sizeof(*sum) / 8; f++)
-			((__u64 *)sum)[f] += ((__u64 *)&v[c])[f];
-}
-
-static void cli_sum(struct client_bpf *s, int ncpus, struct xp_cc_counters *sum)
-{
-	struct xp_cc_counters v[ncpus];
-	__u32 key = 0;
-
-	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(bpf_map__fd(s->maps.cc_counters), &key, v))
-		die("reading client counters: %s", strerror(errno));
-	for (int c = 0; c < ncpus; c++)
-		for (size_t f = 0; f < sizeof(*sum) / 8; f++)
-			((__u64 *)sum)[f] += ((__u64 *)&v[c])[f];
 }
 
 static double now_s(void)
@@ -176,15 +130,14 @@ int main(int argc, char **argv)
 	char *sns = NULL, *sdev = NULL, *cns = NULL, *cdev = NULL;
 	const char *src = NULL, *dst = NULL, *mode = "rst", *smode, *cmode;
 	long n = 1000, wait_ms = 2000;
-	struct server_bpf *srv;
-	struct client_bpf *cli;
-	struct bpf_link *slink, *clink;
+	struct server_prog *srv;
+	struct client_prog *cli;
 	uint8_t smac[6], cmac[6], gw[6];
-	int sif, cif, opt, ncpus, fin, fd, have_gw = 0, redirect = 0;
+	int sif, cif, opt, fin, fd, slot, have_gw = 0, redirect = 0;
 	struct frame_spec fs = { 0 };
 	struct xp_counters sc;
 	struct xp_cc_counters cc;
-	uint64_t key[2];
+	char err[256];
 	long sent = 0;
 	double t0;
 
@@ -215,58 +168,37 @@ int main(int argc, char **argv)
 	if (xp_addr_parse(src, &fs.src) || xp_addr_parse(dst, &fs.dst) ||
 	    fs.src.family != fs.dst.family)
 		die("bad --src/--dst");
-	ncpus = libbpf_num_possible_cpus();
 
-	/* Server program: one RESPOND slot, a random cookie key. */
-	srv = server_bpf__open();
-	if (!srv)
-		die("open rx_count: %s", strerror(errno));
-	if (getrandom(key, sizeof(key), 0) != sizeof(key))
-		die("getrandom: %s", strerror(errno));
-	srv->rodata->cookie_key[0] = key[0];
-	srv->rodata->cookie_key[1] = key[1];
-	srv->rodata->reply_redirect = (__u8)redirect;
-	if (server_bpf__load(srv))
-		die("load rx_count: %s", strerror(errno));
-	{
-		struct xp_slot_cfg cfg = { .flags = XP_SLOT_ACTIVE | XP_SLOT_RESPOND,
-					   .protos = XP_PROTO_TCP, .close_mode = XP_CLOSE_RST };
-		__u32 k = SLOT, v = SLOT + 1;
-
-		for (__u32 p = PORT_LO; p <= PORT_HI; p++)
-			if (bpf_map_update_elem(bpf_map__fd(srv->maps.port_slot), &p, &v, 0))
-				die("port_slot: %s", strerror(errno));
-		if (bpf_map_update_elem(bpf_map__fd(srv->maps.slot_cfg), &k, &cfg, 0))
-			die("slot_cfg: %s", strerror(errno));
-	}
-
-	/* Client program. */
-	cli = client_bpf__open();
-	if (!cli)
-		die("open conn_client: %s", strerror(errno));
-	cli->rodata->cc_family = fs.src.family == AF_INET6 ? 6 : 4;
-	cli->rodata->cc_cport_lo = CPORT_LO;
-	cli->rodata->cc_cport_hi = CPORT_HI;
-	cli->rodata->cc_dport_lo = PORT_LO;
-	cli->rodata->cc_dport_hi = PORT_HI;
-	cli->rodata->cc_mode = fin ? XP_CC_MODE_FIN : XP_CC_MODE_RST;
-	cli->rodata->cc_reply_redirect = (__u8)redirect;
-	if (client_bpf__load(cli))
-		die("load conn_client: %s", strerror(errno));
-
+	/* The server's program (the project's loader: a random cookie key),
+	 * attached in the server's namespace, with one RESPOND slot. */
 	enter_ns(sns);
 	sif = dev_info(sdev, smac);
-	slink = bpf_program__attach_xdp(srv->progs.xdp_server, sif);
-	if (!slink)
-		die("attach rx_count to %s in %s: %s", sdev, sns, strerror(errno));
-	smode = xdp_mode(sif);
+	if (server_prog_open(&srv, 0, redirect, err, sizeof(err)))
+		die("%s", err);
+	if (server_prog_attach(srv, sif, XP_XDP_AUTO, &smode, err, sizeof(err)))
+		die("%s (%s in %s)", err, sdev, sns);
+	slot = server_prog_slot_alloc(srv, PORT_LO, PORT_HI, XP_PROTO_TCP, XP_SLOT_RESPOND, XP_CLOSE_RST, err,
+				      sizeof(err));
+	if (slot < 0)
+		die("%s", err);
 
+	/* The client's program, loaded and attached in the client's namespace. */
 	enter_ns(cns);
 	cif = dev_info(cdev, cmac);
-	clink = bpf_program__attach_xdp(cli->progs.xdp_client, cif);
-	if (!clink)
-		die("attach conn_client to %s in %s: %s", cdev, cns, strerror(errno));
-	cmode = xdp_mode(cif);
+	{
+		struct client_prog_cfg cfg = {
+			.ifindex = cif,
+			.family = fs.src.family,
+			.cport_lo = CPORT_LO, .cport_hi = CPORT_HI,
+			.dport_lo = PORT_LO, .dport_hi = PORT_HI,
+			.mode = fin ? XP_CC_MODE_FIN : XP_CC_MODE_RST,
+			.reply_redirect = redirect,
+			.xdp_mode = XP_XDP_AUTO,
+		};
+
+		if (client_prog_open(&cfg, &cli, &cmode, err, sizeof(err)))
+			die("%s (%s in %s)", err, cdev, cns);
+	}
 
 	/* N SYNs, one flow each, from the client's interface. */
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
@@ -309,14 +241,15 @@ int main(int argc, char **argv)
 
 	/* Wait for the server's count to settle. */
 	for (;;) {
-		srv_sum(srv, ncpus, &sc);
+		if (server_prog_read(srv, slot, &sc))
+			die("reading the server's counters: %s", strerror(errno));
 		if ((long)sc.conn_established >= n || now_s() - t0 > wait_ms / 1e3)
 			break;
 		usleep(10000);
 	}
 	usleep(100000); /* the last RSTs / final ACKs */
-	srv_sum(srv, ncpus, &sc);
-	cli_sum(cli, ncpus, &cc);
+	if (server_prog_read(srv, slot, &sc) || client_prog_read(cli, &cc))
+		die("reading the counters: %s", strerror(errno));
 
 	printf("sent=%ld family=%d mode=%s\n", sent, fs.src.family == AF_INET6 ? 6 : 4, mode);
 	printf("server xdp_mode=%s pkts=%llu tcp_syn=%llu tcp_ack_only=%llu tcp_fin=%llu "
@@ -333,9 +266,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)cc.fins_sent, (unsigned long long)cc.rst_seen,
 	       (unsigned long long)cc.finack_answered, (unsigned long long)cc.passed);
 
-	bpf_link__destroy(clink);
-	bpf_link__destroy(slink);
-	client_bpf__destroy(cli);
-	server_bpf__destroy(srv);
+	client_prog_close(cli);
+	server_prog_close(srv);
 	return 0;
 }

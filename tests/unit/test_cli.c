@@ -503,6 +503,8 @@ static void ctx_name(const struct ctx *c, char *buf, size_t len)
 	static const char *const kinds[] = { "", " -x", " -k" };
 	if (c->role == XP_ROLE_SERVER)
 		snprintf(buf, len, "-s");
+	else if (c->role == XP_ROLE_PROBE)
+		snprintf(buf, len, "--probe");
 	else if (c->engine == XP_ENGINE_AUTO)
 		snprintf(buf, len, "-c%s", kinds[c->kind]);
 	else
@@ -523,6 +525,8 @@ static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf,
 
 	if (c->role == XP_ROLE_SERVER) {
 		snprintf(buf, len, "xdpperf -s");
+	} else if (c->role == XP_ROLE_PROBE) {
+		snprintf(buf, len, "xdpperf --probe");
 	} else {
 		snprintf(buf, len, "xdpperf -c %s", is6 ? "2001:2:0:2::2" : "198.19.1.2");
 		if (c->engine != XP_ENGINE_AUTO)
@@ -553,6 +557,8 @@ static bool names_context(const char *err, const struct ctx *c)
 	char eng[32];
 	if (c->role == XP_ROLE_SERVER)
 		return strstr(err, "client option") != NULL;
+	if (c->role == XP_ROLE_PROBE)
+		return strstr(err, "--probe takes only") != NULL;
 	if (strstr(err, "server option"))
 		return true;
 	snprintf(eng, sizeof(eng), "--engine %s", xp_engine_name(c->engine));
@@ -603,10 +609,11 @@ static void test_every_option_in_every_context(void **state)
 		const struct xp_option *op = &xp_options[i];
 		const char *n = op->name ? op->name : "";
 		/* The role and the context itself (-s, -c, --engine, -x, -k), and the printers. */
-		if (!strcmp(n, "server") || !strcmp(n, "client") || !strcmp(n, "engine") || !strcmp(n, "help") ||
-		    !strcmp(n, "version"))
+		if (!strcmp(n, "server") || !strcmp(n, "client") || !strcmp(n, "probe") || !strcmp(n, "engine") ||
+		    !strcmp(n, "help") || !strcmp(n, "version"))
 			continue;
 		check_pair(&(struct ctx){ .role = XP_ROLE_SERVER }, op, &refused, &taken);
+		check_pair(&(struct ctx){ .role = XP_ROLE_PROBE }, op, &refused, &taken);
 		for (int e = 0; e < XP_ENGINE_COUNT; e++) {
 			for (int k = 0; k < XP_KIND_N; k++) {
 				struct ctx c = { XP_ROLE_CLIENT, (enum xp_engine_id)e, (enum xp_kind)k };

@@ -19,6 +19,7 @@ static const struct {
 			      "state:" },
 	[XP_SEC_SERVER] = { "Server:",
 			    "  -P N, --engine socket     also listen on -p's ports at start (like fireperf -s)\n" },
+	[XP_SEC_PROBE] = { "Host probe (sends nothing; takes only --dev, -J and -d):" },
 };
 
 /* "  -c, --client ADDR", "      --cport PORT[:PORT]" or "  -4". */
@@ -75,7 +76,8 @@ static void print_option(FILE *f, const struct xp_option *op)
 void xp_usage(FILE *f)
 {
 	fputs("Usage: xdpperf -s [options]            run a server\n"
-	      "       xdpperf -c ADDR [options]       run a test against the server at ADDR\n", f);
+	      "       xdpperf -c ADDR [options]       run a test against the server at ADDR\n"
+	      "       xdpperf --probe [--dev IF] [-J] what this host can do\n", f);
 	for (int s = 0; s < XP_SEC_N; s++) {
 		fprintf(f, "\n%s\n", sections[s].title);
 		for (size_t i = 0; i < xp_noptions; i++) {

@@ -9,20 +9,8 @@
 #include "proto/channel.h"
 #include "cli/options.h"
 #include "report/figures.h"
+#include "util/version.h"
 
-#define XP_VERSION "0.1.0"
-
-int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /*
  * The engine names, for --engine and --syn-engine. The only place that maps
@@ -84,6 +72,12 @@ UINT(opt_bytes, data_len, unsigned, 1, XP_CC_DATA_MAX, "--bytes payload")
 static int opt_server(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	o->role = XP_ROLE_SERVER;
+	return 0;
+}
+
+static int opt_probe(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->role = XP_ROLE_PROBE;
 	return 0;
 }
 
@@ -233,7 +227,7 @@ static int opt_help(struct xp_opts *o, const char *arg, char *err, size_t errlen
 
 static int opt_version(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	printf("xdpperf %s\n", XP_VERSION);
+	xp_version_print(stdout);
 	return 1;
 }
 
@@ -244,6 +238,7 @@ static int opt_version(struct xp_opts *o, const char *arg, char *err, size_t err
 #define RATE   XP_OPT_RATE
 /* Where an option applies: roles, client test kinds, client engines. */
 #define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define CLIENT_ANY  .roles = XP_IN_CLIENT, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define SOCKET_ENG  XP_E(XP_ENGINE_SOCKET)
 #define XDP_ENG     XP_E(XP_ENGINE_XDP)
@@ -261,11 +256,12 @@ const struct xp_option xp_options[] = {
 	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, opt_control_port, EVERYWHERE,
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
-	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev, .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY,
 	  .engines = XP_E_SENDERS | SOCKET_ENG,
 	  .instead = { [XP_ENGINE_NONE] = "it sends nothing; the server's --dev picks where it counts" },
-	  .help = "interface to send on (client) or count on (server);\n"
-	          "default: the one the routing table picks", .sample = "eth1" },
+	  .help = "interface to send on (client), count on (server)\n"
+	          "or look at (--probe); default: the one the routing\n"
+	          "table picks", .sample = "eth1" },
 	{ "xdp-mode", 0, "MODE", XP_SEC_COMMON, 0, opt_xdp_mode, .roles = XP_IN_BOTH, .kinds = XP_K_CONN,
 	  .engines = XDP_ENG,
 	  .instead = { [XP_ENGINE_AUTO] = XDP_MODE_WHY, [XP_ENGINE_LIVE] = XDP_MODE_WHY, [XP_ENGINE_XSK] = XDP_MODE_WHY,
@@ -277,9 +273,9 @@ const struct xp_option xp_options[] = {
 	          "(default %u:%u); the server counts these ports\n"
 	          "(server: the ports of -P's standing listeners)",
 	  .help_nums = { XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI }, .sample = "7000:7003" },
-	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, EVERYWHERE, .help = "more messages on stderr" },
-	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, EVERYWHERE, .help = "this text" },
-	{ "version", 'V', NULL, XP_SEC_COMMON, 0, opt_version, EVERYWHERE, .help = "the version" },
+	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE, .help = "more messages on stderr" },
+	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, ANY_ROLE, .help = "this text" },
+	{ "version", 'V', NULL, XP_SEC_COMMON, 0, opt_version, ANY_ROLE, .help = "the version" },
 
 	/* Client */
 	{ NULL, '4', NULL, XP_SEC_CLIENT, 0, opt_ipv4, CLIENT_ANY, .help = "use IPv4 (default: from ADDR)" },
@@ -336,7 +332,8 @@ const struct xp_option xp_options[] = {
 	          "none: send nothing, only report what the server\n"
 	          "receives (for an external generator, e.g. trafgen)\n"
 	          "(server: socket opens standing listeners, like -P)", .sample = "live" },
-	{ "json", 'J', NULL, XP_SEC_CLIENT, 0, opt_json, CLIENT_ANY,
+	{ "json", 'J', NULL, XP_SEC_CLIENT, 0, opt_json, .roles = XP_IN_CLIENT | XP_IN_PROBE, .kinds = XP_K_ANY,
+	  .engines = XP_E_ANY,
 	  .help = "one JSON document at the end (errors too: {\"error\": ...})" },
 	{ "json-stream", 0, NULL, XP_SEC_CLIENT, 0, opt_json_stream, CLIENT_ANY,
 	  .help = "one JSON object per line: start, interval..., end" },
@@ -413,6 +410,12 @@ const struct xp_option xp_options[] = {
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .roles = XP_IN_SERVER, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY, .help = "serve one test, then exit" },
+
+	/* Host probe */
+	{ "probe", 0, NULL, XP_SEC_PROBE, 0, opt_probe, .roles = XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY,
+	  .help = "what this kernel and the --dev interface (default:\n"
+	          "every interface that is up) support, each with its\n"
+	          "reason, and the engine auto picks; -J for JSON" },
 };
 const size_t xp_noptions = sizeof(xp_options) / sizeof(xp_options[0]);
 _Static_assert(sizeof(xp_options) / sizeof(xp_options[0]) <= XP_OPTIONS_MAX, "raise XP_OPTIONS_MAX");

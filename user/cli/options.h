@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cli/opts.h"
+#include "cli/values.h"
 
 /* The --help section an option is listed under, in --help's order. */
 enum xp_opt_section {
@@ -21,6 +22,7 @@ enum xp_opt_section {
 	XP_SEC_SOCKET,   /* socket tests, fireperf's flags */
 	XP_SEC_XDP_CONN, /* the XDP connection engine */
 	XP_SEC_SERVER,
+	XP_SEC_PROBE,    /* --probe */
 	XP_SEC_N,
 };
 
@@ -44,6 +46,7 @@ enum xp_opt_group {
 #define XP_IN_CLIENT  (1u << XP_ROLE_CLIENT)
 #define XP_IN_SERVER  (1u << XP_ROLE_SERVER)
 #define XP_IN_BOTH    (XP_IN_CLIENT | XP_IN_SERVER)
+#define XP_IN_PROBE   (1u << XP_ROLE_PROBE)
 /* Client test kinds: a stream, -x (connection rate), -k (held connections). */
 enum xp_kind { XP_KIND_STREAM = 0, XP_KIND_CONNECT, XP_KIND_HOLD, XP_KIND_N };
 #define XP_K(k)       (1u << (k))
@@ -112,9 +115,5 @@ const char *xp_option_label(const struct xp_option *op, char *buf, size_t len);
 
 /* The engine names of --engine and --syn-engine. */
 int parse_engine(const char *s, enum xp_engine_id *id, char *err, size_t errlen);
-
-/* snprintf into err (if any) and return -1: the error path of handlers and rules. */
-__attribute__((format(printf, 3, 4)))
-int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...);
 
 #endif

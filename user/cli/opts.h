@@ -12,7 +12,7 @@
 #include "cli/values.h"
 #include "loader/server_prog.h"
 
-enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT };
+enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE };
 /* --syn-engine: what sends the XDP connection engine's SYNs (an engine id). */
 #define XP_SYN_AUTO XP_ENGINE_AUTO
 #define XP_SYN_LIVE XP_ENGINE_LIVE

@@ -109,15 +109,20 @@ static int check_role(struct xp_opts *o, const struct xp_given *g, char *err, si
 {
 	char name[32];
 
-	if (xp_given_has(g, "server") && xp_given_has(g, "client"))
-		return xp_cli_fail(err, errlen, "-s and -c exclude each other");
+	if (xp_given_has(g, "server") + xp_given_has(g, "client") + xp_given_has(g, "probe") > 1)
+		return xp_cli_fail(err, errlen, "-s, -c and --probe exclude each other");
 	if (o->role == XP_ROLE_NONE)
-		return xp_cli_fail(err, errlen, "say -s to run a server or -c ADDR to run a client (see xdpperf --help)");
+		return xp_cli_fail(err, errlen, "say -s to run a server, -c ADDR to run a client or --probe to see "
+				   "what this host can do (see xdpperf --help)");
 	for (size_t i = 0; i < xp_noptions; i++) {
 		const struct xp_option *op = &xp_options[i];
 		if (!(g->seen >> i & 1) || (op->roles & (1u << o->role)))
 			continue;
-		return xp_cli_fail(err, errlen, "%s is a %s option", xp_option_label(op, name, sizeof(name)),
+		xp_option_label(op, name, sizeof(name));
+		/* --probe looks at an interface and runs no test: no test's options. */
+		if (o->role == XP_ROLE_PROBE)
+			return xp_cli_fail(err, errlen, "--probe takes only --dev, -J and -d, not %s", name);
+		return xp_cli_fail(err, errlen, "%s is a %s option", name,
 				   o->role == XP_ROLE_SERVER ? "client" : "server");
 	}
 	return 0;

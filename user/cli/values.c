@@ -7,7 +7,7 @@
 #include <string.h>
 
 __attribute__((format(printf, 3, 4)))
-static int seterr(char *err, size_t errlen, const char *fmt, ...)
+int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -102,13 +102,13 @@ int parse_uint(const char *s, unsigned long min, unsigned long max,
 	if (!what)
 		what = "value";
 	if (!s || !*s)
-		return seterr(err, errlen, "empty %s", what);
+		return xp_cli_fail(err, errlen, "empty %s", what);
 	rc = parse_ulong_str(s, strlen(s), &v);
 	if (rc == -1)
-		return seterr(err, errlen, "invalid %s '%s': not a non-negative integer",
+		return xp_cli_fail(err, errlen, "invalid %s '%s': not a non-negative integer",
 			      what, s);
 	if (rc == -2 || v < min || v > max)
-		return seterr(err, errlen, "%s %s is out of range %lu..%lu",
+		return xp_cli_fail(err, errlen, "%s %s is out of range %lu..%lu",
 			      what, s, min, max);
 	*out = v;
 	return 0;
@@ -133,10 +133,10 @@ static int parse_port(const char *s, size_t len, uint16_t *port, const char *who
 	int rc = parse_ulong_str(s, len, &v);
 
 	if (rc == -1)
-		return seterr(err, errlen,
+		return xp_cli_fail(err, errlen,
 			      "invalid port range '%s': expected PORT or LO:HI", whole);
 	if (rc == -2 || v < 1 || v > 65535)
-		return seterr(err, errlen, "port %.*s is out of range 1..65535",
+		return xp_cli_fail(err, errlen, "port %.*s is out of range 1..65535",
 			      (int)len, s);
 	*port = (uint16_t)v;
 	return 0;
@@ -149,7 +149,7 @@ int parse_port_range(const char *s, uint16_t *lo, uint16_t *hi,
 	uint16_t a, b;
 
 	if (!s || !*s)
-		return seterr(err, errlen, "empty port range");
+		return xp_cli_fail(err, errlen, "empty port range");
 	colon = strchr(s, ':');
 	if (!colon) {
 		if (parse_port(s, strlen(s), &a, s, err, errlen))
@@ -162,7 +162,7 @@ int parse_port_range(const char *s, uint16_t *lo, uint16_t *hi,
 	    parse_port(colon + 1, strlen(colon + 1), &b, s, err, errlen))
 		return -1;
 	if (a > b)
-		return seterr(err, errlen, "port range %s is reversed (use %u:%u)",
+		return xp_cli_fail(err, errlen, "port range %s is reversed (use %u:%u)",
 			      s, b, a);
 	*lo = a;
 	*hi = b;
@@ -199,12 +199,12 @@ int parse_rate(const char *s, struct xp_rate *r, char *err, size_t errlen)
 	int rc;
 
 	if (!s || !*s)
-		return seterr(err, errlen, "empty rate");
+		return xp_cli_fail(err, errlen, "empty rate");
 	rc = parse_decimal(s, &p, &mant, &frac);
 	if (rc == -2)
-		return seterr(err, errlen, "rate '%s' has too many digits", s);
+		return xp_cli_fail(err, errlen, "rate '%s' has too many digits", s);
 	if (rc)
-		return seterr(err, errlen,
+		return xp_cli_fail(err, errlen,
 			      "invalid rate '%s': expected a number like 100kpps, 1.5G or 800Mbps-l2",
 			      s);
 	if (si_mult(*p)) {
@@ -216,11 +216,11 @@ int parse_rate(const char *s, struct xp_rate *r, char *err, size_t errlen)
 			break;
 	}
 	if (i == sizeof(units) / sizeof(units[0]))
-		return seterr(err, errlen,
+		return xp_cli_fail(err, errlen,
 			      "invalid rate unit in '%s': use pps (100kpps), bits/s on the wire (1G) or at L2 (1G-l2)",
 			      s);
 	if (!mant)
-		return seterr(err, errlen, "rate must be greater than 0");
+		return xp_cli_fail(err, errlen, "rate must be greater than 0");
 	v = (double)mant * mult / pow10_tab[frac];
 	r->unit = units[i].unit;
 	r->value = v;
@@ -258,12 +258,12 @@ int parse_duration_named(const char *s, const char *what, double *secs, char *er
 	int rc;
 
 	if (!s || !*s)
-		return seterr(err, errlen, "empty %s", what);
+		return xp_cli_fail(err, errlen, "empty %s", what);
 	rc = parse_decimal(s, &p, &mant, &frac);
 	if (rc == -2)
-		return seterr(err, errlen, "%s '%s' has too many digits", what, s);
+		return xp_cli_fail(err, errlen, "%s '%s' has too many digits", what, s);
 	if (rc)
-		return seterr(err, errlen,
+		return xp_cli_fail(err, errlen,
 			      "invalid %s '%s': expected seconds like 10, 1.5, 500ms or 2m",
 			      what, s);
 	if (!strcmp(p, "") || !strcmp(p, "s"))
@@ -275,14 +275,14 @@ int parse_duration_named(const char *s, const char *what, double *secs, char *er
 	else if (!strcmp(p, "h"))
 		mul = 3600;
 	else
-		return seterr(err, errlen,
+		return xp_cli_fail(err, errlen,
 			      "invalid %s unit in '%s': use s, ms, m or h", what, s);
 	if (!mant)
-		return seterr(err, errlen, "%s must be greater than 0", what);
+		return xp_cli_fail(err, errlen, "%s must be greater than 0", what);
 	/* One rounding: mantissa*mul and 10^frac*div are exact. */
 	v = (double)mant * mul / (pow10_tab[frac] * div);
 	if (v > XP_DURATION_MAX)
-		return seterr(err, errlen, "%s '%s' exceeds the maximum of %.0f s",
+		return xp_cli_fail(err, errlen, "%s '%s' exceeds the maximum of %.0f s",
 			      what, s, XP_DURATION_MAX);
 	*secs = v;
 	return 0;
@@ -295,12 +295,12 @@ int parse_percent(const char *s, double *pct, char *err, size_t errlen)
 	unsigned frac;
 
 	if (!s || !*s)
-		return seterr(err, errlen, "empty percentage");
+		return xp_cli_fail(err, errlen, "empty percentage");
 	if (parse_decimal(s, &p, &mant, &frac) || (*p && strcmp(p, "%")))
-		return seterr(err, errlen, "invalid percentage '%s': expected a number like 0, 0.1 or 5", s);
+		return xp_cli_fail(err, errlen, "invalid percentage '%s': expected a number like 0, 0.1 or 5", s);
 	double v = (double)mant / pow10_tab[frac];
 	if (v > 100)
-		return seterr(err, errlen, "percentage %s is out of range 0..100", s);
+		return xp_cli_fail(err, errlen, "percentage %s is out of range 0..100", s);
 	*pct = v;
 	return 0;
 }
@@ -323,7 +323,7 @@ int parse_mac(const char *s, uint8_t mac[6], char *err, size_t errlen)
 	int i;
 
 	if (!s || !*s)
-		return seterr(err, errlen, "empty MAC address");
+		return xp_cli_fail(err, errlen, "empty MAC address");
 	for (i = 0; i < 6; i++) {
 		int hi = hex_val(p[0]), lo;
 
@@ -348,6 +348,6 @@ int parse_mac(const char *s, uint8_t mac[6], char *err, size_t errlen)
 	memcpy(mac, m, 6);
 	return 0;
 bad:
-	return seterr(err, errlen,
+	return xp_cli_fail(err, errlen,
 		      "invalid MAC address '%s': expected aa:bb:cc:dd:ee:ff", s);
 }

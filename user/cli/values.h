@@ -69,4 +69,7 @@ int parse_uint(const char *s, unsigned long min, unsigned long max,
 /* "aa:bb:cc:dd:ee:ff" (hex, either case; 1 or 2 digits per byte). */
 int parse_mac(const char *s, uint8_t mac[6], char *err, size_t errlen);
 
+/* Writes a one-line message (printf-style) into err, if given, and returns -1. */
+int xp_cli_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif /* XP_VALUES_H */

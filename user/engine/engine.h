@@ -138,6 +138,13 @@ struct xp_engine_ops {
 	const char *(*verdict)(const struct xp_engine_cfg *cfg, const struct xp_period *total, char *buf, size_t len);
 };
 
+/* What a frame engine (live, xsk, none) declares: data frames of its own, Ethernet headers, frame figures. */
+#define XP_FRAME_ENGINE .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES
+
+/* The lifecycle ops of an engine whose functions are PREFIX_create, _start, _read, _stop, _destroy. */
+#define XP_ENGINE_LIFECYCLE(p) \
+	.create = p##_create, .start = p##_start, .read = p##_read, .stop = p##_stop, .destroy = p##_destroy
+
 /* The ops of engine id; for XP_ENGINE_AUTO those of its first candidate (all candidates declare alike). */
 const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id);
 
@@ -148,6 +155,14 @@ const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id);
  */
 int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
 		   struct xp_engine **out, char *err, size_t errlen);
+/*
+ * The same, telling passed(name, why, next, arg) about each auto candidate
+ * that could not run (next: the candidate tried after it, NULL for the last).
+ * xp_engine_open is this with a -d message on stderr; --probe collects them.
+ */
+typedef void xp_engine_passed_fn(const char *name, const char *why, const char *next, void *arg);
+int xp_engine_open_traced(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
+			  struct xp_engine **out, char *err, size_t errlen, xp_engine_passed_fn *passed, void *arg);
 
 extern const struct xp_engine_ops xp_engine_xsk;
 extern const struct xp_engine_ops xp_engine_socket;

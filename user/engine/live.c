@@ -18,16 +18,12 @@
  * generator keeps its state (frame counter, flow position) per CPU; at most
  * as many threads as CPUs the process may use.
  *
- * Rate control: each thread sends cfg->pps / threads. It sends in units of
- * `repeat` frames (one BPF_PROG_RUN call): a slice of about SLICE_S seconds
- * of frames (at least 1), or with --burst N (cfg->burst) N frames back to
- * back. Units are scheduled against
- * CLOCK_MONOTONIC from the thread's start: unit j is due when
- * (now - t0) * pps reaches (j + 1) * repeat, so the frames are spread evenly
- * over every second and the long-run rate is exact. Ahead of schedule the
- * thread sleeps (nanosleep, 1 us timer slack) and spins only the last
- * SPIN_S; behind it (a stall), it catches up back to back, but never by
- * more than CATCHUP_S of frames: a longer stall is forgiven, not bursted.
+ * Rate control: each thread sends cfg->pps / threads, paced by
+ * engine/pacer.h (as the AF_XDP engine is), in units of `repeat` frames (one
+ * BPF_PROG_RUN call): a slice of about 100 us of frames (at least 1), or
+ * with --burst N (cfg->burst) N frames back to back, scheduled against
+ * CLOCK_MONOTONIC from the thread's start; a stall is made up by at most
+ * 20 ms of frames.
  *
  * Holding the program in the XDP dispatcher: BPF_PROG_RUN with repeat > 1
  * adds the program to the kernel's XDP dispatcher for the call and removes
@@ -55,21 +51,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/pacer.h"
 #include "net/frame.h"
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
+#include "loader/generator_prog.h"
+#include "loader/percpu.h"
+#include "util/cpus.h"
+#include "util/random.h"
 #include "util/threadclock.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
-#define SLICE_S    100e-6  /* paced: one call sends ~100 us of frames */
-#define SPIN_S     20e-6   /* sleep until this close to the due time, then spin */
-#define CATCHUP_S  20e-3   /* at most 20 ms of frames are made up after a stall */
 #define CHUNK      16384   /* unpaced: frames per call (~1-10 ms) */
 #define BATCH      64      /* frames per kernel batch (page_pool size, flush) */
 #define MAX_BURST  (1u << 20)
@@ -107,218 +104,6 @@ struct xp_engine {
 	pthread_cond_t cv; /* a worker finished its first call */
 	bool sync_init;
 };
-
-/* The way out when live frames do not work: the AF_XDP engine, which
- * connection tests (-x) pick with --syn-engine. */
-static const char *xsk_way(bool syn)
-{
-	return syn ? "--syn-engine xsk" : "--engine xsk";
-}
-
-static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
-{
-	if (lvl == LIBBPF_WARN && getenv("XDPPERF_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
-
-/* What rules live frames out before anything is loaded: the probe, and xp_gen_load's first check. */
-static int live_fits(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
-{
-	struct frame_layout lay;
-	const char *ferr = NULL;
-	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len > XP_GEN_MAX_LEN) {
-		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use %s",
-			 cfg->frames.tmpl.frame_size, XP_GEN_MAX_LEN + 4, xsk_way(cfg->kind != XP_TEST_STREAM));
-		return -EMSGSIZE;
-	}
-	if (cfg->kind == XP_TEST_HOLD) {
-		snprintf(err, errlen, "XDP live frames do not hold connections (-k must reset them at the end): "
-			 "use --syn-engine xsk");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
-int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct generator_bpf **out, __u8 *tmpl,
-		struct frame_layout *lay, char *err, size_t errlen)
-{
-	const char *ferr = NULL;
-	size_t len = 0;
-
-	*out = NULL;
-	int r = live_fits(cfg, err, errlen);
-	if (r)
-		return r;
-	if (!frame_layout_of(&cfg->frames.tmpl, lay, &ferr)) {
-		len = frame_build(&cfg->frames.tmpl, tmpl, XP_GEN_MAX_LEN, &ferr);
-	}
-	if (!len) {
-		snprintf(err, errlen, "cannot build the test frame: %s", ferr ? ferr : "invalid");
-		return -EINVAL;
-	}
-	if (cfg->sport_hi < cfg->sport_lo || cfg->dport_hi < cfg->dport_lo) {
-		snprintf(err, errlen, "empty port range %u:%u -> %u:%u", cfg->sport_lo, cfg->sport_hi,
-			 cfg->dport_lo, cfg->dport_hi);
-		return -EINVAL;
-	}
-
-	/* Connection tests: SYNs numbered as the AF_XDP engine numbers them
-	 * (engine/tuples.h checks the template, bind[] and ranges alike). */
-	struct xp_tuples conn = { 0 };
-	uint64_t seed = 0;
-	if (cfg->kind != XP_TEST_STREAM) {
-		if (cfg->kind != XP_TEST_CONNECT) {
-			snprintf(err, errlen, "XDP live frames do not run %s tests", xp_test_kind_name(cfg->kind));
-			return -EINVAL;
-		}
-		/* A fresh ISN key per run: tuples repeat from one run to the next. */
-		if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-			seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
-		r = xp_tuples_init(&conn, cfg, seed, err, errlen);
-		if (r)
-			return r;
-		if (cfg->nbind > XP_GEN_MAX_BIND) {
-			snprintf(err, errlen, "XDP live frames take at most %u source addresses", XP_GEN_MAX_BIND);
-			return -EINVAL;
-		}
-	}
-
-	libbpf_print_fn_t old = libbpf_set_print(silent_print);
-	struct generator_bpf *skel = generator_bpf__open();
-	if (!skel) {
-		int e = errno;
-		libbpf_set_print(old);
-		snprintf(err, errlen, "cannot open the XDP live-frames generator: %s: use %s", strerror(e),
-			 xsk_way(cfg->kind != XP_TEST_STREAM));
-		return -e;
-	}
-	struct generator_bpf__rodata *ro = skel->rodata;
-	ro->tmpl_len = (__u32)len;
-	memcpy((void *)ro->tmpl, tmpl, len);
-	ro->l4_off = lay->l4_off;
-	ro->payload_off = lay->payload_off;
-	ro->payload_len = lay->payload_len;
-	ro->l4_proto = lay->l4_proto;
-	/* Stamp only where it fits in the payload (not in 64-byte TCP frames:
-	 * 6 bytes of payload); the receiver tells by the magic. */
-	ro->stamp = lay->payload_len >= XP_STAMP_LEN;
-	ro->sport_lo = cfg->sport_lo;
-	ro->sport_hi = cfg->sport_hi;
-	ro->dport_lo = cfg->dport_lo;
-	ro->dport_hi = cfg->dport_hi;
-	ro->nthreads = nthreads ? nthreads : 1;
-	ro->seq0 = cfg->frames.tmpl.seq;
-	ro->stream_base = 0;
-	ro->tx_ifindex = (__u32)cfg->ifindex;
-	if (cfg->kind == XP_TEST_CONNECT) {
-		ro->syn_mode = 1;
-		ro->stamp = 0;
-		ro->is_v6 = cfg->frames.tmpl.src.family == AF_INET6;
-		ro->l3_off = lay->l3_off;
-		ro->nbind = cfg->nbind;
-		ro->conn_space = conn.space;
-		ro->seed = seed;
-		for (unsigned i = 0; i < cfg->nbind; i++)
-			memcpy((void *)ro->bind_addr[i], cfg->bind[i].family == AF_INET6 ? (const void *)&cfg->bind[i].v6
-											     : (const void *)&cfg->bind[i].v4,
-			       cfg->bind[i].family == AF_INET6 ? 16 : 4);
-	}
-	r = generator_bpf__load(skel);
-	libbpf_set_print(old);
-	if (r) {
-		snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s%s", strerror(-r),
-			 r == -EPERM ? " (run as root or with CAP_BPF and CAP_NET_ADMIN)" : ": use ",
-			 r == -EPERM ? "" : xsk_way(cfg->kind != XP_TEST_STREAM));
-		generator_bpf__destroy(skel);
-		return r;
-	}
-	*out = skel;
-	return 0;
-}
-
-int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0)
-		return -EINVAL;
-	struct xp_gen_state *v = calloc((size_t)ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (unsigned c = 0; c < (unsigned)ncpus && c < ncpu_tid; c++)
-		v[c].tid = cpu_tid[c];
-	__u32 key = 0;
-	int r = bpf_map__update_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0);
-	free(v);
-	return r;
-}
-
-__u64 xp_gen_sent(struct generator_bpf *skel)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0)
-		return 0;
-	struct xp_gen_state *v = calloc((size_t)ncpus, sizeof(*v));
-	if (!v)
-		return 0;
-	__u32 key = 0;
-	__u64 sum = 0;
-	if (!bpf_map__lookup_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0))
-		for (int c = 0; c < ncpus; c++)
-			sum += v[c].sent;
-	free(v);
-	return sum;
-}
-
-struct hold_arg {
-	int prog_fd;
-	int link_fd, ns_fd, err;
-};
-
-static void *hold_main(void *arg)
-{
-	struct hold_arg *h = arg;
-	/* Only this short-lived thread moves to the new namespace. */
-	if (unshare(CLONE_NEWNET)) {
-		h->err = errno;
-		return NULL;
-	}
-	h->ns_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (h->ns_fd < 0) {
-		h->err = errno;
-		return NULL;
-	}
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
-	unsigned lo_index = if_nametoindex("lo");
-	h->link_fd = bpf_link_create(h->prog_fd, lo_index ? (int)lo_index : 1, BPF_XDP, &lo);
-	if (h->link_fd < 0)
-		h->err = errno;
-	return NULL;
-}
-
-int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen)
-{
-	struct hold_arg h = { .prog_fd = bpf_program__fd(skel->progs.xdp_generator), .link_fd = -1, .ns_fd = -1 };
-	pthread_t t;
-	int r = pthread_create(&t, NULL, hold_main, &h);
-	if (r)
-		h.err = r;
-	else
-		pthread_join(t, NULL);
-	if (h.err) {
-		if (h.link_fd >= 0)
-			close(h.link_fd);
-		if (h.ns_fd >= 0)
-			close(h.ns_fd);
-		snprintf(err, errlen, "cannot attach the XDP live-frames generator to a private loopback: %s%s%s",
-			 strerror(h.err), h.err == EPERM ? " (needs CAP_SYS_ADMIN)" : ": use ",
-			 h.err == EPERM ? "" : xsk_way(skel->rodata->syn_mode));
-		return -h.err;
-	}
-	*link_fd = h.link_fd;
-	*ns_fd = h.ns_fd;
-	return 0;
-}
 
 /* One BPF_PROG_RUN call of n frames. 0 or -errno. */
 static int run_frames(struct xp_engine *e, struct xdp_md *md, uint32_t n)
@@ -358,24 +143,12 @@ static void *worker_main(void *arg)
 		.ingress_ifindex = (__u32)e->cfg.ifindex,
 		.rx_queue_index = w->rxq,
 	};
-	double pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0;
-	uint32_t unit = CHUNK;
-	double cap = 0;
-	if (pps > 0) {
-		if (e->burst)
-			unit = e->burst;
-		else
-			unit = pps * SLICE_S < 1 ? 1 : (uint32_t)(pps * SLICE_S + 0.5);
-		cap = pps * CATCHUP_S;
-		if (cap < 2.0 * unit)
-			cap = 2.0 * unit;
-	}
+	struct xp_pacer_cfg pcfg = { .pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, .burst = e->burst,
+				     .thread = w->idx, .nthreads = e->nw, .unpaced = CHUNK };
+	struct xp_pacer pc;
 	double start = xp_now();
 	double deadline = e->cfg.max_seconds > 0 ? start + e->cfg.max_seconds : 1e300;
-	/* The first unit is due at once; thread idx is offset by idx/T of a
-	 * unit's period so that the threads' units interleave evenly. */
-	double t0 = pps > 0 ? start - (unit / pps) * (1.0 - (double)w->idx / e->nw) : start;
-	uint64_t sent = 0; /* frames asked for so far */
+	xp_pacer_init(&pc, &pcfg, start);
 	bool first = true;
 	/* Its account for "who held the offered load back": time in BPF_PROG_RUN is busy, the rest waiting. */
 	struct xp_thread_clock clk;
@@ -387,19 +160,9 @@ static void *worker_main(void *arg)
 		double now = xp_now();
 		if (now > deadline)
 			break;
-		if (pps > 0) {
-			double due = (now - t0) * pps - (double)sent;
-			if (due > cap) { /* a long stall: forgive what is beyond the cap */
-				t0 += (due - cap) / pps;
-				due = cap;
-			}
-			if (due < unit) {
-				double wait = (unit - due) / pps;
-				if (wait > SPIN_S) /* at most 50 ms: stop() must not wait for a slow burst */
-					xp_sleep(wait - SPIN_S < 0.05 ? wait - SPIN_S : 0.05);
-				continue; /* spin: re-read the clock */
-			}
-		}
+		uint32_t unit = xp_pacer_next(&pc);
+		if (!unit)
+			continue; /* not due yet (it slept): ask again */
 		double tr = xp_now();
 		int rc = run_frames(e, &md, unit);
 		busy += xp_now() - tr;
@@ -423,7 +186,7 @@ static void *worker_main(void *arg)
 			w->fatal = -rc;
 			break;
 		}
-		sent += unit;
+		xp_pacer_sent(&pc, unit);
 	}
 	if (first) /* stopped before the first call */
 		first_result(e, w, 0);
@@ -431,24 +194,6 @@ static void *worker_main(void *arg)
 	w->pace.wait_s = w->pace.wall_s > busy ? w->pace.wall_s - busy : 0;
 	w->pace.pushback = early;
 	return NULL;
-}
-
-/* The CPUs this process may run on, in order; returns how many. */
-static unsigned allowed_cpus(int *cpus, unsigned max)
-{
-	cpu_set_t set;
-	unsigned n = 0;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[n++] = c;
-	}
-	if (!n) {
-		long on = sysconf(_SC_NPROCESSORS_ONLN);
-		for (long c = 0; c < on && n < max; c++)
-			cpus[n++] = (int)c;
-	}
-	return n ? n : (cpus[0] = 0, 1);
 }
 
 static void live_destroy(struct xp_engine *e);
@@ -470,7 +215,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	}
 
 	int cpus[CPU_SETSIZE];
-	unsigned ncpu = allowed_cpus(cpus, CPU_SETSIZE);
+	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
 	/* The generator's state is per CPU: one thread per CPU at most. */
 	e->nw = cfg->frames.queues ? cfg->frames.queues : 1;
 	if (e->nw > ncpu)
@@ -487,7 +232,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		return r;
 	}
 	/* tmpl has room: SYNs are far shorter than XP_GEN_MAX_LEN. */
-	e->in_len = e->lay.len + (e->skel->rodata->syn_mode ? 1 : 0);
+	e->in_len = e->lay.len + (e->skel->rodata->config.syn_mode ? 1 : 0);
 	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_generator);
 	r = xp_gen_hold(e->skel, &e->hold_link, &e->hold_ns, err, errlen);
 	if (r) {
@@ -581,13 +326,13 @@ static int live_start(struct xp_engine *e, char *err, size_t errlen)
 		live_stop(e);
 		if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
 			snprintf(err, errlen, "the kernel refused XDP live frames on %s (BPF_PROG_RUN: %s): use %s",
-				 e->cfg.ifname, strerror(-r), xsk_way(e->cfg.kind != XP_TEST_STREAM));
+				 e->cfg.ifname, strerror(-r), xp_gen_way_out(e->cfg.kind != XP_TEST_STREAM));
 		else if (r == -ENODEV)
 			snprintf(err, errlen, "interface %s (ifindex %d) is not in this network namespace",
 				 e->cfg.ifname, e->cfg.ifindex);
 		else
 			snprintf(err, errlen, "XDP live frames failed on %s (BPF_PROG_RUN: %s): use %s",
-				 e->cfg.ifname, strerror(-r), xsk_way(e->cfg.kind != XP_TEST_STREAM));
+				 e->cfg.ifname, strerror(-r), xp_gen_way_out(e->cfg.kind != XP_TEST_STREAM));
 		return r;
 	}
 	return 0;
@@ -627,13 +372,7 @@ static void live_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_live = {
 	.name = "live",
-	.tmpl = XP_TMPL_DATA,
-	.nexthop = true,
-	.figures = XP_FIGS_FRAMES,
-	.probe = live_fits,
-	.create = live_create,
-	.start = live_start,
-	.read = live_read,
-	.stop = live_stop,
-	.destroy = live_destroy,
+	XP_FRAME_ENGINE,
+	.probe = xp_gen_check,
+	XP_ENGINE_LIFECYCLE(live),
 };

@@ -41,12 +41,9 @@ static void none_destroy(struct xp_engine *e)
 /* It sends nothing: no template, no next hop, and figures of what was received only. */
 const struct xp_engine_ops xp_engine_none = {
 	.name = "none",
+	/* It sends nothing: no template, no next hop, and figures of what was received only. */
 	.tmpl = XP_TMPL_NONE,
 	.nexthop = false,
 	.figures = XP_FIGS_RECEIVED,
-	.create = none_create,
-	.start = none_start,
-	.read = none_read,
-	.stop = none_stop,
-	.destroy = none_destroy,
+	XP_ENGINE_LIFECYCLE(none),
 };

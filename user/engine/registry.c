@@ -57,8 +57,15 @@ static int open_one(const struct xp_engine_ops *ops, const struct xp_engine_cfg 
 	return r;
 }
 
-int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
-		   struct xp_engine **out, char *err, size_t errlen)
+/* xp_engine_open's report with -d: why auto passed a candidate over. */
+static void debug_passed(const char *name, const char *why, const char *next, void *arg)
+{
+	if (next)
+		fprintf(stderr, "xdpperf: %s engine unavailable (%s); using %s\n", name, why, next);
+}
+
+int xp_engine_open_traced(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
+			  struct xp_engine **out, char *err, size_t errlen, xp_engine_passed_fn *passed, void *arg)
 {
 	*out = NULL;
 	if (id != XP_ENGINE_AUTO) {
@@ -76,9 +83,14 @@ int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const 
 		r = open_one(*ops, cfg, out, err, errlen);
 		if (!r)
 			return 0;
-		if (cfg->debug && i + 1 < n)
-			fprintf(stderr, "xdpperf: %s engine unavailable (%s); using %s\n", (*ops)->name, err,
-				engines[auto_candidates[i + 1]].name);
+		if (passed)
+			passed((*ops)->name, err, i + 1 < n ? engines[auto_candidates[i + 1]].name : NULL, arg);
 	}
 	return r;
+}
+
+int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
+		   struct xp_engine **out, char *err, size_t errlen)
+{
+	return xp_engine_open_traced(id, cfg, ops, out, err, errlen, cfg->debug ? debug_passed : NULL, NULL);
 }

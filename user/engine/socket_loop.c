@@ -1,4 +1,4 @@
-/* The socket engine's event loop: one per thread, see sock_client.h for the design. */
+/* The socket engine's event loop: one per thread, see socket_loop.h for the design. */
 #include "engine/socket_loop.h"
 
 #include <errno.h>
@@ -140,7 +140,7 @@ static void slot_open(struct sock_worker *w, uint32_t i)
 	 * (source, port) pair is used even when the counts share factors. */
 	uint32_t nd = (uint32_t)c->dport_hi - c->dport_lo + 1;
 	uint64_t k = w->seq;
-	w->seq += e->nw; /* threads interleave: thread t takes t, t+nw, ... */
+	w->seq += e->grp.n; /* threads interleave: thread t takes t, t+n, ... */
 	struct sockaddr_storage dst = e->dst;
 	uint16_t port = htons((uint16_t)(c->dport_lo + k % nd));
 	if (dst.ss_family == AF_INET)
@@ -433,7 +433,7 @@ void *xp_sock_client_loop(void *arg)
 
 	for (uint32_t i = 0; i < w->nslots; i++)
 		set_state(w, i, ST_READY, 0);
-	while (!__atomic_load_n(&e->sh->stop, __ATOMIC_RELAXED)) {
+	while (!xp_group_stopping(&e->grp)) {
 		w->now = xp_now();
 		if (w->now >= deadline)
 			break;

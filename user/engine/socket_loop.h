@@ -1,8 +1,9 @@
 /*
  * Kernel TCP socket engine (client side): many connections through the
  * kernel's TCP stack, for firewall tests in the style of fireperf. Private
- * to it: engine_socket.c creates, starts, stops and reads it (and its
- * worker processes); sock_client.c is the event loop each thread runs.
+ * to it: engine/socket.c creates, starts, stops and reads it (its threads
+ * and worker processes are a struct xp_group); socket_loop.c is the event
+ * loop each thread runs.
  *
  * Scale is the point (six-figure connection counts), so there is no thread
  * per connection: `threads` event-loop threads, each pinned to a CPU, each
@@ -28,11 +29,11 @@
  * and closed, as the server accepts it; the others count as in_flight.
  *
  * Past the open-file limit (one descriptor per connection), the threads are
- * spread over worker processes (sock_proc.c): thread g of G lives in process
- * g / threads_per_proc, and nothing else changes: the same slots, the same
- * (port, source) sequence, counters in a MAP_SHARED array that read() sums
- * as before, and the stop flag and eventfd shared too. With one process the
- * threads simply run here.
+ * spread over worker processes (struct xp_group, util/workers.h): thread g of
+ * G lives in process g / threads_per_proc, and nothing else changes: the same
+ * slots, the same (port, source) sequence, counters in a MAP_SHARED array that
+ * read() sums as before, and the stop flag and eventfd shared too. With one
+ * process the threads simply run here.
  */
 #ifndef XP_SOCKET_LOOP_H
 #define XP_SOCKET_LOOP_H
@@ -69,23 +70,17 @@ struct slist {
 };
 
 /* Counters written by the owning thread only, read by read() (relaxed);
- * each on its own cache line: no false sharing. */
+ * each on its own cache line: no false sharing. The group keeps them, in
+ * memory shared with the worker processes when there are any. */
 struct wstats {
 	uint64_t ok, fail, reset, timeout, closed, open, payload;
 	uint64_t in_flight;  /* connects abandoned at stop */
 	uint64_t full_at_ns; /* hold: ns after t0 when all this thread's slots were first open, 0: never */
 } __attribute__((aligned(64)));
 
-/* Shared with the worker processes (MAP_SHARED) when there are any. */
-struct eng_shared {
-	int stop;           /* set by stop(): every loop in every process ends */
-	struct wstats st[]; /* one per event-loop thread, over all processes */
-};
-
 struct sock_worker {
 	struct xp_engine *eng;
 	unsigned id;
-	int cpu;
 	int epfd;
 	struct slot *slots;
 	uint32_t nslots;
@@ -94,21 +89,13 @@ struct sock_worker {
 	uint64_t seq;        /* round-robin position over (dport, bind address) */
 	double retry_delay;  /* current backoff: grows while only failures happen */
 	double now;          /* time of the current loop turn */
-	pthread_t thread;
-	bool running;
-	struct wstats *st;   /* &eng->sh->st[id] */
+	struct wstats *st;   /* xp_group_stats(&eng->grp, id) */
 };
 
 struct xp_engine {
 	struct xp_engine_cfg cfg;
 	struct sock_worker *w;       /* every thread of every process; slots only where it runs */
-	unsigned nw;                 /* threads over all processes */
-	unsigned nproc, tpp;         /* worker processes (1: none, all here), threads in each */
-	unsigned long fd_limit;      /* XDPPERF_FD_LIMIT for the workers, 0 if not forced */
-	struct xp_procs *procs;      /* the workers while they run */
-	int stopfd;                  /* eventfd in every worker's epoll: wakes them on stop */
-	struct eng_shared *sh;       /* stop flag and counters */
-	size_t shsize;
+	struct xp_group grp;         /* the threads (grp.n over all processes), workers, stop, counters */
 	double t0;
 	struct sockaddr_storage dst; /* server address; the port is patched per connect */
 	socklen_t dstlen;

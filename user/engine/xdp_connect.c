@@ -189,11 +189,7 @@ const struct xp_engine_ops xp_engine_xdp = {
 	.nexthop = true,
 	.figures = XP_FIGS_HANDSHAKES,
 	.ask_server = xdpc_ask_server,
-	.create = xdpc_create,
-	.start = xdpc_start,
-	.read = xdpc_read,
-	.stop = xdpc_stop,
-	.destroy = xdpc_destroy,
+	XP_ENGINE_LIFECYCLE(xdpc),
 	.describe = xdpc_describe,
 	.verdict = xdpc_verdict,
 };

@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +34,9 @@
 
 #include "engine/engine.h"
 #include "util/threadclock.h"
+#include "engine/pacer.h"
+#include "util/cpus.h"
+#include "util/random.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
@@ -74,6 +76,7 @@ struct xsk_worker {
 	uint64_t syn_posted, rst_posted;
 	uint64_t rst_done;    /* RSTs completed; read by the sampler */
 	/* its account for "who held the offered load back"; pace is written when it ends */
+	int cpu;              /* the CPU it is pinned to */
 	double waited;        /* seconds waiting for the schedule */
 	uint64_t pushback;    /* TX ring or free frames exhausted, EBUSY/ENOBUFS from sendto */
 	struct xp_pace_stats pace;
@@ -85,7 +88,6 @@ struct xp_engine {
 	unsigned nw;
 	const char *mode;
 	volatile bool stop;
-	int ncpus;
 	/* connection tests (cfg.kind != XP_TEST_STREAM) */
 	bool conn;
 	struct frame_layout lay;      /* of the SYN template */
@@ -225,6 +227,24 @@ static inline int kick(struct xsk_worker *w)
 }
 
 
+/* Thread w's pacer (engine/pacer.h): its share of the rate, its phase among the threads. */
+static void pacer_start(struct xp_pacer *pc, const struct xsk_worker *w, double pps, unsigned burst)
+{
+	struct xp_pacer_cfg c = { .pps = pps, .burst = burst, .thread = w->rank, .nthreads = w->eng->nw,
+				  .unpaced = BATCH };
+	xp_pacer_init(pc, &c, xp_now());
+}
+
+/* Frames to post now, at most one ring batch; 0 when not due yet (it slept: waiting, not busy). */
+static inline uint32_t pacer_want(struct xsk_worker *w, struct xp_pacer *pc)
+{
+	double t = pc->pps > 0 ? xp_now() : 0;
+	uint32_t n = xp_pacer_next(pc);
+	if (!n)
+		w->waited += xp_now() - t;
+	return n < BATCH ? n : BATCH;
+}
+
 /* ---- connection tests ------------------------------------------------- */
 
 /*
@@ -327,22 +347,21 @@ static void conn_close_all(struct xsk_worker *w)
 		if (pps < total / RST_PACE_SECONDS)
 			pps = total / RST_PACE_SECONDS;
 	}
+	struct xp_pacer pc;
+	pacer_start(&pc, w, pps, 0);
 	while (w->rst_posted < total && !w->fatal) {
-		double now = xp_now();
-		if (now > end)
+		if (xp_now() > end)
 			break;
-		uint64_t want = total - w->rst_posted;
-		if (pps > 0) {
-			double due = (now - t0) * pps - (double)w->rst_posted;
-			if (due < 1) {
-				conn_reap(w);
-				xp_sleep((1 - due) / pps);
-				continue;
-			}
-			if (want > due)
-				want = (uint64_t)due;
+		uint32_t want = pacer_want(w, &pc);
+		if (!want) {
+			conn_reap(w);
+			continue;
 		}
-		conn_post(w, want < BATCH ? (uint32_t)want : BATCH, true);
+		if (want > total - w->rst_posted)
+			want = (uint32_t)(total - w->rst_posted);
+		uint64_t before = w->rst_posted;
+		conn_post(w, want, true);
+		xp_pacer_sent(&pc, (uint32_t)(w->rst_posted - before));
 		int f = kick(w);
 		conn_reap(w);
 		if (f)
@@ -355,71 +374,17 @@ static void conn_close_all(struct xsk_worker *w)
 }
 
 /*
- * Pacing shared by both sending loops: against CLOCK_MONOTONIC from the
- * thread's start, in units of about 50 us of frames (or --burst frames back
- * to back), sleeping between units (timer slack is 1 us) and spinning only
- * for the last few microseconds, so a second's worth is never sent at once.
- */
-struct pacer {
-	double pps;    /* this thread's rate, 0 = unpaced */
-	double t0;
-	uint32_t unit; /* frames per paced unit */
-	uint32_t left; /* frames of the current unit not yet posted */
-	bool burst;
-};
-
-static void pacer_init(struct pacer *p, double pps, unsigned burst)
-{
-	p->pps = pps;
-	p->t0 = xp_now();
-	p->left = 0;
-	p->burst = burst > 0;
-	p->unit = BATCH;
-	if (burst)
-		p->unit = burst;
-	else if (pps > 0 && pps * 50e-6 < BATCH)
-		p->unit = pps * 50e-6 < 1 ? 1 : (uint32_t)(pps * 50e-6);
-}
-
-/* Frames to post now (at most BATCH), or 0 after waiting: call again. */
-static uint32_t pacer_next(struct pacer *p, uint64_t posted)
-{
-	if (p->pps <= 0)
-		return BATCH;
-	if (!p->left) {
-		double due = (xp_now() - p->t0) * p->pps - (double)posted;
-		if (due < p->unit) {
-			double wait = (p->unit - due) / p->pps;
-			if (wait > 30e-6)
-				xp_sleep(wait - 10e-6);
-			return 0;
-		}
-		/* Behind schedule after a long sleep: catch up, one ring batch (or one burst) at a time. */
-		p->left = p->burst ? p->unit : due < BATCH ? (uint32_t)due : BATCH;
-		if (!p->burst && p->left > p->unit && due < 2 * p->unit)
-			p->left = p->unit;
-	}
-	return p->left < BATCH ? p->left : BATCH;
-}
-
-static void pacer_posted(struct pacer *p, uint32_t n)
-{
-	if (p->pps > 0)
-		p->left = n < p->left ? p->left - n : 0;
-}
-
-/*
  * The sending loop of connection tests: the stream loop (worker_main) with
  * per-frame rewrites, free-frame accounting and, in hold tests, a limit.
- * Pacing is the same arithmetic as there; kept apart so the stream loop
- * stays free of per-frame work.
+ * Paced the same way; kept apart so the stream loop stays free of per-frame
+ * work.
  */
 static void conn_main(struct xsk_worker *w)
 {
 	struct xp_engine *e = w->eng;
 	const struct xp_engine_cfg *c = &e->cfg;
-	struct pacer pc;
-	pacer_init(&pc, c->pps > 0 ? c->pps / e->nw : 0, c->burst);
+	struct xp_pacer pc;
+	pacer_start(&pc, w, c->pps > 0 ? c->pps / e->nw : 0, c->burst);
 	/* Hold: this thread's share of k = 0 .. parallel-1. */
 	uint64_t limit = UINT64_MAX;
 	if (c->kind == XP_TEST_HOLD)
@@ -442,18 +407,16 @@ static void conn_main(struct xsk_worker *w)
 			xp_sleep(1e-3);
 			continue;
 		}
-		double tw = xp_now();
-		uint32_t want = pacer_next(&pc, w->syn_posted);
+		uint32_t want = pacer_want(w, &pc);
 		if (!want) {
 			conn_reap(w);
-			w->waited += xp_now() - tw;
 			continue;
 		}
 		if (want > limit - w->syn_posted)
 			want = (uint32_t)(limit - w->syn_posted);
 		uint64_t before = w->syn_posted;
 		conn_post(w, want, false);
-		pacer_posted(&pc, (uint32_t)(w->syn_posted - before));
+		xp_pacer_sent(&pc, (uint32_t)(w->syn_posted - before));
 		int f = kick(w);
 		conn_reap(w);
 		if (f) {
@@ -475,7 +438,7 @@ static void *worker_main(void *arg)
 	struct xp_engine *e = w->eng;
 	struct xp_thread_clock clk;
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: pacing sleeps must not overshoot by 50 us */
-	xp_thread_clock_start(&clk, (int)(w->queue % (unsigned)e->ncpus));
+	xp_thread_clock_start(&clk, w->cpu);
 	if (e->conn)
 		conn_main(w);
 	else
@@ -489,8 +452,8 @@ static void *worker_main(void *arg)
 static void stream_main(struct xsk_worker *w)
 {
 	struct xp_engine *e = w->eng;
-	struct pacer pc;
-	pacer_init(&pc, e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, e->cfg.burst);
+	struct xp_pacer pc;
+	pacer_start(&pc, w, e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, e->cfg.burst);
 	uint64_t posted = 0, next = 0;
 	double t0 = xp_now(), deadline = t0 + e->cfg.max_seconds;
 	unsigned iter = 0;
@@ -498,11 +461,9 @@ static void stream_main(struct xsk_worker *w)
 	while (!e->stop) {
 		if ((++iter & 1023) == 0 && xp_now() > deadline)
 			break;
-		double tw = xp_now();
-		uint32_t want = pacer_next(&pc, posted);
+		uint32_t want = pacer_want(w, &pc);
 		if (!want) {
 			reap(w);
-			w->waited += xp_now() - tw;
 			continue;
 		}
 		uint32_t idx;
@@ -517,7 +478,7 @@ static void stream_main(struct xsk_worker *w)
 		if (n)
 			xsk_ring_prod__submit(&w->tx, n);
 		posted += n;
-		pacer_posted(&pc, n);
+		xp_pacer_sent(&pc, n);
 		int f = kick(w);
 		reap(w);
 		if (f) {
@@ -548,8 +509,7 @@ static int conn_setup(struct xp_engine *e, const struct frame_layout *lay, char 
 		return -EINVAL;
 	}
 	/* A fresh ISN key per run: tuples repeat from one run to the next. */
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)(xp_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+	seed = xp_random_seed();
 	int r = xp_tuples_init(&e->map, c, seed, err, errlen);
 	if (r)
 		return r;
@@ -569,7 +529,6 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 		return -ENOMEM;
 	e->cfg = *cfg;
 	e->nw = cfg->frames.queues ? cfg->frames.queues : 1;
-	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	e->w = calloc(e->nw, sizeof(*e->w));
 	if (!e->w) {
 		free(e);
@@ -612,8 +571,11 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 
 static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
 {
+	int cpus[CPU_SETSIZE];
+	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
 	for (unsigned q = 0; q < e->nw; q++) {
 		struct xsk_worker *w = &e->w[q];
+		w->cpu = cpus[w->queue % ncpu]; /* before it runs: its account reads this CPU's times */
 		int r = pthread_create(&w->thread, NULL, worker_main, w);
 		if (r) {
 			snprintf(err, errlen, "cannot start sender thread: %s", strerror(r));
@@ -624,7 +586,7 @@ static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
 		/* Pinned threads: unpinned rates swing by +-20 % here. */
 		cpu_set_t set;
 		CPU_ZERO(&set);
-		CPU_SET(w->queue % (unsigned)e->ncpus, &set);
+		CPU_SET(w->cpu, &set);
 		pthread_setaffinity_np(w->thread, sizeof(set), &set);
 	}
 	return 0;
@@ -669,12 +631,6 @@ static void xsk_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_xsk = {
 	.name = "xsk",
-	.tmpl = XP_TMPL_DATA,
-	.nexthop = true,
-	.figures = XP_FIGS_FRAMES,
-	.create = xsk_create,
-	.start = xsk_start,
-	.read = xsk_read,
-	.stop = xsk_stop,
-	.destroy = xsk_destroy,
+	XP_FRAME_ENGINE,
+	XP_ENGINE_LIFECYCLE(xsk),
 };

@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "bpf/client.skel.h"
+#include "loader/percpu.h"
 
 struct client_prog {
 	struct client_bpf *skel;
 	int link_fd;
 	int tc_link_fd; /* XP_CC_MODE_DATA: tc_client at TC ingress, or -1 */
-	int ncpus;
 };
 
 /* enum bpf_attach_type's BPF_TCX_INGRESS (Linux 6.6), which this system's
@@ -38,16 +38,16 @@ int client_prog_open(const struct client_prog_cfg *c, struct client_prog **out, 
 		free(cp);
 		return -e;
 	}
-	struct client_bpf__rodata *ro = cp->skel->rodata;
-	ro->cc_family = c->family == AF_INET6 ? 6 : 4;
-	ro->cc_cport_lo = c->cport_lo;
-	ro->cc_cport_hi = c->cport_hi;
-	ro->cc_dport_lo = c->dport_lo;
-	ro->cc_dport_hi = c->dport_hi;
-	ro->cc_mode = c->mode;
-	ro->cc_data_len = c->data_len;
-	ro->cc_ctrl_port = c->ctrl_port;
-	ro->cc_reply_redirect = c->reply_redirect;
+	struct xp_client_config *ro = &cp->skel->rodata->config;
+	ro->family = c->family == AF_INET6 ? 6 : 4;
+	ro->cport_lo = c->cport_lo;
+	ro->cport_hi = c->cport_hi;
+	ro->dport_lo = c->dport_lo;
+	ro->dport_hi = c->dport_hi;
+	ro->mode = c->mode;
+	ro->data_len = c->data_len;
+	ro->ctrl_port = c->ctrl_port;
+	ro->reply_redirect = c->reply_redirect;
 	bool data = c->mode == XP_CC_MODE_DATA;
 	bpf_program__set_autoload(cp->skel->progs.tc_client, data);
 	int r = client_bpf__load(cp->skel);
@@ -80,21 +80,14 @@ int client_prog_open(const struct client_prog_cfg *c, struct client_prog **out, 
 		cp->tc_link_fd = r;
 	}
 	*mode_used = xp_xdp_mode_name(c->ifindex);
-	cp->ncpus = libbpf_num_possible_cpus();
 	*out = cp;
 	return 0;
 }
 
 int client_prog_read(struct client_prog *cp, struct xp_cc_counters *sum)
 {
-	struct xp_cc_counters pc[cp->ncpus];
 	__u32 key = 0;
-	memset(sum, 0, sizeof(*sum));
-	int r = bpf_map__lookup_elem(cp->skel->maps.cc_counters, &key, sizeof(key), pc, sizeof(pc), 0);
-	if (r)
-		return r;
-	xp_percpu_sum(pc, cp->ncpus, sizeof(*sum), sum);
-	return 0;
+	return xp_percpu_read(cp->skel->maps.cc_counters, &key, sizeof(key), sizeof(*sum), sum, sizeof(*sum));
 }
 
 void client_prog_close(struct client_prog *cp)

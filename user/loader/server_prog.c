@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "bpf/server.skel.h"
+#include "loader/libbpf_log.h"
+#include "loader/percpu.h"
+#include "util/random.h"
 
 #define XP_MAX_LINKS 16
 
@@ -29,24 +31,16 @@ struct slot {
 struct server_prog {
 	struct server_bpf *skel;
 	struct bpf_program *prog;
-	int ncpus;
 	struct rx_link links[XP_MAX_LINKS];
 	struct slot slots[XP_MAX_SLOTS];
 };
-
-static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
-{
-	if (lvl == LIBBPF_WARN && getenv("XDPPERF_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
 
 int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_redirect, char *err, size_t errlen)
 {
 	struct server_prog *rp = calloc(1, sizeof(*rp));
 	if (!rp)
 		return -ENOMEM;
-	libbpf_set_print(silent_print);
+	libbpf_set_print(xp_libbpf_print);
 	rp->skel = server_bpf__open();
 	if (!rp->skel) {
 		int e = errno;
@@ -54,11 +48,11 @@ int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_re
 		free(rp);
 		return -e;
 	}
-	rp->skel->rodata->ctrl_port = ctrl_port;
-	rp->skel->rodata->reply_redirect = reply_redirect;
+	struct xp_server_config *cfg = &rp->skel->rodata->config;
+	cfg->ctrl_port = ctrl_port;
+	cfg->reply_redirect = reply_redirect;
 	/* SYN cookies are only as good as the secret behind them. */
-	if (getrandom(rp->skel->rodata->cookie_key, sizeof(rp->skel->rodata->cookie_key), 0) !=
-	    sizeof(rp->skel->rodata->cookie_key)) {
+	if (xp_random_fill(cfg->cookie_key, sizeof(cfg->cookie_key), false)) {
 		snprintf(err, errlen, "cannot read random bytes for the SYN cookie key: %s", strerror(errno));
 		server_bpf__destroy(rp->skel);
 		free(rp);
@@ -73,7 +67,6 @@ int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_re
 		return r;
 	}
 	rp->prog = bpf_object__next_program(rp->skel->obj, NULL);
-	rp->ncpus = libbpf_num_possible_cpus();
 	*out = rp;
 	return 0;
 }
@@ -133,18 +126,6 @@ void server_prog_detach(struct server_prog *rp, int ifindex)
 	}
 }
 
-static int zero_counters(struct server_prog *rp, int slot)
-{
-	struct xp_counters *z = calloc((size_t)rp->ncpus, sizeof(*z));
-	if (!z)
-		return -ENOMEM;
-	__u32 key = (__u32)slot;
-	int r = bpf_map__update_elem(rp->skel->maps.counters, &key, sizeof(key), z,
-				     sizeof(*z) * (size_t)rp->ncpus, 0);
-	free(z);
-	return r;
-}
-
 static void set_ports(struct server_prog *rp, uint16_t lo, uint16_t hi, __u32 val)
 {
 	for (__u32 p = lo; p <= hi; p++)
@@ -171,7 +152,7 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 	}
 	__u32 key = (__u32)slot;
 	struct xp_slot_cfg cfg = { .flags = flags | XP_SLOT_ACTIVE, .protos = protos, .close_mode = close_mode };
-	int r = zero_counters(rp, slot);
+	int r = xp_percpu_zero(rp->skel->maps.counters, &key, sizeof(key), sizeof(struct xp_counters));
 	if (!r)
 		r = bpf_map__update_elem(rp->skel->maps.slot_cfg, &key, sizeof(key), &cfg, sizeof(cfg), 0);
 	if (r) {
@@ -196,25 +177,16 @@ void server_prog_slot_free(struct server_prog *rp, int slot)
 
 int server_prog_read(struct server_prog *rp, int slot, struct xp_counters *sum)
 {
-	struct xp_counters pc[rp->ncpus];
 	__u32 key = (__u32)slot;
-	memset(sum, 0, sizeof(*sum));
-	int r = bpf_map__lookup_elem(rp->skel->maps.counters, &key, sizeof(key), pc, sizeof(pc), 0);
-	if (r)
-		return r;
-	xp_percpu_sum(pc, rp->ncpus, sizeof(*sum), sum);
-	return 0;
+	return xp_percpu_read(rp->skel->maps.counters, &key, sizeof(key), sizeof(*sum), sum, sizeof(*sum));
 }
 
 int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS])
 {
-	__u64 v[rp->ncpus];
 	for (__u32 k = 0; k < XP_G_NSTATS; k++) {
-		out[k] = 0;
-		if (bpf_map__lookup_elem(rp->skel->maps.gstats, &k, sizeof(k), v, sizeof(v), 0))
-			return -errno;
-		for (int c = 0; c < rp->ncpus; c++)
-			out[k] += v[c];
+		int r = xp_percpu_read(rp->skel->maps.gstats, &k, sizeof(k), sizeof(__u64), &out[k], sizeof(__u64));
+		if (r)
+			return r;
 	}
 	return 0;
 }

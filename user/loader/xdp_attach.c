@@ -4,8 +4,6 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
-#include <stdint.h>
-#include <string.h>
 
 static int link_create(int prog_fd, int ifindex, __u32 flags)
 {
@@ -37,15 +35,4 @@ const char *xp_xdp_mode_name(int ifindex)
 	case XDP_ATTACHED_MULTI: return "multi";
 	default: return "none";
 	}
-}
-
-void xp_percpu_sum(const void *percpu, int ncpus, size_t size, void *out)
-{
-	const uint64_t *src = percpu;
-	uint64_t *dst = out;
-	size_t n = size / sizeof(uint64_t);
-	memset(out, 0, size);
-	for (int c = 0; c < ncpus; c++, src += n)
-		for (size_t f = 0; f < n; f++)
-			dst[f] += src[f];
 }

@@ -1,7 +1,6 @@
 /*
  * Attaching XDP programs the same way everywhere (a bpf_link, so the kernel
- * detaches when the process dies), naming the mode the kernel chose, and
- * summing per-CPU map values.
+ * detaches when the process dies) and naming the mode the kernel chose.
  */
 #ifndef XP_XDP_ATTACH_H
 #define XP_XDP_ATTACH_H
@@ -14,7 +13,5 @@ enum xp_xdp_mode { XP_XDP_AUTO = 0, XP_XDP_NATIVE, XP_XDP_SKB };
 int xp_xdp_attach(int prog_fd, int ifindex, enum xp_xdp_mode mode);
 /* How XDP is attached to ifindex: "native", "skb", "hw", "multi", "none" or "unknown". */
 const char *xp_xdp_mode_name(int ifindex);
-/* out (size bytes of __u64 fields) = sum over ncpus per-CPU copies in percpu. */
-void xp_percpu_sum(const void *percpu, int ncpus, size_t size, void *out);
 
 #endif

@@ -1,8 +1,7 @@
-/* Open-file limits and CPU lists for the socket engine and server. */
+/* Open-file limits for the socket engine and server. */
 #include "net/sockutil.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -41,7 +40,7 @@ int xp_raise_nofile(unsigned long need, char *err, size_t errlen)
 	unsigned long nr_open = read_nr_open();
 	if (nr_open && need > nr_open) {
 		/* Still take as much as the kernel allows: a caller that splits
-		 * the work over processes (sock_proc.c) then needs fewer. */
+		 * the work over processes (util/workers.c) then needs fewer. */
 		if (rl.rlim_max < nr_open) {
 			struct rlimit r4 = { nr_open, nr_open };
 			(void)setrlimit(RLIMIT_NOFILE, &r4);
@@ -63,19 +62,4 @@ int xp_raise_nofile(unsigned long need, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-int xp_allowed_cpus(int *cpus, int max)
-{
-	cpu_set_t set;
-	int n = 0;
-	CPU_ZERO(&set);
-	if (!sched_getaffinity(0, sizeof(set), &set)) {
-		for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[n++] = c;
-	}
-	if (!n && max > 0)
-		cpus[n++] = 0;
-	return n;
 }

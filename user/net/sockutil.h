@@ -1,4 +1,4 @@
-/* Helpers shared by the socket engine (client) and the socket server. */
+/* The open-file limit, for the socket engine (client) and the socket server. */
 #ifndef XP_SOCKUTIL_H
 #define XP_SOCKUTIL_H
 
@@ -14,12 +14,5 @@
  * the reason, e.g. "-P 200000 " + err.
  */
 int xp_raise_nofile(unsigned long need, char *err, size_t errlen);
-
-/*
- * The CPUs this process may run on (its affinity mask, so taskset is honoured),
- * in increasing order. Returns how many were written (at least 1: falls back
- * to CPU 0 if the mask cannot be read).
- */
-int xp_allowed_cpus(int *cpus, int max);
 
 #endif

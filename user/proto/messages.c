@@ -1,5 +1,6 @@
 #include "proto/messages.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -94,27 +95,59 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	return 0;
 }
 
-/* One table drives encode, decode and subtraction so the three never disagree. */
+/*
+ * Counter structs travel as JSON objects of their __u64 fields, by name. One
+ * field table per struct drives encode, decode (and for the XDP counters
+ * subtraction), so they never disagree.
+ */
+struct u64_field {
+	const char *name;
+	size_t off;
+};
+
+static struct json_object *fields_to_json(const void *s, const struct u64_field *f, size_t n)
+{
+	struct json_object *o = json_object_new_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_object_add(o, f[i].name,
+				       json_object_new_int64((int64_t)*(const uint64_t *)((const char *)s + f[i].off)));
+	return o;
+}
+
+static void fields_from_json(struct json_object *o, void *s, size_t size, const struct u64_field *f, size_t n)
+{
+	memset(s, 0, size);
+	for (size_t i = 0; i < n; i++)
+		*(uint64_t *)((char *)s + f[i].off) = (uint64_t)xp_json_int(o, f[i].name, 0);
+}
+
 #define XP_COUNTER_FIELDS(X) \
 	X(pkts) X(bytes) X(tcp_syn) X(tcp_synack) X(tcp_fin) X(tcp_rst) X(tcp_ack_only) \
 	X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
 	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent)
 
-struct json_object *xp_counters_to_json(const struct xp_counters *c)
-{
-	struct json_object *o = json_object_new_object();
-#define X(f) json_object_object_add(o, #f, json_object_new_int64((int64_t)c->f));
+static const struct u64_field counter_fields[] = {
+#define X(f) { #f, offsetof(struct xp_counters, f) },
 	XP_COUNTER_FIELDS(X)
 #undef X
-	return o;
+};
+
+static const struct u64_field sock_count_fields[] = {
+#define X(f) { #f, offsetof(struct xp_sock_counts, f) },
+	X(accepted) X(closed) X(resets) X(bytes_rx) X(open_now) X(listen_overflows) X(listen_drops)
+#undef X
+};
+
+#define NFIELDS(t) (sizeof(t) / sizeof(t[0]))
+
+struct json_object *xp_counters_to_json(const struct xp_counters *c)
+{
+	return fields_to_json(c, counter_fields, NFIELDS(counter_fields));
 }
 
 void xp_counters_from_json(struct json_object *o, struct xp_counters *c)
 {
-	memset(c, 0, sizeof(*c));
-#define X(f) c->f = (__u64)xp_json_int(o, #f, 0);
-	XP_COUNTER_FIELDS(X)
-#undef X
+	fields_from_json(o, c, sizeof(*c), counter_fields, NFIELDS(counter_fields));
 }
 
 void xp_counters_sub(const struct xp_counters *a, const struct xp_counters *b, struct xp_counters *out)
@@ -124,22 +157,12 @@ void xp_counters_sub(const struct xp_counters *a, const struct xp_counters *b, s
 #undef X
 }
 
-/* One table for both directions, as for the XDP counters. */
-#define XP_SOCK_COUNT_FIELDS(X) X(accepted) X(closed) X(resets) X(bytes_rx) X(open_now) X(listen_overflows) X(listen_drops)
-
 struct json_object *xp_sock_counts_to_json(const struct xp_sock_counts *c)
 {
-	struct json_object *o = json_object_new_object();
-#define X(f) json_object_object_add(o, #f, json_object_new_int64((int64_t)c->f));
-	XP_SOCK_COUNT_FIELDS(X)
-#undef X
-	return o;
+	return fields_to_json(c, sock_count_fields, NFIELDS(sock_count_fields));
 }
 
 void xp_sock_counts_from_json(struct json_object *o, struct xp_sock_counts *c)
 {
-	memset(c, 0, sizeof(*c));
-#define X(f) c->f = (uint64_t)xp_json_int(o, #f, 0);
-	XP_SOCK_COUNT_FIELDS(X)
-#undef X
+	fields_from_json(o, c, sizeof(*c), sock_count_fields, NFIELDS(sock_count_fields));
 }

@@ -8,29 +8,26 @@
  * them, and idle (held) connections cost nothing but kernel memory.
  *
  * Past the open-file limit the threads are spread over worker processes
- * (sock_proc.c). Each worker opens its own listeners on every port, in the
+ * (struct xp_group, util/workers.h). Each worker opens its own listeners on every port, in the
  * same SO_REUSEPORT group (same user): the kernel spreads connections over
  * all listeners of the group, across processes too. That hash is not
  * load-aware, so each process is planned for 25 % more than its share.
- * Counters and the stop flag are in a MAP_SHARED array, summed as before.
+ * Counters and the stop flag are in MAP_SHARED memory, summed as before.
  */
 #include "server/listeners.h"
 
 #include <errno.h>
 #include <netinet/in.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "util/workers.h"
-#include "net/sockutil.h"
+#include "util/cpus.h"
 #include "util/time.h"
 
 /* The kernel caps the backlog at net.core.somaxconn (4096 by default since
@@ -52,42 +49,29 @@ struct srv_conn {
 };
 
 /* Written by the owning thread only, read by xp_sock_server_read() (relaxed);
- * each on its own cache line: no false sharing. */
+ * each on its own cache line: no false sharing. The group keeps them, shared
+ * with the worker processes when there are any. */
 struct srv_stats {
 	uint64_t accepted, closed, resets, open, bytes;
 } __attribute__((aligned(64)));
 
-/* Shared with the worker processes (MAP_SHARED) when there are any. */
-struct srv_shared {
-	int stop;              /* set by stop(): every loop in every process ends */
-	struct srv_stats st[]; /* one per event-loop thread, over all processes */
-};
-
 struct srv_worker {
 	struct xp_sock_server *srv;
-	int cpu;
 	int epfd;
 	struct srv_conn *listeners; /* one per port */
 	struct srv_conn *conns;     /* accepted, doubly linked */
 	char *buf;
 	double paused_until;        /* > 0: listeners disabled after EMFILE */
 	bool emfile_told;
-	pthread_t thread;
-	bool running;
-	struct srv_stats *st;       /* &srv->sh->st[this thread] */
+	struct srv_stats *st;       /* xp_group_stats(&srv->grp, this thread) */
 };
 
 struct xp_sock_server {
 	struct xp_sock_server_cfg cfg;
-	unsigned nports, nw;       /* nw: threads over all processes */
-	unsigned nproc, tpp;       /* worker processes (1: none, all here), threads in each */
-	unsigned long fd_limit;    /* XDPPERF_FD_LIMIT for the workers, 0 if not forced */
+	unsigned nports;
+	struct xp_group grp;       /* the threads (grp.n over all processes), workers, stop, counters */
 	unsigned long capacity;    /* connections it has room for (xp_sock_server_capacity) */
-	struct xp_procs *procs;    /* the workers while they run */
 	int family;
-	int stopfd;                /* eventfd in every thread's epoll: wakes them on stop */
-	struct srv_shared *sh;     /* stop flag and counters */
-	size_t shsize;
 	struct srv_worker *w;
 };
 
@@ -225,7 +209,7 @@ static void *srv_main(void *arg)
 	struct xp_sock_server *s = w->srv;
 	struct epoll_event evs[EV_BATCH];
 
-	while (!__atomic_load_n(&s->sh->stop, __ATOMIC_RELAXED)) {
+	while (!xp_group_stopping(&s->grp)) {
 		int to = MAX_WAIT_MS;
 		if (w->paused_until > 0) {
 			double left = w->paused_until - xp_now();
@@ -265,7 +249,7 @@ static void *srv_main(void *arg)
 static void free_server(struct xp_sock_server *s)
 {
 	if (s->w) {
-		for (unsigned t = 0; t < s->nw; t++) {
+		for (unsigned t = 0; t < s->grp.n; t++) {
 			struct srv_worker *w = &s->w[t];
 			if (w->listeners)
 				for (unsigned p = 0; p < s->nports; p++)
@@ -279,46 +263,26 @@ static void free_server(struct xp_sock_server *s)
 			free(w->buf);
 		}
 	}
-	if (s->stopfd >= 0)
-		close(s->stopfd);
 	free(s->w);
-	xp_shm_free(s->sh, s->shsize); /* last: conn_close above still counts into it */
+	xp_group_close(&s->grp); /* last: conn_close above still counts into its counters */
 	free(s);
-}
-
-static void tell_stop(void *arg)
-{
-	struct xp_sock_server *s = arg;
-	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_RELAXED);
-	uint64_t one = 1;
-	if (write(s->stopfd, &one, sizeof(one)) < 0) {
-		/* cannot fail on a fresh eventfd; the loops also poll the flag */
-	}
-}
-
-static void part_join(struct xp_sock_server *s, unsigned lo, unsigned hi)
-{
-	for (unsigned t = lo; t < hi; t++) {
-		if (s->w[t].running)
-			pthread_join(s->w[t].thread, NULL);
-		s->w[t].running = false;
-	}
 }
 
 void xp_sock_server_stop(struct xp_sock_server *s)
 {
 	if (!s)
 		return;
-	tell_stop(s);
-	xp_procs_stop(s->procs); /* reaps the workers: their counters are final after this */
-	s->procs = NULL;
-	part_join(s, 0, s->nw);  /* the in-process threads, if any */
+	xp_group_stop(&s->grp); /* reaps any workers: their counters are final after this */
 	free_server(s);
 }
 
-/* Set up thread t's epoll and its listener on every port. */
-static int worker_setup(struct xp_sock_server *s, struct srv_worker *w, char *err, size_t errlen)
+/* ---- the threads (struct xp_group runs them, here or in workers) ---------- */
+
+/* Thread t's epoll and its listener on every port, in the process that runs it. */
+static int thread_setup(void *arg, unsigned t, char *err, size_t errlen)
 {
+	struct xp_sock_server *s = arg;
+	struct srv_worker *w = &s->w[t];
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->buf = malloc(RX_BUF);
 	w->listeners = calloc(s->nports, sizeof(*w->listeners));
@@ -329,7 +293,7 @@ static int worker_setup(struct xp_sock_server *s, struct srv_worker *w, char *er
 	for (unsigned p = 0; p < s->nports; p++)
 		w->listeners[p].fd = -1;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->stopfd, &ev)) {
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->grp.stopfd, &ev)) {
 		snprintf(err, errlen, "socket server: epoll: %s", strerror(errno));
 		return -1;
 	}
@@ -351,90 +315,39 @@ static int worker_setup(struct xp_sock_server *s, struct srv_worker *w, char *er
 	return 0;
 }
 
-/* Listeners and threads for threads [lo, hi), in the process that runs them. */
-static int part_setup(struct xp_sock_server *s, unsigned lo, unsigned hi, char *err, size_t errlen)
-{
-	for (unsigned t = lo; t < hi; t++)
-		if (worker_setup(s, &s->w[t], err, errlen))
-			return -1;
-	for (unsigned t = lo; t < hi; t++) {
-		struct srv_worker *w = &s->w[t];
-		pthread_attr_t attr;
-		cpu_set_t set;
-		pthread_attr_init(&attr);
-		CPU_ZERO(&set);
-		CPU_SET(w->cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		int r = pthread_create(&w->thread, &attr, srv_main, w);
-		pthread_attr_destroy(&attr);
-		if (r) {
-			snprintf(err, errlen, "cannot start socket server thread: %s", strerror(r));
-			return -1;
-		}
-		w->running = true;
-	}
-	return 0;
-}
-
-/* Worker process idx runs threads [idx * tpp, (idx + 1) * tpp). */
-static void part_range(const struct xp_sock_server *s, unsigned idx, unsigned *lo, unsigned *hi)
-{
-	*lo = idx * s->tpp < s->nw ? idx * s->tpp : s->nw;
-	*hi = *lo + s->tpp < s->nw ? *lo + s->tpp : s->nw;
-}
-
-static int proc_setup(void *arg, unsigned idx, char *err, size_t errlen)
+static void *thread_arg(void *arg, unsigned t)
 {
 	struct xp_sock_server *s = arg;
-	unsigned lo, hi;
-	part_range(s, idx, &lo, &hi);
-	/* On failure the worker exits: its threads and listeners go with it. */
-	return part_setup(s, lo, hi, err, errlen);
+	return &s->w[t];
 }
 
-static void proc_wait(void *arg, unsigned idx)
+/* Anything a thread counts moves while it works or closes. */
+static unsigned long long thread_progress(void *arg, unsigned t)
 {
 	struct xp_sock_server *s = arg;
-	unsigned lo, hi;
-	part_range(s, idx, &lo, &hi);
-	part_join(s, lo, hi);
+	const struct srv_stats *w = s->w[t].st;
+	return __atomic_load_n(&w->accepted, __ATOMIC_RELAXED) + __atomic_load_n(&w->closed, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&w->resets, __ATOMIC_RELAXED);
 }
 
-/* Anything a worker's threads count moves while it works or closes. */
-static unsigned long long proc_progress(void *arg, unsigned idx)
+/* Its worker died before closing everything: the exit closed the rest. */
+static void thread_lost(void *arg, unsigned t)
 {
 	struct xp_sock_server *s = arg;
-	unsigned lo, hi;
-	unsigned long long n = 0;
-	part_range(s, idx, &lo, &hi);
-	for (unsigned t = lo; t < hi; t++) {
-		const struct srv_stats *w = &s->sh->st[t];
-		n += __atomic_load_n(&w->accepted, __ATOMIC_RELAXED) + __atomic_load_n(&w->closed, __ATOMIC_RELAXED) +
-		     __atomic_load_n(&w->resets, __ATOMIC_RELAXED);
-	}
-	return n;
+	struct srv_stats *w = s->w[t].st;
+	__atomic_store_n(&w->closed, w->closed + w->open, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->open, 0, __ATOMIC_RELAXED);
 }
 
-/* A worker died before closing everything: its exit closed the rest. */
-static void proc_lost(void *arg, unsigned idx)
-{
-	struct xp_sock_server *s = arg;
-	unsigned lo, hi;
-	part_range(s, idx, &lo, &hi);
-	for (unsigned t = lo; t < hi; t++) {
-		struct srv_stats *w = &s->sh->st[t];
-		__atomic_store_n(&w->closed, w->closed + w->open, __ATOMIC_RELAXED);
-		__atomic_store_n(&w->open, 0, __ATOMIC_RELAXED);
-	}
-}
-
-static const struct xp_proc_ops proc_ops = {
+static const struct xp_group_ops group_ops = {
 	.name = "xp-srv",
-	.setup = proc_setup,
-	.wait = proc_wait,
-	.tell_stop = tell_stop,
-	.progress = proc_progress,
-	.lost = proc_lost,
+	.what = "socket server thread",
+	.stats_size = sizeof(struct srv_stats),
+	.setup = thread_setup,
+	.main = srv_main,
+	.main_arg = thread_arg,
+	.progress = thread_progress,
+	.lost = thread_lost,
 };
 
 int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_server **out, char *err,
@@ -444,57 +357,47 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 		snprintf(err, errlen, "socket server: bad port range %u-%u", c->port_lo, c->port_hi);
 		return -1;
 	}
-	int cpus[CPU_SETSIZE];
-	int ncpu = xp_allowed_cpus(cpus, CPU_SETSIZE);
-	unsigned threads = c->threads ? c->threads : (unsigned)ncpu;
+	unsigned threads = c->threads ? c->threads : (unsigned)xp_allowed_cpu_count();
 	unsigned nports = (unsigned)c->port_hi - c->port_lo + 1;
-
-	/* A descriptor per connection and per listener (one per port and
-	 * thread), plus a margin; beyond one process's limit, several. */
-	char lim[200];
-	struct xp_fd_need need = { .conns = c->max_conns, .headroom = REUSEPORT_HEADROOM, .per_thread = nports,
-				   .threads = threads };
-	struct xp_fd_plan plan;
-	if (xp_fd_plan(&need, &plan, lim, sizeof(lim))) {
-		snprintf(err, errlen, "the socket server (%lu connections, %u listeners) %s", c->max_conns,
-			 threads * nports, lim);
-		return -1;
-	}
 
 	struct xp_sock_server *s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "socket server: out of memory");
 		return -1;
 	}
+	/* A descriptor per connection and per listener (one per port and
+	 * thread), plus a margin; beyond one process's limit, several. */
+	char lim[200];
+	struct xp_fd_need need = { .conns = c->max_conns, .headroom = REUSEPORT_HEADROOM, .per_thread = nports,
+				   .threads = threads };
+	if (xp_group_plan(&s->grp, &need, 0, lim, sizeof(lim))) {
+		snprintf(err, errlen, "the socket server (%lu connections, %u listeners) %s", c->max_conns,
+			 threads * nports, lim);
+		free(s);
+		return -1;
+	}
 	s->cfg = *c;
-	s->nproc = plan.nproc;
-	s->tpp = plan.threads_per_proc;
-	s->nw = s->nproc * s->tpp;
-	s->fd_limit = plan.forced;
 	s->nports = nports;
 	/* Each process: its open-file limit less its listeners and the margin. */
-	unsigned long per_proc = plan.limit > (unsigned long)s->tpp * nports + XP_NOFILE_MARGIN
-					 ? plan.limit - (unsigned long)s->tpp * nports - XP_NOFILE_MARGIN : 0;
-	s->capacity = per_proc * s->nproc;
+	unsigned long per_proc = s->grp.limit > (unsigned long)s->grp.tpp * nports + XP_NOFILE_MARGIN
+					 ? s->grp.limit - (unsigned long)s->grp.tpp * nports - XP_NOFILE_MARGIN : 0;
+	s->capacity = per_proc * s->grp.nproc;
 	if (s->capacity < c->max_conns)
 		s->capacity = c->max_conns;
-	if (c->debug && s->nproc > 1)
+	if (c->debug && s->grp.nproc > 1)
 		fprintf(stderr, "socket server: %lu connections over %u processes x %u threads (open-file limit %lu)\n",
-			c->max_conns, s->nproc, s->tpp, plan.limit);
-	s->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	s->w = calloc(s->nw, sizeof(*s->w));
-	s->shsize = sizeof(*s->sh) + s->nw * sizeof(struct srv_stats);
-	s->sh = xp_shm_alloc(s->shsize, s->nproc > 1);
-	if (s->stopfd < 0 || !s->w || !s->sh) {
+			c->max_conns, s->grp.nproc, s->grp.tpp, s->grp.limit);
+	s->w = calloc(s->grp.n, sizeof(*s->w));
+	for (unsigned t = 0; s->w && t < s->grp.n; t++)
+		s->w[t].epfd = -1;
+	if (!s->w || xp_group_open(&s->grp, &group_ops, s)) {
 		snprintf(err, errlen, "socket server: out of memory or descriptors");
 		free_server(s);
 		return -1;
 	}
-	for (unsigned t = 0; t < s->nw; t++) {
+	for (unsigned t = 0; t < s->grp.n; t++) {
 		s->w[t].srv = s;
-		s->w[t].epfd = -1;
-		s->w[t].cpu = cpus[t % (unsigned)ncpu];
-		s->w[t].st = &s->sh->st[t];
+		s->w[t].st = xp_group_stats(&s->grp, t);
 	}
 
 	/* Dual-stack IPv6 where the host has IPv6, plain IPv4 otherwise. */
@@ -518,17 +421,10 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 		}
 		close(fd);
 	}
-	if (s->nproc == 1) {
-		if (part_setup(s, 0, s->nw, err, errlen)) {
-			xp_sock_server_stop(s);
-			return -1;
-		}
-	} else {
-		int keep[] = { s->stopfd };
-		if (xp_procs_start(&s->procs, s->nproc, &proc_ops, s, keep, 1, s->fd_limit, err, errlen)) {
-			free_server(s);
-			return -1;
-		}
+	/* Here (when one process holds it all) or in the workers after the fork. */
+	if (xp_group_start(&s->grp, err, errlen)) {
+		free_server(s);
+		return -1;
 	}
 	*out = s;
 	return 0;
@@ -542,8 +438,8 @@ unsigned long xp_sock_server_capacity(const struct xp_sock_server *s)
 void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	for (unsigned t = 0; t < s->nw; t++) {
-		const struct srv_stats *w = &s->sh->st[t];
+	for (unsigned t = 0; t < s->grp.n; t++) {
+		const struct srv_stats *w = s->w[t].st;
 		st->accepted += __atomic_load_n(&w->accepted, __ATOMIC_RELAXED);
 		st->closed += __atomic_load_n(&w->closed, __ATOMIC_RELAXED);
 		st->resets += __atomic_load_n(&w->resets, __ATOMIC_RELAXED);

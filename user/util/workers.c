@@ -1,14 +1,16 @@
-/* Worker processes past the open-file limit: planning, forking, ending. See sock_proc.h. */
+/* Worker processes past the open-file limit: planning, forking, ending; event-loop thread groups on top. See workers.h. */
 #include "util/workers.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "net/sockutil.h"
+#include "util/cpus.h"
 #include "util/time.h"
 
 #define START_TIMEOUT 10.0  /* setup is a few epolls and listeners: seconds means something is wrong */
@@ -362,4 +365,206 @@ int xp_procs_start(struct xp_procs **out, unsigned n, const struct xp_proc_ops *
 	}
 	*out = p;
 	return 0;
+}
+
+/* ---- event-loop threads, here or over worker processes ------------------ */
+
+int xp_group_plan(struct xp_group *g, const struct xp_fd_need *need, unsigned max_threads, char *err,
+		  size_t errlen)
+{
+	memset(g, 0, sizeof(*g));
+	g->stopfd = -1;
+	struct xp_fd_need nd = *need;
+	if (max_threads && nd.threads > max_threads)
+		nd.threads = max_threads; /* an event loop without work is just overhead */
+	struct xp_fd_plan plan;
+	if (xp_fd_plan(&nd, &plan, err, errlen))
+		return -1;
+	g->tpp = plan.threads_per_proc;
+	g->n = plan.nproc * g->tpp;
+	if (max_threads && g->n > max_threads)
+		g->n = max_threads;
+	g->nproc = (g->n + g->tpp - 1) / g->tpp;
+	g->limit = plan.limit;
+	g->fd_limit = plan.forced;
+	return 0;
+}
+
+int xp_group_open(struct xp_group *g, const struct xp_group_ops *ops, void *arg)
+{
+	g->ops = ops;
+	g->arg = arg;
+	g->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (g->stopfd < 0)
+		return -errno;
+	g->shm_size = XP_GROUP_STATS_OFF + (size_t)g->n * ops->stats_size;
+	g->shm = xp_shm_alloc(g->shm_size, g->nproc > 1);
+	g->th = calloc(g->n, sizeof(*g->th));
+	if (!g->shm || !g->th)
+		return -ENOMEM;
+	g->stop = g->shm;
+	int cpus[CPU_SETSIZE];
+	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
+	for (unsigned t = 0; t < g->n; t++)
+		g->th[t].cpu = cpus[t % ncpu];
+	return 0;
+}
+
+static int setup_threads(struct xp_group *g, unsigned lo, unsigned hi, char *err, size_t errlen)
+{
+	for (unsigned t = lo; t < hi; t++) {
+		int r = g->ops->setup(g->arg, t, err, errlen);
+		if (r)
+			return r < 0 ? r : -1;
+	}
+	return 0;
+}
+
+static int start_threads(struct xp_group *g, unsigned lo, unsigned hi, char *err, size_t errlen)
+{
+	for (unsigned t = lo; t < hi; t++) {
+		struct xp_group_thread *th = &g->th[t];
+		pthread_attr_t attr;
+		cpu_set_t set;
+		pthread_attr_init(&attr);
+		CPU_ZERO(&set);
+		CPU_SET(th->cpu, &set);
+		/* Pinned from the first instruction: each loop's sockets then stay
+		 * with one CPU's caches and softirq work. */
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		int r = pthread_create(&th->thread, &attr, g->ops->main, g->ops->main_arg(g->arg, t));
+		pthread_attr_destroy(&attr);
+		if (r) {
+			snprintf(err, errlen, "cannot start %s: %s", g->ops->what, strerror(r));
+			return -r;
+		}
+		th->running = true;
+	}
+	return 0;
+}
+
+static void join_threads(struct xp_group *g, unsigned lo, unsigned hi)
+{
+	for (unsigned t = lo; t < hi; t++) {
+		if (g->th[t].running)
+			pthread_join(g->th[t].thread, NULL);
+		g->th[t].running = false;
+	}
+}
+
+/* Worker process idx runs threads [idx * tpp, (idx + 1) * tpp). */
+static void worker_range(const struct xp_group *g, unsigned idx, unsigned *lo, unsigned *hi)
+{
+	*lo = idx * g->tpp < g->n ? idx * g->tpp : g->n;
+	*hi = *lo + g->tpp < g->n ? *lo + g->tpp : g->n;
+}
+
+static int group_setup(void *arg, unsigned idx, char *err, size_t errlen)
+{
+	struct xp_group *g = arg;
+	unsigned lo, hi;
+	worker_range(g, idx, &lo, &hi);
+	/* On failure the worker exits: its threads and sockets go with it. */
+	if (setup_threads(g, lo, hi, err, errlen) || start_threads(g, lo, hi, err, errlen))
+		return -1;
+	return 0;
+}
+
+static void group_wait(void *arg, unsigned idx)
+{
+	struct xp_group *g = arg;
+	unsigned lo, hi;
+	worker_range(g, idx, &lo, &hi);
+	join_threads(g, lo, hi);
+}
+
+static void group_tell_stop(void *arg)
+{
+	struct xp_group *g = arg;
+	if (!g->stop)
+		return; /* never opened */
+	__atomic_store_n(g->stop, 1, __ATOMIC_RELAXED);
+	uint64_t one = 1;
+	if (write(g->stopfd, &one, sizeof(one)) < 0) {
+		/* cannot fail on a fresh eventfd; the loops also poll the flag */
+	}
+}
+
+static unsigned long long group_progress(void *arg, unsigned idx)
+{
+	struct xp_group *g = arg;
+	unsigned lo, hi;
+	unsigned long long n = 0;
+	worker_range(g, idx, &lo, &hi);
+	for (unsigned t = lo; t < hi && g->ops->progress; t++)
+		n += g->ops->progress(g->arg, t);
+	return n;
+}
+
+static void group_lost(void *arg, unsigned idx)
+{
+	struct xp_group *g = arg;
+	unsigned lo, hi;
+	worker_range(g, idx, &lo, &hi);
+	for (unsigned t = lo; t < hi && g->ops->lost; t++)
+		g->ops->lost(g->arg, t);
+}
+
+static const struct xp_proc_ops group_proc_ops = {
+	.setup = group_setup,
+	.wait = group_wait,
+	.tell_stop = group_tell_stop,
+	.progress = group_progress,
+	.lost = group_lost,
+};
+
+int xp_group_prepare(struct xp_group *g, char *err, size_t errlen)
+{
+	if (g->nproc != 1 || g->prepared)
+		return 0;
+	int r = setup_threads(g, 0, g->n, err, errlen);
+	if (!r)
+		g->prepared = true;
+	return r;
+}
+
+int xp_group_start(struct xp_group *g, char *err, size_t errlen)
+{
+	if (g->nproc == 1) {
+		int r = xp_group_prepare(g, err, errlen);
+		if (!r)
+			r = start_threads(g, 0, g->n, err, errlen);
+		if (r)
+			xp_group_stop(g);
+		return r;
+	}
+	/* The worker's name comes from the caller's ops; the rest is ours. */
+	struct xp_proc_ops *po = &g->proc_ops;
+	*po = group_proc_ops;
+	po->name = g->ops->name;
+	int keep[] = { g->stopfd };
+	if (xp_procs_start(&g->procs, g->nproc, po, g, keep, 1, g->fd_limit, err, errlen))
+		return -ECHILD;
+	return 0;
+}
+
+void xp_group_stop(struct xp_group *g)
+{
+	group_tell_stop(g);
+	xp_procs_stop(g->procs); /* reaps the workers: their counters are final after this */
+	g->procs = NULL;
+	if (g->th)
+		join_threads(g, 0, g->n); /* the in-process threads, if any */
+}
+
+void xp_group_close(struct xp_group *g)
+{
+	if (g->stopfd >= 0)
+		close(g->stopfd);
+	g->stopfd = -1;
+	xp_shm_free(g->shm, g->shm_size);
+	g->shm = NULL;
+	g->stop = NULL;
+	free(g->th);
+	g->th = NULL;
 }

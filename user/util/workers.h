@@ -35,6 +35,7 @@
 #ifndef XP_WORKERS_H
 #define XP_WORKERS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -105,5 +106,107 @@ int xp_procs_start(struct xp_procs **out, unsigned n, const struct xp_proc_ops *
  * (NULL is fine).
  */
 void xp_procs_stop(struct xp_procs *p);
+
+/* ---- event-loop threads, here or over worker processes ------------------ */
+
+/*
+ * What the socket engine and the socket server have in common, built on the
+ * above: n event-loop threads, thread t pinned to CPU t of the allowed ones
+ * (round robin), that run in this process when one process can hold
+ * everything (xp_fd_plan) and otherwise in nproc forked workers, thread t in
+ * worker t / tpp. The group owns the threads, the workers, a stop flag all of
+ * them see, an eventfd that wakes every loop on stop, and each thread's
+ * counters (stats_size bytes, shared with the workers when there are any).
+ * The caller owns what each thread works on (epoll, sockets, slots).
+ *
+ * Use: xp_group_plan, xp_group_open, [xp_group_prepare], xp_group_start,
+ * then xp_group_stop and xp_group_close (both also fine after a failed
+ * start; close also after a failed open).
+ */
+struct xp_group_ops {
+	const char *name;   /* worker processes show as NAME-wK in ps (at most 9 characters) */
+	const char *what;   /* the threads, for messages: "cannot start WHAT: ..." */
+	size_t stats_size;  /* each thread's counters (xp_group_stats), zeroed at open */
+	/* In the process that runs thread t, before any of its threads starts:
+	 * its epoll (with stopfd in it), listeners, slots. 0, or < 0 with a
+	 * one-line message. Whatever it leaves behind on failure the caller frees. */
+	int (*setup)(void *arg, unsigned t, char *err, size_t errlen);
+	/* Thread t's function and its argument: a loop that ends once
+	 * xp_group_stopping() (stopfd is readable then). */
+	void *(*main)(void *targ);
+	void *(*main_arg)(void *arg, unsigned t);
+	/* In the parent, from thread t's counters (see struct xp_proc_ops): what
+	 * keeps changing while it works or closes, and settling them when its
+	 * worker ended without finishing. Either may be NULL. */
+	unsigned long long (*progress)(void *arg, unsigned t);
+	void (*lost)(void *arg, unsigned t);
+};
+
+#define XP_GROUP_STATS_OFF 64 /* the stop flag's cache line, then the counters */
+
+struct xp_group_thread {
+	int cpu;
+	bool running;      /* in the process that runs it */
+	pthread_t thread;
+};
+
+struct xp_group {
+	const struct xp_group_ops *ops;
+	void *arg;
+	unsigned n;                 /* threads over all processes */
+	unsigned nproc, tpp;        /* worker processes (1: none, all here), threads in each */
+	unsigned long limit;        /* the per-process open-file limit planned with */
+	unsigned long fd_limit;     /* XDPPERF_FD_LIMIT for the workers, 0 if not forced */
+	int stopfd;                 /* eventfd, readable once stopping: in every loop's epoll */
+	int *stop;                  /* the stop flag, in shm */
+	void *shm;                  /* the flag, then every thread's counters */
+	size_t shm_size;
+	struct xp_group_thread *th; /* n of them */
+	bool prepared;              /* in-process: every thread set up */
+	struct xp_procs *procs;     /* the workers while they run */
+	struct xp_proc_ops proc_ops; /* how they run (named after ops->name) */
+};
+
+/*
+ * Plan need->threads threads (clamped to max_threads unless that is 0) with
+ * xp_fd_plan, and clear g; no resources yet (nothing to close on failure).
+ * Sets n (nproc * tpp, but at most max_threads), nproc, tpp, limit, fd_limit.
+ * 0, or -1 with xp_fd_plan's message.
+ */
+int xp_group_plan(struct xp_group *g, const struct xp_fd_need *need, unsigned max_threads, char *err,
+		  size_t errlen);
+
+/* The stop flag, eventfd, counters and thread table for the plan. 0 or -errno. */
+int xp_group_open(struct xp_group *g, const struct xp_group_ops *ops, void *arg);
+
+/* Thread t's counters: ops->stats_size bytes, shared with the workers. */
+static inline void *xp_group_stats(const struct xp_group *g, unsigned t)
+{
+	return (char *)g->shm + XP_GROUP_STATS_OFF + (size_t)t * g->ops->stats_size;
+}
+
+static inline bool xp_group_stopping(const struct xp_group *g)
+{
+	return __atomic_load_n(g->stop, __ATOMIC_RELAXED);
+}
+
+/* In-process (nproc 1): set every thread up now rather than in start (so
+ * create() reports what setup says). Workers set theirs up after the fork.
+ * 0, or setup's error. */
+int xp_group_prepare(struct xp_group *g, char *err, size_t errlen);
+
+/*
+ * In-process: set up what prepare has not, then start every thread; on
+ * failure what was started is stopped again and setup's or pthread's error
+ * (< 0) returned. Workers: xp_procs_start, -ECHILD on failure.
+ */
+int xp_group_start(struct xp_group *g, char *err, size_t errlen);
+
+/* Stop every thread in every process; return once all are joined and the
+ * workers reaped (their counters are final then). Idempotent. */
+void xp_group_stop(struct xp_group *g);
+
+/* Free what open made (after xp_group_stop: the counters go too). */
+void xp_group_close(struct xp_group *g);
 
 #endif

@@ -14,7 +14,7 @@
  *
  * Every frame out is parsed and checked field by field, with both checksums
  * verified by user/net/csum.c. The cookie is recomputed here from the design in
- * bpf/syncookie.h (SipHash-2-4 reference below, checked against the
+ * bpf/lib/syncookie.h (SipHash-2-4 reference below, checked against the
  * reference vector of the SipHash paper) with the key the test loads, which
  * also lets the tests forge cookies from other time steps. Needs root.
  */
@@ -59,7 +59,7 @@
 #define F_PSH 0x08
 #define F_ACK 0x10
 
-/* Must match bpf/syncookie.h and server.bpf.c. */
+/* Must match bpf/lib/syncookie.h and bpf/server.bpf.c. */
 #define STEP_SHIFT  26
 #define SRV_TS_SHIFT 20
 
@@ -70,7 +70,7 @@ static const uint8_t SERVER_MAC[6] = { 0x02, 0x5e, 0, 0, 0, 0x02 };
 static int ncpus;
 
 /* ---------------------------------------------------------------------- */
-/* SipHash-2-4 reference and the cookie design of bpf/syncookie.h          */
+/* SipHash-2-4 reference and the cookie design of bpf/lib/syncookie.h      */
 /* ---------------------------------------------------------------------- */
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
@@ -125,7 +125,7 @@ struct flow {
 	uint16_t sport, dport;       /* network order */
 };
 
-/* SipHash input words as bpf/syncookie.h defines them, as bytes
+/* SipHash input words as bpf/lib/syncookie.h defines them, as bytes
  * (little-endian words, which is how SipHash reads its message). */
 static size_t cookie_msg(const struct flow *f, uint32_t cseq, uint32_t t,
 			 uint32_t mss_idx, uint8_t *msg)
@@ -413,7 +413,7 @@ struct env {
 };
 
 static int reply_redirect; /* load the next programs with the redirect knob */
-static uint32_t data_len;  /* cc_data_len of the next client program */
+static uint32_t data_len;  /* config.data_len of the next client program */
 
 #define DATA_LEN 1000 /* what the e2e test sends */
 
@@ -423,10 +423,10 @@ static struct server_bpf *load_server(void)
 
 	if (!s)
 		return NULL;
-	s->rodata->reply_redirect = (uint8_t)reply_redirect;
-	s->rodata->ctrl_port = CTRL_PORT;
-	s->rodata->cookie_key[0] = KEY[0];
-	s->rodata->cookie_key[1] = KEY[1];
+	s->rodata->config.reply_redirect = (uint8_t)reply_redirect;
+	s->rodata->config.ctrl_port = CTRL_PORT;
+	s->rodata->config.cookie_key[0] = KEY[0];
+	s->rodata->config.cookie_key[1] = KEY[1];
 	if (server_bpf__load(s)) {
 		server_bpf__destroy(s);
 		return NULL;
@@ -440,15 +440,15 @@ static struct client_bpf *load_client(uint32_t mode, uint8_t family)
 
 	if (!c)
 		return NULL;
-	c->rodata->cc_family = family;
-	c->rodata->cc_cport_lo = CPORT_LO;
-	c->rodata->cc_cport_hi = CPORT_HI;
-	c->rodata->cc_dport_lo = PORT_LO;
-	c->rodata->cc_dport_hi = PORT_HI;
-	c->rodata->cc_mode = mode;
-	c->rodata->cc_ctrl_port = CTRL_PORT;
-	c->rodata->cc_reply_redirect = (uint8_t)reply_redirect;
-	c->rodata->cc_data_len = data_len;
+	c->rodata->config.family = family;
+	c->rodata->config.cport_lo = CPORT_LO;
+	c->rodata->config.cport_hi = CPORT_HI;
+	c->rodata->config.dport_lo = PORT_LO;
+	c->rodata->config.dport_hi = PORT_HI;
+	c->rodata->config.mode = mode;
+	c->rodata->config.ctrl_port = CTRL_PORT;
+	c->rodata->config.reply_redirect = (uint8_t)reply_redirect;
+	c->rodata->config.data_len = data_len;
 	if (client_bpf__load(c)) {
 		client_bpf__destroy(c);
 		return NULL;
@@ -1468,7 +1468,7 @@ static void test_non_test_traffic_passes(void **state)
 	expect_cli(e, (struct xp_cc_counters){ .passed = 10 });
 }
 
-/* cc_family 4: IPv6 SYN-ACKs are not ours. */
+/* config.family 4: IPv6 SYN-ACKs are not ours. */
 static void test_client_family_filter(void **state)
 {
 	struct env *e = *state;

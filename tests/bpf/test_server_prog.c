@@ -193,7 +193,7 @@ static struct server_bpf *load_skel(uint16_t ctrl_port)
 
 	if (!skel)
 		return NULL;
-	skel->rodata->ctrl_port = ctrl_port;
+	skel->rodata->config.ctrl_port = ctrl_port;
 	if (server_bpf__load(skel)) {
 		server_bpf__destroy(skel);
 		return NULL;
@@ -206,7 +206,7 @@ static int setup(void **state)
 	struct server_bpf *skel = load_skel(CTRL_PORT);
 
 	if (!skel) {
-		fprintf(stderr, "rx_count: skeleton load failed: %s\n", strerror(errno));
+		fprintf(stderr, "server: skeleton load failed: %s\n", strerror(errno));
 		return -1;
 	}
 	*state = skel;
@@ -218,7 +218,7 @@ static int setup_no_ctrl(void **state)
 	struct server_bpf *skel = load_skel(0);
 
 	if (!skel) {
-		fprintf(stderr, "rx_count: skeleton load failed: %s\n", strerror(errno));
+		fprintf(stderr, "server: skeleton load failed: %s\n", strerror(errno));
 		return -1;
 	}
 	*state = skel;
@@ -657,7 +657,7 @@ static void test_control_port_unset(void **state)
 	struct server_bpf *skel = *state; /* loaded with ctrl_port = 0 */
 	struct fspec s = tcp4(CTRL_PORT, F_ACK, 0);
 
-	assert_int_equal(skel->rodata->ctrl_port, 0);
+	assert_int_equal(skel->rodata->config.ctrl_port, 0);
 	std_slot(skel, XP_PROTO_TCP);
 	map_port(skel, CTRL_PORT, TEST_SLOT + 1);
 	s.pad_to = 60;
@@ -987,24 +987,24 @@ int main(void)
 	struct server_bpf *probe;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "test_rx_count: must run as root (loads BPF "
+		fprintf(stderr, "test_server_prog: must run as root (loads BPF "
 			"programs and uses BPF_PROG_RUN); not running as root\n");
 		return 1;
 	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0) {
-		fprintf(stderr, "test_rx_count: libbpf_num_possible_cpus: %d\n", ncpus);
+		fprintf(stderr, "test_server_prog: libbpf_num_possible_cpus: %d\n", ncpus);
 		return 1;
 	}
 	/* Fail loudly once, up front, if BPF is unusable here. */
 	probe = load_skel(CTRL_PORT);
 	if (!probe) {
-		fprintf(stderr, "test_rx_count: cannot load rx_count BPF program "
+		fprintf(stderr, "test_server_prog: cannot load the server BPF program "
 			"(%s): BPF unavailable or verifier rejected it\n",
 			strerror(errno));
 		return 1;
 	}
 	server_bpf__destroy(probe);
 
-	return cmocka_run_group_tests_name("rx_count", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("server", tests, NULL, NULL);
 }

@@ -48,9 +48,11 @@
 #include "engine/engine.h"
 #include "net/frame.h"
 #include "bpf/generator.h"
+#include "loader/generator_prog.h"
 #include "bpf/generator.skel.h"
 #include "util/time.h"
 #include "engine/tuples.h"
+#include "tests/lib/netns_helper.h"
 
 extern const struct xp_engine_ops xp_engine_live;
 
@@ -253,7 +255,7 @@ static void gen_case(int family, uint8_t proto, size_t size, uint16_t vlan, uint
 	struct gen g;
 
 	gen_load(&g, &c, nthreads, tid);
-	assert_int_equal(g.skel->rodata->stamp, want_stamp);
+	assert_int_equal(g.skel->rodata->config.stamp, want_stamp);
 	assert_int_equal(g.lay.len, size - 4);
 	/* Two batches: state carries over between runs. */
 	uint64_t ts = run_and_check(&g, 0, NFRAMES / 2, 0);
@@ -440,10 +442,10 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 
 	gen_load(&g, &c, nthreads, tid);
 	const struct frame_layout *l = &g.lay;
-	uint64_t seed = g.skel->rodata->seed;
-	assert_int_equal(g.skel->rodata->syn_mode, 1);
-	assert_int_equal(g.skel->rodata->stamp, 0);
-	assert_int_equal(g.skel->rodata->conn_space, space);
+	uint64_t seed = g.skel->rodata->config.seed;
+	assert_int_equal(g.skel->rodata->config.syn_mode, 1);
+	assert_int_equal(g.skel->rodata->config.stamp, 0);
+	assert_int_equal(g.skel->rodata->config.conn_space, space);
 	assert_int_equal(l->len, frame_min_size(&c.frames.tmpl) - 4);
 	assert_int_equal(xp_tuples_init(&m, &g.cfg, seed, err, sizeof(err)), 0);
 
@@ -606,9 +608,8 @@ static int child_live(int engine)
 	}
 	/* No IPv6: its link-up chatter (DAD, router and MLD solicitations)
 	 * would land in the peer's rx_packets beside our frames. */
-	if (system("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 && "
-		   "ip link add " LIVE_A " type veth peer name " LIVE_B " && ip link set " LIVE_A " up && "
-		   "ip link set " LIVE_B " up && ethtool -K " LIVE_B " gro on >/dev/null")) {
+	if (xp_netns("add", "--no-ipv6", "-") || xp_netns("pair", "-", LIVE_A, "-", LIVE_B) ||
+	    xp_netns("gro", "-", LIVE_B)) {
 		printf("live: cannot make a veth pair with GRO (ip, ethtool)\n");
 		return CHILD_SKIP;
 	}

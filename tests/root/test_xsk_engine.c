@@ -41,6 +41,7 @@
 #include "engine/engine.h"
 #include "net/frame.h"
 #include "util/time.h"
+#include "tests/lib/netns_helper.h"
 
 #define NS      "xpxc-a"
 #define DEV_TX  "xpxca0"
@@ -58,30 +59,8 @@ static struct xp_engine *eng;
 static int cap_fd = -1;
 
 /* ---- namespace ------------------------------------------------------- */
-
-/* What `ip netns del` does, with async-signal-safe calls only, so that
- * signal handlers and atexit can use it. The namespace goes away with the
- * last process in it (this one). */
-static void ns_remove(void)
-{
-	umount2("/var/run/netns/" NS, MNT_DETACH);
-	unlink("/var/run/netns/" NS);
-}
-
-static void on_signal(int sig)
-{
-	ns_remove();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int sh(const char *cmd)
-{
-	int r = system(cmd);
-	if (r != 0)
-		print_error("command failed (%d): %s\n", r, cmd);
-	return r;
-}
+/* Made by tests/lib/netns.sh (xp_netns), removed at exit and on
+ * SIGINT/SIGTERM/SIGALRM (xp_netns_remove_at_exit) or by group_teardown. */
 
 static int dev_info(const char *dev, uint8_t mac[6], int *ifindex)
 {
@@ -116,18 +95,11 @@ static int group_setup(void **state)
 {
 	int fd;
 
-	atexit(ns_remove);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGALRM, on_signal);
-	ns_remove(); /* a leftover of an earlier, killed run */
-	if (sh("ip netns add " NS) ||
-	    /* IPv6 off before the links exist: no ND/MLD frames in the capture */
-	    sh("ip netns exec " NS " sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-	       "net.ipv6.conf.default.disable_ipv6=1") ||
-	    sh("ip -n " NS " link add " DEV_TX " numtxqueues 2 numrxqueues 2 type veth peer name " DEV_RX
-	       " numtxqueues 2 numrxqueues 2") ||
-	    sh("ip -n " NS " link set " DEV_TX " up") || sh("ip -n " NS " link set " DEV_RX " up"))
+	xp_netns_remove_at_exit(NS);
+	/* (A leftover of an earlier, killed run is deleted first.) IPv6 off
+	 * before the links exist: no ND/MLD frames in the capture. Two queues
+	 * each side, both ends up. */
+	if (xp_netns("add", "--no-ipv6", NS) || xp_netns("pair", NS, DEV_TX, NS, DEV_RX, "2"))
 		return -1;
 	orig_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	fd = open("/var/run/netns/" NS, O_RDONLY | O_CLOEXEC);
@@ -154,7 +126,7 @@ static int group_teardown(void **state)
 {
 	if (orig_ns >= 0)
 		setns(orig_ns, CLONE_NEWNET);
-	ns_remove();
+	xp_netns_unlink(NS);
 	return 0;
 }
 
@@ -592,7 +564,7 @@ int main(void)
 	};
 
 	if (geteuid() != 0) {
-		printf("test_xsk_connect: needs root (netns, veth, AF_XDP): skipped\n");
+		printf("test_xsk_engine: needs root (netns, veth, AF_XDP): skipped\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The server's XDP program's maps (bpf/server.bpf.c), BPF side: what the
+ * loader (user/loader/server_prog.c) writes when a test starts and reads
+ * while it runs. Their value types, limits and keys are in server.h,
+ * shared with userspace; the names are the skeleton's (skel->maps.port_slot,
+ * ...).
+ *
+ * Include after vmlinux.h, bpf_helpers.h and server.h.
+ */
+#ifndef XDPPERF_SERVER_MAPS_H
+#define XDPPERF_SERVER_MAPS_H
+
+/* Destination port (host order) -> slot index + 1, 0 = not a test port.
+ * An array indexed by port is one bounds check and a load; no hashing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_NUM_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} port_slot SEC(".maps");
+
+/* Slot index -> the test's configuration, written when it starts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_slot_cfg);
+} slot_cfg SEC(".maps");
+
+/* Per-CPU so the hot path needs no atomics; userspace sums the CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_counters);
+} counters SEC(".maps");
+
+/* XP_SLOT_RESPOND: per slot, the payload length of the last handshake-
+ * completing segment that carried data (the client's data mode sends the
+ * same length on every connection of a test). It lets the client's final
+ * ACK after such a close be recognised: that ACK's seq is ISN + len + 2,
+ * and the client's ISN is what the cookie is bound to. A property of the
+ * test, learned from its traffic; nothing is kept per connection. Shared by
+ * the CPUs (plain loads and stores: it is written only when it changes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} slot_data_len SEC(".maps");
+
+/* enum xp_global_stat -> frames, per CPU: counts of every frame, test or
+ * not (see the accounting in server.bpf.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XP_G_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} gstats SEC(".maps");
+
+#endif /* XDPPERF_SERVER_MAPS_H */

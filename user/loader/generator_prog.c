@@ -1,0 +1,224 @@
+/*
+ * Loader of the XDP live-frames generator (bpf/generator.bpf.c): configure
+ * it for a test (its rodata config), load it, give every CPU its thread
+ * index, keep it in the kernel's XDP dispatcher while the engine runs (see
+ * xp_gen_hold), and read how many frames it sent. The live engine
+ * (engine/live.c) drives it with BPF_PROG_RUN.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/generator.h"
+#include "bpf/generator.skel.h"
+#include "engine/engine.h"
+#include "engine/tuples.h"
+#include "loader/generator_prog.h"
+#include "loader/libbpf_log.h"
+#include "loader/percpu.h"
+#include "util/random.h"
+
+/* The way out when live frames do not work: the AF_XDP engine, which
+ * connection tests (-x) pick with --syn-engine. */
+const char *xp_gen_way_out(bool syn)
+{
+	return syn ? "--syn-engine xsk" : "--engine xsk";
+}
+
+int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
+{
+	struct frame_layout lay;
+	const char *ferr = NULL;
+	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len > XP_GEN_MAX_LEN) {
+		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use %s",
+			 cfg->frames.tmpl.frame_size, XP_GEN_MAX_LEN + 4, xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
+		return -EMSGSIZE;
+	}
+	if (cfg->kind == XP_TEST_HOLD) {
+		snprintf(err, errlen, "XDP live frames do not hold connections (-k must reset them at the end): "
+			 "use --syn-engine xsk");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct generator_bpf **out, __u8 *tmpl,
+		struct frame_layout *lay, char *err, size_t errlen)
+{
+	const char *ferr = NULL;
+	size_t len = 0;
+
+	*out = NULL;
+	int r = xp_gen_check(cfg, err, errlen);
+	if (r)
+		return r;
+	if (!frame_layout_of(&cfg->frames.tmpl, lay, &ferr)) {
+		len = frame_build(&cfg->frames.tmpl, tmpl, XP_GEN_MAX_LEN, &ferr);
+	}
+	if (!len) {
+		snprintf(err, errlen, "cannot build the test frame: %s", ferr ? ferr : "invalid");
+		return -EINVAL;
+	}
+	if (cfg->sport_hi < cfg->sport_lo || cfg->dport_hi < cfg->dport_lo) {
+		snprintf(err, errlen, "empty port range %u:%u -> %u:%u", cfg->sport_lo, cfg->sport_hi,
+			 cfg->dport_lo, cfg->dport_hi);
+		return -EINVAL;
+	}
+
+	/* Connection tests: SYNs numbered as the AF_XDP engine numbers them
+	 * (engine/tuples.h checks the template, bind[] and ranges alike). */
+	struct xp_tuples conn = { 0 };
+	uint64_t seed = 0;
+	if (cfg->kind != XP_TEST_STREAM) {
+		if (cfg->kind != XP_TEST_CONNECT) {
+			snprintf(err, errlen, "XDP live frames do not run %s tests", xp_test_kind_name(cfg->kind));
+			return -EINVAL;
+		}
+		/* A fresh ISN key per run: tuples repeat from one run to the next. */
+		seed = xp_random_seed();
+		r = xp_tuples_init(&conn, cfg, seed, err, errlen);
+		if (r)
+			return r;
+		if (cfg->nbind > XP_GEN_MAX_BIND) {
+			snprintf(err, errlen, "XDP live frames take at most %u source addresses", XP_GEN_MAX_BIND);
+			return -EINVAL;
+		}
+	}
+
+	libbpf_print_fn_t old = libbpf_set_print(xp_libbpf_print);
+	struct generator_bpf *skel = generator_bpf__open();
+	if (!skel) {
+		int e = errno;
+		libbpf_set_print(old);
+		snprintf(err, errlen, "cannot open the XDP live-frames generator: %s: use %s", strerror(e),
+			 xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
+		return -e;
+	}
+	struct xp_generator_config *ro = &skel->rodata->config;
+	ro->tmpl_len = (__u32)len;
+	memcpy((void *)ro->tmpl, tmpl, len);
+	ro->l4_off = lay->l4_off;
+	ro->payload_off = lay->payload_off;
+	ro->payload_len = lay->payload_len;
+	ro->l4_proto = lay->l4_proto;
+	/* Stamp only where it fits in the payload (not in 64-byte TCP frames:
+	 * 6 bytes of payload); the receiver tells by the magic. */
+	ro->stamp = lay->payload_len >= XP_STAMP_LEN;
+	ro->sport_lo = cfg->sport_lo;
+	ro->sport_hi = cfg->sport_hi;
+	ro->dport_lo = cfg->dport_lo;
+	ro->dport_hi = cfg->dport_hi;
+	ro->nthreads = nthreads ? nthreads : 1;
+	ro->seq0 = cfg->frames.tmpl.seq;
+	ro->stream_base = 0;
+	ro->tx_ifindex = (__u32)cfg->ifindex;
+	if (cfg->kind == XP_TEST_CONNECT) {
+		ro->syn_mode = 1;
+		ro->stamp = 0;
+		ro->is_v6 = cfg->frames.tmpl.src.family == AF_INET6;
+		ro->l3_off = lay->l3_off;
+		ro->nbind = cfg->nbind;
+		ro->conn_space = conn.space;
+		ro->seed = seed;
+		for (unsigned i = 0; i < cfg->nbind; i++)
+			memcpy((void *)ro->bind_addr[i], cfg->bind[i].family == AF_INET6 ? (const void *)&cfg->bind[i].v6
+											     : (const void *)&cfg->bind[i].v4,
+			       cfg->bind[i].family == AF_INET6 ? 16 : 4);
+	}
+	r = generator_bpf__load(skel);
+	libbpf_set_print(old);
+	if (r) {
+		snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s%s", strerror(-r),
+			 r == -EPERM ? " (run as root or with CAP_BPF and CAP_NET_ADMIN)" : ": use ",
+			 r == -EPERM ? "" : xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
+		generator_bpf__destroy(skel);
+		return r;
+	}
+	*out = skel;
+	return 0;
+}
+
+int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0)
+		return -EINVAL;
+	struct xp_gen_state *v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (unsigned c = 0; c < (unsigned)ncpus && c < ncpu_tid; c++)
+		v[c].tid = cpu_tid[c];
+	__u32 key = 0;
+	int r = bpf_map__update_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0);
+	free(v);
+	return r;
+}
+
+__u64 xp_gen_sent(struct generator_bpf *skel)
+{
+	_Static_assert(offsetof(struct xp_gen_state, sent) == 0, "sent leads xp_gen_state");
+	__u32 key = 0;
+	__u64 sum = 0; /* stays 0 if the lookup fails */
+	xp_percpu_read(skel->maps.gen_state, &key, sizeof(key), sizeof(struct xp_gen_state), &sum, sizeof(sum));
+	return sum;
+}
+
+struct hold_arg {
+	int prog_fd;
+	int link_fd, ns_fd, err;
+};
+
+static void *hold_main(void *arg)
+{
+	struct hold_arg *h = arg;
+	/* Only this short-lived thread moves to the new namespace. */
+	if (unshare(CLONE_NEWNET)) {
+		h->err = errno;
+		return NULL;
+	}
+	h->ns_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (h->ns_fd < 0) {
+		h->err = errno;
+		return NULL;
+	}
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
+	unsigned lo_index = if_nametoindex("lo");
+	h->link_fd = bpf_link_create(h->prog_fd, lo_index ? (int)lo_index : 1, BPF_XDP, &lo);
+	if (h->link_fd < 0)
+		h->err = errno;
+	return NULL;
+}
+
+int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen)
+{
+	struct hold_arg h = { .prog_fd = bpf_program__fd(skel->progs.xdp_generator), .link_fd = -1, .ns_fd = -1 };
+	pthread_t t;
+	int r = pthread_create(&t, NULL, hold_main, &h);
+	if (r)
+		h.err = r;
+	else
+		pthread_join(t, NULL);
+	if (h.err) {
+		if (h.link_fd >= 0)
+			close(h.link_fd);
+		if (h.ns_fd >= 0)
+			close(h.ns_fd);
+		snprintf(err, errlen, "cannot attach the XDP live-frames generator to a private loopback: %s%s%s",
+			 strerror(h.err), h.err == EPERM ? " (needs CAP_SYS_ADMIN)" : ": use ",
+			 h.err == EPERM ? "" : xp_gen_way_out(skel->rodata->config.syn_mode));
+		return -h.err;
+	}
+	*link_fd = h.link_fd;
+	*ns_fd = h.ns_fd;
+	return 0;
+}
+
