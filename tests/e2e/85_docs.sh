@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Docs and behaviour cannot drift: every client command line of the README
-# runs in the lab (routed, as the README's examples assume: server 198.19.1.2,
+# and the man page runs in the lab (routed, as the README's examples assume: server 198.19.1.2,
 # 2001:2:0:2::2) and exits 0; every server command line starts and listens.
 # tests/tools/doc_commands.sh finds them; tests/unit/test_docs.c parses them
 # all and checks the refusals the README quotes. Durations are cut to 1 s
@@ -8,8 +8,9 @@
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
-mapfile -t CLIENTS < <(bash "$XP_ROOT/tests/tools/doc_commands.sh" "$XP_ROOT/README.md" | awk -F'\t' '$1 == "ok" && $2 ~ /(^| )-c / {print $2}')
-mapfile -t SERVERS < <(bash "$XP_ROOT/tests/tools/doc_commands.sh" "$XP_ROOT/README.md" | awk -F'\t' '$1 == "ok" && $2 ~ /(^| )-s( |$)/ {print $2}' | sort -u)
+docs() { for d in README.md man/xdpperf.1; do bash "$XP_ROOT/tests/tools/doc_commands.sh" "$XP_ROOT/$d"; done; }
+mapfile -t CLIENTS < <(docs | awk -F'\t' '$1 == "ok" && $2 ~ /(^| )-c / {print $2}' | sort -u)
+mapfile -t SERVERS < <(docs | awk -F'\t' '$1 == "ok" && $2 ~ /(^| )-s( |$)/ {print $2}' | sort -u)
 
 xp_case readme_server_command_lines_start
 xp_check "lab up" xp_lab_up --queues 2

@@ -1,6 +1,6 @@
 /*
  * Docs and behaviour cannot drift: every xdpperf command line of the README
- * (as tests/tools/doc_commands.sh finds them) parses, the refusals it quotes
+ * and the man page (as tests/tools/doc_commands.sh finds them) parses, the refusals it quotes
  * are refused with exactly the message quoted, and every example value that
  * --help and the README give for -b is a rate the parser takes.
  * tests/e2e/80_docs.sh runs the README's client command lines in the lab.
@@ -38,9 +38,12 @@ static int parse_args(const char *args, char *err, size_t errlen)
 	return r;
 }
 
-static void test_readme_command_lines(void **state)
+/* Every command line of one document; at least min_ok that run and min_refused quoted refusals. */
+static void check_doc(const char *doc, int min_ok, int min_refused)
 {
-	FILE *p = popen("bash tests/tools/doc_commands.sh README.md", "r");
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "bash tests/tools/doc_commands.sh %s", doc);
+	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	char line[2048];
 	int ok = 0, refused = 0;
@@ -53,18 +56,28 @@ static void test_readme_command_lines(void **state)
 		int r = parse_args(args, err, sizeof(err));
 		if (!strcmp(kind, "ok")) {
 			if (r != 0 && r != 1)
-				fail_msg("README: 'xdpperf %s' does not parse: %s", args, err);
+				fail_msg("%s: 'xdpperf %s' does not parse: %s", doc, args, err);
 			ok++;
 		} else {
 			assert_non_null(msg);
 			if (r != 2 || strcmp(err, msg))
-				fail_msg("README: 'xdpperf %s' should be refused with '%s'; got %d '%s'", args, msg, r, err);
+				fail_msg("%s: 'xdpperf %s' should be refused with '%s'; got %d '%s'", doc, args, msg, r, err);
 			refused++;
 		}
 	}
 	assert_int_equal(pclose(p), 0);
-	print_message("README: %d command lines parse, %d quoted refusals match\n", ok, refused);
-	assert_true(ok >= 15 && refused >= 2);
+	print_message("%s: %d command lines parse, %d quoted refusals match\n", doc, ok, refused);
+	assert_true(ok >= min_ok && refused >= min_refused);
+}
+
+static void test_readme_command_lines(void **state)
+{
+	check_doc("README.md", 15, 2);
+}
+
+static void test_manpage_command_lines(void **state)
+{
+	check_doc("man/xdpperf.1", 10, 0);
 }
 
 /* Every token of s that starts with a digit (a rate example like "100kpps," or "(1G-l2)") parses as a rate. */
@@ -123,6 +136,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_readme_command_lines),
+		cmocka_unit_test(test_manpage_command_lines),
 		cmocka_unit_test(test_rate_examples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
