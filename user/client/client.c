@@ -458,17 +458,6 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 		c->ops->describe(c->eng, i);
 }
 
-/*
- * The midpoint of two readings of a cumulative count: packets averaged, and
- * bytes taken at the same point between the readings, so bytes stay a whole
- * number of frames (averaging both separately can leave half a frame).
- */
-void xp_midpoint(uint64_t p1, uint64_t b1, uint64_t p2, uint64_t b2, uint64_t *p, uint64_t *b)
-{
-	*p = p1 + (p2 - p1) / 2;
-	*b = p2 == p1 ? b1 : b1 + (uint64_t)((unsigned __int128)(b2 - b1) * (*p - p1) / (p2 - p1));
-}
-
 /* One interval: our counts and the server's, as of the same moment. 0 or -errno. */
 static int sample(struct client *c, struct snap *now, double t0)
 {
@@ -531,39 +520,13 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 	}
 }
 
-/* Loss in percent by the engine's figures: frames not received, or SYNs not completed. */
-static double loss_pct(const struct xp_period *p)
-{
-	if (p->figures == XP_FIGS_HANDSHAKES) {
-		uint64_t est = xp_period_established(p);
-		return p->hs.syn_sent ? 100.0 * (double)(p->hs.syn_sent > est ? p->hs.syn_sent - est : 0) / p->hs.syn_sent
-				      : 0;
-	}
-	struct xp_rates r;
-	xp_rates_of(p, &r);
-	return r.loss_pct;
-}
-
-/* --max-loss and --require-rate: the exit status of a test that ran to its end. */
+/* --max-loss and --require-rate: the exit status of a test that ran to its end (summary.c). */
 static int thresholds(struct client *c, const struct xp_summary *sum)
 {
-	const struct xp_opts *o = c->o;
-	double loss = loss_pct(&sum->total);
-	if (o->max_loss >= 0 && loss > o->max_loss) {
-		snprintf(last_error, sizeof(last_error), "lost %.4f %% %s, more than --max-loss %g %%", loss,
-			 sum->total.figures == XP_FIGS_HANDSHAKES ? "of the SYNs (not completed)" : "of the frames",
-			 o->max_loss);
+	int rc = xp_summary_thresholds(c->o, sum, last_error, sizeof(last_error));
+	if (rc)
 		fprintf(stderr, "xdpperf: %s\n", last_error);
-		return XP_EXIT_LOSS;
-	}
-	if (o->require_rate && sum->pace.short_of_target) {
-		snprintf(last_error, sizeof(last_error), "the offered load reached %.1f %% of the target (--require-rate): "
-			 "held back by the %s (%s)", 100.0 * sum->pace.reached_pps / sum->pace.target_pps,
-			 sum->pace.held_back_by, sum->pace.why);
-		fprintf(stderr, "xdpperf: %s\n", last_error);
-		return XP_EXIT_SHORT;
-	}
-	return 0;
+	return rc;
 }
 
 /* The offered load against the target: the engine's count over the test, and its own account of why. */
