@@ -153,6 +153,13 @@ jq .end.hold "$J"
 xp_check "opened all in about 1 s" within seconds_to_open_all "$(jqv .end.hold.seconds_to_open_all)" 0.9 1.3
 xp_check "5000 open at the end" expect_eq open_at_end "$(jqv .end.hold.open_at_end)" 5000
 xp_check "the server's XDP completed 5000" expect_eq established "$(jqv .end.sum.connections.established)" 5000
+xp_check "-k --compare compares the time to open all, not a rate over the run" eval '
+	client -c "$XP_SERVER4" -k -P 500 -t 2 --compare -J >"$J"; jq .compare "$J"
+	jq -e ".compare | (.seconds_to_open_all.socket > 0 and .seconds_to_open_all.xdp > 0 and
+		.open_at_end.socket == 500 and .open_at_end.xdp == 500 and (has(\"connections_per_second\") | not))" "$J"'
+xp_check "-x: no \"0 open at most\" for the client, the counts side by side" eval '
+	out=$(client -c "$XP_SERVER4" -x -P 64 -t 1); echo "$out" | grep -E "^(Connections|  |Server|Counts)"
+	! grep -A1 "^Connections" <<<"$out" | grep -q "open at most" && grep -q "in flight at the end" <<<"$out"'
 xp_pass
 
 # ---------------------------------------------------------------------------
@@ -197,4 +204,12 @@ ct=$(xp_exec router conntrack -C)
 echo "UDP: $(jqv .end.sum.sent.packets) frames, conntrack holds $ct entries"
 xp_check "and the table holds only its 256 flows (+ control)" expect_le "conntrack -C" "$ct" 266
 xp_check "no TCP note for UDP" eval '! client -c "$XP_SERVER4" -u --cport 10000:10015 --queues 1 -b 1kpps -t 1 | grep -q "never opened"'
+xp_check "flush conntrack" xp_exec router conntrack -F
+r0=$(stat_of router "$XP_ROUTER_CLIENT_DEV" rx_packets)
+xp_check "a target above what the firewall forwards: short, and the path held it back" eval '
+	client -c "$XP_SERVER4" -u --cport 10000:10015 --queues 1 -b 5Mpps -t 2 -J >"$J"; jq .end.offered_load "$J"
+	[[ $(jqv .end.offered_load.short_of_target) == true && $(jqv .end.offered_load.held_back_by) == path ]]'
+r1=$(stat_of router "$XP_ROUTER_CLIENT_DEV" rx_packets)
+xp_check "what it reached is what the firewall took in (router rx counter)" \
+	expect_near "router rx" "$((r1 - r0))" "$(jqv .end.sum.sent.packets)" 200
 xp_pass
