@@ -164,6 +164,7 @@ static void test_socket_counts_explained(void **state)
 	struct xp_summary s = { .kind = XP_TEST_CONNECT, .total = p, .server_cpu_pct = -1 };
 	char *t = render(XP_REPORT_TEXT, &i, &p, &s);
 	assert_non_null(strstr(t, "established 68840 = accepted 68352 + 488 dropped by full accept queues"));
+	assert_non_null(strstr(t, "+ 0 reset before the server completed them (EmbryonicRsts"));
 	assert_non_null(strstr(t, "somaxconn"));
 	assert_null(strstr(t, "open at most\n             ")); /* client side: not for -x */
 	assert_non_null(strstr(t, "in flight at the end"));
@@ -287,6 +288,14 @@ static void test_netstat_parse(void **state)
 	assert_int_equal(xp_netstat_value(text, "IpExt", "ListenOverflows", &v), 0);
 	assert_int_equal(v, 9);
 	assert_int_equal(xp_netstat_value(text, "TcpExt", "Nope", &v), -ENOENT);
+	/* the client's RST overtaking its ACK: counted apart */
+	struct xp_period p = { .t0 = 0, .t1 = 1, .figures = XP_FIGS_SOCKETS };
+	p.sock.conn_ok = 173351;
+	p.sock.s_accepted = 172242;
+	p.sock.s_embryonic_rsts = 1109;
+	struct json_object *o = xp_sock_figs_json(&p.sock, 1);
+	assert_int_equal(json_object_get_int64(get(o, "server_embryonic_resets")), 1109);
+	json_object_put(o);
 	struct xp_tcpext t;
 	assert_int_equal(xp_tcpext_read(&t), 0); /* this kernel has them */
 }

@@ -106,6 +106,7 @@ static int server_sample(struct client *c, const char *op, struct snap *out, dou
 		out->srv.s_bytes_rx = sc.bytes_rx;
 		out->srv.s_listen_overflows = sc.listen_overflows;
 		out->srv.s_listen_drops = sc.listen_drops;
+		out->srv.s_embryonic_rsts = sc.embryonic_rsts;
 	}
 	if (cpu)
 		*cpu = xp_json_double(r, "cpu_percent", -1);
@@ -152,6 +153,7 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	f->s_bytes_rx = now->srv.s_bytes_rx - prev->srv.s_bytes_rx;
 	f->s_listen_overflows = now->srv.s_listen_overflows - prev->srv.s_listen_overflows;
 	f->s_listen_drops = now->srv.s_listen_drops - prev->srv.s_listen_drops;
+	f->s_embryonic_rsts = now->srv.s_embryonic_rsts - prev->srv.s_embryonic_rsts;
 
 	struct xp_handshake_figs *h = &p->hs;
 	h->syn_sent = p->tx_pkts; /* a handshake engine's frames are its SYNs */
@@ -419,7 +421,7 @@ static void settle(struct client *c, const struct snap *end)
 			continue;
 		}
 		if (conns) {
-			if (s.srv.s_accepted + s.srv.s_listen_overflows >= end->eng.sock.conn_ok)
+			if (s.srv.s_accepted + s.srv.s_listen_overflows + s.srv.s_embryonic_rsts >= end->eng.sock.conn_ok)
 				return;
 			continue;
 		}

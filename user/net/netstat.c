@@ -57,7 +57,8 @@ int xp_tcpext_read(struct xp_tcpext *t)
 	fclose(f);
 	buf[n] = '\0';
 	if (xp_netstat_value(buf, "TcpExt", "ListenOverflows", &t->listen_overflows) ||
-	    xp_netstat_value(buf, "TcpExt", "ListenDrops", &t->listen_drops))
+	    xp_netstat_value(buf, "TcpExt", "ListenDrops", &t->listen_drops) ||
+	    xp_netstat_value(buf, "TcpExt", "EmbryonicRsts", &t->embryonic_rsts))
 		return -ENOENT;
 	return 0;
 }

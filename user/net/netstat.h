@@ -11,6 +11,8 @@
 struct xp_tcpext {
 	uint64_t listen_overflows; /* handshakes completed, then dropped: an accept queue was full */
 	uint64_t listen_drops;     /* every SYN or ACK a listener dropped (overflows included) */
+	uint64_t embryonic_rsts;   /* resets of handshakes not yet complete (SYN_RECV): e.g. a client's
+				    * RST that overtook its ACK */
 };
 
 /* 0, or -errno (the file is missing or has no such counters). */

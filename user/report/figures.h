@@ -41,8 +41,10 @@ struct xp_sock_figs {
 	uint64_t in_flight;       /* connects still in flight when the client stopped (not counted above) */
 	uint64_t s_accepted, s_closed, s_resets, s_open_now, s_bytes_rx;
 	/* The server's kernel (TcpExt, its whole namespace): handshakes completed
-	 * but dropped because an accept queue was full, and all listen drops. */
-	uint64_t s_listen_overflows, s_listen_drops;
+	 * but dropped because an accept queue was full, all listen drops, and
+	 * handshakes reset before they completed (the client's RST overtook its
+	 * ACK: established for the client, never accepted). */
+	uint64_t s_listen_overflows, s_listen_drops, s_embryonic_rsts;
 };
 
 /* XDP connection tests: what the client's SYN sender and XDP program did (deltas). */

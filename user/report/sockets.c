@@ -46,6 +46,7 @@ struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs)
 	U("in_flight_at_end", f->in_flight);
 	U("server_listen_overflows", f->s_listen_overflows);
 	U("server_listen_drops", f->s_listen_drops);
+	U("server_embryonic_resets", f->s_embryonic_rsts);
 #undef U
 #undef D
 	return o;
@@ -94,14 +95,16 @@ void xp_report_hold_lines(struct xp_report *r, const struct xp_hold_figs *h)
  */
 static void agreement_line(struct xp_report *r, const struct xp_sock_figs *f)
 {
-	int64_t d = (int64_t)f->conn_ok - (int64_t)f->s_accepted - (int64_t)f->s_listen_overflows;
-	if (f->conn_ok == f->s_accepted && !f->s_listen_overflows)
+	int64_t d = (int64_t)f->conn_ok - (int64_t)f->s_accepted - (int64_t)f->s_listen_overflows -
+		    (int64_t)f->s_embryonic_rsts;
+	if (f->conn_ok == f->s_accepted && !f->s_listen_overflows && !f->s_embryonic_rsts)
 		return;
 	fprintf(r->out, "Counts       established %" PRIu64 " = accepted %" PRIu64 " + %" PRIu64
-			" dropped by full accept queues (server ListenOverflows) %+" PRId64 "%s\n",
-		f->conn_ok, f->s_accepted, f->s_listen_overflows, d,
+			" dropped by full accept queues (server ListenOverflows) + %" PRIu64
+			" reset before the server completed them (EmbryonicRsts: the RST overtook the ACK) %+" PRId64 "%s\n",
+		f->conn_ok, f->s_accepted, f->s_listen_overflows, f->s_embryonic_rsts, d,
 		d > 0 ? " (still queued at the server when it stopped counting, or dropped by the path)" :
-		d < 0 ? " (accepted after the client stopped counting)" : "");
+		d < 0 ? " (accepted after the client stopped counting, or other tests on the server)" : "");
 	if (f->s_listen_overflows)
 		fprintf(r->out, "             the server's accept queues overflowed: raise net.core.somaxconn there, or "
 				"lower -P\n");

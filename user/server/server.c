@@ -176,6 +176,7 @@ static struct json_object *sock_stats_json(struct srv_client *c)
 	if (c->tcpext_ok && !xp_tcpext_read(&t)) {
 		n.listen_overflows = t.listen_overflows - c->tcpext_base.listen_overflows;
 		n.listen_drops = t.listen_drops - c->tcpext_base.listen_drops;
+		n.embryonic_rsts = t.embryonic_rsts - c->tcpext_base.embryonic_rsts;
 	}
 	return xp_sock_counts_to_json(&n);
 }
