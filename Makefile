@@ -8,7 +8,8 @@ BUILD    := build
 PKG_CONFIG ?= pkg-config
 
 # The libraries' own compiler and linker flags, as their pkg-config files give them.
-PKGS     := libbpf libxdp json-c libmnl libcap
+# libcrypto (OpenSSL): --auth-key's HMAC.
+PKGS     := libbpf libxdp json-c libmnl libcap libcrypto
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 

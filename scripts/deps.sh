@@ -6,12 +6,14 @@ set -euo pipefail
 PKGS=(
   # build
   make gcc clang llvm pkg-config bpftool
-  libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcap-dev libcmocka-dev
+  libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcap-dev libcmocka-dev libssl-dev
   # the man page's check (groff -man -ww, man -l), bash completion, the .deb (dpkg-buildpackage)
   groff-base man-db bash-completion debhelper dpkg-dev fakeroot
   # lab, tests, benchmarks
-  iproute2 iputils-ping ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
+  iproute2 iputils-ping python3 ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
   gnuplot-nox bc
+  # a TCP server with no xdpperf on it, for --peer kernel without a control channel (started in a test's namespace)
+  nginx-light
 )
 
 missing=()
@@ -34,4 +36,13 @@ export DEBIAN_FRONTEND=noninteractive
 # tshark asks whether non-root users may capture; answer for it.
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Packages with a daemon (nginx) must not start it on the host: the tests start theirs in namespaces.
+# policy-rc.d says so to invoke-rc.d; ours only while we install, someone else's is left alone.
+own_policy=
+if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && own_policy=1
+fi
+rc=0
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || rc=$?
+[[ -z $own_policy ]] || rm -f /usr/sbin/policy-rc.d
+exit $rc

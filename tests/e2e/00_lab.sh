@@ -82,7 +82,7 @@ xp_pass
 
 xp_case firewall_tcp_forward
 if ! command -v iperf3 >/dev/null; then
-	xp_skip "iperf3 not installed"
+	xp_fail "iperf3 not installed: run scripts/deps.sh"
 else
 	xp_run_bg server iperf3 -s -p 5201
 	xp_check "iperf3 server listening" xp_wait_port server 5201

@@ -284,7 +284,7 @@ xp_pass
 
 xp_case link_queues_after_ethtool_L
 if ! command -v ethtool >/dev/null; then
-	xp_skip "ethtool not installed"
+	xp_fail "ethtool not installed: run scripts/deps.sh"
 else
 	xp_check "ethtool -L xa1 rx 2 tx 3" ip netns exec "$NSA" ethtool -L xa1 rx 2 tx 3
 	xp_check "link xa1" nl a link xa1

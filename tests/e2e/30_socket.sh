@@ -153,8 +153,9 @@ xp_check "the router dropped the SYNs" eval '[[ $(xp_exec router nft list table 
 xp_check "rule removed" xp_exec router nft delete table inet xptest
 
 xp_check "kill -9 the server during -P 16 -x -t 4" eval '
+	n0=$(tests_started)
 	xp_exec client "$BIN" -c "$XP_SERVER4" -P 16 -x -t 4 >"$XP_TMP/k.out" 2>"$XP_TMP/k.err" &
-	A=$!; s=$(date +%s%N); sleep 1.5
+	A=$!; s=$(date +%s%N); wait_test_started $n0
 	{ kill -9 $SRV_PID; wait $A; rc=$?; wait $SRV_PID; } 2>/dev/null; e=$(( ($(date +%s%N) - s) / 1000000 ))
 	echo "exit $rc after $e ms: $(cat "$XP_TMP/k.err")"
 	(( rc == 1 && e <= 9000 ))'
@@ -190,14 +191,16 @@ N=5000
 CS=$XP_TMP/hold.jsonl
 xp_check "lab up --firewall" xp_lab_up --firewall
 xp_check "server" start_server
-xp_check "client -P $N -k -t 4 in the background" eval '
-	xp_run_bg client "$BIN" -c "$XP_SERVER4" -P $N -k -t 4 --json-stream; HOLD=$XP_BG_PID; CS=$XP_BG_LOG'
-sleep 3
+xp_check "client -P $N -k -t 6 in the background" eval '
+	xp_run_bg client "$BIN" -c "$XP_SERVER4" -P $N -k -t 6 --json-stream; HOLD=$XP_BG_PID; CS=$XP_BG_LOG'
+# Until an interval reports all $N open (a condition; the deadline is the run).
+all_open() { [[ $(jq -r 'select(.event == "interval") | .data.sockets.open' "$CS" 2>/dev/null | tail -n 1) == "$N" ]]; }
+xp_check "client reports $N open" xp_wait 5 "an interval with $N open" all_open
 # What the client said last and what the firewall holds, at the same moment.
 open_c=$(jq -r 'select(.event == "interval") | .data.sockets.open' "$CS" 2>/dev/null | tail -n 1)
 ct_all=$(xp_exec router conntrack -C)
 ct_est=$(xp_exec router conntrack -L -p tcp --state ESTABLISHED 2>/dev/null | wc -l)
-echo "at 3 s: client open ${open_c:-?}, conntrack -C $ct_all, ESTABLISHED tcp $ct_est"
+echo "held: client open ${open_c:-?}, conntrack -C $ct_all, ESTABLISHED tcp $ct_est"
 xp_check "client reported intervals" eval '[[ $open_c =~ ^[0-9]+$ ]]'
 xp_check "conntrack -C >= $N" expect_ge "conntrack -C" "$ct_all" "$N"
 xp_check "conntrack ESTABLISHED >= $N" expect_ge "ESTABLISHED entries" "$ct_est" "$N"

@@ -63,8 +63,8 @@ fields() { # PCAP: one line per frame of everything but the per-frame fields
 }
 for eng in live xsk; do
 	xp_check "capture $eng" eval '
-		xp_run_bg router timeout 10 tcpdump -i xpr0 -c 64 -w "$XP_TMP/$eng.pcap" -U "tcp and dst portrange 63000-63015"
-		CAP=$XP_BG_PID; sleep 1
+		xp_capture_bg router timeout 10 tcpdump -i xpr0 -c 64 -w "$XP_TMP/$eng.pcap" -U "tcp and dst portrange 63000-63015"
+		CAP=$XP_BG_PID
 		client -c "$XP_SERVER4" --engine $eng -t 1 -b 2kpps --queues 1 -l 128 -p 63000:63003 --cport 20000:20001 >/dev/null
 		wait $CAP 2>/dev/null; [[ -s $XP_TMP/$eng.pcap ]]'
 done

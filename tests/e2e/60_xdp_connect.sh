@@ -78,13 +78,16 @@ xp_case hold_established_then_reset
 xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "-k -P 20000 over 16 source addresses" eval '
 	client -c "$XP_SERVER4" --engine xdp -k -P 20000 -t 4 --bind "$XP_CLIENT4_RANGE" -J >"$J" &
-	A=$!; sleep 3
+	A=$!
+	# Sampled once the firewall holds them all (or the client has ended,
+	# which the check below then catches), not after a fixed 3 s.
+	until (( $(ct_state ESTABLISHED) >= 20000 )) || ! kill -0 $A 2>/dev/null; do sleep 0.1; done
 	HELD=$(ct_state ESTABLISHED)
 	wait $A'
 xp_check "conntrack ESTABLISHED during the hold" expect_near ESTABLISHED "$HELD" 20001 2
 xp_check "server completed 20000" expect_eq established "$(conn established)" 20000
 xp_check "all reset at the end" expect_eq reset "$(conn held_reset_at_end)" 20000
-xp_check "nothing left ESTABLISHED but the control connection" eval 'sleep 0.5; (( $(ct_state ESTABLISHED) <= 1 ))'
+xp_check "nothing left ESTABLISHED but the control connection" eval 'ct_at_most_one() { (( $(ct_state ESTABLISHED) <= 1 )); }; xp_wait 5 "ESTABLISHED down to 1" ct_at_most_one'
 xp_check "held by AF_XDP (it resets them at the end)" eval '[[ $(jqv .start.engine_mode) == copy || $(jqv .start.engine_mode) == zerocopy ]]'
 xp_pass
 
@@ -171,8 +174,9 @@ xp_check "bad flags" eval '
 	out=$(client -c "$XP_SERVER4" --engine xdp 2>&1); [[ $? == 2 && $out == *"-x"* ]] &&
 	out=$(client -c "$XP_SERVER4" -k --fin --engine xdp 2>&1); [[ $? == 2 && $out == *"--fin"* ]]'
 xp_check "server killed mid-test: client exits 1" eval '
+	n0=$(tests_started)
 	client -c "$XP_SERVER4" --engine xdp -x --cps 1000 -t 6 >/dev/null 2>&1 &
-	A=$!; sleep 1.5; kill -9 $SRV_PID; s=$SECONDS; wait $A; rc=$?; (( rc == 1 && SECONDS - s <= 5 ))'
+	A=$!; wait_test_started $n0; kill -9 $SRV_PID; s=$SECONDS; wait $A; rc=$?; (( rc == 1 && SECONDS - s <= 5 ))'
 xp_check "nothing attached on the client or server afterwards" eval '
 	! xp_exec client ip -o link show "$XP_CLIENT_DEV" | grep -q " xdp" && ! xp_exec server ip -o link show "$XP_SERVER_DEV" | grep -q " xdp"'
 xp_pass

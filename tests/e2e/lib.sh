@@ -153,6 +153,30 @@ xp_wait_port() { # NS PORT [SECS]
 	done
 }
 
+# xp_wait SECS WHAT CMD...: poll CMD (every 50 ms) until it succeeds. SECS is
+# a deadline for a hang, never the synchronisation itself: on expiry it says
+# WHAT did not happen and fails.
+xp_wait() {
+	local secs=$1 what=$2 t0=$SECONDS
+	shift 2
+	until "$@" >/dev/null 2>&1; do
+		if ((SECONDS - t0 >= secs)); then
+			echo "$what: not after ${secs}s" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+xp__log_has() { local n; n=$(grep -cE -- "$2" "$1" 2>/dev/null); ((${n:-0} >= $3)); }
+# xp_wait_log FILE ERE [N] [SECS]: until FILE holds N (1) lines matching ERE.
+xp_wait_log() { xp_wait "${4:-10}" "${3:-1} line(s) matching '$2' in $(basename "$1")" xp__log_has "$1" "$2" "${3:-1}"; }
+# xp_capture_bg NS CMD...: a capture (tcpdump) in the background, returned
+# once it says it is listening, so nothing sent afterwards is missed.
+xp_capture_bg() {
+	xp_run_bg "$@"
+	xp_wait_log "$XP_BG_LOG" "listening on" 1 10
+}
+
 xp_run_bg() { # NS CMD...
 	local ns
 	ns=$(xp_ns "$1")
@@ -216,9 +240,11 @@ xp__exit() {
 trap xp__exit EXIT
 trap 'exit 130' INT TERM
 
+# Not a skip: make check runs as root (CI does), and a suite that passes
+# without running its end-to-end tests would hide everything they test.
 if [[ $(id -u) -ne 0 ]]; then
-	xp_skip "needs root (network namespaces)"
-	exit 0
+	xp_fail "needs root (network namespaces): run the tests as root"
+	exit 1
 fi
 
 # expect_rc WANT CMD...: CMD must exit with status WANT.
@@ -245,6 +271,10 @@ start_server() {
 	SRV_LOG=$XP_BG_LOG
 	xp_wait_port server 5301 5
 }
+# tests_started: how many tests the server has begun ("[peer] KIND test (" in SRV_LOG)
+tests_started() { local n; n=$(grep -cE '^\[[^]]*\] (stream|connect|hold) test \(' "$SRV_LOG" 2>/dev/null); echo "${n:-0}"; }
+# wait_test_started N0: until the server has begun test N0+1 (N0 from tests_started before the client started)
+wait_test_started() { xp_wait_log "$SRV_LOG" '^\[[^]]*\] (stream|connect|hold) test \(' $(($1 + 1)) "${2:-10}"; }
 # jqv EXPR: evaluate EXPR on the test's last JSON document, $J
 J=$XP_TMP/out.json
 jqv() { jq -r "$1" "$J"; }

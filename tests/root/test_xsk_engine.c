@@ -10,7 +10,7 @@
  * frame is checked with csum.h and compared byte for byte with a fresh
  * frame_build of the tuple and sequence number it carries.
  *
- * Needs root (exits 77, "skipped", without it). The namespace is removed at
+ * Needs root (exits 77 without it, which tests/run.sh counts as a failure). The namespace is removed at
  * the end, on a failed assertion, at exit and on SIGINT/SIGTERM/SIGALRM.
  */
 #include <stdarg.h>
@@ -22,6 +22,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <linux/if_link.h>
+#include <poll.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -57,6 +60,9 @@ static int orig_ns = -1;
 /* The engine and capture socket of the running case, for teardown. */
 static struct xp_engine *eng;
 static int cap_fd = -1;
+/* DEV_RX's rx_packets when the case's capture opened: the kernel's own count
+ * of what arrived, a yardstick neither the engine nor the capture wrote. */
+static uint64_t rx_base;
 
 /* ---- namespace ------------------------------------------------------- */
 /* Made by tests/lib/netns.sh (xp_netns), removed at exit and on
@@ -198,6 +204,42 @@ struct cap {
 	uint8_t flags;
 };
 
+/* DEV_RX's interface counter, through getifaddrs (the netlink link stats of
+ * the namespace this process is in). */
+static uint64_t dev_rx_packets(void)
+{
+	struct ifaddrs *ifa, *i;
+	uint64_t n = UINT64_MAX;
+
+	assert_int_equal(getifaddrs(&ifa), 0);
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_PACKET && i->ifa_data && !strcmp(i->ifa_name, DEV_RX))
+			n = ((struct rtnl_link_stats *)i->ifa_data)->rx_packets;
+	freeifaddrs(ifa);
+	assert_true(n != UINT64_MAX);
+	return n;
+}
+
+/* RFC 1071 sum written out here, independent of user/net/csum.c under test:
+ * over the pseudo-header words and the segment, folded; 0 when the checksum
+ * in the segment is right. */
+static uint16_t ref_sum(const uint8_t *src, const uint8_t *dst, size_t alen, const uint8_t *seg, size_t len)
+{
+	uint64_t sum = 0;
+	size_t k;
+
+	for (k = 0; k < alen; k += 2)
+		sum += (uint32_t)(src[k] << 8 | src[k + 1]) + (uint32_t)(dst[k] << 8 | dst[k + 1]);
+	sum += IPPROTO_TCP + len;
+	for (k = 0; k + 1 < len; k += 2)
+		sum += (uint32_t)(seg[k] << 8 | seg[k + 1]);
+	if (len & 1)
+		sum += (uint32_t)seg[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 static void capture_open(void)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
@@ -209,6 +251,7 @@ static void capture_open(void)
 	/* Everything stays queued until the case reads it after stop(). */
 	assert_int_equal(setsockopt(cap_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)), 0);
 	assert_int_equal(bind(cap_fd, (struct sockaddr *)&sll, sizeof(sll)), 0);
+	rx_base = dev_rx_packets();
 }
 
 /*
@@ -249,8 +292,13 @@ static void check_frame(const struct xp_engine_cfg *c, const uint8_t *f, size_t 
 		assert_true(l4 + l4_len <= len);
 		sum = csum_pseudo_v4(&out->src.v4, &t->dst.v4, IPPROTO_TCP, (uint32_t)l4_len, 0);
 	}
-	/* TCP checksum over pseudo-header, header and options */
+	/* TCP checksum over pseudo-header, header and options: by csum.h and
+	 * by the test's own RFC 1071 sum */
 	assert_int_equal(csum_fold(csum_partial(f + l4, l4_len, sum)), 0);
+	if (v6)
+		assert_int_equal(ref_sum(f + l3 + 8, f + l3 + 24, 16, f + l4, l4_len), 0);
+	else
+		assert_int_equal(ref_sum(f + l3 + 12, f + l3 + 16, 4, f + l4, l4_len), 0);
 	out->sport = (uint16_t)(f[l4] << 8 | f[l4 + 1]);
 	out->dport = (uint16_t)(f[l4 + 2] << 8 | f[l4 + 3]);
 	out->seq = (uint32_t)f[l4 + 4] << 24 | (uint32_t)f[l4 + 5] << 16 | (uint32_t)f[l4 + 6] << 8 | f[l4 + 7];
@@ -273,21 +321,28 @@ static void check_frame(const struct xp_engine_cfg *c, const uint8_t *f, size_t 
 		fail_msg("captured frame differs from a fresh build of its tuple");
 }
 
-/* Read everything queued on the capture socket (after a short settle): the
- * test frames, in arrival order. Returns how many. */
-static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size_t max)
+/* Read the capture: wait (poll, 10-s deadline for a hang) until `want`
+ * frames are in, the engine's count, then take whatever else is already
+ * queued, so a frame too many still shows. The test frames, in arrival
+ * order; returns how many, after checking them against DEV_RX's own
+ * rx_packets counter. */
+static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size_t max, uint64_t want)
 {
 	uint8_t buf[2048];
 	size_t n = 0;
+	double end = xp_now() + 10;
 
-	xp_sleep(0.1);
 	for (;;) {
 		struct sockaddr_ll from;
 		socklen_t fl = sizeof(from);
 		ssize_t r = recvfrom(cap_fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
 		if (r < 0) {
 			assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
-			break;
+			if (n >= want || xp_now() > end)
+				break;
+			struct pollfd pfd = { .fd = cap_fd, .events = POLLIN };
+			poll(&pfd, 1, 100);
+			continue;
 		}
 		if (from.sll_pkttype == PACKET_OUTGOING)
 			continue;
@@ -299,6 +354,12 @@ static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size
 	socklen_t pl = sizeof(ps);
 	assert_int_equal(getsockopt(cap_fd, SOL_PACKET, PACKET_STATISTICS, &ps, &pl), 0);
 	assert_int_equal(ps.tp_drops, 0);
+	/* The interface counted as many frames as were captured (and
+	 * captures consumed so far in this case). */
+	uint64_t rx = dev_rx_packets();
+	print_message("DEV_RX rx_packets +%llu, captured %zu\n", (unsigned long long)(rx - rx_base), n);
+	assert_int_equal(rx - rx_base, n);
+	rx_base = rx;
 	return n;
 }
 
@@ -327,6 +388,23 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Poll the engine until it has sent n frames; fails after secs (a hang). */
+static void wait_tx(uint64_t n, double secs)
+{
+	struct xp_engine_stats st;
+	double end = xp_now() + secs;
+
+	for (;;) {
+		ops->read(eng, &st);
+		if (st.tx.pkts >= n)
+			return;
+		if (xp_now() > end)
+			fail_msg("%llu frames sent after %.0f s, waiting for %llu", (unsigned long long)st.tx.pkts, secs,
+				 (unsigned long long)n);
+		xp_sleep(0.005);
+	}
+}
+
 static struct cap caps[MAXCAP];
 static uint64_t tno[MAXCAP];
 
@@ -340,6 +418,7 @@ static void connect_one_queue(bool v6, double pps, double secs)
 	struct xp_engine_stats st;
 	uint64_t space;
 	size_t n, i, expect = (size_t)(pps * secs);
+	double t0;
 
 	base_cfg(&c, XP_TEST_CONNECT, v6);
 	add_bind(&c, v6 ? "2001:2:0:220::10" : "198.18.220.10");
@@ -347,19 +426,26 @@ static void connect_one_queue(bool v6, double pps, double secs)
 	space = 2 * 100 * 4;
 	c.pps = pps;
 	capture_open();
+	t0 = xp_now();
 	start_engine(&c);
-	xp_sleep(secs);
+	/* Until `expect` SYNs are out: a count, not a sleep (the rate's accuracy
+	 * is the bench's and 50_live's business, not a timed unit test's). */
+	wait_tx(expect, 30);
 	ops->stop(eng);
+	t0 = xp_now() - t0;
 	ops->read(eng, &st);
-	n = capture_read(&c, caps, MAXCAP);
-	print_message("sent %llu SYNs (%llu bytes), captured %zu\n", (unsigned long long)st.tx.pkts,
-		      (unsigned long long)st.tx.bytes, n);
+	n = capture_read(&c, caps, MAXCAP, st.tx.pkts);
+	print_message("sent %llu SYNs (%llu bytes) in %.3f s, captured %zu\n", (unsigned long long)st.tx.pkts,
+		      (unsigned long long)st.tx.bytes, t0, n);
 
 	assert_int_equal(n, st.tx.pkts);
 	assert_int_equal(st.tx.bytes, st.tx.pkts * (v6 ? 94 : 74));
 	assert_int_equal(st.tx.rst_sent, 0);
 	assert_int_equal(st.tx.errors, 0);
-	assert_true(n >= expect * 4 / 5 && n <= expect * 6 / 5); /* the asked rate */
+	assert_true(n >= expect);
+	/* Paced, whatever the load: a machine can only be slower than asked,
+	 * never faster (one burst of slack). */
+	assert_true(n <= pps * t0 + 64);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(caps[i].flags, TH_SYN);
 		tno[i] = tuple_no(&c, &caps[i]);
@@ -410,13 +496,13 @@ static void test_connect_two_queues(void **state)
 	c.pps = 5000;
 	capture_open();
 	start_engine(&c);
-	xp_sleep(0.5);
+	wait_tx(2000, 30);
 	ops->stop(eng);
 	ops->read(eng, &st);
-	n = capture_read(&c, caps, MAXCAP);
+	n = capture_read(&c, caps, MAXCAP, st.tx.pkts);
 	print_message("sent %llu SYNs, captured %zu\n", (unsigned long long)st.tx.pkts, n);
 	assert_int_equal(n, st.tx.pkts);
-	assert_true(n >= 2000 && n <= 3000);
+	assert_true(n >= 2000 && n < MAXCAP);
 	for (i = 0; i < n; i++) {
 		tno[i] = tuple_no(&c, &caps[i]);
 		cnt[tno[i] % 2]++;
@@ -450,16 +536,14 @@ static void test_hold_300(void **state)
 	c.debug = 1;
 	capture_open();
 	start_engine(&c);
-	for (double end = xp_now() + 5; xp_now() < end; xp_sleep(0.01)) {
-		ops->read(eng, &st);
-		if (st.tx.pkts >= 300)
-			break;
-	}
-	xp_sleep(0.3); /* idle: nothing more may go out */
+	wait_tx(300, 30);
+	/* Held: nothing more may go out. An observation period, not a
+	 * synchronisation: load can only hide an extra frame, never add one. */
+	xp_sleep(0.3);
 	ops->read(eng, &st);
 	assert_int_equal(st.tx.pkts, 300);
 	assert_int_equal(st.tx.rst_sent, 0);
-	n = capture_read(&c, caps, MAXCAP);
+	n = capture_read(&c, caps, MAXCAP, 300);
 	assert_int_equal(n, 300);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(caps[i].flags, TH_SYN);
@@ -479,7 +563,7 @@ static void test_hold_300(void **state)
 	assert_true(t < 2.5);
 	assert_int_equal(st.tx.pkts, 300);
 	assert_int_equal(st.tx.rst_sent, 300);
-	n = capture_read(&c, caps, MAXCAP);
+	n = capture_read(&c, caps, MAXCAP, 300);
 	assert_int_equal(n, 300);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(caps[i].flags, TH_RST);
@@ -508,10 +592,10 @@ static void test_hold_stopped_early(void **state)
 	c.pps = 2000;
 	capture_open();
 	start_engine(&c);
-	xp_sleep(0.3);
+	wait_tx(300, 30); /* some sent, far from all 100000 */
 	ops->stop(eng);
 	ops->read(eng, &st);
-	n = capture_read(&c, caps, MAXCAP);
+	n = capture_read(&c, caps, MAXCAP, st.tx.pkts + st.tx.rst_sent);
 	for (i = 0; i < n; i++) {
 		if (caps[i].flags == TH_SYN) {
 			assert_int_equal(nrst, 0); /* every SYN before the first RST */
@@ -521,7 +605,7 @@ static void test_hold_stopped_early(void **state)
 		}
 	}
 	print_message("SYNs %zu, RSTs %zu\n", nsyn, nrst);
-	assert_true(nsyn > 300 && nsyn < 1000);
+	assert_true(nsyn >= 300 && nsyn < c.parallel);
 	assert_int_equal(nsyn, st.tx.pkts);
 	assert_int_equal(nrst, nsyn);
 	assert_int_equal(st.tx.rst_sent, nrst);
@@ -564,7 +648,7 @@ int main(void)
 	};
 
 	if (geteuid() != 0) {
-		printf("test_xsk_engine: needs root (netns, veth, AF_XDP): skipped\n");
+		printf("test_xsk_engine: needs root (netns, veth, AF_XDP): run as root\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -6,11 +6,14 @@
  *     fd = socket(); connect(fd, ADDR:port); close(fd);
  *
  * in a loop for SECS seconds, the destination port going round robin over
- * the range. close() is plain (no SO_LINGER): the client is the active
- * closer and keeps a TIME_WAIT socket per connection, as such a loop does.
+ * the range. close() is plain (no SO_LINGER) by default: the client is the
+ * active closer and keeps a TIME_WAIT socket per connection, as such a loop
+ * does. -R closes the way xdpperf -x does, with a reset (SO_LINGER 0, no
+ * TIME_WAIT), and -a pins thread i to the i-th allowed CPU, round robin, as
+ * xdpperf pins its workers: with both, the loop pays what xdpperf pays.
  * Built by make (build/tests/tools/connloop):
  *
- *   build/tests/tools/connloop [-P N] [-t SECS] [-p PORT[:PORT]] ADDR
+ *   build/tests/tools/connloop [-R] [-a] [-P N] [-t SECS] [-p PORT[:PORT]] ADDR
  *
  * Prints one line: connections=N seconds=S cps=X (connections established
  * before the deadline, the time from start to deadline, their ratio) and,
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,6 +40,7 @@ static int g_family;
 static unsigned g_port_lo = 63000, g_port_hi = 63015;
 static double g_deadline;
 static atomic_bool g_stop;
+static bool g_reset, g_pin;
 
 struct worker {
 	pthread_t tid;
@@ -81,6 +86,10 @@ static void *loop(void *arg)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
+		if (g_reset) {
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		}
 		int r = connect(fd, (struct sockaddr *)&sa, g_addrlen);
 		int err = errno;
 		close(fd);
@@ -100,7 +109,7 @@ static void *loop(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: connloop [-P N] [-t SECS] [-p PORT[:PORT]] ADDR\n");
+	fprintf(stderr, "usage: connloop [-R] [-a] [-P N] [-t SECS] [-p PORT[:PORT]] ADDR\n");
 	exit(2);
 }
 
@@ -109,9 +118,15 @@ int main(int argc, char **argv)
 	unsigned parallel = 1;
 	double secs = 10;
 	int o;
-	while ((o = getopt(argc, argv, "P:t:p:h")) != -1) {
+	while ((o = getopt(argc, argv, "RaP:t:p:h")) != -1) {
 		char *end;
 		switch (o) {
+		case 'R':
+			g_reset = true;
+			break;
+		case 'a':
+			g_pin = true;
+			break;
 		case 'P':
 			parallel = strtoul(optarg, &end, 10);
 			if (*end || !parallel || parallel > 100000)
@@ -155,10 +170,26 @@ int main(int argc, char **argv)
 	}
 	double t0 = now();
 	g_deadline = t0 + secs;
-	unsigned started = 0;
+	unsigned started = 0, ncpu = 0;
+	int cpus[CPU_SETSIZE];
+	cpu_set_t allowed;
+	if (g_pin && !sched_getaffinity(0, sizeof(allowed), &allowed))
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &allowed))
+				cpus[ncpu++] = c;
 	for (unsigned i = 0; i < parallel; i++) {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		if (ncpu) {
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(cpus[i % ncpu], &one);
+			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+		}
 		w[i].idx = i;
-		if (pthread_create(&w[i].tid, NULL, loop, &w[i])) {
+		int cr = pthread_create(&w[i].tid, &attr, loop, &w[i]);
+		pthread_attr_destroy(&attr);
+		if (cr) {
 			fprintf(stderr, "connloop: only %u threads started\n", started);
 			break;
 		}

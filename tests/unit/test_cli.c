@@ -720,6 +720,58 @@ static void test_l2_rates_as_documented(void **state)
 	}
 }
 
+/* Server policy (issue 9): safe defaults, each limit a flag, server options refused with -c. */
+static void test_server_policy_options(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -s", &o, err, sizeof(err)), 0);
+	assert_true(o.max_duration == 3600);
+	assert_int_equal(o.test_port_lo, 1024);
+	assert_int_equal(o.test_port_hi, 65535);
+	assert_int_equal(o.max_tests, 8);
+	assert_int_equal(o.max_control_per_addr, 4);
+	assert_int_equal(o.max_parallel, 100000);
+	assert_int_equal(o.max_workers, 8);
+	assert_int_equal(o.nallow, 0);
+	assert_false(o.allow_lo);
+	assert_null(o.auth_key);
+	assert_int_equal(parse("xdpperf -s --allow 198.18.0.0/15 --allow 2001:2::/48 --max-duration 1m --test-ports "
+			       "60000:65000 --max-tests 2 --max-control-per-addr 1 --max-parallel 10 "
+			       "--max-parallel-total 20 --max-workers 0 --max-workers-total 1 --max-listen-ports 4 "
+			       "--allow-lo --auth-key /k", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.nallow, 2);
+	assert_int_equal(o.allow[1].plen, 48);
+	assert_true(o.max_duration == 60);
+	assert_int_equal(o.test_port_lo, 60000);
+	assert_int_equal(o.max_tests, 2);
+	assert_int_equal(o.max_control_per_addr, 1);
+	assert_int_equal(o.max_parallel, 10);
+	assert_int_equal(o.max_parallel_total, 20);
+	assert_int_equal(o.max_workers, 0);
+	assert_int_equal(o.max_workers_total, 1);
+	assert_int_equal(o.max_listen_ports, 4);
+	assert_true(o.allow_lo);
+	assert_string_equal(o.auth_key, "/k");
+	/* The key is for both ends. */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --auth-key /k", &o, err, sizeof(err)), 0);
+	static const struct usage_case cases[] = {
+		{ "xdpperf -c 198.19.1.2 --max-tests 2", "--max-tests is a server option" },
+		{ "xdpperf -c 198.19.1.2 --allow 198.18.0.0/15", "--allow is a server option" },
+		{ "xdpperf -c 198.19.1.2 --allow-lo", "--allow-lo is a server option" },
+		{ "xdpperf -c 198.19.1.2 --max-duration 5", "--max-duration is a server option" },
+		{ "xdpperf -s --allow 198.18.0.0/33", "prefix length" },
+		{ "xdpperf -s --allow nowhere", "not a network" },
+		{ "xdpperf -s --max-duration 0", "duration" },
+		{ "xdpperf -s --max-duration 1e308", "duration" },
+		{ "xdpperf -s --max-tests 0", "--max-tests" },
+		{ "xdpperf -s --max-tests 1.5", "--max-tests" },
+		{ "xdpperf -s --max-parallel -1", "--max-parallel" },
+		{ "xdpperf -s --test-ports 2000:1000", "reversed" },
+	};
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_engine_kinds),
 		cmocka_unit_test(test_ignored_options_refused),
 		cmocka_unit_test(test_l2_rates_as_documented),
+		cmocka_unit_test(test_server_policy_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,16 @@ void xp_opts_default(struct xp_opts *o)
 	o->xdp_mode = XP_XDP_AUTO;
 	o->compare_engine = XP_ENGINE_AUTO;
 	o->max_loss = -1;
+	o->max_duration = XP_DEFAULT_MAX_DURATION;
+	o->test_port_lo = XP_DEFAULT_TEST_PORT_LO;
+	o->test_port_hi = XP_DEFAULT_TEST_PORT_HI;
+	o->max_tests = XP_DEFAULT_MAX_TESTS;
+	o->max_control_per_addr = XP_DEFAULT_MAX_CONTROL_PER_ADDR;
+	o->max_parallel = XP_DEFAULT_MAX_PARALLEL;
+	o->max_parallel_total = XP_DEFAULT_MAX_PARALLEL_TOTAL;
+	o->max_workers = XP_DEFAULT_MAX_WORKERS;
+	o->max_workers_total = XP_DEFAULT_MAX_WORKERS_TOTAL;
+	o->max_listen_ports = XP_DEFAULT_MAX_LISTEN_PORTS;
 }
 
 /* getopt's code for a long-only option: above every character, so never a short option. */

@@ -213,6 +213,15 @@ static int opt_max_loss(struct xp_opts *o, const char *arg, char *err, size_t er
 	return parse_percent(arg, &o->max_loss, err, errlen);
 }
 
+/* --device-netns: issue 12's connection-test options start here. */
+static int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= sizeof(o->device_netns) || strchr(arg, '/'))
+		return xp_cli_fail(err, errlen, "namespace name '%s' is not valid (a name under /var/run/netns)", arg);
+	strcpy(o->device_netns, arg);
+	return 0;
+}
+
 static int opt_debug(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	o->debug++;
@@ -231,6 +240,46 @@ static int opt_version(struct xp_opts *o, const char *arg, char *err, size_t err
 	return 1;
 }
 
+/* ---- server policy and authentication (issue 9): kept together ---- */
+
+FLAG(opt_allow_lo, allow_lo)
+UINT(opt_max_tests, max_tests, unsigned, 1, 64, "--max-tests")
+UINT(opt_max_control_per_addr, max_control_per_addr, unsigned, 1, 64, "--max-control-per-addr")
+UINT(opt_max_parallel, max_parallel, unsigned long, 1, 10000000, "--max-parallel")
+UINT(opt_max_parallel_total, max_parallel_total, unsigned long, 1, 10000000, "--max-parallel-total")
+UINT(opt_max_workers, max_workers, unsigned, 0, 64, "--max-workers")
+UINT(opt_max_workers_total, max_workers_total, unsigned, 0, 1024, "--max-workers-total")
+UINT(opt_max_listen_ports, max_listen_ports, unsigned, 1, 65535, "--max-listen-ports")
+
+static int opt_auth_key(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	/* Read (and its mode checked) when the role starts: a handler only converts. */
+	if (!*arg)
+		return xp_cli_fail(err, errlen, "--auth-key needs a file name");
+	o->auth_key = arg;
+	return 0;
+}
+
+static int opt_max_duration(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_duration(arg, &o->max_duration, err, errlen);
+}
+
+static int opt_test_ports(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_port_range(arg, &o->test_port_lo, &o->test_port_hi, err, errlen);
+}
+
+static int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (o->nallow >= XP_MAX_ALLOW)
+		return xp_cli_fail(err, errlen, "at most %d --allow networks", XP_MAX_ALLOW);
+	if (xp_parse_cidr(arg, &o->allow[o->nallow].net, &o->allow[o->nallow].plen, err, errlen))
+		return -1;
+	o->nallow++;
+	return 0;
+}
+
 /* ---- the table, in --help's order ---- */
 
 #define SOCKET XP_OPT_SOCKET
@@ -240,6 +289,7 @@ static int opt_version(struct xp_opts *o, const char *arg, char *err, size_t err
 #define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define CLIENT_ANY  .roles = XP_IN_CLIENT, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define SERVER_ONLY .roles = XP_IN_SERVER, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define SOCKET_ENG  XP_E(XP_ENGINE_SOCKET)
 #define XDP_ENG     XP_E(XP_ENGINE_XDP)
 #define NONE_ENG    XP_E(XP_ENGINE_NONE)
@@ -400,16 +450,61 @@ const struct xp_option xp_options[] = {
 	{ "peer", 0, "kernel", XP_SEC_XDP_CONN, XDPC, opt_peer, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
 	  .engines = XDP_ENG,
 	  .help = "the server's TCP stack answers (xdpperf -s opens\n"
-	          "listeners), not its XDP program", .sample = "kernel" },
+	          "listeners), not its XDP program; with no xdpperf\n"
+	          "there, any TCP server on -p (the client's counters)", .sample = "kernel" },
 	{ "syn-engine", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_syn_engine, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
 	  .engines = XDP_ENG,
 	  .help = "what sends the SYNs: live (XDP live frames; the\n"
 	          "default for -x, falling back to xsk where the\n"
 	          "kernel lacks it) or xsk (AF_XDP; always for -k)", .sample = "xsk" },
+	/* Issue 12 (connection tests): its options, one block. */
+	{ "device-netns", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_device_netns, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  .engines = XDP_ENG,
+	  .help = "the device under test is namespace NAME on this\n"
+	          "host (a lab): its conntrack table and drops tell\n"
+	          "why SYNs went unanswered", .sample = "xp-router" },
 
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .roles = XP_IN_SERVER, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY, .help = "serve one test, then exit" },
+
+	/* Server policy and authentication (issue 9): kept together */
+	{ "auth-key", 0, "FILE", XP_SEC_SERVER, 0, opt_auth_key, EVERYWHERE,
+	  .help = "shared secret (both ends): the client proves it knows\n"
+	          "it (HMAC over a fresh nonce); mode 600 or refused", .sample = "/etc/xdpperf.key" },
+	{ "allow", 0, "CIDR", XP_SEC_SERVER, 0, opt_allow, SERVER_ONLY,
+	  .help = "serve only clients from this network (repeatable;\n"
+	          "default: any)", .sample = "198.18.0.0/15" },
+	{ "max-duration", 0, "SECS", XP_SEC_SERVER, 0, opt_max_duration, SERVER_ONLY,
+	  .help = "longest test a client may ask for (default %u)",
+	  .help_nums = { XP_DEFAULT_MAX_DURATION }, .sample = "60" },
+	{ "test-ports", 0, "LO:HI", XP_SEC_SERVER, 0, opt_test_ports, SERVER_ONLY,
+	  .help = "ports tests may use (default %u:%u); never the\n"
+	          "ephemeral range nor a port another program uses",
+	  .help_nums = { XP_DEFAULT_TEST_PORT_LO, XP_DEFAULT_TEST_PORT_HI }, .sample = "60000:65000" },
+	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, opt_max_tests, SERVER_ONLY,
+	  .help = "tests running at once (default %u)", .help_nums = { XP_DEFAULT_MAX_TESTS }, .sample = "2" },
+	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, opt_max_control_per_addr, SERVER_ONLY,
+	  .help = "control connections from one address (default %u)",
+	  .help_nums = { XP_DEFAULT_MAX_CONTROL_PER_ADDR }, .sample = "2" },
+	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel, SERVER_ONLY,
+	  .help = "connections one socket test may ask the server to\n"
+	          "accept (default %u)", .help_nums = { XP_DEFAULT_MAX_PARALLEL }, .sample = "1000" },
+	{ "max-parallel-total", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel_total, SERVER_ONLY,
+	  .help = "the same over all tests at once (default %u)",
+	  .help_nums = { XP_DEFAULT_MAX_PARALLEL_TOTAL }, .sample = "5000" },
+	{ "max-workers", 0, "N", XP_SEC_SERVER, 0, opt_max_workers, SERVER_ONLY,
+	  .help = "worker processes one test may fork past the\n"
+	          "open-file limit (default %u)", .help_nums = { XP_DEFAULT_MAX_WORKERS }, .sample = "2" },
+	{ "max-workers-total", 0, "N", XP_SEC_SERVER, 0, opt_max_workers_total, SERVER_ONLY,
+	  .help = "the same over all tests at once (default %u)",
+	  .help_nums = { XP_DEFAULT_MAX_WORKERS_TOTAL }, .sample = "4" },
+	{ "max-listen-ports", 0, "N", XP_SEC_SERVER, 0, opt_max_listen_ports, SERVER_ONLY,
+	  .help = "ports one test may have the server listen on\n"
+	          "(default %u)", .help_nums = { XP_DEFAULT_MAX_LISTEN_PORTS }, .sample = "16" },
+	{ "allow-lo", 0, NULL, XP_SEC_SERVER, 0, opt_allow_lo, SERVER_ONLY,
+	  .help = "allow tests that count on the loopback device\n"
+	          "(refused by default: the host's own traffic)" },
 
 	/* Host probe */
 	{ "probe", 0, NULL, XP_SEC_PROBE, 0, opt_probe, .roles = XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY,

@@ -24,6 +24,25 @@ enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE }
 #define XP_DEFAULT_CPORT_HI 59999
 #define XP_MAX_BIND_OPT 256
 
+/* Server policy (--max-* and friends): safe defaults for a host with real services on it. */
+#define XP_DEFAULT_MAX_DURATION 3600
+#define XP_DEFAULT_TEST_PORT_LO 1024
+#define XP_DEFAULT_TEST_PORT_HI 65535
+#define XP_DEFAULT_MAX_TESTS 8
+#define XP_DEFAULT_MAX_CONTROL_PER_ADDR 4
+#define XP_DEFAULT_MAX_PARALLEL 100000
+#define XP_DEFAULT_MAX_PARALLEL_TOTAL 200000
+#define XP_DEFAULT_MAX_WORKERS 8
+#define XP_DEFAULT_MAX_WORKERS_TOTAL 16
+#define XP_DEFAULT_MAX_LISTEN_PORTS 256
+#define XP_MAX_ALLOW 32
+
+/* --allow: a network clients may come from. */
+struct xp_cidr {
+	struct xp_addr net; /* host bits cleared */
+	unsigned plen;
+};
+
 struct xp_opts {
 	enum xp_role role;
 	char host[256];              /* -c ADDR as typed */
@@ -69,6 +88,20 @@ struct xp_opts {
 	/* pass/fail for scripts: see XP_EXIT_* */
 	double max_loss;             /* --max-loss PCT, < 0 = not given */
 	bool require_rate;           /* --require-rate: fail if the target (-b, --cps) is not reached */
+	/* server policy and authentication (issue 9) */
+	const char *auth_key;        /* --auth-key FILE (both roles), NULL = none */
+	double max_duration;         /* --max-duration */
+	uint16_t test_port_lo, test_port_hi; /* --test-ports */
+	unsigned max_tests;          /* --max-tests */
+	unsigned max_control_per_addr; /* --max-control-per-addr */
+	unsigned long max_parallel, max_parallel_total; /* --max-parallel, --max-parallel-total */
+	unsigned max_workers, max_workers_total;        /* --max-workers, --max-workers-total */
+	unsigned max_listen_ports;   /* --max-listen-ports */
+	bool allow_lo;               /* --allow-lo */
+	struct xp_cidr allow[XP_MAX_ALLOW]; /* --allow, none = any address */
+	unsigned nallow;
+	/* Issue 12 (connection tests) */
+	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 };
 
 /* Exit statuses (documented in --help and README). */

@@ -330,6 +330,23 @@ static int check_client(struct xp_opts *o, const struct xp_given *g, char *err, 
 	return 0;
 }
 
+/* Server policy (issue 9): its options mean nothing to a client. */
+static int check_server_policy(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	static const char *const server_only[] = {
+		"allow", "max-duration", "test-ports", "max-tests", "max-control-per-addr", "max-parallel",
+		"max-parallel-total", "max-workers", "max-workers-total", "max-listen-ports", "allow-lo",
+	};
+
+	if (o->role != XP_ROLE_CLIENT)
+		return 0;
+	for (size_t i = 0; i < sizeof(server_only) / sizeof(server_only[0]); i++) {
+		if (xp_given_has(g, server_only[i]))
+			return xp_cli_fail(err, errlen, "--%s is a server option", server_only[i]);
+	}
+	return 0;
+}
+
 int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
 	static rule_fn *const rules[] = {
@@ -344,6 +361,7 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 		check_xdp_conn,
 		check_rate,
 		check_client,
+		check_server_policy,
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {

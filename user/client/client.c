@@ -9,6 +9,7 @@
  * engine needs, asks of the server and reports is the engine's declaration.
  */
 #include <errno.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "client/diag.h"
+#include "proto/auth.h"
 #include "proto/channel.h"
 #include "net/netdev.h"
 #include "net/route.h"
@@ -47,8 +50,11 @@ struct client {
 	struct snap last;           /* latest figures the server sent */
 	struct snap good;           /* the last interval sample: both sides' counts at one moment */
 	bool server_gone;           /* the control connection failed: the server's counts end at good */
+	struct xp_auth_key key;     /* --auth-key */
 	const char *error;          /* why the test ended early */
 	char errbuf[512];
+	bool no_server;             /* --peer kernel against a TCP server without xdpperf: no control channel */
+	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
 };
 
 /* Why the client stopped, for --compare's report; see xp_client_last_error. */
@@ -75,6 +81,8 @@ static int fail(struct client *c, int rc, const char *fmt, ...)
 /* Ask the server for its counters; "sample" during the test, "stop" at the end. */
 static int server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
 {
+	if (c->no_server) /* nobody to ask: the server's figures stay zero, and the report says why */
+		return 0;
 	struct json_object *m = json_object_new_object(), *r = NULL, *v;
 	json_object_object_add(m, "op", json_object_new_string(op));
 	int e = xp_ctrl_send(&c->ctrl, m);
@@ -87,7 +95,9 @@ static int server_sample(struct client *c, const char *op, struct snap *out, dou
 	if (e <= 0)
 		return e == 0 ? -ECONNRESET : e;
 	if (!strcmp(xp_json_str(r, "op", ""), "error")) {
-		snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", xp_json_str(r, "msg", "?"));
+		char msg[200];
+		xp_msg_printable(xp_json_str(r, "msg", "?"), msg, sizeof(msg));
+		snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", msg);
 		json_object_put(r);
 		return -EPROTO;
 	}
@@ -133,6 +143,7 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 {
 	const struct xp_engine_stats *a = &now->eng, *b = &prev->eng;
 	p->figures = c->ops->figures;
+	p->client_only = c->no_server;
 	p->tx_pkts = a->tx.pkts - b->tx.pkts;
 	p->tx_bytes = a->tx.bytes - b->tx.bytes;
 	xp_counters_sub(&now->rx, &prev->rx, &p->rx);
@@ -206,6 +217,32 @@ static int check_bind(struct client *c)
 	return 0;
 }
 
+/*
+ * Without a control connection: the server's address from the name, ours
+ * the one the kernel would pick for it (the route's preferred source). 0, or
+ * -errno with a one-line reason.
+ */
+static int no_server_addrs(struct client *c, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = c->o->family ? c->o->family : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	if (getaddrinfo(c->o->host, NULL, &hints, &res) || !res) {
+		snprintf(err, errlen, "cannot resolve server '%s'", c->o->host);
+		return -EINVAL;
+	}
+	xp_addr_from_sockaddr(res->ai_addr, &c->server, NULL);
+	freeaddrinfo(res);
+	struct xp_route rt;
+	int r = xp_route_get(&c->server, &rt);
+	if (r || !rt.prefsrc.family) {
+		snprintf(err, errlen, "no route with a source address to %s: %s", c->o->host,
+			 r ? strerror(-r) : "no preferred source");
+		return r ? r : -EADDRNOTAVAIL;
+	}
+	c->local = rt.prefsrc;
+	return 0;
+}
+
 /* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. */
 static int setup_path(struct client *c)
 {
@@ -213,16 +250,29 @@ static int setup_path(struct client *c)
 	char err[512];
 
 	int fd = xp_ctrl_connect(o->host, o->control_port, o->family, 3000, err, sizeof(err));
-	if (fd < 0)
+	if (fd == -ECONNREFUSED && o->peer_kernel && c->ops->figures == XP_FIGS_HANDSHAKES) {
+		/* --peer kernel against any TCP server: nothing listens for control, so run on our own counters. */
+		if (no_server_addrs(c, err, sizeof(err)))
+			return fail(c, 1, "%s", err);
+		c->no_server = true;
+	} else if (fd < 0) {
+		/* Right after a connection test, a stateful device's full table is the likely cause. */
+		double age = fd == -ETIMEDOUT ? xp_conn_test_age(o->host) : -1;
+		if (age >= 0 && age < XP_CONN_TEST_RECENT)
+			return fail(c, 1, "%s; a connection test against it ended %.0f s ago: the device in the path may be "
+				    "refusing new connections (a full connection table drains in up to 120 s)", err, age);
 		return fail(c, 1, "%s", err);
-	xp_ctrl_init(&c->ctrl, fd);
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	getpeername(fd, (struct sockaddr *)&ss, &sl);
-	xp_addr_from_sockaddr((struct sockaddr *)&ss, &c->server, NULL);
-	sl = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &sl);
-	xp_addr_from_sockaddr((struct sockaddr *)&ss, &c->local, NULL);
+	}
+	if (!c->no_server) {
+		xp_ctrl_init(&c->ctrl, fd);
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		getpeername(fd, (struct sockaddr *)&ss, &sl);
+		xp_addr_from_sockaddr((struct sockaddr *)&ss, &c->server, NULL);
+		sl = sizeof(ss);
+		getsockname(fd, (struct sockaddr *)&ss, &sl);
+		xp_addr_from_sockaddr((struct sockaddr *)&ss, &c->local, NULL);
+	}
 
 	struct xp_route rt;
 	int r;
@@ -314,6 +364,41 @@ static enum xp_test_kind test_kind(const struct xp_opts *o)
 	return o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
 }
 
+/*
+ * Send the start request; with --auth-key, first answer the server's
+ * challenge: the MAC covers the request line exactly as sent. 0 or -errno
+ * (-EPROTO with the reason in errbuf).
+ */
+static int send_request(struct client *c, struct json_object *m)
+{
+	const char *line = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+	if (!c->key.set)
+		return xp_ctrl_send_line(&c->ctrl, line);
+	struct json_object *q = json_object_new_object(), *r = NULL;
+	json_object_object_add(q, "op", json_object_new_string("challenge"));
+	int e = xp_ctrl_send(&c->ctrl, q);
+	json_object_put(q);
+	if (!e)
+		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
+	if (e <= 0)
+		return e == 0 ? -ECONNRESET : e;
+	char mac[XP_AUTH_HEX_LEN + 1], msg[200];
+	const char *nonce = xp_json_str(r, "nonce", "");
+	if (strcmp(xp_json_str(r, "op", ""), "challenge") || xp_auth_mac(&c->key, nonce, line, strlen(line), mac)) {
+		xp_msg_printable(xp_json_str(r, "msg", "no challenge from the server"), msg, sizeof(msg));
+		snprintf(c->errbuf, sizeof(c->errbuf), "authentication: %s", msg);
+		json_object_put(r);
+		return -EPROTO;
+	}
+	json_object_put(r);
+	q = json_object_new_object();
+	json_object_object_add(q, "op", json_object_new_string("auth"));
+	json_object_object_add(q, "mac", json_object_new_string(mac));
+	e = xp_ctrl_send(&c->ctrl, q);
+	json_object_put(q);
+	return e ? e : xp_ctrl_send_line(&c->ctrl, line);
+}
+
 static int request_test(struct client *c)
 {
 	const struct xp_opts *o = c->o;
@@ -333,7 +418,7 @@ static int request_test(struct client *c)
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
 	struct json_object *m = xp_test_to_json(t), *r = NULL;
-	int e = xp_ctrl_send(&c->ctrl, m);
+	int e = send_request(c, m);
 	json_object_put(m);
 	if (!e)
 		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
@@ -356,12 +441,15 @@ static int request_test(struct client *c)
 	if (e < 0)
 		return fail(c, 1, "%s", ctrl_errstr(c, e));
 	if (strcmp(op, "started")) {
-		fail(c, 1, "server refused the test: %s", xp_json_str(r, "msg", "no reason given"));
+		char msg[200];
+		xp_msg_printable(xp_json_str(r, "msg", "no reason given"), msg, sizeof(msg));
+		fail(c, 1, "server refused the test: %s", msg);
 		json_object_put(r);
 		return 1;
 	}
-	snprintf(c->server_dev, sizeof(c->server_dev), "%s", xp_json_str(r, "dev", "?"));
-	snprintf(c->xdp_mode, sizeof(c->xdp_mode), "%s", xp_json_str(r, "xdp_mode", "?"));
+	/* Printed in the report: nothing from the other end reaches the terminal raw. */
+	xp_msg_printable(xp_json_str(r, "dev", "?"), c->server_dev, sizeof(c->server_dev));
+	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
 	json_object_put(r);
 	return 0;
 }
@@ -458,6 +546,7 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	i->parallel = (unsigned)c->req.parallel;
 	if (c->ops->describe)
 		c->ops->describe(c->eng, i);
+	i->client_only = c->no_server;
 }
 
 /* One interval: our counts and the server's, as of the same moment. 0 or -errno. */
@@ -512,6 +601,7 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		struct xp_period p = { .t0 = prev.t, .t1 = now->t };
 		period_of(c, now, &prev, &p);
 		xp_report_interval(&c->rep, &p);
+		xp_diag_watch_sample(&c->diag);
 		if (p.sock.open_now > *peak_open)
 			*peak_open = p.sock.open_now;
 		if (p.sock.s_open_now > *peak_s_open)
@@ -614,6 +704,13 @@ static int run_test(struct client *c, struct xp_summary *sum)
 						   .s_open_at_end = c->good.srv.s_open_now, .server_view = c->req.listen };
 	}
 	pace_of(c, &end, sum);
+	if (c->ops->figures == XP_FIGS_HANDSHAKES) {
+		struct xp_diag_input in;
+		xp_diag_watch_end(&c->diag, &in);
+		in.have_server = !c->no_server;
+		in.peer_kernel = c->ec.hs.peer_kernel;
+		xp_diagnose_handshakes(&sum->total, &in, &sum->diag);
+	}
 	if (!c->error && !sum->interrupted && c->ops->verdict)
 		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
 	sum->error = c->error;
@@ -678,33 +775,59 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
 {
 	struct xp_opts oo = *opts, *o = &oo;
-	struct client c = { .o = o, .ops = xp_engine_ops_of(o->engine), .rep = *rep };
-	char err[256];
-	c.ctrl.fd = -1;
+	/* A key and a 64 KiB line buffer: not on the stack. */
+	struct client *c = calloc(1, sizeof(*c));
+	char err[512];
 	last_error[0] = '\0';
-	int rc = setup_path(&c);
+	if (!c) {
+		snprintf(last_error, sizeof(last_error), "out of memory");
+		fprintf(stderr, "xdpperf: out of memory\n");
+		xp_report_error(rep, last_error);
+		return 1;
+	}
+	c->o = o;
+	c->ops = xp_engine_ops_of(o->engine);
+	c->rep = *rep;
+	c->ctrl.fd = -1;
+	int rc = 0;
+	if (o->auth_key && xp_auth_key_load(o->auth_key, &c->key, err, sizeof(err))) {
+		rc = fail(c, 2, "%s", err);
+		goto out;
+	}
+	rc = setup_path(c);
 	if (rc)
 		goto out;
 	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
-		o->frame_size = c.link.mtu + 18;
-	rc = engine_cfg(&c, o);
+		o->frame_size = c->link.mtu + 18;
+	rc = engine_cfg(c, o);
 	if (rc)
 		goto out;
 	/* Before the request: the server is told the engine that really runs (auto's choice). */
-	if (xp_engine_open(o->engine, &c.ec, &c.ops, &c.eng, err, sizeof(err))) {
-		rc = fail(&c, 1, "%s", err);
+	if (xp_engine_open(o->engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
+		rc = fail(c, 1, "%s", err);
 		goto out;
 	}
-	rc = request_test(&c);
+	if (c->ops->figures == XP_FIGS_HANDSHAKES &&
+	    xp_diag_watch_start(&c->diag, o->device_netns, c->link.ifindex, err, sizeof(err))) {
+		rc = fail(c, 1, "%s", err);
+		goto out;
+	}
+	if (c->no_server)
+		snprintf(c->server_dev, sizeof(c->server_dev), "-");
+	rc = c->no_server ? 0 : request_test(c);
 	if (rc)
 		goto out;
-	rc = run_test(&c, sum);
+	rc = run_test(c, sum);
+	if (c->ec.kind != XP_TEST_STREAM)
+		xp_conn_test_mark(o->host);
 out:
-	*rep = c.rep;
-	if (c.eng)
-		c.ops->destroy(c.eng);
-	if (c.ctrl.fd >= 0)
-		close(c.ctrl.fd);
+	*rep = c->rep;
+	if (c->eng)
+		c->ops->destroy(c->eng);
+	if (c->ctrl.fd >= 0)
+		close(c->ctrl.fd);
+	xp_auth_key_clear(&c->key);
+	free(c);
 	return rc;
 }
 

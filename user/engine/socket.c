@@ -239,6 +239,9 @@ static void sock_read(struct xp_engine *e, struct xp_engine_stats *st)
 	st->hold.all_open_s = all_full ? full_at * 1e-9 : 0;
 	st->hold.open = st->sock.open_now;
 	st->mode = "tcp";
+#if defined(XP_MUTATE) && XP_MUTATE == 3
+	st->sock.conn_ok += st->sock.conn_ok > 0; /* scripts/mutate.sh: one connection too many */
+#endif
 }
 
 static void sock_destroy(struct xp_engine *e)

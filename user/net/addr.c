@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -138,4 +139,61 @@ int xp_parse_addr_range(const char *s, struct xp_addr *out, unsigned max, char *
 		set_low64(&out[v - a], v);
 	}
 	return (int)(b - a + 1);
+}
+
+/* Keep the first plen bits of an address of len bytes, clear the rest. */
+static void mask_bits(uint8_t *b, unsigned len, unsigned plen)
+{
+	for (unsigned i = 0; i < len; i++) {
+		unsigned keep = plen >= 8 * (i + 1) ? 8 : plen > 8 * i ? plen - 8 * i : 0;
+		b[i] &= (uint8_t)(0xff00u >> keep);
+	}
+}
+
+int xp_parse_cidr(const char *s, struct xp_addr *net, unsigned *plen, char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	if (strlen(s) >= sizeof(buf)) {
+		snprintf(err, errlen, "'%.60s' is not a network (ADDR/LEN)", s);
+		return -1;
+	}
+	strcpy(buf, s);
+	char *slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	struct xp_addr a;
+	if (xp_addr_parse(buf, &a)) {
+		snprintf(err, errlen, "'%s' is not a network (ADDR/LEN, e.g. 198.18.0.0/15 or 2001:2::/48)", s);
+		return -1;
+	}
+	unsigned max = a.family == AF_INET ? 32 : 128, len = max;
+	if (slash) {
+		const char *p = slash + 1;
+		char *end;
+		if (*p < '0' || *p > '9' || (p[0] == '0' && p[1])) {
+			snprintf(err, errlen, "'%s': prefix length must be a number 0..%u", s, max);
+			return -1;
+		}
+		unsigned long l = strtoul(p, &end, 10);
+		if (*end || l > max) {
+			snprintf(err, errlen, "'%s': prefix length must be a number 0..%u", s, max);
+			return -1;
+		}
+		len = (unsigned)l;
+	}
+	mask_bits(a.family == AF_INET ? (uint8_t *)&a.v4 : a.v6.s6_addr, max / 8, len);
+	*net = a;
+	*plen = len;
+	return 0;
+}
+
+bool xp_cidr_contains(const struct xp_addr *net, unsigned plen, const struct xp_addr *a)
+{
+	if (net->family != a->family)
+		return false;
+	struct xp_addr m = *a;
+	unsigned bytes = a->family == AF_INET ? 4 : 16;
+	mask_bits(a->family == AF_INET ? (uint8_t *)&m.v4 : m.v6.s6_addr, bytes, plen);
+	return !memcmp(a->family == AF_INET ? (const void *)&m.v4 : (const void *)&m.v6,
+		       net->family == AF_INET ? (const void *)&net->v4 : (const void *)&net->v6, bytes);
 }

@@ -23,6 +23,13 @@ bool xp_addr_eq(const struct xp_addr *a, const struct xp_addr *b);
 size_t xp_addr_to_sockaddr(const struct xp_addr *a, unsigned short port, struct sockaddr_storage *ss);
 /* Parse "ADDR" or "ADDR-ADDR" (same family, ascending, at most max) into out. Count or -1 with err set. */
 int xp_parse_addr_range(const char *s, struct xp_addr *out, unsigned max, char *err, size_t errlen);
+/*
+ * "ADDR/LEN" or a bare "ADDR" (a single host): the network with its host bits
+ * cleared, and the prefix length (0..32 or 0..128). 0, or -1 with err set.
+ */
+int xp_parse_cidr(const char *s, struct xp_addr *net, unsigned *plen, char *err, size_t errlen);
+/* Whether a is inside net/plen (same family). */
+bool xp_cidr_contains(const struct xp_addr *net, unsigned plen, const struct xp_addr *a);
 int xp_addr_from_sockaddr(const struct sockaddr *sa, struct xp_addr *a, unsigned short *port);
 
 #endif

@@ -42,6 +42,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	l->ifindex = ifi->ifi_index;
 	l->up = !!(ifi->ifi_flags & IFF_UP);
 	l->carrier = !!(ifi->ifi_flags & IFF_RUNNING);
+	l->loopback = !!(ifi->ifi_flags & IFF_LOOPBACK);
 	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
 		size_t len = mnl_attr_get_payload_len(attr);
 

@@ -19,6 +19,7 @@ struct xp_netdev {
 					* IFLA_NUM_RX_QUEUES/IFLA_NUM_TX_QUEUES */
 	bool up;                 /* administratively up (IFF_UP) */
 	bool carrier;            /* operationally up (IFF_RUNNING: carrier, peer up) */
+	bool loopback;           /* IFF_LOOPBACK */
 };
 
 /* RTM_GETLINK by index or by name. 0, -ENODEV if missing, or -errno. */

@@ -41,12 +41,19 @@ int xp_raise_nofile(unsigned long need, char *err, size_t errlen)
 	if (nr_open && need > nr_open) {
 		/* Still take as much as the kernel allows: a caller that splits
 		 * the work over processes (util/workers.c) then needs fewer. */
+		unsigned long lim = (unsigned long)rl.rlim_max;
 		if (rl.rlim_max < nr_open) {
 			struct rlimit r4 = { nr_open, nr_open };
-			(void)setrlimit(RLIMIT_NOFILE, &r4);
+			if (!setrlimit(RLIMIT_NOFILE, &r4))
+				lim = nr_open;
 		}
-		snprintf(err, errlen, "needs %lu open files but the limit is %lu (raise fs.nr_open)", need,
-			 nr_open);
+		/* Name the limit that holds: the hard limit when it could not be raised. */
+		if (lim < nr_open)
+			snprintf(err, errlen, "needs %lu open files but the limit is %lu (hard limit; raising it needs "
+				 "CAP_SYS_RESOURCE, and fs.nr_open is %lu)", need, lim, nr_open);
+		else
+			snprintf(err, errlen, "needs %lu open files but the limit is %lu (raise fs.nr_open)", need,
+				 nr_open);
 		return -1;
 	}
 	/* Ask for the most the kernel allows, so a second caller in the same

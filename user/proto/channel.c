@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/tcp.h>
@@ -19,16 +20,82 @@ void xp_ctrl_init(struct xp_ctrl *c, int fd)
 {
 	c->fd = fd;
 	c->len = 0;
+	c->out = NULL;
+	c->out_len = c->out_cap = c->out_limit = 0;
+	c->keep_line = false;
+	c->line = NULL;
+	c->line_len = 0;
+}
+
+void xp_ctrl_init_queued(struct xp_ctrl *c, int fd, size_t out_limit)
+{
+	xp_ctrl_init(c, fd);
+	c->out_limit = out_limit ? out_limit : 1;
+}
+
+void xp_ctrl_free(struct xp_ctrl *c)
+{
+	free(c->out);
+	free(c->line);
+	c->out = c->line = NULL;
+	c->out_len = c->out_cap = c->line_len = 0;
+}
+
+int xp_ctrl_flush(struct xp_ctrl *c)
+{
+	size_t off = 0;
+	int r = 0;
+	while (off < c->out_len) {
+		ssize_t w = send(c->fd, c->out + off, c->out_len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				r = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	memmove(c->out, c->out + off, c->out_len - off);
+	c->out_len -= off;
+	return r;
+}
+
+/* Queued mode: append the line (and its newline), then send what the socket takes now. */
+static int queue_line(struct xp_ctrl *c, const char *s, size_t n)
+{
+	if (c->out_len + n + 1 > c->out_limit)
+		return -ENOBUFS; /* the peer does not read: it is dropped, nobody waits on it */
+	if (c->out_len + n + 1 > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		while (cap < c->out_len + n + 1)
+			cap *= 2;
+		char *p = realloc(c->out, cap);
+		if (!p)
+			return -ENOMEM;
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, s, n);
+	c->out[c->out_len + n] = '\n';
+	c->out_len += n + 1;
+	return xp_ctrl_flush(c);
 }
 
 int xp_ctrl_send(struct xp_ctrl *c, struct json_object *obj)
 {
-	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN);
+	return xp_ctrl_send_line(c, json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN));
+}
+
+int xp_ctrl_send_line(struct xp_ctrl *c, const char *s)
+{
 	size_t n = strlen(s);
 	char line[XP_CTRL_MAX_MSG];
 
 	if (n + 1 > sizeof(line))
 		return -EMSGSIZE;
+	if (c->out_limit)
+		return queue_line(c, s, n);
 	memcpy(line, s, n);
 	line[n++] = '\n';
 	for (size_t off = 0; off < n;) {
@@ -56,6 +123,14 @@ int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out)
 		return c->len >= sizeof(c->buf) - 1 ? -EPROTO : -EAGAIN;
 	*nl = '\0';
 	size_t used = (size_t)(nl - c->buf) + 1;
+	if (c->keep_line) {
+		char *p = realloc(c->line, used);
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, c->buf, used); /* with its terminating NUL */
+		c->line = p;
+		c->line_len = used - 1;
+	}
 	struct json_object *o = json_tokener_parse(c->buf);
 	memmove(c->buf, c->buf + used, c->len - used);
 	c->len -= used;

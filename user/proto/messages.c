@@ -1,6 +1,9 @@
 #include "proto/messages.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,59 +43,192 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 	return o;
 }
 
+/*
+ * Typed field readers for what a client sends. A client may be hostile, so a
+ * field of the wrong type is refused, never converted: json-c would read
+ * 1.9 as the integer 1, "yes" as true and Infinity as a duration. A missing
+ * field takes its default (older clients omit some). Each returns 0, or -1
+ * with a one-line message.
+ */
+static int field(struct json_object *o, const char *key, struct json_object **v)
+{
+	return json_object_object_get_ex(o, key, v) && !json_object_is_type(*v, json_type_null);
+}
+
+static int get_int(struct json_object *o, const char *key, long long dflt, long long lo, long long hi,
+		   long long *out, char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (!field(o, key, &v)) {
+		*out = dflt;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_int)) {
+		snprintf(err, errlen, "field '%s' must be an integer", key);
+		return -1;
+	}
+	errno = 0;
+	long long n = json_object_get_int64(v);
+	/* json-c saturates integers beyond int64 (and keeps big unsigned ones apart). */
+	if (n < lo || n > hi || errno == ERANGE || json_object_get_uint64(v) > (uint64_t)INT64_MAX) {
+		snprintf(err, errlen, "field '%s' is out of range %lld..%lld", key, lo, hi);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int get_bool(struct json_object *o, const char *key, bool dflt, bool *out, char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (!field(o, key, &v)) {
+		*out = dflt;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_boolean)) {
+		snprintf(err, errlen, "field '%s' must be true or false", key);
+		return -1;
+	}
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+static int get_str(struct json_object *o, const char *key, const char *dflt, const char **out, char *err,
+		   size_t errlen)
+{
+	struct json_object *v;
+	if (!field(o, key, &v)) {
+		*out = dflt;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		snprintf(err, errlen, "field '%s' must be a string", key);
+		return -1;
+	}
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+/* A number (integer or not) that is finite. */
+static int get_num(struct json_object *o, const char *key, double dflt, double *out, char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (!field(o, key, &v)) {
+		*out = dflt;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+		snprintf(err, errlen, "field '%s' must be a number", key);
+		return -1;
+	}
+	double d = json_object_get_double(v);
+	if (!isfinite(d)) {
+		snprintf(err, errlen, "field '%s' must be a finite number", key);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+/* A string field that must be one of names[0..n). */
+static int get_name(struct json_object *o, const char *key, const char *dflt, const char *const *names, unsigned n,
+		    unsigned *out, char *err, size_t errlen)
+{
+	const char *s;
+	if (get_str(o, key, dflt, &s, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (names[i] && !strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	snprintf(err, errlen, "unknown %s '%.40s'", key, s);
+	return -1;
+}
+
+static const char *const proto_names[] = { "tcp", "udp" };
+static const char *const close_names[] = { [XP_CLOSE_NONE] = "none", [XP_CLOSE_RST] = "rst" };
+
 int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_t errlen)
 {
+	long long n, lo, hi;
+	unsigned u;
+	const char *eng;
+
 	memset(t, 0, sizeof(*t));
-	t->version = (int)xp_json_int(o, "version", 0);
+	if (get_int(o, "version", 0, INT32_MIN, INT32_MAX, &n, err, errlen))
+		return -1;
+	t->version = (int)n;
 	if (t->version != XP_PROTO_VERSION) {
 		snprintf(err, errlen, "protocol version %d not supported (server speaks %d); use the same xdpperf on both ends",
 			 t->version, XP_PROTO_VERSION);
 		return -1;
 	}
-	const char *kind = xp_json_str(o, "kind", "stream");
-	t->kind = (enum xp_test_kind)-1;
-	for (unsigned i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
-		if (!strcmp(kind, kind_names[i]))
-			t->kind = (enum xp_test_kind)i;
-	if ((int)t->kind < 0) {
-		snprintf(err, errlen, "unknown test kind '%s'", kind);
+	if (get_name(o, "kind", "stream", kind_names, sizeof(kind_names) / sizeof(kind_names[0]), &u, err, errlen))
 		return -1;
-	}
-	const char *eng = xp_json_str(o, "engine", "xsk");
+	t->kind = (enum xp_test_kind)u;
+	if (get_str(o, "engine", "xsk", &eng, err, errlen))
+		return -1;
 	enum xp_engine_id id;
 	if (xp_engine_by_name(eng, &id)) {
-		snprintf(err, errlen, "unknown engine '%s'", eng);
+		snprintf(err, errlen, "unknown engine '%.40s'", eng);
 		return -1;
 	}
 	t->engine = xp_engine_name(id);
-	long long fam = xp_json_int(o, "family", 4);
-	t->family = fam == 6 ? AF_INET6 : AF_INET;
-	t->udp = !strcmp(xp_json_str(o, "proto", "tcp"), "udp");
-	struct json_object *v;
-	t->pass = json_object_object_get_ex(o, "pass", &v) && json_object_get_boolean(v);
-	long long lo = xp_json_int(o, "port_lo", 0), hi = xp_json_int(o, "port_hi", 0);
+	if (get_int(o, "family", 4, 4, 6, &n, err, errlen) || n == 5) {
+		snprintf(err, errlen, "field 'family' must be 4 or 6");
+		return -1;
+	}
+	t->family = n == 6 ? AF_INET6 : AF_INET;
+	if (get_name(o, "proto", "tcp", proto_names, 2, &u, err, errlen))
+		return -1;
+	t->udp = u == 1;
+	if (get_bool(o, "pass", false, &t->pass, err, errlen))
+		return -1;
+	if (get_int(o, "port_lo", 0, 1, 65535, &lo, err, errlen) || get_int(o, "port_hi", 0, 1, 65535, &hi, err, errlen))
+		return -1;
 	if (lo < 1 || hi > 65535 || lo > hi) {
 		snprintf(err, errlen, "bad port range %lld:%lld", lo, hi);
 		return -1;
 	}
 	t->port_lo = (uint16_t)lo;
 	t->port_hi = (uint16_t)hi;
-	t->duration = xp_json_double(o, "duration", 10);
-	t->frame_size = (unsigned)xp_json_int(o, "frame_size", 0);
-	long long par = xp_json_int(o, "parallel", 0);
-	if (par < 0 || par > 10000000) {
-		snprintf(err, errlen, "bad parallel connection count %lld", par);
+	if (get_num(o, "duration", 10, &t->duration, err, errlen))
+		return -1;
+	/* The server's --max-duration is the policy's; this is what any test may be. */
+	if (!(t->duration > 0) || t->duration > XP_TEST_DURATION_MAX) {
+		snprintf(err, errlen, "duration %g s is not in (0, %g]", t->duration, XP_TEST_DURATION_MAX);
 		return -1;
 	}
-	t->parallel = (unsigned long)par;
-	t->respond = json_object_object_get_ex(o, "respond", &v) && json_object_get_boolean(v);
+	if (get_int(o, "frame_size", 0, 0, 65535, &n, err, errlen))
+		return -1;
+	t->frame_size = (unsigned)n;
+	if (get_int(o, "parallel", 0, 0, 10000000, &n, err, errlen)) {
+		snprintf(err, errlen, "bad parallel connection count (an integer 0..10000000)");
+		return -1;
+	}
+	t->parallel = (unsigned long)n;
+	if (get_bool(o, "respond", false, &t->respond, err, errlen))
+		return -1;
 	/* Older clients did not say: socket tests always needed listeners. */
-	if (json_object_object_get_ex(o, "listen", &v))
-		t->listen = json_object_get_boolean(v);
-	else
-		t->listen = !strcmp(t->engine, "socket");
-	t->close_mode = !strcmp(xp_json_str(o, "close", "none"), "rst") ? XP_CLOSE_RST : XP_CLOSE_NONE;
+	if (get_bool(o, "listen", !strcmp(t->engine, "socket"), &t->listen, err, errlen))
+		return -1;
+	if (get_name(o, "close", "none", close_names, 2, &u, err, errlen))
+		return -1;
+	t->close_mode = u;
 	return 0;
+}
+
+void xp_msg_printable(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+	if (!len)
+		return;
+	for (; in && in[n] && n + 1 < len; n++) {
+		unsigned char ch = (unsigned char)in[n];
+		out[n] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	out[n] = '\0';
 }
 
 /*

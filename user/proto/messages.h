@@ -35,10 +35,25 @@ struct xp_test {
 	unsigned close_mode;  /* XP_CLOSE_*: what the server does with a handshake's ACK */
 };
 
+/* The longest test any server runs (the CLI's -t limit); a server's --max-duration can only lower it. */
+#define XP_TEST_DURATION_MAX 86400.0
+
 const char *xp_test_kind_name(enum xp_test_kind k);
 struct json_object *xp_test_to_json(const struct xp_test *t);
-/* Fills t from a "start" message; 0 or -1 with err set. Strings point into static names. */
+/*
+ * Fills t from a "start" message; 0 or -1 with a one-line err. Strict: a field
+ * of the wrong type (1.9 for an integer, "1" for a boolean), an unknown name,
+ * a value out of range or a duration that is not finite and positive is an
+ * error. Strings point into static names.
+ */
 int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_t errlen);
+
+/*
+ * Copy a string that came from the other end into out (len bytes, always
+ * terminated) for printing: every byte outside printable ASCII (control
+ * characters, terminal escapes, DEL, bytes of other encodings) becomes '?'.
+ */
+void xp_msg_printable(const char *in, char *out, size_t len);
 
 struct json_object *xp_counters_to_json(const struct xp_counters *c);
 void xp_counters_from_json(struct json_object *o, struct xp_counters *c);

@@ -66,6 +66,23 @@ struct xp_period {
 	struct xp_counters rx;    /* server: XDP counters */
 	struct xp_sock_figs sock; /* sockets; with --peer kernel also the server's s_* counts of handshakes */
 	struct xp_handshake_figs hs;
+	bool client_only;         /* no xdpperf on the server: completed = the client's completing ACKs */
+};
+
+/* A connection test's warning about unanswered SYNs (report/diagnosis.h). */
+enum xp_diag_cause {
+	XP_DIAG_NONE = 0,          /* 1 % or less unanswered */
+	XP_DIAG_DEVICE_DROPS,
+	XP_DIAG_TABLE_FULL,
+	XP_DIAG_RECEIVER_OVERRUN,
+	XP_DIAG_UNKNOWN,
+};
+
+struct xp_diagnosis {
+	enum xp_diag_cause cause;
+	uint64_t unanswered;       /* SYNs sent without a completed handshake */
+	double pct;                /* of the SYNs sent */
+	char text[512];            /* the summary's first line, without newline */
 };
 
 /* Hold tests (-k): how fast the connections opened and how many lasted. */
@@ -121,6 +138,7 @@ struct xp_summary {
 	uint64_t tx_errors;
 	bool interrupted;         /* stopped by a signal */
 	const char *error;        /* why the test ended early, NULL if it did not */
+	struct xp_diagnosis diag; /* connection tests: more than 1 % of SYNs unanswered, and why */
 };
 
 /* What the report's header says about the test. */
@@ -142,6 +160,7 @@ struct xp_report_info {
 	unsigned parallel;        /* socket and connection tests: -P */
 	/* handshake figures only */
 	bool peer_kernel;         /* answered by the server's TCP stack */
+	bool client_only;         /* no xdpperf on the server (no control channel): the client's counters only */
 	double target_cps;        /* --cps, 0 = unlimited */
 	const char *client_xdp_mode; /* the client program's attach mode */
 };

@@ -11,6 +11,9 @@
 
 uint64_t xp_period_established(const struct xp_period *p)
 {
+	/* With no xdpperf on the server, a connection is complete when the client sent its completing ACK. */
+	if (p->client_only)
+		return p->hs.acks_sent;
 	return p->sock.s_accepted ? p->sock.s_accepted : p->rx.conn_established;
 }
 
@@ -30,7 +33,10 @@ void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i)
 		snprintf(from, sizeof(from), "AF_XDP (%s)", i->engine_mode ? i->engine_mode : "-");
 	fprintf(r->out, "SYNs from %s on %s, %s; handshakes completed by XDP (%s) on %s\n", from, i->dev, cps,
 		i->client_xdp_mode ? i->client_xdp_mode : "?", i->dev);
-	if (i->peer_kernel)
+	if (i->client_only)
+		fprintf(r->out, "Server has no xdpperf (no control channel): its TCP stack answers; every figure below is "
+				"the client's own (SYNs sent, SYN-ACKs seen, ACKs sent)\n");
+	else if (i->peer_kernel)
 		fprintf(r->out, "Server answers with its TCP stack (listeners), counting with XDP (%s, count and pass) on %s\n",
 			i->server_xdp_mode, i->server_dev);
 	else
@@ -97,25 +103,29 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 	char a[32];
 
 	xp_report_head(r, sum);
+	/* More than 1 % unanswered: that first, before any figure can look like a result. */
+	if (sum->diag.cause != XP_DIAG_NONE)
+		fprintf(r->out, "%s\n", sum->diag.text);
+	const char *who = r->client_only ? "the client's count: SYN-ACKs it completed; no server counters"
+			  : r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies";
 	/* Rates over a hold test's whole run would average an opening burst with the idle hold: only counts below. */
 	if (!sum->hold.wanted)
 		xp_report_hs_line(r, "[SUM]", p);
 	if (sum->hold.wanted)
-		fprintf(r->out, "Connections  %12" PRIu64 " completed  (%s)\n", est,
-			r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies");
+		fprintf(r->out, "Connections  %12" PRIu64 " completed  (%s)\n", est, who);
 	else
 		fprintf(r->out, "Connections  %12" PRIu64 " completed  %s  (%s)\n", est,
-			xp_fmt_rate(est / s, "connections/s", a, sizeof(a)),
-			r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies");
+			xp_fmt_rate(est / s, "connections/s", a, sizeof(a)), who);
 	fprintf(r->out, "Client       %12" PRIu64 " SYNs sent  %" PRIu64 " SYN-ACKs seen  %" PRIu64 " ACKs sent (%" PRIu64
 			" with FIN)  %" PRIu64 " resets seen  %" PRIu64 " FIN-ACKs answered\n",
 		x->syn_sent, x->synack_seen, x->acks_sent, x->fins_sent, x->rst_seen, x->finack_answered);
 	if (x->rst_closed)
 		fprintf(r->out, "             %12" PRIu64 " held connections reset at the end\n", x->rst_closed);
-	fprintf(r->out, "Server XDP   %12" PRIu64 " SYNs seen  %" PRIu64 " SYN-ACKs sent  %" PRIu64 " RSTs sent  %" PRIu64
-			" FINs answered  %" PRIu64 " invalid cookies\n",
-		(uint64_t)p->rx.tcp_syn, (uint64_t)p->rx.synack_sent, (uint64_t)p->rx.rst_sent, (uint64_t)p->rx.fin_answered,
-		(uint64_t)p->rx.cookie_invalid);
+	if (!r->client_only)
+		fprintf(r->out, "Server XDP   %12" PRIu64 " SYNs seen  %" PRIu64 " SYN-ACKs sent  %" PRIu64 " RSTs sent  %" PRIu64
+				" FINs answered  %" PRIu64 " invalid cookies\n",
+			(uint64_t)p->rx.tcp_syn, (uint64_t)p->rx.synack_sent, (uint64_t)p->rx.rst_sent,
+			(uint64_t)p->rx.fin_answered, (uint64_t)p->rx.cookie_invalid);
 	if (x->syn_sent > est)
 		fprintf(r->out, "Not completed %11" PRIu64 " of the SYNs sent (%.3f %%)\n", x->syn_sent - est,
 			100.0 * (double)(x->syn_sent - est) / (double)x->syn_sent);

@@ -1,4 +1,5 @@
 #include "report/report.h"
+#include "report/diagnosis.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -67,6 +68,8 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 		add_u(o, "parallel", i->parallel);
 	if (i->figures == XP_FIGS_HANDSHAKES) {
 		json_object_object_add(o, "peer", json_object_new_string(i->peer_kernel ? "kernel" : "xdp"));
+		/* No xdpperf on the server: every figure is the client's own. */
+		json_object_object_add(o, "client_only", json_object_new_boolean(i->client_only));
 		add_d(o, "target_cps", i->target_cps);
 		add_s(o, "client_xdp_mode", i->client_xdp_mode);
 	}
@@ -167,6 +170,15 @@ struct json_object *xp_summary_json(const struct xp_summary *s)
 	json_object_object_add(o, "interrupted", json_object_new_boolean(s->interrupted));
 	if (s->error)
 		add_s(o, "error", s->error);
+	if (s->diag.cause != XP_DIAG_NONE) {
+		/* Connection tests with more than 1 % of SYNs unanswered: how many, and the likely cause. */
+		struct json_object *w = json_object_new_object();
+		add_s(w, "cause", xp_diag_cause_name(s->diag.cause));
+		add_u(w, "unanswered", s->diag.unanswered);
+		add_d(w, "unanswered_percent", s->diag.pct);
+		add_s(w, "text", s->diag.text);
+		json_object_object_add(o, "warning", w);
+	}
 	if (s->server_lost) {
 		/* "sum" covers 0..server_lost_at: the server's last sample. */
 		add_d(o, "server_lost_at", s->server_lost_at);
@@ -270,6 +282,7 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 	r->started = true;
 	r->figures = i->figures;
 	r->peer_kernel = i->peer_kernel;
+	r->client_only = i->client_only;
 	if (r->fmt == XP_REPORT_JSON)
 		json_object_object_add(r->doc, "start", xp_report_info_json(i));
 	else if (r->fmt == XP_REPORT_JSON_STREAM)

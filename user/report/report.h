@@ -33,6 +33,7 @@ struct xp_report {
 	bool peer_kernel;              /* handshakes answered by the server's TCP stack */
 	bool started, ended;           /* xp_report_start / _end were called */
 	bool tcp;                      /* the frames are TCP (stateful-firewall hints) */
+	bool client_only;              /* no xdpperf on the server: the client's counters only */
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);

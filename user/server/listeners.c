@@ -376,6 +376,14 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 		free(s);
 		return -1;
 	}
+	if (c->cap_procs && s->grp.nproc > 1 && s->grp.nproc > c->max_procs) {
+		snprintf(err, errlen,
+			 "%lu connections on %u ports need %u worker processes (open-file limit %lu); the server allows %u%s (%s)",
+			 c->max_conns, nports, s->grp.nproc, s->grp.limit, c->max_procs,
+			 c->cap_is_total ? " more now" : "", c->cap_is_total ? "--max-workers-total" : "--max-workers");
+		free(s);
+		return -1;
+	}
 	s->cfg = *c;
 	s->nports = nports;
 	/* Each process: its open-file limit less its listeners and the margin. */
@@ -433,6 +441,11 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 unsigned long xp_sock_server_capacity(const struct xp_sock_server *s)
 {
 	return s->capacity;
+}
+
+unsigned xp_sock_server_procs(const struct xp_sock_server *s)
+{
+	return s->grp.nproc;
 }
 
 void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *st)

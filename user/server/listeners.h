@@ -5,6 +5,7 @@
 #ifndef XP_LISTENERS_H
 #define XP_LISTENERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,10 @@ struct xp_sock_server_cfg {
 	unsigned threads;          /* event-loop threads, 0 = one per CPU */
 	unsigned long max_conns;   /* connections to plan open files for (0 = just raise soft to hard) */
 	int debug;
+	/* A cap on the worker processes past the open-file limit (the server's --max-workers). */
+	bool cap_procs;
+	unsigned max_procs;        /* with cap_procs: at most this many (0: all in this process) */
+	bool cap_is_total;         /* the cap is what is left of --max-workers-total: say so */
 };
 
 struct xp_sock_server_stats {
@@ -39,6 +44,8 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 unsigned long xp_sock_server_capacity(const struct xp_sock_server *s);
 /* Cumulative counters (safe while running). */
 void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *st);
+/* Worker processes it runs in (1: none, all in this process). */
+unsigned xp_sock_server_procs(const struct xp_sock_server *s);
 /* Closes everything, joins the threads, frees s. */
 void xp_sock_server_stop(struct xp_sock_server *s);
 

@@ -3,6 +3,17 @@
  * Each test gets its own slot in the XDP program's maps (its port range and
  * counters), so several clients can test at once; the program is attached
  * to each client-facing interface while at least one test uses it.
+ *
+ * Anyone who reaches the control port can talk to it, so nothing a client
+ * does may hold the loop or outlive its limits: replies are queued, never
+ * waited for (a client that does not read is dropped); each client gets a
+ * few messages per round; every connection has a hard deadline that no
+ * message moves (the start of a test, its duration plus a margin); TCP
+ * keepalive and TCP_USER_TIMEOUT notice a client that vanished; listeners
+ * are opened and closed by another thread (sockjobs.c). Who may connect
+ * (--allow, per-address caps) and what a test may ask (policy.c) are checked
+ * before anything is attached; with --auth-key a client must answer a
+ * challenge first (proto/auth.h).
  */
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -13,50 +24,23 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proto/channel.h"
 #include "net/netdev.h"
-#include "net/netstat.h"
-#include "net/route.h"
 #include "server/server.h"
+#include "server/state.h"
 #include "util/process.h"
-#include "loader/server_prog.h"
-#include "server/listeners.h"
-#include "proto/messages.h"
 #include "util/time.h"
 
-#define MAX_CLIENTS 64
-
-struct srv_client {
-	bool used;
-	struct xp_ctrl ctrl;
-	struct xp_addr peer;
-	char peer_s[64];
-	int slot;          /* -1 until a test starts */
-	int ifindex;       /* where the XDP program is attached for it */
-	double t_start, cpu_start, last_msg;
-	double idle_limit;
-	/* socket tests: listeners of this test, or the server's standing ones */
-	struct xp_sock_server *ss;
-	bool ss_owned;
-	struct xp_sock_server_stats ss_base;
-	struct xp_tcpext tcpext_base; /* the namespace's TcpExt counters at the test's start */
-	bool tcpext_ok;
-};
-
-struct server {
-	const struct xp_opts *o;
-	struct server_prog *rp;
-	int lfd;
-	struct srv_client cl[MAX_CLIENTS];
-	unsigned tests_done;
-	struct xp_sock_server *listeners; /* -P / --engine socket: fireperf-style standing listeners */
-};
+/* A vanished client (cable pulled, host gone) is noticed within about 30 s. */
+#define KEEPIDLE 10
+#define KEEPINTVL 5
+#define KEEPCNT 4
+#define USER_TIMEOUT_MS 30000
 
 static int listen_on(unsigned short port, char *err, size_t errlen)
 {
 	int one = 1, zero = 0;
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port), .sin6_addr = in6addr_any };
-	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd >= 0) {
 		/* One dual-stack socket serves IPv4 and IPv6 clients. */
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -66,7 +50,7 @@ static int listen_on(unsigned short port, char *err, size_t errlen)
 		close(fd);
 	}
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)),
 		       bind(fd, (struct sockaddr *)&a4, sizeof(a4))) || listen(fd, 64)) {
 		int e = errno;
@@ -79,7 +63,14 @@ static int listen_on(unsigned short port, char *err, size_t errlen)
 	return fd;
 }
 
-static void send_error(struct srv_client *c, const char *msg)
+/* What the client sent us, fit for our log: no terminal escapes. */
+static const char *printable(const char *in, char *out, size_t len)
+{
+	xp_msg_printable(in, out, len);
+	return out;
+}
+
+void srv_send_error(struct srv_client *c, const char *msg)
 {
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "op", json_object_new_string("error"));
@@ -88,277 +79,379 @@ static void send_error(struct srv_client *c, const char *msg)
 	json_object_put(o);
 }
 
-static void release(struct server *s, struct srv_client *c)
+void srv_drop(struct server *s, struct srv_client *c, const char *why)
 {
-	if (c->ss && c->ss_owned)
-		xp_sock_server_stop(c->ss);
-	c->ss = NULL;
-	if (c->slot >= 0) {
-		server_prog_slot_free(s->rp, c->slot);
-		server_prog_detach(s->rp, c->ifindex);
-		c->slot = -1;
-		s->tests_done++;
-	}
-}
-
-static void drop_client(struct server *s, struct srv_client *c, const char *why)
-{
+	if (c->state == SRV_FREE)
+		return;
 	if (why)
 		printf("[%s] %s\n", c->peer_s, why);
-	release(s, c);
+	srv_release(s, c);
 	close(c->ctrl.fd);
-	c->used = false;
+	xp_ctrl_free(&c->ctrl);
+	c->state = SRV_FREE;
 	fflush(stdout);
-}
-
-/* The interface the test traffic arrives on: --dev, else the route back to the client. */
-static int client_ifindex(struct server *s, struct srv_client *c, char *err, size_t errlen)
-{
-	struct xp_netdev l;
-	if (s->o->dev[0]) {
-		if (xp_netdev_by_name(s->o->dev, &l)) {
-			snprintf(err, errlen, "server interface %s does not exist", s->o->dev);
-			return -ENODEV;
-		}
-		return l.ifindex;
-	}
-	struct xp_route rt;
-	int r = xp_route_get(&c->peer, &rt);
-	if (r) {
-		snprintf(err, errlen, "server has no route back to %s: %s", c->peer_s, strerror(-r));
-		return r;
-	}
-	return rt.oif;
 }
 
 /*
- * A socket test needs listeners on its ports: the server's standing ones when
- * they cover the range (fireperf style, `-s -P N -p RANGE`), else listeners
- * opened for this test alone and closed at its end.
+ * The last word: one error line, then no more input is taken. Closing with
+ * unread input would send a RST that can destroy the error line before the
+ * client reads it, so shut down for writing and discard input a moment first.
  */
-static int start_sockets(struct server *s, struct srv_client *c, const struct xp_test *t, char *err, size_t errlen)
+static void reject(struct server *s, struct srv_client *c, const char *msg, const char *log)
 {
-	const struct xp_opts *o = s->o;
-	if (s->listeners && t->port_lo >= o->port_lo && t->port_hi <= o->port_hi) {
-		c->ss = s->listeners;
-		c->ss_owned = false;
-	} else {
-		struct xp_sock_server_cfg cfg = { .port_lo = t->port_lo, .port_hi = t->port_hi,
-						  .threads = o->threads, .max_conns = t->parallel, .debug = o->debug };
-		if (s->listeners && t->port_lo <= o->port_hi && o->port_lo <= t->port_hi) {
-			snprintf(err, errlen, "ports %u:%u overlap the server's listeners on %u:%u but are not inside them",
-				 t->port_lo, t->port_hi, o->port_lo, o->port_hi);
-			return -1;
-		}
-		if (xp_sock_server_start(&cfg, &c->ss, err, errlen))
-			return -1;
-		c->ss_owned = true;
-	}
-	xp_sock_server_read(c->ss, &c->ss_base);
-	/* The kernel's own count of handshakes its full accept queues dropped:
-	 * why a client can see more established than we accept. */
-	c->tcpext_ok = !xp_tcpext_read(&c->tcpext_base);
-	return 0;
-}
-
-static struct json_object *sock_stats_json(struct srv_client *c)
-{
-	struct xp_sock_server_stats st;
-	xp_sock_server_read(c->ss, &st);
-	struct xp_sock_counts n = {
-		.accepted = st.accepted - c->ss_base.accepted,
-		.closed = st.closed - c->ss_base.closed,
-		.resets = st.resets - c->ss_base.resets,
-		.bytes_rx = st.bytes_rx - c->ss_base.bytes_rx,
-		.open_now = st.open_now,
-	};
-	struct xp_tcpext t;
-	if (c->tcpext_ok && !xp_tcpext_read(&t)) {
-		n.listen_overflows = t.listen_overflows - c->tcpext_base.listen_overflows;
-		n.listen_drops = t.listen_drops - c->tcpext_base.listen_drops;
-		n.embryonic_rsts = t.embryonic_rsts - c->tcpext_base.embryonic_rsts;
-	}
-	return xp_sock_counts_to_json(&n);
-}
-
-static void on_start(struct server *s, struct srv_client *c, struct json_object *m)
-{
-	struct xp_test t;
-	char err[256];
-	const char *mode = "?";
-
-	if (c->slot >= 0) {
-		send_error(c, "a test is already running on this connection");
-		return;
-	}
-	if (xp_test_from_json(m, &t, err, sizeof(err))) {
-		send_error(c, err);
-		return;
-	}
-	if (s->o->control_port >= t.port_lo && s->o->control_port <= t.port_hi) {
-		snprintf(err, sizeof(err), "port range %u:%u includes the server's control port %u", t.port_lo,
-			 t.port_hi, s->o->control_port);
-		send_error(c, err);
-		return;
-	}
-	int ifindex = client_ifindex(s, c, err, sizeof(err));
-	if (ifindex < 0) {
-		send_error(c, err);
-		return;
-	}
-	if (server_prog_attach(s->rp, ifindex, s->o->xdp_mode, &mode, err, sizeof(err))) {
-		send_error(c, err);
-		printf("[%s] %s\n", c->peer_s, err);
-		return;
-	}
-	uint32_t flags = (t.pass ? XP_SLOT_PASS : 0) | (t.respond ? XP_SLOT_RESPOND : 0);
-	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
-				     t.close_mode, err, sizeof(err));
-	if (slot < 0) {
-		server_prog_detach(s->rp, ifindex);
-		send_error(c, err);
-		return;
-	}
-	if (t.listen && start_sockets(s, c, &t, err, sizeof(err))) {
-		server_prog_slot_free(s->rp, slot);
-		server_prog_detach(s->rp, ifindex);
-		send_error(c, err);
-		return;
-	}
-	c->slot = slot;
-	c->ifindex = ifindex;
-	c->t_start = xp_now();
-	c->cpu_start = xp_cpu_seconds();
-	c->idle_limit = (t.duration > 30 ? t.duration : 30) + 30;
-	struct xp_netdev l = { 0 };
-	xp_netdev_by_index(ifindex, &l);
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "op", json_object_new_string("started"));
-	json_object_object_add(o, "slot", json_object_new_int(slot));
-	json_object_object_add(o, "dev", json_object_new_string(l.name));
-	json_object_object_add(o, "xdp_mode", json_object_new_string(mode));
-	xp_ctrl_send(&c->ctrl, o);
-	json_object_put(o);
-	printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, counting with XDP (%s%s) on %s\n", c->peer_s,
-	       xp_test_kind_name(t.kind), t.engine, t.udp ? "udp" : "tcp", t.family == AF_INET6 ? 6 : 4, t.port_lo,
-	       t.port_hi, mode, t.respond ? ", answering handshakes with SYN cookies" : t.pass ? ", count and pass" : "",
-	       l.name);
+	char buf[300];
+	srv_send_error(c, msg);
+	if (log)
+		printf("[%s] %s\n", c->peer_s, printable(log, buf, sizeof(buf)));
+	srv_release(s, c);
+	c->ctrl.len = 0; /* whatever else it sent is not read */
+	xp_ctrl_flush(&c->ctrl);
+	shutdown(c->ctrl.fd, SHUT_WR);
+	c->state = SRV_DRAINING;
+	c->deadline = xp_now() + XP_SRV_DRAIN_TIME;
 	fflush(stdout);
 }
 
-/* "sample" and "stop" both answer with the slot's counters and our CPU use. */
-static void on_counters(struct server *s, struct srv_client *c, const char *reply)
+void srv_refuse(struct server *s, struct srv_client *c, const char *msg, const char *log)
 {
-	if (c->slot < 0) {
-		send_error(c, "no test is running on this connection");
+	char buf[300];
+	if (++c->refused >= XP_SRV_MAX_REFUSED) {
+		reject(s, c, msg, "too many refused requests, closing");
 		return;
 	}
-	struct xp_counters cnt;
-	if (server_prog_read(s->rp, c->slot, &cnt)) {
-		send_error(c, "cannot read the XDP counters");
+	srv_send_error(c, msg);
+	if (log) {
+		printf("[%s] refused: %s\n", c->peer_s, printable(log, buf, sizeof(buf)));
+		fflush(stdout);
+	}
+}
+
+/* ---- authentication (--auth-key) ------------------------------------------ */
+
+static void on_challenge(struct server *s, struct srv_client *c)
+{
+	if (!s->key.set) {
+		reject(s, c, "this server has no --auth-key: run the client without it", NULL);
 		return;
 	}
-	double wall = xp_now() - c->t_start;
-	double cpu = xp_cpu_seconds() - c->cpu_start;
+	if (c->nonce[0] || xp_auth_nonce(c->nonce)) {
+		reject(s, c, "authentication failed", "refused: authentication failed (second challenge)");
+		return;
+	}
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "op", json_object_new_string(reply));
-	json_object_object_add(o, "counters", xp_counters_to_json(&cnt));
-	json_object_object_add(o, "cpu_percent", json_object_new_double(wall > 0 ? 100.0 * cpu / wall : 0));
-	if (c->ss)
-		json_object_object_add(o, "sockets", sock_stats_json(c));
+	json_object_object_add(o, "op", json_object_new_string("challenge"));
+	json_object_object_add(o, "nonce", json_object_new_string(c->nonce));
 	xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
 }
+
+static void on_auth(struct server *s, struct srv_client *c, struct json_object *m)
+{
+	const char *mac = xp_json_str(m, "mac", "");
+	if (!s->key.set || !c->nonce[0] || c->mac[0] || strlen(mac) != XP_AUTH_HEX_LEN) {
+		reject(s, c, "authentication failed", "refused: authentication failed (bad answer)");
+		return;
+	}
+	memcpy(c->mac, mac, sizeof(c->mac));
+	/* The MAC covers the next line byte for byte: keep its raw copy. */
+	c->ctrl.keep_line = true;
+}
+
+/* With a key, only an authenticated start gets through. */
+static bool authorized(struct server *s, struct srv_client *c, const char *op)
+{
+	if (!s->key.set || c->authed)
+		return true;
+	if (strcmp(op, "start") || !c->mac[0]) {
+		reject(s, c, "authentication required: this server has --auth-key; give the client the same key",
+		       "refused: not authenticated");
+		return false;
+	}
+	if (!c->ctrl.line || !xp_auth_verify(&s->key, c->nonce, c->ctrl.line, c->ctrl.line_len, c->mac)) {
+		reject(s, c, "authentication failed: the client's --auth-key is not the server's",
+		       "refused: authentication failed (wrong key)");
+		return false;
+	}
+	c->authed = true;
+	c->ctrl.keep_line = false;
+	return true;
+}
+
+/* ---- messages ------------------------------------------------------------- */
 
 static void on_message(struct server *s, struct srv_client *c, struct json_object *m)
 {
 	const char *op = xp_json_str(m, "op", "");
-	c->last_msg = xp_now();
+	if (!strcmp(op, "challenge")) {
+		on_challenge(s, c);
+		return;
+	}
+	if (!strcmp(op, "auth")) {
+		on_auth(s, c, m);
+		return;
+	}
+	if (!authorized(s, c, op))
+		return;
 	if (!strcmp(op, "start")) {
-		on_start(s, c, m);
+		srv_on_start(s, c, m);
 	} else if (!strcmp(op, "sample")) {
-		on_counters(s, c, "sample");
+		srv_on_counters(s, c, "sample");
 	} else if (!strcmp(op, "stop")) {
-		bool had = c->slot >= 0;
-		on_counters(s, c, "result");
-		drop_client(s, c, had ? "test done" : NULL);
+		bool had = c->state == SRV_RUNNING;
+		srv_on_counters(s, c, "result");
+		srv_drop(s, c, had ? "test done" : NULL);
 	} else {
 		char e[96];
 		snprintf(e, sizeof(e), "unknown request '%.40s'", op);
-		send_error(c, e);
+		srv_refuse(s, c, e, NULL);
 	}
+}
+
+/* ---- connections ---------------------------------------------------------- */
+
+static unsigned from_addr(struct server *s, const struct xp_addr *a)
+{
+	unsigned n = 0;
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++)
+		if (s->cl[i].state != SRV_FREE && xp_addr_eq(&s->cl[i].peer, a))
+			n++;
+	return n;
+}
+
+/* Refuse a connection we keep no state for: one line if the socket takes it, then close. */
+static void refuse_at_once(int fd, const char *peer, const char *msg, const char *log)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("error"));
+	json_object_object_add(o, "msg", json_object_new_string(msg));
+	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	char buf[XP_CTRL_MAX_MSG];
+	int n = snprintf(buf, sizeof(buf), "%s\n", line);
+	if (send(fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* a fresh socket's buffer takes one line; if not, the close says enough */
+	}
+	json_object_put(o);
+	shutdown(fd, SHUT_WR);
+	/* Unread input would turn the close into a RST; what already came is read and dropped. */
+	for (int k = 0; k < 4 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0; k++)
+		;
+	close(fd);
+	printf("[%s] %s\n", peer, log);
+	fflush(stdout);
+}
+
+static void set_keepalive(int fd)
+{
+	int one = 1, idle = KEEPIDLE, intvl = KEEPINTVL, cnt = KEEPCNT;
+	unsigned ut = USER_TIMEOUT_MS;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof(ut));
 }
 
 static void on_accept(struct server *s)
 {
+	const struct xp_opts *o = s->o;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	struct srv_client *c = NULL;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (!s->cl[i].used) {
-			c = &s->cl[i];
-			break;
-		}
-	if (!c) {
-		struct xp_ctrl tmp;
-		xp_ctrl_init(&tmp, fd);
-		struct srv_client fake = { .ctrl = tmp };
-		send_error(&fake, "server busy: too many control connections");
-		close(fd);
+	struct xp_addr peer;
+	char peer_s[64], msg[160];
+	xp_addr_from_sockaddr((struct sockaddr *)&ss, &peer, NULL);
+	xp_addr_str(&peer, peer_s, sizeof(peer_s));
+	if (!xp_policy_peer_allowed(o, &peer)) {
+		snprintf(msg, sizeof(msg), "address %s is not allowed on this server (--allow)", peer_s);
+		refuse_at_once(fd, peer_s, msg, "refused: not in --allow");
 		return;
 	}
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (from_addr(s, &peer) >= o->max_control_per_addr) {
+		snprintf(msg, sizeof(msg), "too many control connections from %s (the server allows %u, --max-control-per-addr)",
+			 peer_s, o->max_control_per_addr);
+		refuse_at_once(fd, peer_s, msg, "refused: too many control connections from this address");
+		return;
+	}
+	struct srv_client *c = NULL;
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS && !c; i++)
+		if (s->cl[i].state == SRV_FREE)
+			c = &s->cl[i];
+	if (!c) {
+		refuse_at_once(fd, peer_s, "server busy: too many control connections", "refused: server busy");
+		return;
+	}
+	set_keepalive(fd);
 	memset(c, 0, sizeof(*c));
-	c->used = true;
+	c->state = SRV_IDLE;
 	c->slot = -1;
-	xp_ctrl_init(&c->ctrl, fd);
-	xp_addr_from_sockaddr((struct sockaddr *)&ss, &c->peer, NULL);
-	xp_addr_str(&c->peer, c->peer_s, sizeof(c->peer_s));
-	c->last_msg = xp_now();
-	c->idle_limit = 30;
+	xp_ctrl_init_queued(&c->ctrl, fd, XP_SRV_OUT_LIMIT);
+	c->peer = peer;
+	memcpy(c->peer_s, peer_s, sizeof(c->peer_s));
+	/* Start a test within this, or go: sending junk does not buy time. */
+	c->deadline = xp_now() + XP_SRV_PRETEST_TIME;
+}
+
+/* Input from one client: a few messages, then the others get their turn. */
+static void on_readable(struct server *s, struct srv_client *c)
+{
+	if (c->state == SRV_DRAINING) {
+		char junk[4096];
+		ssize_t n = recv(c->ctrl.fd, junk, sizeof(junk), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			srv_drop(s, c, NULL);
+		return;
+	}
+	struct json_object *m;
+	int got = -EAGAIN;
+	for (int k = 0; k < XP_SRV_MSGS_PER_ROUND && (c->state == SRV_IDLE || c->state == SRV_RUNNING); k++) {
+		got = xp_ctrl_poll_recv(&c->ctrl, &m);
+		if (got != 1)
+			break;
+		on_message(s, c, m);
+		json_object_put(m);
+		got = -EAGAIN;
+	}
+	if (c->state == SRV_FREE || c->state == SRV_DRAINING || c->state == SRV_STARTING)
+		return;
+	if (got == 0)
+		srv_drop(s, c, c->state == SRV_RUNNING ? "client went away mid-test" : NULL);
+	else if (got == -EPROTO)
+		reject(s, c, "bad message (one JSON object per line, at most 64 KiB)", "bad message from client, closing");
+	else if (got != -EAGAIN && got != -EINTR)
+		srv_drop(s, c, c->state == SRV_RUNNING ? "control connection lost mid-test" : NULL);
+}
+
+static void on_deadline(struct server *s, struct srv_client *c)
+{
+	switch (c->state) {
+	case SRV_DRAINING:
+		srv_drop(s, c, NULL);
+		break;
+	case SRV_RUNNING:
+		reject(s, c, "test ran past its duration; the server ended it", "test ran past its duration, ended");
+		break;
+	case SRV_IDLE:
+		reject(s, c, "no test started in time; closing", "no test started in time, closing");
+		break;
+	default:
+		break; /* STARTING: the listener thread's answer comes first */
+	}
+}
+
+static int serve(struct server *s)
+{
+	const struct xp_opts *o = s->o;
+	while (!xp_signalled) {
+		struct pollfd pf[XP_SRV_MAX_CLIENTS + 2];
+		int map[XP_SRV_MAX_CLIENTS + 2];
+		int n = 0;
+		pf[n] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+		map[n++] = -1;
+		pf[n] = (struct pollfd){ .fd = xp_sockjobs_fd(s->jobs), .events = POLLIN };
+		map[n++] = -2;
+		double now = xp_now(), next = now + 1;
+		bool more = false; /* a client has complete lines buffered: no waiting this round */
+		for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
+			struct srv_client *c = &s->cl[i];
+			/* A starting test's input waits for the listener thread (poll would
+			 * also report its hangup over and over). */
+			if (c->state == SRV_FREE || c->state == SRV_STARTING)
+				continue;
+			short ev = POLLIN;
+			if (xp_ctrl_pending(&c->ctrl))
+				ev |= POLLOUT;
+			pf[n] = (struct pollfd){ .fd = c->ctrl.fd, .events = ev };
+			map[n++] = i;
+			if (c->deadline < next)
+				next = c->deadline;
+			more |= c->state != SRV_DRAINING && xp_ctrl_has_line(&c->ctrl);
+		}
+		int wait = more ? 0 : next > now ? (int)((next - now) * 1000) + 1 : 0;
+		int r = poll(pf, (nfds_t)n, wait);
+		if (r < 0 && errno != EINTR)
+			return 1;
+		for (int k = 0; k < n && (r > 0 || more); k++) {
+			if (!pf[k].revents && !(map[k] >= 0 && xp_ctrl_has_line(&s->cl[map[k]].ctrl)))
+				continue;
+			if (map[k] == -1) {
+				on_accept(s);
+				continue;
+			}
+			if (map[k] == -2) {
+				srv_on_jobs(s);
+				continue;
+			}
+			struct srv_client *c = &s->cl[map[k]];
+			if (c->state == SRV_FREE || c->ctrl.fd != pf[k].fd)
+				continue;
+			if ((pf[k].revents & POLLOUT) && xp_ctrl_flush(&c->ctrl)) {
+				srv_drop(s, c, c->state == SRV_RUNNING ? "control connection lost mid-test" : NULL);
+				continue;
+			}
+			if ((pf[k].revents & (POLLIN | POLLHUP | POLLERR)) || xp_ctrl_has_line(&c->ctrl))
+				on_readable(s, c);
+		}
+		now = xp_now();
+		for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
+			struct srv_client *c = &s->cl[i];
+			if (c->state != SRV_FREE && now >= c->deadline)
+				on_deadline(s, c);
+		}
+		if (o->one_off && s->tests_done > 0)
+			break;
+	}
+	return 0;
 }
 
 int xp_server_run(const struct xp_opts *o)
 {
-	struct server s = { .o = o, .lfd = -1 };
-	char err[256];
+	struct server *s = calloc(1, sizeof(*s));
+	char err[512];
+	int rc = 1;
 
+	if (!s) {
+		fprintf(stderr, "xdpperf: out of memory\n");
+		return 1;
+	}
+	s->o = o;
+	s->lfd = -1;
+	if (o->auth_key && xp_auth_key_load(o->auth_key, &s->key, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		free(s);
+		return 2;
+	}
 	if (xp_check_privileges(err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
+		goto out;
 	}
 	if (o->dev[0]) {
 		struct xp_netdev l;
 		if (xp_netdev_by_name(o->dev, &l)) {
 			fprintf(stderr, "xdpperf: interface %s does not exist\n", o->dev);
-			return 1;
+			goto out;
 		}
 	}
-	if (server_prog_open(&s.rp, o->control_port, true, err, sizeof(err))) {
+	if (server_prog_open(&s->rp, o->control_port, true, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
+		goto out;
 	}
-	s.lfd = listen_on(o->control_port, err, sizeof(err));
-	if (s.lfd < 0) {
+	s->lfd = listen_on(o->control_port, err, sizeof(err));
+	if (s->lfd < 0) {
 		fprintf(stderr, "xdpperf: %s\n", err);
-		server_prog_close(s.rp);
-		return 1;
+		goto out;
 	}
 	if (o->engine == XP_ENGINE_SOCKET) {
 		struct xp_sock_server_cfg cfg = { .port_lo = o->port_lo, .port_hi = o->port_hi, .threads = o->threads,
 						  .max_conns = o->parallel, .debug = o->debug };
-		if (xp_sock_server_start(&cfg, &s.listeners, err, sizeof(err))) {
+		if (xp_sock_server_start(&cfg, &s->listeners, err, sizeof(err))) {
 			fprintf(stderr, "xdpperf: %s\n", err);
-			close(s.lfd);
-			server_prog_close(s.rp);
-			return 1;
+			goto out;
 		}
 		/* Not "up to -P": -P only plans open files; the listeners accept what fits. */
-		unsigned long room = xp_sock_server_capacity(s.listeners);
+		unsigned long room = xp_sock_server_capacity(s->listeners);
 		if (o->parallel)
 			printf("xdpperf server listening for TCP tests on ports %u:%u, planned for -P %lu connections "
 			       "(room for about %lu)\n", o->port_lo, o->port_hi, o->parallel, room);
@@ -366,59 +459,31 @@ int xp_server_run(const struct xp_opts *o)
 			printf("xdpperf server listening for TCP tests on ports %u:%u, room for about %lu connections "
 			       "(the open-file limit; -P N plans for more)\n", o->port_lo, o->port_hi, room);
 	}
+	/* After the standing listeners: the limit they raised is the one to come back to. */
+	if (xp_sockjobs_start(&s->jobs, o->max_workers_total, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		goto out;
+	}
 	xp_install_signals();
-	printf("xdpperf server listening on control port %u\n", o->control_port);
+	printf("xdpperf server listening on control port %u%s\n", o->control_port,
+	       s->key.set ? " (clients must authenticate: --auth-key)" : "");
 	fflush(stdout);
 
-	while (!xp_signalled) {
-		struct pollfd pf[MAX_CLIENTS + 1];
-		int map[MAX_CLIENTS + 1];
-		int n = 0;
-		pf[n] = (struct pollfd){ .fd = s.lfd, .events = POLLIN };
-		map[n++] = -1;
-		for (int i = 0; i < MAX_CLIENTS; i++)
-			if (s.cl[i].used) {
-				pf[n] = (struct pollfd){ .fd = s.cl[i].ctrl.fd, .events = POLLIN };
-				map[n++] = i;
-			}
-		int r = poll(pf, (nfds_t)n, 1000);
-		if (r < 0 && errno != EINTR)
-			break;
-		double now = xp_now();
-		for (int k = 0; k < n && r > 0; k++) {
-			if (!pf[k].revents)
-				continue;
-			if (map[k] < 0) {
-				on_accept(&s);
-				continue;
-			}
-			struct srv_client *c = &s.cl[map[k]];
-			struct json_object *m;
-			int got;
-			while (c->used && (got = xp_ctrl_poll_recv(&c->ctrl, &m)) == 1) {
-				on_message(&s, c, m);
-				json_object_put(m);
-			}
-			if (c->used && got != -EAGAIN)
-				drop_client(&s, c, got == 0 ? (c->slot >= 0 ? "client went away mid-test" : NULL)
-							    : "bad message from client, closing");
-		}
-		for (int i = 0; i < MAX_CLIENTS; i++) {
-			struct srv_client *c = &s.cl[i];
-			if (c->used && now - c->last_msg > c->idle_limit)
-				drop_client(&s, c, "client silent too long, closing");
-		}
-		if (o->one_off && s.tests_done > 0)
-			break;
-	}
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (s.cl[i].used)
-			drop_client(&s, &s.cl[i], xp_signalled ? "server stopping" : NULL);
-	close(s.lfd);
-	if (s.listeners)
-		xp_sock_server_stop(s.listeners);
-	server_prog_close(s.rp);
+	rc = serve(s);
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++)
+		if (s->cl[i].state != SRV_FREE)
+			srv_drop(s, &s->cl[i], xp_signalled && s->cl[i].state == SRV_RUNNING ? "server stopping" : NULL);
 	if (xp_signalled)
 		printf("xdpperf server stopped\n");
-	return 0;
+out:
+	xp_sockjobs_stop(s->jobs); /* closes what is still queued */
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->listeners)
+		xp_sock_server_stop(s->listeners);
+	if (s->rp)
+		server_prog_close(s->rp);
+	xp_auth_key_clear(&s->key);
+	free(s);
+	return rc;
 }

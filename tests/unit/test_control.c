@@ -1,0 +1,245 @@
+/*
+ * The control channel against a hostile peer: strict decoding of start
+ * requests, printable copies of what the server says, queued sends with an
+ * output limit (a peer that never reads), the raw line kept for the MAC.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto/channel.h"
+#include "proto/messages.h"
+
+/* Decode a start line; returns xp_test_from_json's result and its message. */
+static int decode(const char *line, struct xp_test *t, char *err, size_t errlen)
+{
+	struct json_object *o = json_tokener_parse(line);
+	assert_non_null(o);
+	err[0] = '\0';
+	int r = xp_test_from_json(o, t, err, errlen);
+	json_object_put(o);
+	return r;
+}
+
+#define START "{\"op\":\"start\",\"version\":1,\"port_lo\":63000,\"port_hi\":63015"
+
+static void test_valid_request_roundtrip(void **state)
+{
+	struct xp_test t = { .version = 1, .kind = XP_TEST_CONNECT, .engine = "socket", .family = AF_INET6,
+			     .port_lo = 7000, .port_hi = 7003, .duration = 2.5, .parallel = 64, .listen = true,
+			     .close_mode = XP_CLOSE_RST }, u;
+	char err[256];
+	struct json_object *o = xp_test_to_json(&t);
+	assert_int_equal(xp_test_from_json(o, &u, err, sizeof(err)), 0);
+	json_object_put(o);
+	assert_int_equal(u.kind, XP_TEST_CONNECT);
+	assert_string_equal(u.engine, "socket");
+	assert_int_equal(u.family, AF_INET6);
+	assert_int_equal(u.port_lo, 7000);
+	assert_int_equal(u.port_hi, 7003);
+	assert_true(u.duration == 2.5);
+	assert_int_equal(u.parallel, 64);
+	assert_true(u.listen);
+	assert_int_equal(u.close_mode, XP_CLOSE_RST);
+	/* Missing optional fields take their defaults. */
+	assert_int_equal(decode(START "}", &u, err, sizeof(err)), 0);
+	assert_true(u.duration == 10);
+	assert_int_equal(u.family, AF_INET);
+	assert_false(u.udp);
+}
+
+/* Each line is refused, with a one-line message containing word. */
+static void test_refused_fields(void **state)
+{
+	static const struct { const char *line, *word; } cases[] = {
+		/* floats in integer fields were truncated: 1.9 started a test */
+		{ "{\"op\":\"start\",\"version\":1.9,\"port_lo\":63000,\"port_hi\":63015}", "'version' must be an integer" },
+		{ "{\"op\":\"start\",\"version\":\"1\",\"port_lo\":63000,\"port_hi\":63015}", "'version' must be an integer" },
+		{ "{\"op\":\"start\",\"version\":1,\"port_lo\":63000.5,\"port_hi\":63015}", "'port_lo' must be an integer" },
+		{ START ",\"parallel\":1e3}", "parallel" },
+		{ START ",\"parallel\":99999999999999999999}", "parallel" },
+		{ START ",\"frame_size\":64.0}", "'frame_size' must be an integer" },
+		{ "{\"op\":\"start\",\"version\":1,\"port_lo\":0,\"port_hi\":10}", "port_lo" },
+		{ "{\"op\":\"start\",\"version\":1,\"port_lo\":10,\"port_hi\":70000}", "port_hi" },
+		{ "{\"op\":\"start\",\"version\":1,\"port_lo\":100,\"port_hi\":10}", "bad port range" },
+		{ "{\"op\":\"start\",\"version\":2,\"port_lo\":63000,\"port_hi\":63015}", "version 2" },
+		/* durations: the black-hole request used 1e308 and Infinity */
+		{ START ",\"duration\":1e308}", "duration" },
+		{ START ",\"duration\":Infinity}", "finite" },
+		{ START ",\"duration\":-Infinity}", "finite" },
+		{ START ",\"duration\":NaN}", "finite" },
+		{ START ",\"duration\":0}", "duration" },
+		{ START ",\"duration\":-5}", "duration" },
+		{ START ",\"duration\":86401}", "duration" },
+		{ START ",\"duration\":\"10\"}", "'duration' must be a number" },
+		/* booleans, names, families */
+		{ START ",\"pass\":\"yes\"}", "'pass' must be true or false" },
+		{ START ",\"listen\":1}", "'listen' must be true or false" },
+		{ START ",\"respond\":0}", "'respond' must be true or false" },
+		{ START ",\"family\":5}", "family" },
+		{ START ",\"family\":46}", "family" },
+		{ START ",\"proto\":\"sctp\"}", "unknown proto" },
+		{ START ",\"proto\":17}", "'proto' must be a string" },
+		{ START ",\"close\":\"fin\"}", "unknown close" },
+		{ START ",\"kind\":\"flood\"}", "unknown kind" },
+		{ START ",\"engine\":\"dpdk\"}", "unknown engine" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xp_test t;
+		char err[256];
+		if (decode(cases[i].line, &t, err, sizeof(err)) != -1 || !strstr(err, cases[i].word))
+			fail_msg("%s: message '%s', want -1 and '%s'", cases[i].line, err, cases[i].word);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_printable(void **state)
+{
+	char out[64];
+	xp_msg_printable("ok \x1b]0;owned\x07\x1b[2J\r\nend\x7f\xc3\xa9", out, sizeof(out));
+	assert_string_equal(out, "ok ?]0;owned??[2J??end???");
+	xp_msg_printable("0123456789", out, 5); /* cut, always terminated */
+	assert_string_equal(out, "0123");
+	xp_msg_printable(NULL, out, sizeof(out));
+	assert_string_equal(out, "");
+}
+
+static struct json_object *line_obj(size_t pad)
+{
+	static char buf[2048];
+	memset(buf, 'x', pad);
+	buf[pad] = '\0';
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("error"));
+	json_object_object_add(o, "msg", json_object_new_string(buf));
+	return o;
+}
+
+/* A peer that never reads: sends keep returning (queued), then -ENOBUFS at the limit. */
+static void test_queued_send_limit(void **state)
+{
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0); /* blocking: a wait would hang here */
+	int small = 4096;
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	struct xp_ctrl c;
+	xp_ctrl_init_queued(&c, sv[0], 65536);
+	struct json_object *o = line_obj(1000);
+	int r = 0, sent = 0;
+	for (int i = 0; i < 100000 && !r; i++) {
+		r = xp_ctrl_send(&c, o);
+		if (!r)
+			sent++;
+		assert_true(xp_ctrl_pending(&c) <= 65536);
+	}
+	assert_int_equal(r, -ENOBUFS);
+	assert_true(xp_ctrl_pending(&c) > 60000); /* it queued up to the limit, not less */
+	/* The peer reads everything: what was queued arrives whole and in order. */
+	size_t got = 0, lines = 0;
+	char buf[8192];
+	while (xp_ctrl_pending(&c) || got < (size_t)sent * 1000) {
+		assert_int_equal(xp_ctrl_flush(&c), 0);
+		ssize_t n = recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0) {
+			for (ssize_t k = 0; k < n; k++)
+				lines += buf[k] == '\n';
+			got += (size_t)n;
+		}
+		if (!xp_ctrl_pending(&c) && n <= 0)
+			break;
+	}
+	assert_int_equal(lines, sent);
+	json_object_put(o);
+	xp_ctrl_free(&c);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A closed peer: the queued send reports the error instead of waiting. */
+static void test_queued_send_peer_gone(void **state)
+{
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[1]);
+	struct xp_ctrl c;
+	xp_ctrl_init_queued(&c, sv[0], 65536);
+	struct json_object *o = line_obj(10);
+	assert_int_equal(xp_ctrl_send(&c, o), -EPIPE);
+	json_object_put(o);
+	xp_ctrl_free(&c);
+	close(sv[0]);
+}
+
+/* keep_line: the exact bytes of each line taken (what the MAC covers), and several lines in one read. */
+static void test_keep_line(void **state)
+{
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	const char *a = "{\"op\":\"auth\",\"mac\":\"00\"}", *b = "{ \"op\" : \"start\",\"x\":1.50 }";
+	char both[256];
+	snprintf(both, sizeof(both), "%s\n%s\n{}", a, b);
+	assert_int_equal(write(sv[1], both, strlen(both)), (ssize_t)strlen(both));
+	struct xp_ctrl c;
+	xp_ctrl_init_queued(&c, sv[0], 65536);
+	c.keep_line = true;
+	struct json_object *m;
+	assert_int_equal(xp_ctrl_poll_recv(&c, &m), 1);
+	json_object_put(m);
+	assert_int_equal(c.line_len, strlen(a));
+	assert_string_equal(c.line, a);
+	assert_true(xp_ctrl_has_line(&c));
+	assert_int_equal(xp_ctrl_poll_recv(&c, &m), 1);
+	json_object_put(m);
+	assert_string_equal(c.line, b); /* byte for byte, spaces and 1.50 included */
+	assert_false(xp_ctrl_has_line(&c)); /* "{}" has no newline yet */
+	assert_int_equal(xp_ctrl_poll_recv(&c, &m), -EAGAIN);
+	xp_ctrl_free(&c);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A line longer than the 64 KiB limit is a protocol error, not a wait or an overflow. */
+static void test_line_limit(void **state)
+{
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	static char big[XP_CTRL_MAX_MSG + 16];
+	memset(big, ' ', sizeof(big));
+	struct xp_ctrl c;
+	xp_ctrl_init_queued(&c, sv[0], 65536);
+	int r = -EAGAIN;
+	size_t off = 0;
+	while (r == -EAGAIN && off < sizeof(big)) {
+		ssize_t w = send(sv[1], big + off, sizeof(big) - off, MSG_DONTWAIT);
+		if (w > 0)
+			off += (size_t)w;
+		struct json_object *m;
+		r = xp_ctrl_poll_recv(&c, &m);
+	}
+	assert_int_equal(r, -EPROTO);
+	xp_ctrl_free(&c);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_request_roundtrip),
+		cmocka_unit_test(test_refused_fields),
+		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_queued_send_limit),
+		cmocka_unit_test(test_queued_send_peer_gone),
+		cmocka_unit_test(test_keep_line),
+		cmocka_unit_test(test_line_limit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,108 @@
+/* Server policy: which clients, durations, ports and sizes a test may have. See policy.h. */
+#include "server/policy.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "net/listening.h"
+
+bool xp_policy_peer_allowed(const struct xp_opts *o, const struct xp_addr *peer)
+{
+	if (!o->nallow)
+		return true;
+	for (unsigned i = 0; i < o->nallow; i++)
+		if (xp_cidr_contains(&o->allow[i].net, o->allow[i].plen, peer))
+			return true;
+	return false;
+}
+
+int xp_policy_check_test(const struct xp_opts *o, const struct xp_test *t, char *err, size_t errlen)
+{
+	if (t->duration > o->max_duration) {
+		snprintf(err, errlen, "duration %g s is longer than this server allows (%g s, --max-duration)", t->duration,
+			 o->max_duration);
+		return -1;
+	}
+	if (!t->listen)
+		return 0;
+	unsigned nports = (unsigned)t->port_hi - t->port_lo + 1;
+	if (nports > o->max_listen_ports) {
+		snprintf(err, errlen, "%u ports to listen on; this server listens on at most %u per test (--max-listen-ports)",
+			 nports, o->max_listen_ports);
+		return -1;
+	}
+	if (t->parallel > o->max_parallel) {
+		snprintf(err, errlen, "%lu parallel connections; this server accepts at most %lu per test (--max-parallel)",
+			 t->parallel, o->max_parallel);
+		return -1;
+	}
+	return 0;
+}
+
+int xp_ephemeral_range(uint16_t *lo, uint16_t *hi)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	if (!f)
+		return -errno;
+	unsigned a, b;
+	int n = fscanf(f, "%u %u", &a, &b);
+	fclose(f);
+	if (n != 2 || a > 65535 || b > 65535 || a > b)
+		return -EPROTO;
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
+	return 0;
+}
+
+static bool in_own(uint16_t p, const struct xp_port_range *own, unsigned nown)
+{
+	for (unsigned i = 0; i < nown; i++)
+		if (p >= own[i].lo && p <= own[i].hi)
+			return true;
+	return false;
+}
+
+int xp_policy_check_ports(const struct xp_opts *o, const struct xp_test *t, const struct xp_port_range *own,
+			  unsigned nown, char *err, size_t errlen)
+{
+	unsigned lo = t->port_lo, hi = t->port_hi;
+	if (lo < o->test_port_lo || hi > o->test_port_hi) {
+		unsigned bad = lo < o->test_port_lo ? lo : hi;
+		snprintf(err, errlen, "port %u is outside the ports this server allows for tests, %u:%u (--test-ports)", bad,
+			 o->test_port_lo, o->test_port_hi);
+		return -1;
+	}
+	if (o->control_port >= lo && o->control_port <= hi) {
+		snprintf(err, errlen, "port range %u:%u includes the server's control port %u", lo, hi, o->control_port);
+		return -1;
+	}
+	uint16_t elo, ehi;
+	int r = xp_ephemeral_range(&elo, &ehi);
+	if (r) {
+		/* Not knowing the range must not mean allowing it. */
+		snprintf(err, errlen, "cannot read the server's ephemeral port range: %s", strerror(-r));
+		return -1;
+	}
+	if (lo <= ehi && elo <= hi) {
+		snprintf(err, errlen,
+			 "port %u is in the server's ephemeral port range %u:%u (its own connections use it); pick -p outside it",
+			 lo > elo ? lo : elo, elo, ehi);
+		return -1;
+	}
+	static __thread struct xp_portset used; /* 8 KiB: not on the event loop's stack */
+	int proto = t->udp ? IPPROTO_UDP : IPPROTO_TCP;
+	r = xp_ports_in_use(proto, &used);
+	if (r) {
+		snprintf(err, errlen, "cannot list the server's sockets (sock_diag): %s", strerror(-r));
+		return -1;
+	}
+	for (unsigned p = lo; p <= hi; p++)
+		if (xp_portset_has(&used, (uint16_t)p) && !in_own((uint16_t)p, own, nown)) {
+			snprintf(err, errlen, "port %u is in use on the server by another program (a %s); pick another -p range",
+				 p, t->udp ? "bound UDP socket" : "TCP listener");
+			return -1;
+		}
+	return 0;
+}

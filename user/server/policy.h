@@ -1,0 +1,47 @@
+/*
+ * What the server lets a client ask for (issue 9): the rules that do not need
+ * the server's running state. Each check returns 0, or -1 with a one-line
+ * message for the client that names what was refused and the option that
+ * would allow it. Defaults and flags: cli/opts.h (XP_DEFAULT_MAX_*).
+ */
+#ifndef XP_POLICY_H
+#define XP_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/opts.h"
+#include "net/addr.h"
+#include "proto/messages.h"
+
+struct xp_port_range {
+	uint16_t lo, hi;
+};
+
+/* --allow: true when no network is given or peer is inside one of them. */
+bool xp_policy_peer_allowed(const struct xp_opts *o, const struct xp_addr *peer);
+
+/*
+ * The request on its own: duration (<= --max-duration); for a test the server
+ * listens for, the number of ports (--max-listen-ports) and connections
+ * (--max-parallel).
+ */
+int xp_policy_check_test(const struct xp_opts *o, const struct xp_test *t, char *err, size_t errlen);
+
+/*
+ * The test's destination ports, each of them: inside --test-ports (by default
+ * none below 1024), not the control port, not in the host's ephemeral range
+ * (net.ipv4.ip_local_port_range of the server's namespace: replies to its
+ * own connections arrive there), and not a port where a socket of another
+ * program listens (TCP tests) or is bound (UDP tests), read from the kernel
+ * (sock_diag). `own` lists ranges where this server's own listeners are
+ * (they are not another program's). The message names the first port.
+ */
+int xp_policy_check_ports(const struct xp_opts *o, const struct xp_test *t, const struct xp_port_range *own,
+			  unsigned nown, char *err, size_t errlen);
+
+/* net.ipv4.ip_local_port_range of the calling thread's namespace (applies to IPv6 too). 0 or -errno. */
+int xp_ephemeral_range(uint16_t *lo, uint16_t *hi);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * The server's tests: a start request checked against the policy, the XDP
+ * program attached and a slot claimed, listeners opened (by the listener
+ * thread) for tests that need them, counters on request, and the release.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "net/netdev.h"
+#include "net/route.h"
+#include "server/state.h"
+#include "util/time.h"
+
+/* The interface the test traffic arrives on: --dev, else the route back to the client. */
+static int client_ifindex(struct server *s, struct srv_client *c, char *err, size_t errlen)
+{
+	struct xp_netdev l;
+	if (s->o->dev[0]) {
+		if (xp_netdev_by_name(s->o->dev, &l)) {
+			snprintf(err, errlen, "server interface %s does not exist", s->o->dev);
+			return -ENODEV;
+		}
+		return l.ifindex;
+	}
+	struct xp_route rt;
+	int r = xp_route_get(&c->peer, &rt);
+	if (r) {
+		snprintf(err, errlen, "server has no route back to %s: %s", c->peer_s, strerror(-r));
+		return r;
+	}
+	return rt.oif;
+}
+
+/* Loopback carries the host's own traffic (and 127.0.0.1 requests route there). */
+static bool is_loopback(int ifindex)
+{
+	struct xp_netdev l;
+	return !xp_netdev_by_index(ifindex, &l) && l.loopback;
+}
+
+/* Tests running or starting, and what their listeners hold (closing ones included). */
+static void usage(struct server *s, unsigned *tests, unsigned long *parallel)
+{
+	*tests = 0;
+	*parallel = 0;
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
+		struct srv_client *c = &s->cl[i];
+		if (c->state == SRV_STARTING || c->state == SRV_RUNNING) {
+			(*tests)++;
+			if (c->test.listen && (c->ss_owned || c->state == SRV_STARTING))
+				*parallel += c->test.parallel;
+		}
+		if (s->closing[i].used)
+			*parallel += s->closing[i].parallel;
+	}
+}
+
+/* The server's caps over all tests; the ports of listeners still closing. */
+static int check_totals(struct server *s, const struct xp_test *t, bool own_listeners, char *err, size_t errlen)
+{
+	const struct xp_opts *o = s->o;
+	unsigned tests;
+	unsigned long par;
+	usage(s, &tests, &par);
+	if (tests >= o->max_tests) {
+		snprintf(err, errlen, "server is running its maximum of %u tests (--max-tests); try again later", o->max_tests);
+		return -1;
+	}
+	if (!own_listeners)
+		return 0;
+	if (par + t->parallel > o->max_parallel_total) {
+		snprintf(err, errlen,
+			 "%lu parallel connections would exceed the server's total of %lu (--max-parallel-total, %lu in use)",
+			 t->parallel, o->max_parallel_total, par);
+		return -1;
+	}
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
+		const struct srv_closing *k = &s->closing[i];
+		if (k->used && t->port_lo <= k->ports.hi && k->ports.lo <= t->port_hi) {
+			snprintf(err, errlen, "port %u is still being closed after an earlier test; try again in a few seconds",
+				 t->port_lo > k->ports.lo ? t->port_lo : k->ports.lo);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether the test uses the standing listeners (fireperf style, `-s -P N -p RANGE`). */
+static bool uses_standing(struct server *s, const struct xp_test *t)
+{
+	return s->listeners && t->port_lo >= s->o->port_lo && t->port_hi <= s->o->port_hi;
+}
+
+static void send_started(struct server *s, struct srv_client *c)
+{
+	const struct xp_test *t = &c->test;
+	struct xp_netdev l = { 0 };
+	xp_netdev_by_index(c->ifindex, &l);
+	c->state = SRV_RUNNING;
+	c->t_start = xp_now();
+	c->cpu_start = xp_cpu_seconds();
+	/* A hard end: no message of the client's moves it. */
+	c->deadline = c->t_start + t->duration + XP_SRV_TEST_MARGIN;
+	if (c->ss) {
+		xp_sock_server_read(c->ss, &c->ss_base);
+		/* The kernel's own count of handshakes dropped by full accept queues or
+		 * reset before they completed: why a client can see more established than
+		 * we accept. */
+		c->tcpext_ok = !xp_tcpext_read(&c->tcpext_base);
+	}
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("started"));
+	json_object_object_add(o, "slot", json_object_new_int(c->slot));
+	json_object_object_add(o, "dev", json_object_new_string(l.name));
+	json_object_object_add(o, "xdp_mode", json_object_new_string(c->mode));
+	int r = xp_ctrl_send(&c->ctrl, o);
+	json_object_put(o);
+	printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, %.0f s, counting with XDP (%s%s) on %s\n", c->peer_s,
+	       xp_test_kind_name(t->kind), t->engine, t->udp ? "udp" : "tcp", t->family == AF_INET6 ? 6 : 4, t->port_lo,
+	       t->port_hi, t->duration, c->mode,
+	       t->respond ? ", answering handshakes with SYN cookies" : t->pass ? ", count and pass" : "", l.name);
+	fflush(stdout);
+	if (r)
+		srv_drop(s, c, "client does not read its replies, closing");
+}
+
+/* Undo a start that failed after the slot was claimed. */
+static void unclaim(struct server *s, struct srv_client *c)
+{
+	if (c->slot >= 0) {
+		server_prog_slot_free(s->rp, c->slot);
+		server_prog_detach(s->rp, c->ifindex);
+		c->slot = -1;
+	}
+	c->state = SRV_IDLE;
+}
+
+void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
+{
+	const struct xp_opts *o = s->o;
+	struct xp_test t;
+	char err[256];
+
+	if (c->state != SRV_IDLE) {
+		srv_refuse(s, c, "a test is already running on this connection", NULL);
+		return;
+	}
+	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(o, &t, err, sizeof(err))) {
+		srv_refuse(s, c, err, err);
+		return;
+	}
+	bool standing = t.listen && uses_standing(s, &t);
+	bool own = t.listen && !standing;
+	if (own && s->listeners && t.port_lo <= o->port_hi && o->port_lo <= t.port_hi) {
+		snprintf(err, sizeof(err), "ports %u:%u overlap the server's listeners on %u:%u but are not inside them",
+			 t.port_lo, t.port_hi, o->port_lo, o->port_hi);
+		srv_refuse(s, c, err, NULL);
+		return;
+	}
+	struct xp_port_range mine[1] = { { o->port_lo, o->port_hi } };
+	if (check_totals(s, &t, own, err, sizeof(err)) ||
+	    xp_policy_check_ports(o, &t, mine, s->listeners ? 1 : 0, err, sizeof(err))) {
+		srv_refuse(s, c, err, err);
+		return;
+	}
+	int ifindex = client_ifindex(s, c, err, sizeof(err));
+	if (ifindex < 0) {
+		srv_refuse(s, c, err, NULL);
+		return;
+	}
+	if (!o->allow_lo && is_loopback(ifindex)) {
+		srv_refuse(s, c,
+			   "the test would count on the server's loopback device, which carries the host's own traffic "
+			   "(the server allows it with --allow-lo)",
+			   "test on lo");
+		return;
+	}
+	c->mode = "?";
+	if (server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err))) {
+		srv_refuse(s, c, err, err);
+		return;
+	}
+	uint32_t flags = (t.pass ? XP_SLOT_PASS : 0) | (t.respond ? XP_SLOT_RESPOND : 0);
+	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
+					  t.close_mode, err, sizeof(err));
+	if (slot < 0) {
+		server_prog_detach(s->rp, ifindex);
+		srv_refuse(s, c, err, NULL);
+		return;
+	}
+	c->test = t;
+	c->slot = slot;
+	c->ifindex = ifindex;
+	c->test_id = ++s->next_id;
+	c->ss = NULL;
+	c->ss_owned = false;
+	if (standing) {
+		c->ss = s->listeners;
+	} else if (own) {
+		struct xp_sock_server_cfg cfg = { .port_lo = t.port_lo, .port_hi = t.port_hi, .threads = o->threads,
+						  .max_conns = t.parallel, .debug = o->debug,
+						  .cap_procs = true, .max_procs = o->max_workers };
+		if (xp_sockjobs_open(s->jobs, c->test_id, &cfg)) {
+			unclaim(s, c);
+			srv_refuse(s, c, "server out of memory", NULL);
+			return;
+		}
+		/* The answer comes when the listener thread is done (srv_on_jobs). */
+		c->state = SRV_STARTING;
+		return;
+	}
+	send_started(s, c);
+}
+
+/* A finished open: the test it was for may be gone meanwhile. */
+static void on_opened(struct server *s, struct xp_sockjob_done *d)
+{
+	struct srv_client *c = NULL;
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++)
+		if (s->cl[i].state == SRV_STARTING && s->cl[i].test_id == d->id)
+			c = &s->cl[i];
+	if (!c) {
+		if (d->ss)
+			xp_sockjobs_close(s->jobs, d->id, d->ss);
+		return;
+	}
+	if (!d->ss) {
+		unclaim(s, c);
+		srv_refuse(s, c, d->err, d->err);
+		return;
+	}
+	c->ss = d->ss;
+	c->ss_owned = true;
+	send_started(s, c);
+}
+
+void srv_on_jobs(struct server *s)
+{
+	struct xp_sockjob_done d;
+	while (xp_sockjobs_take(s->jobs, &d)) {
+		if (d.kind == XP_SOCKJOB_OPEN) {
+			on_opened(s, &d);
+			continue;
+		}
+		for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++)
+			if (s->closing[i].used && s->closing[i].id == d.id)
+				s->closing[i].used = false;
+	}
+}
+
+static struct json_object *sock_stats_json(struct srv_client *c)
+{
+	struct xp_sock_server_stats st;
+	xp_sock_server_read(c->ss, &st);
+	struct xp_sock_counts n = {
+		.accepted = st.accepted - c->ss_base.accepted,
+		.closed = st.closed - c->ss_base.closed,
+		.resets = st.resets - c->ss_base.resets,
+		.bytes_rx = st.bytes_rx - c->ss_base.bytes_rx,
+		.open_now = st.open_now,
+	};
+	struct xp_tcpext t;
+	if (c->tcpext_ok && !xp_tcpext_read(&t)) {
+		n.listen_overflows = t.listen_overflows - c->tcpext_base.listen_overflows;
+		n.listen_drops = t.listen_drops - c->tcpext_base.listen_drops;
+		n.embryonic_rsts = t.embryonic_rsts - c->tcpext_base.embryonic_rsts;
+	}
+	return xp_sock_counts_to_json(&n);
+}
+
+/* "sample" and "stop" both answer with the slot's counters and our CPU use. */
+void srv_on_counters(struct server *s, struct srv_client *c, const char *reply)
+{
+	if (c->state != SRV_RUNNING) {
+		srv_refuse(s, c, "no test is running on this connection", NULL);
+		return;
+	}
+	struct xp_counters cnt;
+	if (server_prog_read(s->rp, c->slot, &cnt)) {
+		srv_send_error(c, "cannot read the XDP counters");
+		return;
+	}
+	double wall = xp_now() - c->t_start;
+	double cpu = xp_cpu_seconds() - c->cpu_start;
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string(reply));
+	json_object_object_add(o, "counters", xp_counters_to_json(&cnt));
+	json_object_object_add(o, "cpu_percent", json_object_new_double(wall > 0 ? 100.0 * cpu / wall : 0));
+	if (c->ss)
+		json_object_object_add(o, "sockets", sock_stats_json(c));
+	int r = xp_ctrl_send(&c->ctrl, o);
+	json_object_put(o);
+	if (r)
+		srv_drop(s, c, "client does not read its replies, closing");
+}
+
+void srv_release(struct server *s, struct srv_client *c)
+{
+	if (c->ss && c->ss_owned) {
+		struct srv_closing *k = NULL;
+		for (int i = 0; i < XP_SRV_MAX_CLIENTS && !k; i++)
+			if (!s->closing[i].used)
+				k = &s->closing[i];
+		/* One per client slot at most per test; a full table only loses the port bookkeeping. */
+		if (k)
+			*k = (struct srv_closing){ .used = true, .id = c->test_id,
+						   .ports = { c->test.port_lo, c->test.port_hi },
+						   .parallel = c->test.parallel };
+		xp_sockjobs_close(s->jobs, c->test_id, c->ss);
+	}
+	c->ss = NULL;
+	c->ss_owned = false;
+	if (c->slot >= 0) {
+		server_prog_slot_free(s->rp, c->slot);
+		server_prog_detach(s->rp, c->ifindex);
+		c->slot = -1;
+		s->tests_done++;
+	}
+	/* A STARTING test's listeners arrive later and are closed then (on_opened). */
+	c->state = SRV_IDLE;
+}

@@ -1,0 +1,99 @@
+/*
+ * The server's state, shared by its event loop (server.c) and its tests
+ * (session.c). One thread owns all of it; only sockjobs.c has a thread of
+ * its own, and it talks to this one through its queue.
+ */
+#ifndef XP_SERVER_STATE_H
+#define XP_SERVER_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/opts.h"
+#include "loader/server_prog.h"
+#include "net/addr.h"
+#include "net/netstat.h"
+#include "proto/auth.h"
+#include "proto/channel.h"
+#include "server/listeners.h"
+#include "server/policy.h"
+#include "server/sockjobs.h"
+
+#define XP_SRV_MAX_CLIENTS 64   /* control connections at once, over all addresses */
+#define XP_SRV_OUT_LIMIT 65536  /* replies a client may leave unread before it is dropped */
+#define XP_SRV_PRETEST_TIME 30  /* s from accept to a started test (auth included); never extended */
+#define XP_SRV_TEST_MARGIN 30   /* s a test may run past its duration (settling, closing held connections) */
+#define XP_SRV_DRAIN_TIME 2     /* s a refused client's input is read and discarded before the close */
+#define XP_SRV_MAX_REFUSED 8    /* refused requests on one connection, then it is dropped */
+#define XP_SRV_MSGS_PER_ROUND 32 /* messages read from one client per loop round: the others get theirs */
+
+enum srv_state {
+	SRV_FREE = 0,
+	SRV_IDLE,      /* connected, no test yet (or authenticating) */
+	SRV_STARTING,  /* listeners being opened by the listener thread; its input waits */
+	SRV_RUNNING,   /* a test is running */
+	SRV_DRAINING,  /* told why it is refused: shut down for writing, input discarded until close */
+};
+
+struct srv_client {
+	enum srv_state state;
+	struct xp_ctrl ctrl;
+	struct xp_addr peer;
+	char peer_s[64];
+	double deadline;     /* hard: pre-test, test end + margin, or the end of draining */
+	unsigned refused;    /* requests refused on this connection */
+	/* authentication (--auth-key) */
+	bool authed;
+	char nonce[XP_AUTH_HEX_LEN + 1]; /* "" until a challenge was sent */
+	char mac[XP_AUTH_HEX_LEN + 1];   /* "" until the client's answer came */
+	/* the test */
+	uint64_t test_id;    /* ties listener-thread results to this test */
+	int slot;            /* -1 until a test starts */
+	int ifindex;         /* where the XDP program is attached for it */
+	double t_start, cpu_start;
+	struct xp_test test;
+	const char *mode;
+	/* socket tests: listeners of this test, or the server's standing ones */
+	struct xp_sock_server *ss;
+	bool ss_owned;
+	struct xp_sock_server_stats ss_base;
+	struct xp_tcpext tcpext_base; /* the namespace's TcpExt counters at the test's start */
+	bool tcpext_ok;
+};
+
+/* Listeners handed to the listener thread to close: their ports are still taken. */
+struct srv_closing {
+	bool used;
+	uint64_t id;
+	struct xp_port_range ports;
+	unsigned long parallel;
+};
+
+struct server {
+	const struct xp_opts *o;
+	struct server_prog *rp;
+	struct xp_auth_key key;
+	int lfd;
+	struct srv_client cl[XP_SRV_MAX_CLIENTS];
+	unsigned tests_done;
+	uint64_t next_id;
+	struct xp_sock_server *listeners; /* -P / --engine socket: fireperf-style standing listeners */
+	struct xp_sockjobs *jobs;
+	struct srv_closing closing[XP_SRV_MAX_CLIENTS];
+};
+
+/* server.c */
+void srv_send_error(struct srv_client *c, const char *msg);
+/* Tell the client why (one error line), log it with the peer's address, then close. */
+void srv_refuse(struct server *s, struct srv_client *c, const char *msg, const char *log);
+void srv_drop(struct server *s, struct srv_client *c, const char *why);
+
+/* session.c */
+void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m);
+void srv_on_counters(struct server *s, struct srv_client *c, const char *reply);
+/* End the client's test, if any: slot freed, listeners queued for closing. */
+void srv_release(struct server *s, struct srv_client *c);
+/* Results from the listener thread. */
+void srv_on_jobs(struct server *s);
+
+#endif
