@@ -625,12 +625,14 @@ static int thresholds(struct client *c, const struct xp_summary *sum)
 static void pace_of(struct client *c, const struct snap *end, struct xp_summary *sum)
 {
 	struct xp_pace_figs *p = &sum->pace;
-	double secs = sum->total.t1 - sum->total.t0;
+	/* Over the interval samples: while the engine was sending (its stop may
+	 * take longer, e.g. waiting for the last replies, which is not sending). */
+	double secs = c->good.t;
 	/* A hold test's SYNs are -P of them, not a rate kept up over the test. */
 	p->target_pps = c->ec.kind == XP_TEST_HOLD ? 0 : c->ec.pps;
 	if (p->target_pps <= 0 || secs <= 0)
 		return;
-	p->reached_pps = sum->total.tx_pkts / secs;
+	p->reached_pps = c->good.eng.tx.pkts / secs;
 	xp_pace_judge(&end->eng.pace, p);
 }
 

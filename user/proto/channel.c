@@ -265,18 +265,19 @@ static void connect_error(const struct addrinfo *ai, const char *host, unsigned 
 				 : "the next hop does not answer ARP/ND for it, or a router answered 'host unreachable'");
 		return;
 	case ECONNREFUSED:
-		snprintf(err, errlen, "%s (%s) refused the control connection on port %u: no xdpperf server listens "
-			 "there (start 'xdpperf -s' on it, or give its --control-port)", host, as, port);
+		snprintf(err, errlen, "%s (%s) refused the control connection on port %u: nothing listens there (is "
+			 "'xdpperf -s' running there? on another --control-port?)", host, as, port);
 		return;
 	case ETIMEDOUT: {
 		int p = xp_ping(&a, 1000);
 		if (p > 0)
-			snprintf(err, errlen, "%s (%s) answers ping but not TCP port %u: something on the path drops new "
-				 "connections (a firewall, or a stateful device whose connection table is full, e.g. "
-				 "after a connection test: let it drain or flush it)", host, as, port);
+			snprintf(err, errlen, "the control connection to %s (%s) port %u timed out, but it answers ping: "
+				 "something on the path drops new connections (a firewall, or a stateful device whose "
+				 "connection table is full, e.g. after a connection test: let it drain or flush it)",
+				 host, as, port);
 		else
-			snprintf(err, errlen, "no answer from %s (%s), neither to TCP port %u nor to ping: the host is "
-				 "down or the path drops everything", host, as, port);
+			snprintf(err, errlen, "the control connection to %s (%s) port %u timed out, and it does not answer "
+				 "ping either: the host is down or the path drops everything", host, as, port);
 		return;
 	}
 	default:

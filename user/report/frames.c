@@ -59,7 +59,7 @@ void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s)
 	char a[32], b[32], c[32];
 	const struct xp_period *p = &s->total;
 	xp_rates_of(p, &x);
-	xp_report_head(r, s);
+	xp_report_head(r, s, NULL);
 	xp_report_frames_line(r, "[SUM]", p);
 	fprintf(r->out, "Sent      %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (client, TX completions)\n",
 		p->tx_pkts, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
@@ -115,7 +115,7 @@ void xp_report_recv_end(struct xp_report *r, const struct xp_summary *s)
 	char a[32], b[32], c[32];
 	const struct xp_period *p = &s->total;
 	xp_rates_of(p, &x);
-	xp_report_head(r, s);
+	xp_report_head(r, s, NULL);
 	xp_report_recv_line(r, "[SUM]", p);
 	fprintf(r->out, "Received  %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (server, XDP counters, %.2f-%.2f s)\n",
 		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),

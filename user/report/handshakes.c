@@ -102,10 +102,8 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 	uint64_t est = xp_period_established(p);
 	char a[32];
 
-	xp_report_head(r, sum);
 	/* More than 1 % unanswered: that first, before any figure can look like a result. */
-	if (sum->diag.cause != XP_DIAG_NONE)
-		fprintf(r->out, "%s\n", sum->diag.text);
+	xp_report_head(r, sum, sum->diag.cause != XP_DIAG_NONE ? sum->diag.text : NULL);
 	const char *who = r->client_only ? "the client's count: SYN-ACKs it completed; no server counters"
 			  : r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies";
 	/* Rates over a hold test's whole run would average an opening burst with the idle hold: only counts below. */

@@ -324,12 +324,14 @@ void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 	formats[r->figures].end(r, s);
 }
 
-void xp_report_head(struct xp_report *r, const struct xp_summary *s)
+void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char *first)
 {
 	const struct xp_pace_figs *p = &s->pace;
 	char a[32], b[32];
 
 	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	if (first)
+		fprintf(r->out, "%s\n", first);
 	if (p->target_pps > 0 && p->short_of_target)
 		fprintf(r->out, "Warning: the offered load reached %s, %.1f %% of the target %s: held back by the %s (%s)\n",
 			xp_fmt_rate(p->reached_pps, "pps", a, sizeof(a)), 100.0 * p->reached_pps / p->target_pps,

@@ -59,9 +59,9 @@ struct xp_rates {
 };
 void xp_rates_of(const struct xp_period *p, struct xp_rates *r);
 
-/* The summary's first lines: the separator, then what makes its figures other than they seem
- * (the target not reached, the server gone). */
-void xp_report_head(struct xp_report *r, const struct xp_summary *s);
+/* The summary's first lines: the separator, first (if not NULL: the kind's own most important
+ * line), then what makes its figures other than they seem (the target not reached, the server gone). */
+void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char *first);
 /* The summary's closing lines: CPU use, interruption, early end. */
 void xp_report_tail(struct xp_report *r, const struct xp_summary *s);
 /*

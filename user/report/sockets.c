@@ -117,7 +117,7 @@ void xp_report_sock_end(struct xp_report *r, const struct xp_summary *sum)
 	double s = p->t1 - p->t0 > 0 ? p->t1 - p->t0 : NAN;
 	char a[32], b[32], c[32], open[64] = "";
 
-	xp_report_head(r, sum);
+	xp_report_head(r, sum, NULL);
 	/* Rates over a hold test's whole run would average an opening burst with the idle hold: only counts below. */
 	if (!sum->hold.wanted)
 		xp_report_sock_line(r, "[SUM]", p);
