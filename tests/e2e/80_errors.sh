@@ -12,8 +12,7 @@
 BIN=$XP_BIN
 
 client() { xp_exec client "$BIN" "$@"; }
-# expect_err RC PATTERN ARGS...: exit status RC, one line on stderr matching PATTERN (an ERE), nothing
-# blaming a server that is not at fault
+# expect_err RC PATTERN ARGS...: exit status RC, one line on stderr matching PATTERN (an ERE)
 expect_err() {
 	local want=$1 pat=$2 out rc=0
 	shift 2
@@ -22,7 +21,12 @@ expect_err() {
 	((rc == want)) || { echo "want exit $want"; return 1; }
 	[[ $(grep -c '^xdpperf: ' <<<"$out") -ge 1 ]] || return 1
 	grep -v '^xdpperf: warning' <<<"$out" | grep -qE -- "$pat" || { echo "no /$pat/"; return 1; }
-	! grep -q "is 'xdpperf -s' running there" <<<"$out" || { echo "blames the server"; return 1; }
+	LAST_ERR=$out
+}
+# expect_cause RC PATTERN ARGS...: the same, and no blaming a server that is not at fault
+expect_cause() {
+	expect_err "$@" || return
+	! grep -q "is 'xdpperf -s' running there" <<<"$LAST_ERR" || { echo "blames the server"; return 1; }
 }
 xdp_syns() { xp_exec server ethtool -S "$XP_SERVER_DEV" | awk '/xdp_drops:/{s+=$2} END{print s+0}'; }
 
@@ -56,13 +60,13 @@ xp_case control_connection_errors_name_the_cause
 xp_check "stop the server" eval 'kill $SRV_PID; wait $SRV_PID 2>/dev/null; true'
 xp_check "nothing listening on 5301" expect_err 1 "refused the control connection on port 5301: nothing listens there" \
 	-c "$XP_SERVER4" -t 1
-xp_check "a host that is not there" expect_err 1 "198.19.1.99.* timed out, and it does not answer ping|198.19.1.99.*is unreachable" \
+xp_check "a host that is not there" expect_cause 1 "198.19.1.99.* timed out, and it does not answer ping|198.19.1.99.*is unreachable" \
 	-c 198.19.1.99 -t 1
-xp_check "no route on the path (the router's ICMP)" expect_err 1 "a router on the path has no route" -c 198.18.200.1 -t 1
+xp_check "no route on the path (the router's ICMP)" expect_cause 1 "a router on the path has no route" -c 198.18.200.1 -t 1
 xp_check "no route on this host" eval '
-	xp_exec client ip route del default && { expect_err 1 "no route to 198.18.200.1 .* on this host" -c 198.18.200.1 -t 1; r=$?; }
+	xp_exec client ip route del default && { expect_cause 1 "no route to 198.18.200.1 .* on this host" -c 198.18.200.1 -t 1; r=$?; }
 	xp_exec client ip route add default via 198.18.1.1; (( r == 0 ))'
-xp_check "a name that does not resolve: runtime error" expect_err 1 "cannot resolve server 'nosuch.invalid'" -c nosuch.invalid -t 1
+xp_check "a name that does not resolve: runtime error" expect_cause 1 "cannot resolve server 'nosuch.invalid'" -c nosuch.invalid -t 1
 xp_check "a malformed address: usage error" expect_err 2 "not a valid IPv4 address" -c 198.19.1 -t 1
 # Something else on 5301: an HTTP-ish answer, then one that closes at once.
 xp_check "a listener that is not xdpperf" eval '
@@ -74,9 +78,9 @@ for reply in (b\"HTTP/1.0 400 Bad Request\r\n\r\n\", b\"\"):
     if reply: c.send(reply)
     c.close()
 "; FAKE=$XP_BG_PID; xp_wait_port server 5301'
-xp_check "it answers: not xdpperf's protocol" expect_err 1 "not xdpperf's control protocol: is that an xdpperf server" \
+xp_check "it answers: not xdpperf's protocol" expect_cause 1 "not xdpperf's control protocol: is that an xdpperf server" \
 	-c "$XP_SERVER4" -t 1
-xp_check "it closes: says so" expect_err 1 "closed the control connection without an answer: not an xdpperf server" \
+xp_check "it closes: says so" expect_cause 1 "closed the control connection without an answer: not an xdpperf server" \
 	-c "$XP_SERVER4" -t 1
 xp_check "fake gone" eval 'wait $FAKE 2>/dev/null; true'
 xp_check "server again" start_server
@@ -91,7 +95,7 @@ xp_check "router drops SYNs to 5301" eval 'xp_exec router nft -f - <<-EOF
 	}
 	EOF'
 xp_check "times out but answers ping: the path drops new connections" \
-	expect_err 1 "port 5301 timed out, but it answers ping: something on the path drops new connections" -c "$XP_SERVER4" -t 1
+	expect_cause 1 "port 5301 timed out, but it answers ping: something on the path drops new connections" -c "$XP_SERVER4" -t 1
 xp_check "and the router did drop the SYNs" eval '[[ $(xp_exec router nft list table inet xp80) =~ packets\ ([0-9]+) ]] && (( BASH_REMATCH[1] > 0 ))'
 xp_check "rule removed" xp_exec router nft delete table inet xp80
 xp_pass
