@@ -441,9 +441,11 @@ cpu_busy_ticks() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /p
 
 # connections/s of one -x run: socket engine (client's count) or XDP engine (server's count)
 xconn_rate() { # ENGINE [OPTIONS...]
-	local eng=$1
+	local eng=$1 par=()
 	shift
-	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -x -P 64 -t "$T" --engine "$eng" "$@" -J >"$TMP/c.json" 2>"$TMP/c.err" ||
+	# -P 64: connects in flight for the socket engine; the XDP engine keeps none (xdpperf refuses -P there).
+	[[ $eng == socket ]] && par=(-P 64)
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -x "${par[@]}" -t "$T" --engine "$eng" "$@" -J >"$TMP/c.json" 2>"$TMP/c.err" ||
 		die "xdpperf -x --engine $eng" "$TMP/c.err"
 	if [[ $eng == socket ]]; then jq -e '.end.sum.sockets.connections_per_second' "$TMP/c.json"
 	else jq -e '.end.sum.connections.connections_per_second' "$TMP/c.json"; fi || die "xdpperf -x --engine $eng (no figure)" "$TMP/c.json"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # xdpperf network-namespace lab.
 #
-#   lab.sh up [--direct] [--queues N] [--firewall]   build (or rebuild) the lab
-#   lab.sh down                                      remove it (no-op if absent)
+#   lab.sh up [--direct] [--queues N] [--firewall] [--force]
+#                                                    build (or rebuild) the lab
+#   lab.sh down [--force]                            remove it (no-op if absent)
 #   lab.sh status                                    show namespaces/ifaces/state
 #   lab.sh env                                       print XP_* shell assignments
 #   lab.sh exec NS CMD...                            run CMD inside NS
@@ -22,7 +23,9 @@
 # xpr1 ..:03, xps0 ..:04. Only benchmark ranges (RFC 2544 198.18.0.0/15,
 # RFC 5180 2001:2::/48) are used. Namespaces are prefixed xp-; `down` deletes
 # only xp-client, xp-router and xp-server (and kills processes still inside
-# them so the namespaces and their veths really go away).
+# them so the namespaces and their veths really go away). `up` on a lab that
+# exists, and `down`, refuse while an xdpperf process runs inside it (someone's
+# server or test would die silently): stop it, or add --force to kill it.
 #
 # State lives in /run/xdpperf-lab/state (removed by `down`).
 # Environment: XP_LAB_WAIT=SECS (how long `up` waits for client->server ping,
@@ -58,8 +61,8 @@ WAIT_SECS=${XP_LAB_WAIT:-5}
 
 usage() {
 	cat <<EOF
-usage: $PROG up [--direct] [--queues N] [--firewall]
-       $PROG down | status | env
+usage: $PROG up [--direct] [--queues N] [--firewall] [--force]
+       $PROG down [--force] | status | env
        $PROG exec NS CMD...      (NS: client|router|server or xp-client|xp-router|xp-server)
        $PROG ping NS ADDR
 EOF
@@ -139,6 +142,32 @@ PYEOF
 }
 
 # ---------------------------------------------------------------- down ----
+# xdpperf processes inside the lab's namespaces (worker processes are named
+# xp-cli-wN / xp-srv-wN): one "PID NS: COMMAND LINE" line each.
+lab_xdpperf_procs() {
+	local ns pid comm
+	for ns in "${ALL_NS[@]}"; do
+		ns_exists "$ns" || continue
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+			case $comm in xdpperf | xp-cli-w* | xp-srv-w*) ;; *) continue ;; esac
+			echo "$pid $ns: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | sed 's/ $//')"
+		done
+	done
+}
+
+# Tearing the lab down kills what runs inside: not an xdpperf someone started, unless --force.
+refuse_if_running() { # COMMAND
+	((FORCE)) && return 0
+	local procs n first
+	procs=$(lab_xdpperf_procs)
+	[[ -n $procs ]] || return 0
+	n=$(wc -l <<<"$procs")
+	first=$(head -n 1 <<<"$procs")
+	((n == 1)) || first+="; and $((n - 1)) more"
+	die "$1 would kill xdpperf running in the lab (pid $first): stop it first, or run '$PROG $1 --force'"
+}
+
 do_down() {
 	local ns found=0
 	for ns in "${ALL_NS[@]}"; do
@@ -388,10 +417,11 @@ cmd=$1
 shift
 case "$cmd" in
 up)
-	MODE=routed QUEUES=1 FIREWALL=0
+	MODE=routed QUEUES=1 FIREWALL=0 FORCE=0
 	while (($#)); do
 		case "$1" in
 		--direct) MODE=direct ;;
+		--force) FORCE=1 ;;
 		--firewall) FIREWALL=1 ;;
 		--queues)
 			(($# >= 2)) || bad_arg "--queues needs a value"
@@ -407,13 +437,16 @@ up)
 		bad_arg "--firewall needs the routed topology (it lives in $NS_ROUTER); drop --direct"
 	need_root
 	take_lock
+	refuse_if_running up
 	do_up
 	;;
 down | status | env)
+	FORCE=0
+	[[ $cmd == down && ${1:-} == --force ]] && FORCE=1 && shift
 	(($# == 0)) || bad_arg "$cmd: unexpected argument '$1'"
 	need_root
 	case "$cmd" in
-	down) take_lock; do_down ;;
+	down) take_lock; refuse_if_running down; do_down ;;
 	status) do_status ;;
 	env) do_env ;;
 	esac

@@ -61,7 +61,8 @@ TMP=$(mktemp -d /tmp/xdpperf-tests.XXXXXX)
 e2e_started=0
 lab_down() {
 	if ((e2e_started)) && [[ $(id -u) -eq 0 && -f $ROOT/scripts/lab.sh ]]; then
-		XP_LAB_QUIET=1 bash "$ROOT/scripts/lab.sh" down >/dev/null 2>&1
+		# --force: the run owns the lab; whatever a script left behind goes with it.
+		XP_LAB_QUIET=1 bash "$ROOT/scripts/lab.sh" down --force >/dev/null 2>&1
 	fi
 }
 cleanup() { lab_down; rm -rf "$TMP"; }

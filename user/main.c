@@ -1,10 +1,37 @@
 /* xdpperf: network benchmark with XDP counters and AF_XDP senders. */
+#include <json-c/json.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/opts.h"
 #include "client/client.h"
 #include "probe/probe.h"
 #include "server/server.h"
+
+/*
+ * With -J (or --json-stream), a usage error is a JSON object on stdout too, as
+ * iperf3 does. The option may come after the one that failed, so argv is
+ * looked at as well as what was parsed.
+ */
+static void usage_error_json(int argc, char **argv, const struct xp_opts *o, const char *err)
+{
+	bool json = o->json, stream = o->json_stream;
+	for (int i = 1; i < argc; i++) {
+		json |= !strcmp(argv[i], "-J") || !strcmp(argv[i], "--json");
+		stream |= !strcmp(argv[i], "--json-stream");
+	}
+	if (!json && !stream)
+		return;
+	struct json_object *m = json_object_new_object();
+	if (json) {
+		json_object_object_add(m, "error", json_object_new_string(err));
+	} else {
+		json_object_object_add(m, "event", json_object_new_string("error"));
+		json_object_object_add(m, "data", json_object_new_string(err));
+	}
+	printf("%s\n", json_object_to_json_string_ext(m, (json ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN) | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(m);
+}
 
 int main(int argc, char **argv)
 {
@@ -16,7 +43,8 @@ int main(int argc, char **argv)
 		return 0;
 	if (r) {
 		fprintf(stderr, "xdpperf: %s\n", err);
-		return 2;
+		usage_error_json(argc, argv, &o, err);
+		return XP_EXIT_USAGE;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)

@@ -122,6 +122,23 @@ xp_check "neighbour pre-resolved" bash -c \
 xp_pass
 
 # ---------------------------------------------------------------------------
+# Issue 14: `up` used to kill a server that ran in the lab without a word.
+xp_case refuses_to_tear_down_a_running_xdpperf
+xp_check "lab up" xp_lab_up
+xp_check "an xdpperf server in the lab" eval 'xp_run_bg server "$XP_BIN" -s; SRV=$XP_BG_PID; xp_wait_port server 5301'
+xp_check "up refuses: exit 1, one line naming it and --force" eval '
+	out=$(bash "$LAB" up 2>&1); rc=$?; echo "exit $rc: $out"
+	(( rc == 1 )) && [[ $(wc -l <<<"$out") == 1 && $out == *"up would kill xdpperf running in the lab (pid $SRV xp-server: "*"xdpperf -s)"*"--force"* ]]'
+xp_check "down refuses too" eval 'out=$(bash "$LAB" down 2>&1); rc=$?; echo "exit $rc: $out"; (( rc == 1 )) && [[ $out == *"down --force"* ]]'
+xp_check "the server still runs and serves" eval '
+	kill -0 $SRV && xp_exec client "$XP_BIN" -c "$XP_SERVER4" -t 1 -b 1kpps --queues 1 >/dev/null'
+xp_check "the lab is still up" xp_ping client "$XP_SERVER4"
+xp_check "down --force ends it and removes the lab" eval '
+	bash "$LAB" down --force && { wait $SRV 2>/dev/null; ! kill -0 $SRV 2>/dev/null; } && [[ -z $(lab_ns_list) ]]'
+xp_check "with nothing running, up needs no --force" eval 'xp_lab_up && xp_lab_up'
+xp_pass
+
+# ---------------------------------------------------------------------------
 xp_case down_clean
 xp_check "lab down" bash "$LAB" down
 xp_check "no xp-* namespace" expect_eq namespaces "$(lab_ns_list)" ""

@@ -61,18 +61,32 @@ xp_pass
 # ---------------------------------------------------------------------------
 xp_case connect_rate_vs_kernel
 pas0=$(nstat_of server TcpPassiveOpens); act0=$(nstat_of client TcpActiveOpens)
+ovf0=$(nstat_of server TcpExtListenOverflows); emb0=$(nstat_of server TcpExtEmbryonicRsts)
 xp_check "client -P 64 -x -t 3" eval 'client -c "$XP_SERVER4" -P 64 -x -p 63000:63010 -t 3 -J >"$J"'
 pas1=$(nstat_of server TcpPassiveOpens); act1=$(nstat_of client TcpActiveOpens)
-est=$(sock established); acc=$(sock server_accepted)
-echo "established $est, accepted $acc, failed $(sock failed), timed_out $(sock timed_out)," \
+ovf1=$(nstat_of server TcpExtListenOverflows); emb1=$(nstat_of server TcpExtEmbryonicRsts)
+est=$(sock established); acc=$(sock server_accepted); ovf=$((ovf1 - ovf0)); emb=$((emb1 - emb0))
+echo "established $est, accepted $acc, failed $(sock failed), timed_out $(sock timed_out), in flight $(sock in_flight_at_end)," \
+	"listen overflows $(sock server_listen_overflows) (xdpperf) $ovf (nstat), embryonic resets $(sock server_embryonic_resets) (xdpperf) $emb (nstat)," \
 	"TcpPassiveOpens +$((pas1 - pas0)) (server), TcpActiveOpens +$((act1 - act0)) (client), XDP SYN $(xdp tcp_syn)"
 xp_check "connect test" expect_eq test "$(jqv .start.test)" connect
 xp_check "over 10000 connections" expect_gt established "$est" 10000
-xp_check "server accepted == established +- 64" expect_near accepted "$acc" "$est" 64
+# Issue 14: the two sides' counts agree or say why not. A handshake the
+# server's full accept queue dropped is established for the client but never
+# accepted: the kernel counts it as ListenOverflows, and so does xdpperf. So
+# is one whose RST overtook its ACK (the client closes at once; on veth the two
+# leave from different CPUs): the server's kernel resets it in SYN_RECV,
+# EmbryonicRsts.
+xp_check "xdpperf's server listen overflows == nstat's TcpExtListenOverflows" \
+	expect_near listen_overflows "$(sock server_listen_overflows)" "$ovf" 2
+xp_check "xdpperf's server embryonic resets == nstat's TcpExtEmbryonicRsts" \
+	expect_near embryonic_resets "$(sock server_embryonic_resets)" "$emb" 2
+xp_check "established == accepted + listen overflows + embryonic resets (nstat) +- 64" \
+	expect_near established "$est" "$((acc + ovf + emb))" 64
 # The control connection is one more passive/active open on each side.
 xp_check "server kernel TcpPassiveOpens delta == accepted +- 64" expect_near "TcpPassiveOpens delta" "$((pas1 - pas0))" "$acc" 64
 xp_check "client kernel TcpActiveOpens delta == attempts +- 64" expect_near "TcpActiveOpens delta" \
-	"$((act1 - act0))" "$((est + $(sock failed) + $(sock timed_out)))" 64
+	"$((act1 - act0))" "$((est + $(sock failed) + $(sock timed_out) + $(sock in_flight_at_end)))" 64
 xp_check "XDP SYNs >= established" expect_ge tcp_syn "$(xdp tcp_syn)" "$est"
 xp_check "no errors" expect_eq "failed+reset+timed_out" "$(($(sock failed) + $(sock reset) + $(sock timed_out)))" 0
 xp_pass

@@ -29,8 +29,9 @@
 #                      so a case is a straight line of xp_checks. Always
 #                      returns 0 (safe under set -e); test with xp_open.
 #   xp_open            true while the current case is open (nothing failed)
-#   xp_lab_up ARGS     scripts/lab.sh up ARGS, then import `lab.sh env` (XP_*)
-#   xp_lab_down        scripts/lab.sh down
+#   xp_lab_up ARGS     end this script's background processes (the lab's rebuild
+#                      would), scripts/lab.sh up ARGS, then import `lab.sh env` (XP_*)
+#   xp_lab_down        the same, then scripts/lab.sh down
 #   xp_exec NS CMD..   run CMD in NS (client|router|server or a full ns name)
 #   xp_ping NS ADDR    one ICMP echo from NS (works without iputils-ping)
 #   xp_wait_port NS PORT [SECS]  wait (default 5 s) for a TCP listener on PORT
@@ -128,13 +129,17 @@ xp_ping() { bash "$XP_LAB" ping "$(xp_ns "$1")" "$2"; }
 
 xp_lab_up() {
 	local envs
+	# Rebuilding the lab ends what runs in it: this script's own background
+	# processes first, explicitly; lab.sh refuses if anyone else's xdpperf
+	# still runs there.
+	xp__kill_bg
 	bash "$XP_LAB" up "$@" || return
 	envs=$(bash "$XP_LAB" env) || return
 	set -a
 	eval "$envs"
 	set +a
 }
-xp_lab_down() { bash "$XP_LAB" down; }
+xp_lab_down() { xp__kill_bg; bash "$XP_LAB" down; }
 
 xp_wait_port() { # NS PORT [SECS]
 	local ns t0=$SECONDS
@@ -225,7 +230,8 @@ xp__exit() {
 	((rc && XP_NPASS + XP_NFAIL + XP_NSKIP == 0)) && xp_fail "script exited with status $rc"
 	for c in "${XP_EXIT_CMDS[@]}"; do eval "$c"; done
 	xp__kill_bg
-	if [[ -z ${XP_KEEP_LAB:-} ]]; then XP_LAB_QUIET=1 bash "$XP_LAB" down >/dev/null 2>&1; fi
+	# --force: the script's own processes are gone; anything left is its leftovers.
+	if [[ -z ${XP_KEEP_LAB:-} ]]; then XP_LAB_QUIET=1 bash "$XP_LAB" down --force >/dev/null 2>&1; fi
 	rm -rf "$XP_TMP"
 	echo "--- $XP_SCRIPT: $XP_NPASS passed, $XP_NFAIL failed, $XP_NSKIP skipped"
 	((XP_NFAIL)) && exit 1

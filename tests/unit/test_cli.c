@@ -67,7 +67,7 @@ static void test_client_options(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 2001:2:0:2::2 -6 -t 5 -i 0.5 -l 1518 -b 1.5Mpps -p 7000:7003 "
 			       "--cport 2000:2999 --queues 2 --first-queue 1 -u -J --dst-mac 02:00:00:00:00:01 "
-			       "--xdp-mode skb --control-port 6000 -D eth1",
+			       "--control-port 6000 -D eth1",
 			       &o, err, sizeof(err)), 0);
 	assert_int_equal(o.family, AF_INET6);
 	assert_true(o.duration == 5);
@@ -85,9 +85,11 @@ static void test_client_options(void **state)
 	assert_true(o.json);
 	assert_true(o.dst_mac_set);
 	assert_int_equal(o.dst_mac[5], 1);
-	assert_int_equal(o.xdp_mode, XP_XDP_SKB);
 	assert_int_equal(o.control_port, 6000);
 	assert_string_equal(o.dev, "eth1");
+	/* On the client, --xdp-mode attaches the XDP connection engine's program (issue 14: taken or refused). */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --xdp-mode skb", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.xdp_mode, XP_XDP_SKB);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine live -b 1Mpps --burst 32", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.engine, XP_ENGINE_LIVE);
 	assert_int_equal(o.burst, 32);
@@ -208,7 +210,8 @@ static void test_socket_options(void **state)
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 4 --compare", &o, err, sizeof(err)), 0);
 	assert_true(o.compare);
 	/* the XDP connection engine: named, or picked by its own flags */
-	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x -P 64 --engine xdp --cps 50000 --fin", &o, err, sizeof(err)), 0);
+	/* (no -P: it does nothing for the XDP connection engine's -x, issue 14) */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --engine xdp --cps 50000 --fin", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.engine, XP_ENGINE_XDP);
 	assert_true(o.cps == 50000);
 	assert_true(o.fin);
@@ -473,6 +476,250 @@ static void test_engine_names(void **state)
 	assert_int_equal(n, 6);
 }
 
+
+/* ---- every option in every context: the table's roles, kinds and engines ---- */
+
+struct ctx {
+	enum xp_role role;
+	enum xp_engine_id engine; /* client: --engine, or AUTO for none given */
+	enum xp_kind kind;        /* client */
+};
+
+/* The engine that runs: without --engine, -x/-k and fireperf's flags pick the
+ * socket engine, the XDP connection engine's options that engine. */
+static enum xp_engine_id ctx_engine(const struct ctx *c, const struct xp_option *op)
+{
+	if (c->role != XP_ROLE_CLIENT || c->engine != XP_ENGINE_AUTO)
+		return c->engine;
+	if (op->groups & XP_OPT_XDP_CONN)
+		return XP_ENGINE_XDP;
+	if ((op->groups & XP_OPT_SOCKET) || c->kind != XP_KIND_STREAM)
+		return XP_ENGINE_SOCKET;
+	return XP_ENGINE_AUTO;
+}
+
+static void ctx_name(const struct ctx *c, char *buf, size_t len)
+{
+	static const char *const kinds[] = { "", " -x", " -k" };
+	if (c->role == XP_ROLE_SERVER)
+		snprintf(buf, len, "-s");
+	else if (c->role == XP_ROLE_PROBE)
+		snprintf(buf, len, "--probe");
+	else if (c->engine == XP_ENGINE_AUTO)
+		snprintf(buf, len, "-c%s", kinds[c->kind]);
+	else
+		snprintf(buf, len, "-c --engine %s%s", xp_engine_name(c->engine), kinds[c->kind]);
+}
+
+/*
+ * The command line for option op in context c: the base of the context, what
+ * op needs besides (so that where the table says it applies, nothing else
+ * stands in the way), then op with its sample value.
+ */
+static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf, size_t len)
+{
+	static const char *const kinds[] = { "", " -x", " -k" };
+	bool is6 = op->letter == '6';
+	const char *name = op->name;
+	char opt[80], extra[64] = "";
+
+	if (c->role == XP_ROLE_SERVER) {
+		snprintf(buf, len, "xdpperf -s");
+	} else if (c->role == XP_ROLE_PROBE) {
+		snprintf(buf, len, "xdpperf --probe");
+	} else {
+		snprintf(buf, len, "xdpperf -c %s", is6 ? "2001:2:0:2::2" : "198.19.1.2");
+		if (c->engine != XP_ENGINE_AUTO)
+			snprintf(buf + strlen(buf), len - strlen(buf), " --engine %s", xp_engine_name(c->engine));
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s", kinds[c->kind]);
+	}
+	enum xp_engine_id e = ctx_engine(c, op);
+	/* Only where op applies: elsewhere the message must be about op alone. */
+	if (!xp_option_applies(op, c->role, c->kind, e))
+		;
+	else if (name && (!strcmp(name, "burst") || !strcmp(name, "require-rate")))
+		snprintf(extra, sizeof(extra), " %s", e == XP_ENGINE_XDP ? "--cps 1000" : "-b 1Mpps");
+	else if (name && !strcmp(name, "parallel") && c->role == XP_ROLE_CLIENT && e == XP_ENGINE_XDP &&
+		 c->kind == XP_KIND_CONNECT)
+		snprintf(extra, sizeof(extra), " --peer kernel");
+	else if (name && !strcmp(name, "port") && c->role == XP_ROLE_SERVER)
+		snprintf(extra, sizeof(extra), " -P 4");
+	if (name)
+		snprintf(opt, sizeof(opt), " --%s%s%s", name, op->sample ? " " : "", op->sample ? op->sample : "");
+	else
+		snprintf(opt, sizeof(opt), " -%c", op->letter);
+	snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", extra, opt);
+}
+
+/* What the message must name besides the option: the context's engine, test kind or role. */
+static bool names_context(const char *err, const struct ctx *c)
+{
+	char eng[32];
+	if (c->role == XP_ROLE_SERVER)
+		return strstr(err, "client option") != NULL;
+	if (c->role == XP_ROLE_PROBE)
+		return strstr(err, "--probe takes only") != NULL;
+	if (strstr(err, "server option"))
+		return true;
+	snprintf(eng, sizeof(eng), "--engine %s", xp_engine_name(c->engine));
+	if (c->engine == XP_ENGINE_AUTO ? strstr(err, "default engine") || strstr(err, "selected by")
+					: strstr(err, eng) != NULL)
+		return true;
+	return c->kind == XP_KIND_STREAM ? strstr(err, "add -x") || strstr(err, "add -k") || strstr(err, "stream")
+					 : strstr(err, c->kind == XP_KIND_CONNECT ? "-x" : "-k") != NULL;
+}
+
+static void check_pair(const struct ctx *c, const struct xp_option *op, int *refused, int *taken)
+{
+	char line[256], err[512], label[32], cn[48];
+	struct xp_opts o;
+
+	ctx_line(c, op, line, sizeof(line));
+	ctx_name(c, cn, sizeof(cn));
+	int r = parse(line, &o, err, sizeof(err));
+	enum xp_engine_id e = ctx_engine(c, op);
+	/* An engine that does not run this kind refuses first (test_engine_kinds). */
+	bool applies = xp_option_applies(op, c->role, c->kind, e) &&
+		       (c->role != XP_ROLE_CLIENT || (xp_engine_kinds(e) & XP_K(c->kind)));
+	xp_option_label(op, label, sizeof(label));
+	if (applies) {
+		if (r != 0)
+			fail_msg("'%s': %s applies to %s by the table, but parsing gave %d: %s", line, label, cn, r, err);
+		(*taken)++;
+		return;
+	}
+	if (r != 2)
+		fail_msg("'%s': %s does not apply to %s by the table, but parsing gave %d", line, label, cn, r);
+	if (!strstr(err, label) || strchr(err, '\n') || !names_context(err, c))
+		fail_msg("'%s': the message should name %s and what it conflicts with (%s): '%s'", line, label, cn, err);
+	(*refused)++;
+}
+
+/*
+ * Every option of the table in every context (server; client with each
+ * engine and each test kind that engine runs): where the table says it does
+ * not apply, a usage error that names the option and the conflict; where it
+ * does, the line parses.
+ */
+static void test_every_option_in_every_context(void **state)
+{
+	int refused = 0, taken = 0;
+
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const struct xp_option *op = &xp_options[i];
+		const char *n = op->name ? op->name : "";
+		/* The role and the context itself (-s, -c, --engine, -x, -k), and the printers. */
+		if (!strcmp(n, "server") || !strcmp(n, "client") || !strcmp(n, "probe") || !strcmp(n, "engine") ||
+		    !strcmp(n, "help") || !strcmp(n, "version"))
+			continue;
+		check_pair(&(struct ctx){ .role = XP_ROLE_SERVER }, op, &refused, &taken);
+		check_pair(&(struct ctx){ .role = XP_ROLE_PROBE }, op, &refused, &taken);
+		for (int e = 0; e < XP_ENGINE_COUNT; e++) {
+			for (int k = 0; k < XP_KIND_N; k++) {
+				struct ctx c = { XP_ROLE_CLIENT, (enum xp_engine_id)e, (enum xp_kind)k };
+				/* Not a test that engine runs (test_engine_kinds); without --engine, -x/-k pick one. */
+				if (e != XP_ENGINE_AUTO && !(xp_engine_kinds(c.engine) & XP_K(c.kind)))
+					continue;
+				if ((!strcmp(n, "close") || !strcmp(n, "keepalive")) && k != XP_KIND_STREAM)
+					continue; /* -x/-k in a -x/-k context: the kind itself */
+				check_pair(&c, op, &refused, &taken);
+			}
+		}
+	}
+	print_message("%d pairs refused, %d taken\n", refused, taken);
+	assert_true(refused > 100 && taken > 100);
+}
+
+/* A test kind an engine does not run: refused, naming both; --engine on the server only takes socket. */
+static void test_engine_kinds(void **state)
+{
+	struct usage_case cases[] = {
+		{ "xdpperf -c 1.2.3.4 --engine live -x", "--engine live" },
+		{ "xdpperf -c 1.2.3.4 --engine xsk -k", "--engine xsk" },
+		{ "xdpperf -c 1.2.3.4 --engine none -x", "--engine none" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp", "add -x" },
+		{ "xdpperf -c 1.2.3.4 --cps 1000", "--cps selects the XDP connection engine" },
+		{ "xdpperf -c 1.2.3.4 --bytes 1000", "add -x" },
+		{ "xdpperf -s --engine xsk", "--engine socket" },
+		{ "xdpperf -s --engine live", "--engine socket" },
+	};
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
+	/* --bytes picks its engine and its test by itself: one message, one fix. */
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 --bytes 1000 -x", &o, err, sizeof(err)), 0);
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 --cps 1000 -x", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(parse("xdpperf -s --engine socket", &o, err, sizeof(err)), 0);
+}
+
+/* The cases of issue 14: what was silently ignored is now refused, saying what to do. */
+static void test_ignored_options_refused(void **state)
+{
+	struct usage_case cases[] = {
+		{ "xdpperf -c 1.2.3.4 -P 4 -b 100M", "no rate limit" },
+		{ "xdpperf -c 1.2.3.4 -l 200 -P 4", "-l is for the frame engines" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x -b 1kpps", "--cps" },
+		{ "xdpperf -c 1.2.3.4 -u --engine xdp -x", "TCP only" },
+		{ "xdpperf -c 1.2.3.4 -J --json-stream", "exclude" },
+		{ "xdpperf -s -t 5", "-t is a client option" },
+		{ "xdpperf -s -i 2", "client option" },
+		{ "xdpperf -s -x", "client option" },
+		{ "xdpperf -s -J", "client option" },
+		{ "xdpperf -s -p 7000:7003", "-P N" },
+		{ "xdpperf -c 1.2.3.4 -1", "server option" },
+		{ "xdpperf -c 1.2.3.4 --xdp-mode skb", "--xdp-mode is for the XDP connection engine" },
+		{ "xdpperf -c 1.2.3.4 --engine none -l 100", "none engine" },
+		{ "xdpperf -c 1.2.3.4 --engine none -b 1Mpps", "none engine" },
+		{ "xdpperf -c 1.2.3.4 -P 4 --cport 2000:2001", "source ports" },
+		{ "xdpperf -c 1.2.3.4 -P 4 --queues 2", "--threads" },
+		{ "xdpperf -c 1.2.3.4 -P 4 -x -z", "-z is for stream tests" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x -P 64", "-P does nothing" },
+		{ "xdpperf -c 1.2.3.4 -P 4 --compare -b 1M", "one side" },
+		{ "xdpperf -c 1.2.3.4 -P 4 --compare --engine none", "--compare" },
+		{ "xdpperf -c 1.2.3.4 -x --compare --engine xsk", "--engine xdp" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --burst 8", "--cps" },
+		{ "xdpperf -c 1.2.3.4 --require-rate", "-b" },
+		{ "xdpperf -c 1.2.3.4 -P 4 --max-loss 1", "--max-loss is for" },
+		{ "xdpperf -c 1.2.3.4 --max-loss 101", "0..100" },
+		{ "xdpperf -c 1.2.3.4 -i 0", "interval must be greater than 0" },
+		{ "xdpperf -c 999.1.1.1", "resolve" },
+		{ "xdpperf -c 198.19.1", "not a valid IPv4 address" },
+	};
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
+	/* and what goes together still parses */
+	struct xp_opts o;
+	char err[256];
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 --engine live -b 1Mpps --require-rate --max-loss 0.5", &o, err,
+			       sizeof(err)), 0);
+	assert_true(o.require_rate);
+	assert_true(o.max_loss == 0.5);
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 -P 4 --compare --engine live", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.compare_engine, XP_ENGINE_LIVE);
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 -P 4 --compare", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.compare_engine, XP_ENGINE_XSK);
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 -x -P 4 --compare", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.compare_engine, XP_ENGINE_XDP);
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 --engine xdp -x -P 64 --peer kernel", &o, err, sizeof(err)), 0);
+	assert_int_equal(parse("xdpperf -s -P 4 -p 7000:7003", &o, err, sizeof(err)), 0);
+	assert_int_equal(parse("xdpperf -c 1.2.3.4 --engine xdp -x --cps 1000 --burst 8 --require-rate", &o, err,
+			       sizeof(err)), 0);
+}
+
+/* L2 bit rates as --help and the README write them. */
+static void test_l2_rates_as_documented(void **state)
+{
+	struct xp_opts o;
+	char err[256];
+	const char *rates[] = { "1G-l2", "800M-l2", "1Gbps-l2", "100Ml2" };
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		char line[128];
+		snprintf(line, sizeof(line), "xdpperf -c 1.2.3.4 -b %s", rates[i]);
+		if (parse(line, &o, err, sizeof(err)) != 0 || o.rate.unit != XP_RATE_BPS_L2)
+			fail_msg("'%s': %s", line, err);
+	}
+}
+
 /* Server policy (issue 9): safe defaults, each limit a flag, server options refused with -c. */
 static void test_server_policy_options(void **state)
 {
@@ -546,6 +793,10 @@ int main(void)
 		cmocka_unit_test(test_table_consistent),
 		cmocka_unit_test(test_every_option_parses),
 		cmocka_unit_test(test_engine_names),
+		cmocka_unit_test(test_every_option_in_every_context),
+		cmocka_unit_test(test_engine_kinds),
+		cmocka_unit_test(test_ignored_options_refused),
+		cmocka_unit_test(test_l2_rates_as_documented),
 		cmocka_unit_test(test_server_policy_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

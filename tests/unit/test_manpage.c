@@ -18,7 +18,7 @@
 #include "cli/options.h"
 
 /* Options of the lab script that the page documents beside xdpperf's own. */
-static const char *const lab_options[] = { "direct", "firewall", NULL };
+static const char *const lab_options[] = { "direct", "firewall", "force", NULL };
 
 static const char *page_path(void)
 {

@@ -31,6 +31,7 @@
 #include "server/listeners.h"
 #include "net/sockutil.h"
 #include "util/time.h"
+#include "net/netstat.h"
 
 #define NPORTS 4
 
@@ -297,6 +298,8 @@ static void run_connect_n(const char *server, unsigned nbind, const char *const 
 	c.nbind = nbind;
 	for (unsigned b = 0; b < nbind; b++)
 		assert_int_equal(xp_addr_parse(binds[b], &c.bind[b]), 0);
+	struct xp_tcpext t0 = { 0 }, t1 = { 0 };
+	xp_tcpext_read(&t0);
 	struct xp_engine *e = start_engine(&c);
 	/* Until 100 connections have been made, however long the shared machine
 	 * takes (the deadline only catches a hang). */
@@ -316,10 +319,19 @@ static void run_connect_n(const char *server, unsigned nbind, const char *const 
 	assert_int_equal(st.sock.conn_reset, 0);
 	assert_int_equal(st.sock.open_now, 0);
 	assert_int_equal(st.sock.conn_closed, st.sock.conn_ok);
-	/* Everything the client saw established reaches the server's accept();
-	 * connects in flight at stop may add at most `parallel` more. */
+	/* Everything the client saw established reaches the server's accept(),
+	 * except handshakes whose RST overtook their ACK (the engine closes each
+	 * with an RST at once; loopback queues the two on different CPUs): the
+	 * kernel resets those in SYN_RECV and counts them as EmbryonicRsts (issue
+	 * 14; namespace-wide, so others' tests can only add to it). Connects in
+	 * flight at stop may add at most `parallel` more. */
 	struct xp_sock_server_stats ss = server_wait(srv, 1.0, accepted_at_least, st.sock.conn_ok);
-	assert_true(ss.accepted >= st.sock.conn_ok);
+	xp_tcpext_read(&t1);
+	uint64_t embryonic = t1.embryonic_rsts - t0.embryonic_rsts;
+	if (ss.accepted < st.sock.conn_ok)
+		print_message("accepted %llu of %llu established; %llu embryonic resets\n", (unsigned long long)ss.accepted,
+			      (unsigned long long)st.sock.conn_ok, (unsigned long long)embryonic);
+	assert_true(ss.accepted + embryonic >= st.sock.conn_ok);
 	assert_true(ss.accepted <= st.sock.conn_ok + parallel);
 	/* The client closes with RST (see sock_client.c): the server sees resets. */
 	ss = server_wait(srv, 1.0, open_is, 0);

@@ -87,5 +87,8 @@ void xp_usage(FILE *f)
 		if (sections[s].notes)
 			fputs(sections[s].notes, f);
 	}
-	fputs("\nExit status: 0 success, 1 runtime error, 2 usage error.\n", f);
+	fprintf(f, "\nExit status: %d success, %d runtime error (the test could not run or ended early),\n"
+		   "%d usage error, %d more lost than --max-loss allows, %d the offered load fell short\n"
+		   "of the target (with --require-rate).\n",
+		XP_EXIT_OK, XP_EXIT_RUNTIME, XP_EXIT_USAGE, XP_EXIT_LOSS, XP_EXIT_SHORT);
 }

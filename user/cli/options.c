@@ -8,6 +8,7 @@
 #include "bpf/client.h"
 #include "proto/channel.h"
 #include "cli/options.h"
+#include "report/figures.h"
 #include "util/version.h"
 
 
@@ -57,6 +58,7 @@ FLAG(opt_keepalive, keepalive)
 FLAG(opt_zero, zero)
 FLAG(opt_compare, compare)
 FLAG(opt_fin, fin)
+FLAG(opt_require_rate, require_rate)
 
 UINT(opt_control_port, control_port, unsigned short, 1, 65535, "control port")
 UINT(opt_queues, queues, unsigned, 1, 64, "queue count")
@@ -113,7 +115,7 @@ static int opt_time(struct xp_opts *o, const char *arg, char *err, size_t errlen
 
 static int opt_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_duration(arg, &o->interval, err, errlen))
+	if (parse_duration_named(arg, "interval", &o->interval, err, errlen))
 		return -1;
 	/* A bound on the value alone, so the value's parser checks it. */
 	if (o->interval < 0.1)
@@ -206,6 +208,11 @@ static int opt_peer(struct xp_opts *o, const char *arg, char *err, size_t errlen
 	return 0;
 }
 
+static int opt_max_loss(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_percent(arg, &o->max_loss, err, errlen);
+}
+
 /* --device-netns: issue 12's connection-test options start here. */
 static int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -275,157 +282,259 @@ static int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errle
 
 /* ---- the table, in --help's order ---- */
 
-#define CLIENT XP_OPT_CLIENT_ONLY
 #define SOCKET XP_OPT_SOCKET
 #define XDPC   XP_OPT_XDP_CONN
+#define RATE   XP_OPT_RATE
+/* Where an option applies: roles, client test kinds, client engines. */
+#define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define CLIENT_ANY  .roles = XP_IN_CLIENT, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define SERVER_ONLY .roles = XP_IN_SERVER, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define SOCKET_ENG  XP_E(XP_ENGINE_SOCKET)
+#define XDP_ENG     XP_E(XP_ENGINE_XDP)
+#define NONE_ENG    XP_E(XP_ENGINE_NONE)
+#define XDP_MODE_WHY "the server's --xdp-mode sets how it counts"
+#define FRAMES_NOT_CONNS "it sends frames, not connections"
+#define BIND_FRAMES "its frames come from the interface's address, their flows vary by --cport"
 
 const struct xp_option xp_options[] = {
 	/* Common */
-	{ "server", 's', NULL, XP_SEC_COMMON, 0, opt_server,
+	{ "server", 's', NULL, XP_SEC_COMMON, 0, opt_server, EVERYWHERE,
 	  .help = "server role: answer tests, count with XDP" },
-	{ "client", 'c', "ADDR", XP_SEC_COMMON, 0, opt_client,
+	{ "client", 'c', "ADDR", XP_SEC_COMMON, 0, opt_client, EVERYWHERE,
 	  .help = "client role: server address (IPv4, IPv6 or name)", .sample = "198.19.1.2" },
-	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, opt_control_port,
+	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, opt_control_port, EVERYWHERE,
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
-	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev,
+	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev, .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY,
+	  .engines = XP_E_SENDERS | SOCKET_ENG,
+	  .instead = { [XP_ENGINE_NONE] = "it sends nothing; the server's --dev picks where it counts" },
 	  .help = "interface to send on (client), count on (server)\n"
 	          "or look at (--probe); default: the one the routing\n"
 	          "table picks", .sample = "eth1" },
-	{ "xdp-mode", 0, "MODE", XP_SEC_COMMON, 0, opt_xdp_mode,
-	  .help = "auto|native|skb for the XDP program (default auto)", .sample = "native" },
-	{ "port", 'p', "PORT[:PORT]", XP_SEC_COMMON, 0, opt_port,
+	{ "xdp-mode", 0, "MODE", XP_SEC_COMMON, 0, opt_xdp_mode, .roles = XP_IN_BOTH, .kinds = XP_K_CONN,
+	  .engines = XDP_ENG,
+	  .instead = { [XP_ENGINE_AUTO] = XDP_MODE_WHY, [XP_ENGINE_LIVE] = XDP_MODE_WHY, [XP_ENGINE_XSK] = XDP_MODE_WHY,
+		       [XP_ENGINE_SOCKET] = XDP_MODE_WHY, [XP_ENGINE_NONE] = XDP_MODE_WHY },
+	  .help = "auto|native|skb for the XDP program: the server's, or\n"
+	          "the XDP connection engine's on the client (default auto)", .sample = "native" },
+	{ "port", 'p', "PORT[:PORT]", XP_SEC_COMMON, 0, opt_port, EVERYWHERE,
 	  .help = "destination port or range of the test traffic\n"
-	          "(default %u:%u); the server counts these ports",
+	          "(default %u:%u); the server counts these ports\n"
+	          "(server: the ports of -P's standing listeners)",
 	  .help_nums = { XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI }, .sample = "7000:7003" },
-	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, .help = "more messages on stderr" },
-	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, .help = "this text" },
-	{ "version", 'V', NULL, XP_SEC_COMMON, 0, opt_version, .help = "the version" },
+	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE, .help = "more messages on stderr" },
+	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, ANY_ROLE, .help = "this text" },
+	{ "version", 'V', NULL, XP_SEC_COMMON, 0, opt_version, ANY_ROLE, .help = "the version" },
 
 	/* Client */
-	{ NULL, '4', NULL, XP_SEC_CLIENT, 0, opt_ipv4, .help = "use IPv4 (default: from ADDR)" },
-	{ NULL, '6', NULL, XP_SEC_CLIENT, 0, opt_ipv6, .help = "use IPv6 (default: from ADDR)" },
-	{ "time", 't', "SECS", XP_SEC_CLIENT, 0, opt_time, .help = "test duration (default 10)", .sample = "5" },
-	{ "interval", 'i', "SECS", XP_SEC_CLIENT, 0, opt_interval, .help = "report interval (default 1)", .sample = "0.5" },
-	{ "length", 'l', "BYTES", XP_SEC_CLIENT, CLIENT, opt_length,
+	{ NULL, '4', NULL, XP_SEC_CLIENT, 0, opt_ipv4, CLIENT_ANY, .help = "use IPv4 (default: from ADDR)" },
+	{ NULL, '6', NULL, XP_SEC_CLIENT, 0, opt_ipv6, CLIENT_ANY, .help = "use IPv6 (default: from ADDR)" },
+	{ "time", 't', "SECS", XP_SEC_CLIENT, 0, opt_time, CLIENT_ANY, .help = "test duration (default 10)", .sample = "5" },
+	{ "interval", 'i', "SECS", XP_SEC_CLIENT, 0, opt_interval, CLIENT_ANY, .help = "report interval (default 1)", .sample = "0.5" },
+	{ "length", 'l', "BYTES", XP_SEC_CLIENT, 0, opt_length, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = XP_E_FRAMES,
+	  .instead = { [XP_ENGINE_SOCKET] = "TCP sizes its segments (the MSS)",
+		       [XP_ENGINE_XDP] = "its SYNs have their own size",
+		       [XP_ENGINE_NONE] = "it sends nothing; the server counts frames of any size" },
 	  .help = "Ethernet frame size incl. FCS, 64..MTU+18 (default 64)", .sample = "1518" },
-	{ "bitrate", 'b', "RATE", XP_SEC_CLIENT, CLIENT, opt_bitrate,
-	  .help = "rate limit: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
+	{ "bitrate", 'b', "RATE", XP_SEC_CLIENT, RATE, opt_bitrate, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = XP_E_FRAMES,
+	  .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit (for an exact offered load use --engine live or xsk)",
+		       [XP_ENGINE_XDP] = "it paces its SYNs with --cps N", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .help = "offered load: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
 	          "(bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s", .sample = "1.5Mpps" },
-	{ "burst", 0, "N", XP_SEC_CLIENT, CLIENT, opt_burst,
-	  .help = "with -b: N frames back to back, then a pause, so\n"
-	          "the average is the rate (default: spread evenly)", .sample = "32" },
-	{ "udp", 'u', NULL, XP_SEC_CLIENT, 0, opt_udp, .help = "UDP frames instead of TCP data segments" },
-	{ "cport", 0, "PORT[:PORT]", XP_SEC_CLIENT, CLIENT, opt_cport,
+	{ "burst", 0, "N", XP_SEC_CLIENT, RATE, opt_burst, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = XP_E_SENDERS, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit to shape",
+						[XP_ENGINE_NONE] = "it sends nothing" },
+	  .help = "with -b (or --cps): N frames back to back, then a\n"
+	          "pause, so the average is the rate (default: spread evenly)", .sample = "32" },
+	{ "udp", 'u', NULL, XP_SEC_CLIENT, 0, opt_udp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = XP_E_FRAMES | NONE_ENG,
+	  .instead = { [XP_ENGINE_SOCKET] = "it tests TCP only", [XP_ENGINE_XDP] = "it tests TCP only" },
+	  .help = "UDP frames instead of TCP data segments (for stateful\n"
+	          "firewalls: TCP frames belong to no opened connection)" },
+	{ "cport", 0, "PORT[:PORT]", XP_SEC_CLIENT, 0, opt_cport, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = XP_E_SENDERS,
+	  .instead = { [XP_ENGINE_SOCKET] = "the kernel picks its source ports", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "source port range (default %u:%u)",
 	  .help_nums = { XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI }, .sample = "2000:2999" },
-	{ "queues", 0, "N", XP_SEC_CLIENT, 0, opt_queues,
+	{ "queues", 0, "N", XP_SEC_CLIENT, 0, opt_queues, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = XP_E_SENDERS,
+	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "AF_XDP sockets / sending threads, one per queue\n"
 	          "(default: all the interface's TX queues)", .sample = "2" },
-	{ "first-queue", 0, "N", XP_SEC_CLIENT, CLIENT, opt_first_queue,
+	{ "first-queue", 0, "N", XP_SEC_CLIENT, 0, opt_first_queue, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = XP_E_SENDERS,
+	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "use queues N.. (so several clients can share a NIC)", .sample = "1" },
-	{ "dst-mac", 0, "MAC", XP_SEC_CLIENT, 0, opt_dst_mac,
+	{ "dst-mac", 0, "MAC", XP_SEC_CLIENT, 0, opt_dst_mac, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = XP_E_SENDERS,
+	  .instead = { [XP_ENGINE_SOCKET] = "the kernel writes its Ethernet headers", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "next-hop MAC (default: from the neighbour table)", .sample = "02:00:00:00:00:01" },
-	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine,
+	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	  .engines = XP_E_ANY,
 	  .help = "auto: live where the kernel has it, else xsk (default)\n"
 	          "live: XDP live frames (BPF_PROG_RUN), fastest\n"
 	          "xsk: AF_XDP raw frames\n"
+	          "xdp: the XDP connection engine (-x/-k, below)\n"
 	          "socket: the kernel's TCP stack (-P/-x/-k tests)\n"
 	          "none: send nothing, only report what the server\n"
-	          "receives (for an external generator, e.g. trafgen)", .sample = "live" },
-	{ "json", 'J', NULL, XP_SEC_CLIENT, 0, opt_json, .help = "one JSON document at the end" },
-	{ "json-stream", 0, NULL, XP_SEC_CLIENT, 0, opt_json_stream,
+	          "receives (for an external generator, e.g. trafgen)\n"
+	          "(server: socket opens standing listeners, like -P)", .sample = "live" },
+	{ "json", 'J', NULL, XP_SEC_CLIENT, 0, opt_json, .roles = XP_IN_CLIENT | XP_IN_PROBE, .kinds = XP_K_ANY,
+	  .engines = XP_E_ANY,
+	  .help = "one JSON document at the end (errors too: {\"error\": ...})" },
+	{ "json-stream", 0, NULL, XP_SEC_CLIENT, 0, opt_json_stream, CLIENT_ANY,
 	  .help = "one JSON object per line: start, interval..., end" },
+	{ "max-loss", 0, "PCT", XP_SEC_CLIENT, 0, opt_max_loss, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = XP_E_SENDERS,
+	  .instead = { [XP_ENGINE_SOCKET] = "TCP retransmits what is lost (see the failed and timed-out connections)",
+		       [XP_ENGINE_NONE] = "it does not know what was sent" },
+	  .help = "exit %u if more than PCT percent of the frames were\n"
+	          "lost (of the SYNs, for the XDP connection engine)",
+	  .help_nums = { XP_EXIT_LOSS }, .sample = "0.1" },
+	{ "require-rate", 0, NULL, XP_SEC_CLIENT, 0, opt_require_rate, .roles = XP_IN_CLIENT,
+	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .engines = XP_E_SENDERS,
+	  .instead_kind = "a hold test sends -P SYNs, not a rate",
+	  .instead = { [XP_ENGINE_SOCKET] = "it has no target rate", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .help = "exit %u if the offered load fell more than %u percent\n"
+	          "short of the target (-b, or --cps)",
+	  .help_nums = { XP_EXIT_SHORT, (unsigned)XP_RATE_TOLERANCE_PCT } },
 
 	/* Socket tests */
-	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, opt_parallel,
+	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, opt_parallel, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	  .engines = SOCKET_ENG | XDP_ENG,
+	  .instead = { [XP_ENGINE_AUTO] = FRAMES_NOT_CONNS, [XP_ENGINE_LIVE] = FRAMES_NOT_CONNS,
+		       [XP_ENGINE_XSK] = FRAMES_NOT_CONNS, [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "parallel connections (server: connections to expect)", .sample = "64" },
-	{ "close", 'x', NULL, XP_SEC_SOCKET, SOCKET, opt_close,
+	{ "close", 'x', NULL, XP_SEC_SOCKET, SOCKET, opt_close, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = SOCKET_ENG | XDP_ENG,
 	  .help = "close each connection once established: connections/s" },
-	{ "keepalive", 'k', NULL, XP_SEC_SOCKET, SOCKET, opt_keepalive,
+	{ "keepalive", 'k', NULL, XP_SEC_SOCKET, SOCKET, opt_keepalive, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = SOCKET_ENG | XDP_ENG,
 	  .help = "open -P connections and hold them with keepalives,\n"
 	          "sending no data: a connection-tracking table test\n"
 	          "(without -x/-k: stream data, a throughput test)" },
-	{ "zero", 'z', NULL, XP_SEC_SOCKET, SOCKET, opt_zero, .help = "send zeroes instead of random data" },
-	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, opt_threads,
+	{ "zero", 'z', NULL, XP_SEC_SOCKET, SOCKET, opt_zero, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = SOCKET_ENG, .instead_kind = "only socket streams send data",
+	  .help = "send zeroes instead of random data" },
+	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, opt_threads, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	  .engines = SOCKET_ENG,
+	  .instead = { [XP_ENGINE_AUTO] = "its sending threads are --queues", [XP_ENGINE_LIVE] = "its sending threads are --queues",
+		       [XP_ENGINE_XSK] = "its sending threads are --queues", [XP_ENGINE_XDP] = "its sending threads are --queues" },
 	  .help = "event-loop threads (default: one per CPU)", .sample = "3" },
-	{ "bind", 0, "ADDR[-ADDR]", XP_SEC_SOCKET, SOCKET | CLIENT, opt_bind,
-	  .help = "source addresses to spread connections over", .sample = "198.18.1.10-198.18.1.25" },
-	{ "compare", 0, NULL, XP_SEC_SOCKET, CLIENT, opt_compare,
+	{ "bind", 0, "ADDR[-ADDR]", XP_SEC_SOCKET, SOCKET, opt_bind, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = SOCKET_ENG | XDP_ENG,
+	  .instead = { [XP_ENGINE_AUTO] = BIND_FRAMES, [XP_ENGINE_LIVE] = BIND_FRAMES, [XP_ENGINE_XSK] = BIND_FRAMES,
+		       [XP_ENGINE_NONE] = "it sends nothing" },
+	  .help = "source addresses to spread connections over (each\n"
+	          "must be an address of this host)", .sample = "198.18.1.10-198.18.1.25" },
+	{ "compare", 0, NULL, XP_SEC_SOCKET, 0, opt_compare, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  .engines = XP_E_ANY & ~NONE_ENG, .instead = { [XP_ENGINE_NONE] = "it sends nothing to compare" },
 	  .help = "the same test with the socket engine, then with an\n"
-	          "XDP engine (stream: xsk; -x: xdp), and a table of ratios" },
+	          "XDP engine (stream: xsk, or --engine live; -x/-k:\n"
+	          "xdp), and a table of ratios" },
 
 	/* XDP connection engine */
-	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC, opt_cps,
+	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC | RATE, opt_cps, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit" },
 	  .help = "SYNs per second (default: as fast as possible)", .sample = "50000" },
-	{ "fin", 0, NULL, XP_SEC_XDP_CONN, XDPC, opt_fin, .help = "close with FIN/FIN-ACK/ACK instead of a reset" },
-	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC | CLIENT, opt_bytes,
+	{ "fin", 0, NULL, XP_SEC_XDP_CONN, XDPC, opt_fin, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
+	  .engines = XDP_ENG, .instead_kind = "-k holds its connections and resets them at the end", .help = "close with FIN/FIN-ACK/ACK instead of a reset" },
+	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC, opt_bytes, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
+	  .engines = XDP_ENG, .instead_kind = "each connection closes after its data",
 	  .help = "with -x: each connection carries N bytes (1..%u) in\n"
 	          "the handshake's ACK, then closes with FINs",
 	  .help_nums = { XP_CC_DATA_MAX }, .sample = "1000" },
-	{ "peer", 0, "kernel", XP_SEC_XDP_CONN, XDPC, opt_peer,
+	{ "peer", 0, "kernel", XP_SEC_XDP_CONN, XDPC, opt_peer, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  .engines = XDP_ENG,
 	  .help = "the server's TCP stack answers (xdpperf -s opens\n"
 	          "listeners), not its XDP program; with no xdpperf\n"
 	          "there, any TCP server on -p (the client's counters)", .sample = "kernel" },
-	{ "syn-engine", 0, "NAME", XP_SEC_XDP_CONN, XDPC | CLIENT, opt_syn_engine,
+	{ "syn-engine", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_syn_engine, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  .engines = XDP_ENG,
 	  .help = "what sends the SYNs: live (XDP live frames; the\n"
 	          "default for -x, falling back to xsk where the\n"
 	          "kernel lacks it) or xsk (AF_XDP; always for -k)", .sample = "xsk" },
 	/* Issue 12 (connection tests): its options, one block. */
-	{ "device-netns", 0, "NAME", XP_SEC_XDP_CONN, XDPC | CLIENT, opt_device_netns,
+	{ "device-netns", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_device_netns, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  .engines = XDP_ENG,
 	  .help = "the device under test is namespace NAME on this\n"
 	          "host (a lab): its conntrack table and drops tell\n"
 	          "why SYNs went unanswered", .sample = "xp-router" },
 
 	/* Server */
-	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .help = "serve one test, then exit" },
+	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .roles = XP_IN_SERVER, .kinds = XP_K_ANY,
+	  .engines = XP_E_ANY, .help = "serve one test, then exit" },
 
 	/* Server policy and authentication (issue 9): kept together */
-	{ "auth-key", 0, "FILE", XP_SEC_SERVER, 0, opt_auth_key,
+	{ "auth-key", 0, "FILE", XP_SEC_SERVER, 0, opt_auth_key, EVERYWHERE,
 	  .help = "shared secret (both ends): the client proves it knows\n"
 	          "it (HMAC over a fresh nonce); mode 600 or refused", .sample = "/etc/xdpperf.key" },
-	{ "allow", 0, "CIDR", XP_SEC_SERVER, 0, opt_allow,
+	{ "allow", 0, "CIDR", XP_SEC_SERVER, 0, opt_allow, SERVER_ONLY,
 	  .help = "serve only clients from this network (repeatable;\n"
 	          "default: any)", .sample = "198.18.0.0/15" },
-	{ "max-duration", 0, "SECS", XP_SEC_SERVER, 0, opt_max_duration,
+	{ "max-duration", 0, "SECS", XP_SEC_SERVER, 0, opt_max_duration, SERVER_ONLY,
 	  .help = "longest test a client may ask for (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_DURATION }, .sample = "60" },
-	{ "test-ports", 0, "LO:HI", XP_SEC_SERVER, 0, opt_test_ports,
+	{ "test-ports", 0, "LO:HI", XP_SEC_SERVER, 0, opt_test_ports, SERVER_ONLY,
 	  .help = "ports tests may use (default %u:%u); never the\n"
 	          "ephemeral range nor a port another program uses",
 	  .help_nums = { XP_DEFAULT_TEST_PORT_LO, XP_DEFAULT_TEST_PORT_HI }, .sample = "60000:65000" },
-	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, opt_max_tests,
+	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, opt_max_tests, SERVER_ONLY,
 	  .help = "tests running at once (default %u)", .help_nums = { XP_DEFAULT_MAX_TESTS }, .sample = "2" },
-	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, opt_max_control_per_addr,
+	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, opt_max_control_per_addr, SERVER_ONLY,
 	  .help = "control connections from one address (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_CONTROL_PER_ADDR }, .sample = "2" },
-	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel,
+	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel, SERVER_ONLY,
 	  .help = "connections one socket test may ask the server to\n"
 	          "accept (default %u)", .help_nums = { XP_DEFAULT_MAX_PARALLEL }, .sample = "1000" },
-	{ "max-parallel-total", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel_total,
+	{ "max-parallel-total", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel_total, SERVER_ONLY,
 	  .help = "the same over all tests at once (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_PARALLEL_TOTAL }, .sample = "5000" },
-	{ "max-workers", 0, "N", XP_SEC_SERVER, 0, opt_max_workers,
+	{ "max-workers", 0, "N", XP_SEC_SERVER, 0, opt_max_workers, SERVER_ONLY,
 	  .help = "worker processes one test may fork past the\n"
 	          "open-file limit (default %u)", .help_nums = { XP_DEFAULT_MAX_WORKERS }, .sample = "2" },
-	{ "max-workers-total", 0, "N", XP_SEC_SERVER, 0, opt_max_workers_total,
+	{ "max-workers-total", 0, "N", XP_SEC_SERVER, 0, opt_max_workers_total, SERVER_ONLY,
 	  .help = "the same over all tests at once (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_WORKERS_TOTAL }, .sample = "4" },
-	{ "max-listen-ports", 0, "N", XP_SEC_SERVER, 0, opt_max_listen_ports,
+	{ "max-listen-ports", 0, "N", XP_SEC_SERVER, 0, opt_max_listen_ports, SERVER_ONLY,
 	  .help = "ports one test may have the server listen on\n"
 	          "(default %u)", .help_nums = { XP_DEFAULT_MAX_LISTEN_PORTS }, .sample = "16" },
-	{ "allow-lo", 0, NULL, XP_SEC_SERVER, 0, opt_allow_lo,
+	{ "allow-lo", 0, NULL, XP_SEC_SERVER, 0, opt_allow_lo, SERVER_ONLY,
 	  .help = "allow tests that count on the loopback device\n"
 	          "(refused by default: the host's own traffic)" },
 
 	/* Host probe */
-	{ "probe", 0, NULL, XP_SEC_PROBE, 0, opt_probe,
+	{ "probe", 0, NULL, XP_SEC_PROBE, 0, opt_probe, .roles = XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY,
 	  .help = "what this kernel and the --dev interface (default:\n"
 	          "every interface that is up) support, each with its\n"
 	          "reason, and the engine auto picks; -J for JSON" },
 };
 const size_t xp_noptions = sizeof(xp_options) / sizeof(xp_options[0]);
 _Static_assert(sizeof(xp_options) / sizeof(xp_options[0]) <= XP_OPTIONS_MAX, "raise XP_OPTIONS_MAX");
+
+unsigned xp_engine_kinds(enum xp_engine_id engine)
+{
+	switch (engine) {
+	case XP_ENGINE_SOCKET:
+		return XP_K_ANY;
+	case XP_ENGINE_XDP:
+		return XP_K_CONN;
+	default: /* auto, live, xsk, none: frames */
+		return XP_K_STREAM;
+	}
+}
+
+bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_kind kind, enum xp_engine_id engine)
+{
+	if (!(op->roles & (1u << role)))
+		return false;
+	if (role != XP_ROLE_CLIENT)
+		return true; /* the server has no test kind or engine of its own */
+	return (op->kinds & XP_K(kind)) && (op->engines & XP_E(engine));
+}
 
 const struct xp_option *xp_option_find(const char *name)
 {

@@ -28,14 +28,36 @@ enum xp_opt_section {
 
 /* Groups the cross-option rules ask about: "was any option of this group given?" */
 enum xp_opt_group {
-	XP_G_CLIENT_ONLY = 0, /* refused with -s */
-	XP_G_SOCKET,          /* a socket-test flag: selects --engine socket (or xdp) */
-	XP_G_XDP_CONN,        /* only for the XDP connection engine */
+	XP_G_SOCKET = 0,      /* a socket-test flag: selects --engine socket */
+	XP_G_XDP_CONN,        /* an XDP connection engine option: selects --engine xdp */
+	XP_G_RATE,            /* paces the traffic (-b, --cps, --burst) */
 	XP_G_N,
 };
-#define XP_OPT_CLIENT_ONLY (1u << XP_G_CLIENT_ONLY)
 #define XP_OPT_SOCKET      (1u << XP_G_SOCKET)
 #define XP_OPT_XDP_CONN    (1u << XP_G_XDP_CONN)
+#define XP_OPT_RATE        (1u << XP_G_RATE)
+
+/*
+ * Where an option takes effect: the one place that says which options go
+ * with which role, test and engine. validate.c refuses an option given
+ * outside it (naming the option, what selected the role, test or engine, and
+ * what to do instead), and tests/unit/test_cli.c walks every pair.
+ */
+#define XP_IN_CLIENT  (1u << XP_ROLE_CLIENT)
+#define XP_IN_SERVER  (1u << XP_ROLE_SERVER)
+#define XP_IN_BOTH    (XP_IN_CLIENT | XP_IN_SERVER)
+#define XP_IN_PROBE   (1u << XP_ROLE_PROBE)
+/* Client test kinds: a stream, -x (connection rate), -k (held connections). */
+enum xp_kind { XP_KIND_STREAM = 0, XP_KIND_CONNECT, XP_KIND_HOLD, XP_KIND_N };
+#define XP_K(k)       (1u << (k))
+#define XP_K_STREAM   XP_K(XP_KIND_STREAM)
+#define XP_K_CONN     (XP_K(XP_KIND_CONNECT) | XP_K(XP_KIND_HOLD))
+#define XP_K_ANY      (XP_K_STREAM | XP_K_CONN)
+/* Client engines; auto stands for the frame engines it picks from. */
+#define XP_E(e)       (1u << (e))
+#define XP_E_FRAMES   (XP_E(XP_ENGINE_AUTO) | XP_E(XP_ENGINE_LIVE) | XP_E(XP_ENGINE_XSK))
+#define XP_E_SENDERS  (XP_E_FRAMES | XP_E(XP_ENGINE_XDP)) /* engines that write their own frames */
+#define XP_E_ANY      ((1u << XP_ENGINE_COUNT) - 1)
 
 /*
  * A handler converts the option's value (NULL for a flag) into o.
@@ -51,6 +73,13 @@ struct xp_option {
 	enum xp_opt_section section;
 	unsigned groups;       /* XP_OPT_* */
 	xp_opt_handler *parse;
+	/* Where it takes effect: roles (XP_IN_*) and, on the client, the test
+	 * kinds (XP_K_*) and engines (XP_E_*) it applies to. */
+	unsigned roles, kinds, engines;
+	/* What to do instead where it does not apply, for the message (NULL: nothing
+	 * to add): with engine e (instead[e]), or in a test of another kind. */
+	const char *instead[XP_ENGINE_COUNT];
+	const char *instead_kind;
 	/* --help text: '\n' starts a continuation line, each %u takes the next of
 	 * help_nums (so defaults come from their constants, not a copy). */
 	const char *help;
@@ -62,6 +91,11 @@ struct xp_option {
 #define XP_OPTIONS_MAX 64
 extern const struct xp_option xp_options[];
 extern const size_t xp_noptions;
+
+/* Does option op take effect for this role, test kind and engine? */
+bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_kind kind, enum xp_engine_id engine);
+/* The test kinds an engine runs (XP_K_*). */
+unsigned xp_engine_kinds(enum xp_engine_id engine);
 
 /* What xp_cli_read saw, for the rules that depend on which options were given. */
 struct xp_given {

@@ -78,12 +78,16 @@ struct xp_opts {
 	struct xp_addr bind[XP_MAX_BIND_OPT]; /* --bind ADDR[-ADDR] */
 	unsigned nbind;
 	bool compare;                /* --compare */
+	enum xp_engine_id compare_engine; /* --compare: the fast side (xsk or live for streams, xdp for -x/-k) */
 	/* XDP connection engine */
 	double cps;                  /* --cps: SYNs per second, 0 = as fast as possible */
 	bool fin;                    /* --fin: close with FIN instead of RST */
 	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
 	unsigned data_len;           /* --bytes: payload per connection (-x), 0 = none */
 	enum xp_engine_id syn_engine; /* --syn-engine, auto: live for -x where it works, else xsk */
+	/* pass/fail for scripts: see XP_EXIT_* */
+	double max_loss;             /* --max-loss PCT, < 0 = not given */
+	bool require_rate;           /* --require-rate: fail if the target (-b, --cps) is not reached */
 	/* server policy and authentication (issue 9) */
 	const char *auth_key;        /* --auth-key FILE (both roles), NULL = none */
 	double max_duration;         /* --max-duration */
@@ -99,6 +103,13 @@ struct xp_opts {
 	/* Issue 12 (connection tests) */
 	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 };
+
+/* Exit statuses (documented in --help and README). */
+#define XP_EXIT_OK       0
+#define XP_EXIT_RUNTIME  1 /* the test could not run or ended early */
+#define XP_EXIT_USAGE    2
+#define XP_EXIT_LOSS     3 /* --max-loss: more was lost than allowed */
+#define XP_EXIT_SHORT    4 /* --require-rate: the offered load fell short of the target (XP_RATE_TOLERANCE_PCT) */
 
 void xp_opts_default(struct xp_opts *o);
 /*

@@ -2,6 +2,13 @@
  * The rules between options, applied once every value is parsed. One function
  * per group; xp_cli_check runs them in order and the first broken rule is the
  * message, so where two rules can both be broken their order is kept.
+ *
+ * Which options go with which role, test kind and engine is not here but in
+ * the option table (options.c: roles, kinds, engines): check_role and
+ * check_applies read it, so an option either takes effect or is refused with
+ * a message that names it, what it conflicts with and what to do instead.
+ * The rules here are the ones the table cannot say: options that exclude
+ * each other, choices that follow from others, values that depend on others.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +18,93 @@
 
 typedef int rule_fn(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen);
 
-/* -s or -c, not both; client-only options refused with -s. */
+static enum xp_kind kind_of(const struct xp_opts *o)
+{
+	return o->close_each ? XP_KIND_CONNECT : o->keepalive ? XP_KIND_HOLD : XP_KIND_STREAM;
+}
+
+/* "-x", "-k" or "a stream test", for "..., not -x" */
+static const char *kind_label(enum xp_kind k)
+{
+	return k == XP_KIND_CONNECT ? "-x" : k == XP_KIND_HOLD ? "-k" : "a stream test (no -x/-k)";
+}
+
+/* The tests of a kinds mask, for "X is for ..." */
+static const char *kinds_desc(unsigned kinds)
+{
+	if (kinds == XP_K_STREAM)
+		return "stream tests (no -x/-k)";
+	if (kinds == XP_K(XP_KIND_CONNECT))
+		return "connection-rate tests (-x)";
+	if (kinds == XP_K(XP_KIND_HOLD))
+		return "hold tests (-k)";
+	if (kinds == XP_K_CONN)
+		return "connection tests (-x or -k)";
+	return "every test";
+}
+
+/* What to add for a kinds mask: "-x", "-k" or "-x (connection rate) or -k (hold)" */
+static const char *kinds_advice(unsigned kinds)
+{
+	if (kinds == XP_K(XP_KIND_CONNECT))
+		return "-x";
+	if (kinds == XP_K(XP_KIND_HOLD))
+		return "-k";
+	return "-x (connection rate) or -k (hold)";
+}
+
+/* One engine, as messages name it. */
+static const char *engine_desc(enum xp_engine_id e)
+{
+	switch (e) {
+	case XP_ENGINE_SOCKET: return "the socket engine";
+	case XP_ENGINE_XDP: return "the XDP connection engine";
+	case XP_ENGINE_LIVE: return "the live engine";
+	case XP_ENGINE_XSK: return "the xsk engine";
+	case XP_ENGINE_NONE: return "the none engine";
+	default: return "the default engine (auto: live or xsk)";
+	}
+}
+
+/* The engines of a mask: "the frame engines (--engine live, xsk) or the socket engine (--engine socket)". */
+static void engines_desc(unsigned mask, char *buf, size_t len)
+{
+	const char *part[4];
+	int n = 0;
+
+	if ((mask & XP_E_FRAMES) == XP_E_FRAMES)
+		part[n++] = "the frame engines (--engine live, xsk)";
+	if (mask & XP_E(XP_ENGINE_XDP))
+		part[n++] = "the XDP connection engine (--engine xdp)";
+	if (mask & XP_E(XP_ENGINE_SOCKET))
+		part[n++] = "the socket engine (--engine socket)";
+	if (mask & XP_E(XP_ENGINE_NONE))
+		part[n++] = "the none engine (--engine none)";
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+			 part[i]);
+}
+
+/* The engine and how it came to be chosen: "the xsk engine (--engine xsk)", "the socket engine (selected by -P)". */
+static const char *engine_chosen(const struct xp_opts *o, const struct xp_given *g, char *buf, size_t len)
+{
+	char name[32];
+
+	if (o->engine_set)
+		snprintf(buf, len, "%s (--engine %s)", engine_desc(o->engine), xp_engine_name(o->engine));
+	else if (o->engine == XP_ENGINE_XDP && g->last[XP_G_XDP_CONN])
+		snprintf(buf, len, "%s (selected by %s)", engine_desc(o->engine),
+			 xp_option_label(g->last[XP_G_XDP_CONN], name, sizeof(name)));
+	else if (o->engine == XP_ENGINE_SOCKET && g->last[XP_G_SOCKET])
+		snprintf(buf, len, "%s (selected by %s)", engine_desc(o->engine),
+			 xp_option_label(g->last[XP_G_SOCKET], name, sizeof(name)));
+	else
+		snprintf(buf, len, "%s", engine_desc(o->engine));
+	return buf;
+}
+
+/* -s or -c, not both; every option given must be one of that role's. */
 static int check_role(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
 	char name[32];
@@ -21,27 +114,25 @@ static int check_role(struct xp_opts *o, const struct xp_given *g, char *err, si
 	if (o->role == XP_ROLE_NONE)
 		return xp_cli_fail(err, errlen, "say -s to run a server, -c ADDR to run a client or --probe to see "
 				   "what this host can do (see xdpperf --help)");
-	if (o->role == XP_ROLE_SERVER && g->last[XP_G_CLIENT_ONLY])
-		return xp_cli_fail(err, errlen, "%s is a client option",
-				   xp_option_label(g->last[XP_G_CLIENT_ONLY], name, sizeof(name)));
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const struct xp_option *op = &xp_options[i];
+		if (!(g->seen >> i & 1) || (op->roles & (1u << o->role)))
+			continue;
+		xp_option_label(op, name, sizeof(name));
+		/* --probe looks at an interface and runs no test: no test's options. */
+		if (o->role == XP_ROLE_PROBE)
+			return xp_cli_fail(err, errlen, "--probe takes only --dev, -J and -d, not %s", name);
+		return xp_cli_fail(err, errlen, "%s is a %s option", name,
+				   o->role == XP_ROLE_SERVER ? "client" : "server");
+	}
 	return 0;
 }
 
-/* --probe looks at an interface and runs no test: no test's options. */
-static int check_probe(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+static int check_outputs(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
-	char name[32];
-
-	if (o->role != XP_ROLE_PROBE)
-		return 0;
-	for (size_t i = 0; i < xp_noptions; i++) {
-		const char *n = xp_options[i].name;
-		if (!(g->seen >> i & 1) || (n && (!strcmp(n, "probe") || !strcmp(n, "dev") || !strcmp(n, "json") ||
-		    !strcmp(n, "debug"))))
-			continue;
-		return xp_cli_fail(err, errlen, "--probe takes only --dev, -J and -d, not %s",
-				   xp_option_label(&xp_options[i], name, sizeof(name)));
-	}
+	if (o->json && o->json_stream)
+		return xp_cli_fail(err, errlen, "-J and --json-stream exclude each other: -J prints one document at the "
+				   "end, --json-stream one object per line as the test runs");
 	return 0;
 }
 
@@ -53,77 +144,167 @@ static int check_test_kind(struct xp_opts *o, const struct xp_given *g, char *er
 	return 0;
 }
 
-/* fireperf's flags select the socket engine unless an engine was named;
- * with an XDP connection engine option, that engine. */
+/* Unless an engine was named: an XDP connection engine option selects that
+ * engine, fireperf's flags the socket engine. */
 static int resolve_engine(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
-	if (g->last[XP_G_SOCKET] && !o->engine_set)
-		o->engine = g->last[XP_G_XDP_CONN] ? XP_ENGINE_XDP : XP_ENGINE_SOCKET;
+	if (o->engine_set)
+		return 0;
+	if (g->last[XP_G_XDP_CONN])
+		o->engine = XP_ENGINE_XDP;
+	else if (g->last[XP_G_SOCKET])
+		o->engine = XP_ENGINE_SOCKET;
 	return 0;
 }
 
-/* The XDP connection engine and its options go together, and with -x or -k. */
-static int check_xdp_conn_engine(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+/* The server sends nothing: its only engine is the socket one, standing listeners on -p. */
+static int check_server(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
-	char name[32];
-
-	if (o->data_len && !o->close_each)
-		return xp_cli_fail(err, errlen, o->keepalive
-				   ? "--bytes closes each connection after its data: use -x, not -k"
-				   : "--bytes is for connection tests: add -x (and --engine xdp)");
-	if (o->engine == XP_ENGINE_XDP && !o->close_each && !o->keepalive)
-		return xp_cli_fail(err, errlen,
-				   "the XDP connection engine runs connection tests: add -x (rate) or -k (hold)");
-	if (g->last[XP_G_XDP_CONN] && o->engine != XP_ENGINE_XDP)
-		return xp_cli_fail(err, errlen, "%s is for the XDP connection engine (--engine xdp)",
-				   xp_option_label(g->last[XP_G_XDP_CONN], name, sizeof(name)));
-	if (o->engine == XP_ENGINE_XDP && (o->zero || o->threads))
-		return xp_cli_fail(err, errlen, "%s is for the socket engine", o->zero ? "-z" : "--threads");
+	if (o->role != XP_ROLE_SERVER)
+		return 0;
+	if (o->engine != XP_ENGINE_AUTO && o->engine != XP_ENGINE_SOCKET)
+		return xp_cli_fail(err, errlen, "--engine %s is a client engine: the server only takes --engine socket "
+				   "(standing listeners, like -P N)", xp_engine_name(o->engine));
+	if (xp_given_has(g, "port") && o->engine != XP_ENGINE_SOCKET)
+		return xp_cli_fail(err, errlen, "-p on the server sets the ports of standing listeners: add -P N (or "
+				   "--engine socket); without them the server counts the ports each client's test names");
 	return 0;
 }
 
-/* How the XDP connection engine may close (or hold) its connections. */
-static int check_xdp_conn_close(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+/* --compare runs the socket engine and a fast one: the xsk engine (or --engine live) for a stream, xdp for -x/-k. */
+static int check_compare(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
+	if (!o->compare)
+		return 0;
+	bool conn = kind_of(o) != XP_KIND_STREAM;
+	enum xp_engine_id e = o->engine_set ? o->engine : XP_ENGINE_AUTO;
+	if (e == XP_ENGINE_SOCKET || e == XP_ENGINE_AUTO)
+		e = conn ? XP_ENGINE_XDP : XP_ENGINE_XSK;
+	if (conn ? e != XP_ENGINE_XDP : (e != XP_ENGINE_XSK && e != XP_ENGINE_LIVE))
+		return xp_cli_fail(err, errlen, "--compare %s compares the socket engine with %s: --engine %s does not "
+				   "run there", conn ? "with -x/-k" : "of a stream",
+				   conn ? "the XDP connection engine (--engine xdp)" : "a frame engine (--engine xsk, the "
+				   "default, or live)", xp_engine_name(o->engine));
+	o->compare_engine = e;
+	return 0;
+}
+
+/* The engine runs this kind of test (outside --compare, which picks its engines per kind). */
+static int check_engine_kind(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	enum xp_kind k = kind_of(o);
+	char name[32], sel[64];
+
+	if (o->role != XP_ROLE_CLIENT || o->compare || (xp_engine_kinds(o->engine) & XP_K(k)))
+		return 0;
+	if (o->engine == XP_ENGINE_XDP) {
+		/* Advise the kinds every given option allows, so one change is enough. */
+		unsigned kinds = XP_K_CONN;
+		for (size_t i = 0; i < xp_noptions; i++)
+			if ((g->seen >> i & 1) && (xp_options[i].kinds & XP_K_CONN))
+				kinds &= xp_options[i].kinds;
+		if (!kinds)
+			kinds = XP_K_CONN;
+		if (o->engine_set)
+			return xp_cli_fail(err, errlen, "--engine xdp is the XDP connection engine, which runs connection "
+					   "tests: add %s", kinds_advice(kinds));
+		return xp_cli_fail(err, errlen, "%s selects the XDP connection engine (--engine xdp), which runs "
+				   "connection tests: add %s",
+				   xp_option_label(g->last[XP_G_XDP_CONN], name, sizeof(name)), kinds_advice(kinds));
+	}
+	return xp_cli_fail(err, errlen, "%s is for the socket engine (--engine socket) or the XDP connection engine "
+			   "(--engine xdp), not %s", kind_label(k), engine_chosen(o, g, sel, sizeof(sel)));
+}
+
+/* One option on the client: does it apply to the engine and the test kind? 0 or -1 with the message. */
+static int check_one(const struct xp_opts *o, const struct xp_given *g, const struct xp_option *op, char *err,
+		     size_t errlen)
+{
+	enum xp_kind k = kind_of(o);
+	char name[32], sel[80], engs[200];
+
+	xp_option_label(op, name, sizeof(name));
+	if (o->compare) {
+		/* Each option goes to the side that takes it; pacing one side only would compare unlike loads. */
+		if (op->groups & XP_OPT_RATE)
+			return xp_cli_fail(err, errlen, "%s would pace only one side of --compare (the socket engine has "
+					   "no rate limit): drop it, --compare measures both as fast as they go", name);
+		if (xp_option_applies(op, XP_ROLE_CLIENT, k, XP_ENGINE_SOCKET) ||
+		    xp_option_applies(op, XP_ROLE_CLIENT, k, o->compare_engine))
+			return 0;
+		engines_desc(op->engines, engs, sizeof(engs));
+		return xp_cli_fail(err, errlen, "%s is for %s in %s, and --compare runs the socket engine and %s",
+				   name, engs, kinds_desc(op->kinds), engine_desc(o->compare_engine));
+	}
+	if (!(op->engines & XP_E(o->engine))) {
+		const char *why = op->instead[o->engine];
+		engines_desc(op->engines, engs, sizeof(engs));
+		return xp_cli_fail(err, errlen, "%s is for %s, not %s%s%s", name, engs, engine_chosen(o, g, sel, sizeof(sel)),
+				   why ? ": " : "", why ? why : "");
+	}
+	if (!(op->kinds & XP_K(k))) {
+		if (k == XP_KIND_STREAM)
+			return xp_cli_fail(err, errlen, "%s is for %s: add %s", name, kinds_desc(op->kinds),
+					   kinds_advice(op->kinds));
+		return xp_cli_fail(err, errlen, "%s is for %s, not %s%s%s", name, kinds_desc(op->kinds), kind_label(k),
+				   op->instead_kind ? ": " : "", op->instead_kind ? op->instead_kind : "");
+	}
+	return 0;
+}
+
+/* Every client option given takes effect in this test with this engine, or is refused. */
+static int check_applies(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	if (o->role != XP_ROLE_CLIENT)
+		return 0;
+	for (size_t i = 0; i < xp_noptions; i++)
+		if ((g->seen >> i & 1) && check_one(o, g, &xp_options[i], err, errlen))
+			return -1;
+	return 0;
+}
+
+/* The XDP connection engine's options that depend on each other's values. */
+static int check_xdp_conn(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	if (o->role != XP_ROLE_CLIENT)
+		return 0;
 	if (o->syn_engine == XP_SYN_LIVE && o->keepalive)
 		return xp_cli_fail(err, errlen,
 				   "--syn-engine live: -k needs the held connections reset at the end, which only xsk does");
-	if (o->fin && o->keepalive)
-		return xp_cli_fail(err, errlen, "--fin closes connections; -k holds them");
 	if (o->data_len && o->peer_kernel)
 		return xp_cli_fail(err, errlen, "--bytes needs the server's XDP program to answer, not --peer kernel");
 	if (o->data_len && o->compare)
 		return xp_cli_fail(err, errlen, "--bytes has no socket-engine counterpart for --compare");
+	/* Stateless: with -x nothing stays open, so -P only sizes --peer kernel's listeners. */
+	if (o->engine == XP_ENGINE_XDP && !o->compare && o->close_each && !o->peer_kernel && xp_given_has(g, "parallel"))
+		return xp_cli_fail(err, errlen, "-P does nothing for the XDP connection engine's -x (it keeps no "
+				   "connection open or in flight): drop it, or pace with --cps; -P is for -k (connections "
+				   "to hold) and --peer kernel (the listeners' size)");
 	return 0;
 }
 
-/* Socket-test flags need an engine that runs socket tests. */
-static int check_socket_test(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+/* What needs a target rate: --burst shapes it, --require-rate checks it. */
+static int check_rate(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
-	const struct xp_option *flag = g->last[XP_G_SOCKET];
-	bool conn_test = o->close_each || o->keepalive;
-	char name[32];
+	bool target = o->rate.unit != XP_RATE_NONE || o->cps > 0;
+	const char *way = o->engine == XP_ENGINE_XDP ? "--cps N" : "-b RATE";
 
-	/* --compare runs a stream test on the socket engine too, whatever --engine says. */
-	if (flag && o->engine != XP_ENGINE_SOCKET && o->engine != XP_ENGINE_XDP && !(o->compare && !conn_test))
-		return xp_cli_fail(err, errlen,
-				   "%s is for the socket engine (--engine socket) or, with -x/-k, the XDP "
-				   "connection engine (--engine xdp)", xp_option_label(flag, name, sizeof(name)));
-	if (o->engine == XP_ENGINE_SOCKET && o->udp)
-		return xp_cli_fail(err, errlen, "-u: the socket engine tests TCP only");
-	if (!o->parallel)
+	if (o->role != XP_ROLE_CLIENT)
+		return 0;
+	if (o->burst && !target)
+		return xp_cli_fail(err, errlen, "--burst shapes a rate limit: give %s too", way);
+	if (o->require_rate && !target)
+		return xp_cli_fail(err, errlen, "--require-rate checks the offered load against a target: give %s too",
+				   way);
+	if (o->engine == XP_ENGINE_SOCKET && !o->parallel)
 		o->parallel = 1;
 	return 0;
 }
 
-/* --burst shapes the frame engines' rate limit. */
-static int check_frames(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+/* Only digits and dots: meant as an IPv4 address, never a name (getaddrinfo would read "198.19.1" as 198.19.0.1). */
+static bool looks_numeric(const char *s)
 {
-	if (o->burst && o->rate.unit == XP_RATE_NONE)
-		return xp_cli_fail(err, errlen, "--burst shapes a rate limit: give -b too");
-	if (o->burst && o->engine == XP_ENGINE_SOCKET)
-		return xp_cli_fail(err, errlen, "--burst is for the frame engines (live, xsk)");
-	return 0;
+	return s[0] && strspn(s, "0123456789.") == strlen(s);
 }
 
 /* The client's address, ports and report timing. */
@@ -133,8 +314,12 @@ static int check_client(struct xp_opts *o, const struct xp_given *g, char *err, 
 
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
+	bool numeric = !xp_addr_parse(o->host, &a);
+	if (!numeric && looks_numeric(o->host))
+		return xp_cli_fail(err, errlen, "cannot resolve '%s': not a valid IPv4 address (four numbers 0..255, "
+				   "like 198.19.1.2)", o->host);
 	/* A name is resolved later, for the family -4/-6 asks for. */
-	if (!xp_addr_parse(o->host, &a) && o->family && o->family != a.family)
+	if (numeric && o->family && o->family != a.family)
 		return xp_cli_fail(err, errlen, "%s is not an IPv%c address", o->host,
 				   o->family == AF_INET ? '4' : '6');
 	if (o->control_port >= o->port_lo && o->control_port <= o->port_hi)
@@ -166,13 +351,15 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 {
 	static rule_fn *const rules[] = {
 		check_role,
-		check_probe,
+		check_outputs,
 		check_test_kind,
 		resolve_engine,
-		check_xdp_conn_engine,
-		check_xdp_conn_close,
-		check_socket_test,
-		check_frames,
+		check_server,
+		check_compare,
+		check_engine_kind,
+		check_applies,
+		check_xdp_conn,
+		check_rate,
 		check_client,
 		check_server_policy,
 	};

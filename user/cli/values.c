@@ -189,6 +189,7 @@ int parse_rate(const char *s, struct xp_rate *r, char *err, size_t errlen)
 		{ "", XP_RATE_BPS_L1 },	    { "bps", XP_RATE_BPS_L1 },
 		{ "bit", XP_RATE_BPS_L1 },  { "pps", XP_RATE_PPS },
 		{ "bps-l2", XP_RATE_BPS_L2 }, { "l2", XP_RATE_BPS_L2 },
+		{ "-l2", XP_RATE_BPS_L2 },  { "bit-l2", XP_RATE_BPS_L2 },
 	};
 	const char *p;
 	uint64_t mant;
@@ -216,7 +217,7 @@ int parse_rate(const char *s, struct xp_rate *r, char *err, size_t errlen)
 	}
 	if (i == sizeof(units) / sizeof(units[0]))
 		return xp_cli_fail(err, errlen,
-			      "invalid rate unit in '%s': use pps, bps (L1, default) or bps-l2",
+			      "invalid rate unit in '%s': use pps (100kpps), bits/s on the wire (1G) or at L2 (1G-l2)",
 			      s);
 	if (!mant)
 		return xp_cli_fail(err, errlen, "rate must be greater than 0");
@@ -245,6 +246,11 @@ double xp_rate_to_pps(const struct xp_rate *r, size_t frame_size)
 
 int parse_duration(const char *s, double *secs, char *err, size_t errlen)
 {
+	return parse_duration_named(s, "duration", secs, err, errlen);
+}
+
+int parse_duration_named(const char *s, const char *what, double *secs, char *err, size_t errlen)
+{
 	const char *p;
 	uint64_t mant;
 	unsigned frac;
@@ -252,14 +258,14 @@ int parse_duration(const char *s, double *secs, char *err, size_t errlen)
 	int rc;
 
 	if (!s || !*s)
-		return xp_cli_fail(err, errlen, "empty duration");
+		return xp_cli_fail(err, errlen, "empty %s", what);
 	rc = parse_decimal(s, &p, &mant, &frac);
 	if (rc == -2)
-		return xp_cli_fail(err, errlen, "duration '%s' has too many digits", s);
+		return xp_cli_fail(err, errlen, "%s '%s' has too many digits", what, s);
 	if (rc)
 		return xp_cli_fail(err, errlen,
-			      "invalid duration '%s': expected seconds like 10, 1.5, 500ms or 2m",
-			      s);
+			      "invalid %s '%s': expected seconds like 10, 1.5, 500ms or 2m",
+			      what, s);
 	if (!strcmp(p, "") || !strcmp(p, "s"))
 		;
 	else if (!strcmp(p, "ms"))
@@ -270,15 +276,32 @@ int parse_duration(const char *s, double *secs, char *err, size_t errlen)
 		mul = 3600;
 	else
 		return xp_cli_fail(err, errlen,
-			      "invalid duration unit in '%s': use s, ms, m or h", s);
+			      "invalid %s unit in '%s': use s, ms, m or h", what, s);
 	if (!mant)
-		return xp_cli_fail(err, errlen, "duration must be greater than 0");
+		return xp_cli_fail(err, errlen, "%s must be greater than 0", what);
 	/* One rounding: mantissa*mul and 10^frac*div are exact. */
 	v = (double)mant * mul / (pow10_tab[frac] * div);
 	if (v > XP_DURATION_MAX)
-		return xp_cli_fail(err, errlen, "duration '%s' exceeds the maximum of %.0f s",
-			      s, XP_DURATION_MAX);
+		return xp_cli_fail(err, errlen, "%s '%s' exceeds the maximum of %.0f s",
+			      what, s, XP_DURATION_MAX);
 	*secs = v;
+	return 0;
+}
+
+int parse_percent(const char *s, double *pct, char *err, size_t errlen)
+{
+	const char *p;
+	uint64_t mant;
+	unsigned frac;
+
+	if (!s || !*s)
+		return xp_cli_fail(err, errlen, "empty percentage");
+	if (parse_decimal(s, &p, &mant, &frac) || (*p && strcmp(p, "%")))
+		return xp_cli_fail(err, errlen, "invalid percentage '%s': expected a number like 0, 0.1 or 5", s);
+	double v = (double)mant / pow10_tab[frac];
+	if (v > 100)
+		return xp_cli_fail(err, errlen, "percentage %s is out of range 0..100", s);
+	*pct = v;
 	return 0;
 }
 

@@ -36,8 +36,8 @@ int parse_port_range(const char *s, uint16_t *lo, uint16_t *hi,
  * x1000^2, x1000^3; m is mega here, not milli), UNIT is
  *   "pps"                    -> frames/s
  *   "" | "bps" | "bit"       -> bits/s on the wire (L1)
- *   "bps-l2" | "l2"          -> bits/s at L2 (frame incl. FCS)
- * e.g. "100kpps", "1.5Mpps", "1G", "800M", "1Gbps-l2". Must be > 0.
+ *   "-l2" | "bps-l2" | "bit-l2" | "l2" -> bits/s at L2 (frame incl. FCS)
+ * e.g. "100kpps", "1.5Mpps", "1G", "800M", "1G-l2", "1Gbps-l2". Must be > 0.
  */
 int parse_rate(const char *s, struct xp_rate *r, char *err, size_t errlen);
 
@@ -55,6 +55,11 @@ int parse_frame_size(const char *s, unsigned *size, char *err, size_t errlen);
 /* Seconds: "10", "1.5", "500ms", "10s", "2m", "1h". > 0 and <= 86400. */
 #define XP_DURATION_MAX 86400.0
 int parse_duration(const char *s, double *secs, char *err, size_t errlen);
+/* The same, naming the value `what` in messages ("interval must be greater than 0"). */
+int parse_duration_named(const char *s, const char *what, double *secs, char *err, size_t errlen);
+
+/* A percentage 0..100: "0", "0.1", "5", "5%". */
+int parse_percent(const char *s, double *pct, char *err, size_t errlen);
 
 /* Decimal integer in min..max; messages name the value as `what`
  * (e.g. "queue count 99 is out of range 1..64"). */

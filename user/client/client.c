@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct snap {
 	struct xp_engine_stats eng;
 	struct xp_counters rx;
 	struct xp_sock_figs srv; /* server socket counts (s_* fields) */
+	double t;                /* seconds since the start, for interval samples */
 };
 
 struct client {
@@ -46,12 +48,35 @@ struct client {
 	struct xp_engine *eng;
 	char server_dev[16], xdp_mode[16];
 	struct snap last;           /* latest figures the server sent */
+	struct snap good;           /* the last interval sample: both sides' counts at one moment */
+	bool server_gone;           /* the control connection failed: the server's counts end at good */
 	struct xp_auth_key key;     /* --auth-key */
 	const char *error;          /* why the test ended early */
-	char errbuf[256];
+	char errbuf[512];
 	bool no_server;             /* --peer kernel against a TCP server without xdpperf: no control channel */
 	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
 };
+
+/* Why the client stopped, for --compare's report; see xp_client_last_error. */
+static char last_error[512];
+
+const char *xp_client_last_error(void)
+{
+	return last_error;
+}
+
+/* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct client *c, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "xdpperf: %s\n", last_error);
+	xp_report_error(&c->rep, last_error);
+	return rc;
+}
 
 /* Ask the server for its counters; "sample" during the test, "stop" at the end. */
 static int server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
@@ -89,6 +114,9 @@ static int server_sample(struct client *c, const char *op, struct snap *out, dou
 		out->srv.s_resets = sc.resets;
 		out->srv.s_open_now = sc.open_now;
 		out->srv.s_bytes_rx = sc.bytes_rx;
+		out->srv.s_listen_overflows = sc.listen_overflows;
+		out->srv.s_listen_drops = sc.listen_drops;
+		out->srv.s_embryonic_rsts = sc.embryonic_rsts;
 	}
 	if (cpu)
 		*cpu = xp_json_double(r, "cpu_percent", -1);
@@ -128,11 +156,15 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	f->conn_closed = a->sock.conn_closed - b->sock.conn_closed;
 	f->open_now = a->sock.open_now;
 	f->payload_bytes = a->sock.payload_bytes - b->sock.payload_bytes;
+	f->in_flight = a->sock.in_flight - b->sock.in_flight;
 	f->s_accepted = now->srv.s_accepted - prev->srv.s_accepted;
 	f->s_closed = now->srv.s_closed - prev->srv.s_closed;
 	f->s_resets = now->srv.s_resets - prev->srv.s_resets;
 	f->s_open_now = now->srv.s_open_now;
 	f->s_bytes_rx = now->srv.s_bytes_rx - prev->srv.s_bytes_rx;
+	f->s_listen_overflows = now->srv.s_listen_overflows - prev->srv.s_listen_overflows;
+	f->s_listen_drops = now->srv.s_listen_drops - prev->srv.s_listen_drops;
+	f->s_embryonic_rsts = now->srv.s_embryonic_rsts - prev->srv.s_embryonic_rsts;
 
 	struct xp_handshake_figs *h = &p->hs;
 	h->syn_sent = p->tx_pkts; /* a handshake engine's frames are its SYNs */
@@ -143,6 +175,47 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	h->finack_answered = a->hs.finack_answered - b->hs.finack_answered;
 	h->unanswered = a->hs.unanswered - b->hs.unanswered;
 	h->rst_closed = a->hs.rst_closed - b->hs.rst_closed;
+}
+
+/*
+ * --bind: every source address must be this host's (else each connect fails
+ * with EADDRNOTAVAIL, or the replies to raw SYNs go nowhere), and for engines
+ * that send their own frames, on the interface they send on. Exit status or 0.
+ */
+static int check_bind(struct client *c)
+{
+	const struct xp_opts *o = c->o;
+	unsigned missing = 0, elsewhere = 0;
+	char first[INET6_ADDRSTRLEN] = "", last[INET6_ADDRSTRLEN] = "", other[INET6_ADDRSTRLEN] = "";
+	int other_if = 0;
+
+	for (unsigned i = 0; i < o->nbind; i++) {
+		if (o->bind[i].family != c->server.family)
+			return fail(c, 2, "--bind addresses must be IPv%c like the server's",
+				    c->server.family == AF_INET6 ? '6' : '4');
+		int ifi = xp_ifindex_of_addr(&o->bind[i]);
+		if (ifi == -EADDRNOTAVAIL) {
+			if (!missing++)
+				xp_addr_str(&o->bind[i], first, sizeof(first));
+			xp_addr_str(&o->bind[i], last, sizeof(last));
+		} else if (ifi > 0 && c->ops->nexthop && ifi != c->link.ifindex) {
+			if (!elsewhere++) {
+				xp_addr_str(&o->bind[i], other, sizeof(other));
+				other_if = ifi;
+			}
+		}
+	}
+	if (missing)
+		return fail(c, 1, "--bind: %u of the %u addresses are not this host's (%s%s%s): add them (ip addr add "
+			    "ADDR dev %s) or narrow the range", missing, o->nbind, first, missing > 1 ? " .. " : "",
+			    missing > 1 ? last : "", c->link.name);
+	if (elsewhere) {
+		struct xp_netdev l = { .name = "?" };
+		xp_netdev_by_index(other_if, &l);
+		return fail(c, 1, "--bind: %s is on %s, not on %s where the %s engine sends: the replies would not come "
+			    "back to it (%u such addresses)", other, l.name, c->link.name, c->ops->name, elsewhere);
+	}
+	return 0;
 }
 
 /*
@@ -180,20 +253,16 @@ static int setup_path(struct client *c)
 	int fd = xp_ctrl_connect(o->host, o->control_port, o->family, 3000, err, sizeof(err));
 	if (fd == -ECONNREFUSED && o->peer_kernel && c->ops->figures == XP_FIGS_HANDSHAKES) {
 		/* --peer kernel against any TCP server: nothing listens for control, so run on our own counters. */
-		if (no_server_addrs(c, err, sizeof(err))) {
-			fprintf(stderr, "xdpperf: %s\n", err);
-			return 1;
-		}
+		if (no_server_addrs(c, err, sizeof(err)))
+			return fail(c, 1, "%s", err);
 		c->no_server = true;
 	} else if (fd < 0) {
 		/* Right after a connection test, a stateful device's full table is the likely cause. */
 		double age = fd == -ETIMEDOUT ? xp_conn_test_age(o->host) : -1;
 		if (age >= 0 && age < XP_CONN_TEST_RECENT)
-			fprintf(stderr, "xdpperf: %s; a connection test against it ended %.0f s ago: the device in the path may be "
-				"refusing new connections (a full connection table drains in up to 120 s)\n", err, age);
-		else
-			fprintf(stderr, "xdpperf: %s\n", err);
-		return fd == -EINVAL ? 2 : 1;
+			return fail(c, 1, "%s; a connection test against it ended %.0f s ago: the device in the path may be "
+				    "refusing new connections (a full connection table drains in up to 120 s)", err, age);
+		return fail(c, 1, "%s", err);
 	}
 	if (!c->no_server) {
 		xp_ctrl_init(&c->ctrl, fd);
@@ -217,33 +286,27 @@ static int setup_path(struct client *c)
 	} else {
 		r = xp_nexthop_mac(&c->server, 2000, &rt, c->nh_mac, err, sizeof(err));
 	}
-	if (r) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
-	}
+	if (r)
+		return fail(c, 1, "%s", err);
 	if (o->dev[0]) {
-		if (xp_netdev_by_name(o->dev, &c->link)) {
-			fprintf(stderr, "xdpperf: interface %s does not exist\n", o->dev);
-			return 1;
+		if (xp_netdev_by_name(o->dev, &c->link))
+			return fail(c, 1, "interface %s does not exist", o->dev);
+		if (c->link.ifindex != rt.oif) {
+			struct xp_netdev via = { .name = "?" };
+			xp_netdev_by_index(rt.oif, &via);
+			fprintf(stderr, "xdpperf: warning: the route to %s leaves by %s, not %s: %s\n", o->host, via.name,
+				o->dev, c->ops->nexthop ? "sending on --dev anyway" : "connections are bound to --dev");
 		}
-		if (c->link.ifindex != rt.oif)
-			fprintf(stderr, "xdpperf: warning: the route to %s leaves by ifindex %d, not %s\n", o->host,
-				rt.oif, o->dev);
 	} else if (xp_netdev_by_index(rt.oif, &c->link)) {
-		fprintf(stderr, "xdpperf: cannot read interface %d\n", rt.oif);
-		return 1;
+		return fail(c, 1, "cannot read interface %d", rt.oif);
 	}
-	if (!c->link.up) {
-		fprintf(stderr, "xdpperf: interface %s is down\n", c->link.name);
-		return 1;
-	}
-	for (unsigned i = 0; i < o->nbind; i++)
-		if (o->bind[i].family != c->server.family) {
-			fprintf(stderr, "xdpperf: --bind addresses must be IPv%c like the server's\n",
-				c->server.family == AF_INET6 ? '6' : '4');
-			return 2;
-		}
-	return 0;
+	if (!c->link.up)
+		return fail(c, 1, "interface %s is down", c->link.name);
+	static const uint8_t no_mac[6];
+	if (c->ops->nexthop && !memcmp(c->link.mac, no_mac, 6))
+		return fail(c, 1, "%s has no Ethernet address: the %s engine sends Ethernet frames (choose an Ethernet "
+			    "interface with --dev, or the route's)", c->link.name, c->ops->name);
+	return check_bind(c);
 }
 
 /* The engine's frame template: a data segment (or datagram), or a SYN. */
@@ -280,28 +343,20 @@ static int check_limits(struct client *c, const struct frame_spec *s, unsigned *
 	const struct xp_opts *o = c->o;
 	size_t min = frame_min_size(s);
 	size_t max = (size_t)c->link.mtu + 18;
-	if (o->frame_size < min) {
-		fprintf(stderr, "xdpperf: frame size %u is too small for %s/IPv%d (minimum -l %zu)\n", o->frame_size,
-			o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
-		return 2;
-	}
-	if (o->frame_size > max) {
-		fprintf(stderr, "xdpperf: frame size %u exceeds the MTU %u of %s (maximum -l %zu)\n", o->frame_size,
-			c->link.mtu, c->link.name, max);
-		return 2;
-	}
+	if (o->frame_size < min)
+		return fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", o->frame_size,
+			    o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
+	if (o->frame_size > max)
+		return fail(c, 2, "frame size %u exceeds the MTU %u of %s (maximum -l %zu)", o->frame_size, c->link.mtu,
+			    c->link.name, max);
 	unsigned avail = c->link.tx_queues ? c->link.tx_queues : 1;
-	if (o->first_queue >= avail) {
-		fprintf(stderr, "xdpperf: %s has %u TX queue%s, cannot use --first-queue %u\n", c->link.name, avail,
-			avail == 1 ? "" : "s", o->first_queue);
-		return 2;
-	}
+	if (o->first_queue >= avail)
+		return fail(c, 2, "%s has %u TX queue%s, cannot use --first-queue %u", c->link.name, avail,
+			    avail == 1 ? "" : "s", o->first_queue);
 	*queues = o->queues ? o->queues : avail - o->first_queue;
-	if (o->first_queue + *queues > avail) {
-		fprintf(stderr, "xdpperf: %s has %u TX queue%s, cannot use %u from queue %u\n", c->link.name,
-			avail, avail == 1 ? "" : "s", *queues, o->first_queue);
-		return 2;
-	}
+	if (o->first_queue + *queues > avail)
+		return fail(c, 2, "%s has %u TX queue%s, cannot use %u from queue %u", c->link.name, avail,
+			    avail == 1 ? "" : "s", *queues, o->first_queue);
 	return 0;
 }
 
@@ -373,14 +428,28 @@ static int request_test(struct client *c)
 	json_object_put(m);
 	if (!e)
 		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
-	if (e <= 0) {
-		fprintf(stderr, "xdpperf: %s\n", ctrl_errstr(c, e == 0 ? -ECONNRESET : e));
-		return 1;
+	/*
+	 * The first answer tells an xdpperf server from whatever else listens
+	 * on the port: an xdpperf server always answers "started" or "error".
+	 */
+	const char *op = e > 0 ? xp_json_str(r, "op", "") : "";
+	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "started") && strcmp(op, "error"))) {
+		json_object_put(r);
+		return fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
+			    "an xdpperf server? (check the address and --control-port)", o->host, o->control_port);
 	}
-	char msg[200];
-	if (strcmp(xp_json_str(r, "op", ""), "started")) {
+	if (e == 0)
+		return fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
+			    "or one that dropped us (see its log)", o->host, o->control_port);
+	if (e == -ETIMEDOUT)
+		return fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
+			    "xdpperf server?", o->host, o->control_port);
+	if (e < 0)
+		return fail(c, 1, "%s", ctrl_errstr(c, e));
+	if (strcmp(op, "started")) {
+		char msg[200];
 		xp_msg_printable(xp_json_str(r, "msg", "no reason given"), msg, sizeof(msg));
-		fprintf(stderr, "xdpperf: server refused the test: %s\n", msg);
+		fail(c, 1, "server refused the test: %s", msg);
 		json_object_put(r);
 		return 1;
 	}
@@ -429,15 +498,24 @@ static void settle(struct client *c, const struct snap *end)
 	struct snap s = *end;
 	uint64_t prev = c->last.rx.pkts;
 	bool stream = end->eng.sock.payload_bytes > 0;
+	/* Connections the client saw established: until the server accepted
+	 * them (or its kernel dropped them from a full accept queue), so a
+	 * server slow to accept does not show as a gap between the two. */
+	bool conns = !stream && c->ops->figures == XP_FIGS_SOCKETS && end->eng.sock.conn_ok > 0;
 	/* Frames of our own: done once the server counted as many. */
 	bool frames = c->ops->figures != XP_FIGS_SOCKETS;
-	double until = xp_now() + (stream ? 5.0 : 1.0);
+	double until = xp_now() + (stream ? 5.0 : conns ? 2.0 : 1.0);
 	while (xp_now() < until) {
 		xp_sleep(0.05);
 		if (server_sample(c, "sample", &s, NULL))
 			return;
 		if (stream) {
 			if (s.srv.s_bytes_rx >= end->eng.sock.payload_bytes)
+				return;
+			continue;
+		}
+		if (conns) {
+			if (s.srv.s_accepted + s.srv.s_listen_overflows + s.srv.s_embryonic_rsts >= end->eng.sock.conn_ok)
 				return;
 			continue;
 		}
@@ -478,12 +556,13 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 }
 
 /* One interval: our counts and the server's, as of the same moment. 0 or -errno. */
-static int sample(struct client *c, struct snap *now)
+static int sample(struct client *c, struct snap *now, double t0)
 {
 	/*
 	 * The server reads its counters about half a round trip after we
-	 * ask: average our count before and after so both sides of the
-	 * line describe the same moment and per-interval loss stays honest.
+	 * ask: take our count midway between a reading before and one after,
+	 * so both sides of the line describe the same moment and per-interval
+	 * loss stays honest.
 	 */
 	struct xp_engine_stats st2;
 	c->ops->read(c->eng, &now->eng);
@@ -491,8 +570,10 @@ static int sample(struct client *c, struct snap *now)
 	if (e)
 		return e;
 	c->ops->read(c->eng, &st2);
-	now->eng.tx.pkts = (now->eng.tx.pkts + st2.tx.pkts) / 2;
-	now->eng.tx.bytes = (now->eng.tx.bytes + st2.tx.bytes) / 2;
+	now->t = xp_now() - t0;
+	xp_midpoint(now->eng.tx.pkts, now->eng.tx.bytes, st2.tx.pkts, st2.tx.bytes, &now->eng.tx.pkts,
+		    &now->eng.tx.bytes);
+	c->good = *now;
 	return 0;
 }
 
@@ -502,7 +583,7 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 {
 	const struct xp_opts *o = c->o;
 	struct snap prev = { 0 };
-	double t_prev = 0, tick = t0, end = t0 + o->duration;
+	double tick = t0, end = t0 + o->duration;
 	while (!c->error) {
 		tick += o->interval;
 		if (tick > end - o->interval * 0.25)
@@ -510,18 +591,20 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		int w = wait_until(c, tick);
 		if (w < 0) {
 			c->error = ctrl_errstr(c, w);
+			c->server_gone = true;
 			break;
 		}
 		if (w > 0) {
 			sum->interrupted = true;
 			break;
 		}
-		int e = sample(c, now);
+		int e = sample(c, now, t0);
 		if (e) {
 			c->error = ctrl_errstr(c, e);
+			c->server_gone = true;
 			break;
 		}
-		struct xp_period p = { .t0 = t_prev, .t1 = xp_now() - t0 };
+		struct xp_period p = { .t0 = prev.t, .t1 = now->t };
 		period_of(c, now, &prev, &p);
 		xp_report_interval(&c->rep, &p);
 		xp_diag_watch_sample(&c->diag);
@@ -530,10 +613,33 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		if (p.sock.s_open_now > *peak_s_open)
 			*peak_s_open = p.sock.s_open_now;
 		prev = *now;
-		t_prev = p.t1;
 		if (tick >= end)
 			break;
 	}
+}
+
+/* --max-loss and --require-rate: the exit status of a test that ran to its end (summary.c). */
+static int thresholds(struct client *c, const struct xp_summary *sum)
+{
+	int rc = xp_summary_thresholds(c->o, sum, last_error, sizeof(last_error));
+	if (rc)
+		fprintf(stderr, "xdpperf: %s\n", last_error);
+	return rc;
+}
+
+/* The offered load against the target: the engine's count over the test, and its own account of why. */
+static void pace_of(struct client *c, const struct snap *end, struct xp_summary *sum)
+{
+	struct xp_pace_figs *p = &sum->pace;
+	/* Over the interval samples: while the engine was sending (its stop may
+	 * take longer, e.g. waiting for the last replies, which is not sending). */
+	double secs = c->good.t;
+	/* A hold test's SYNs are -P of them, not a rate kept up over the test. */
+	p->target_pps = c->ec.kind == XP_TEST_HOLD ? 0 : c->ec.pps;
+	if (p->target_pps <= 0 || secs <= 0)
+		return;
+	p->reached_pps = c->good.eng.tx.pkts / secs;
+	xp_pace_judge(&end->eng.pace, p);
 }
 
 static int run_test(struct client *c, struct xp_summary *sum)
@@ -548,10 +654,11 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	double cpu0 = xp_cpu_seconds();
 	double t0 = xp_now();
 	if (c->ops->start(c->eng, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		c->error = "engine failed to start";
+		snprintf(c->errbuf, sizeof(c->errbuf), "the %s engine did not start: %s", c->ops->name, err);
+		c->error = c->errbuf;
 	}
 	memset(sum, 0, sizeof(*sum));
+	sum->kind = c->ec.kind;
 	sum->server_cpu_pct = -1;
 	uint64_t peak_open = 0, peak_s_open = 0;
 	interval_loop(c, t0, &now, sum, &peak_open, &peak_s_open);
@@ -560,22 +667,51 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	c->ops->read(c->eng, &now.eng);
 	sum->client_cpu_pct = 100.0 * (xp_cpu_seconds() - cpu0) / (t_end - t0);
 	sum->tx_errors = now.eng.tx.errors;
+	bool sent = xp_figs_sent(c->ops->figures);
 	if (!c->error) {
-		settle(c, &now);
-		int e = server_sample(c, "stop", &now, &sum->server_cpu_pct);
-		if (e)
+		/* Frames of our own still in flight belong to the test; an outside sender's after the end do not. */
+		if (sent)
+			settle(c, &now);
+		struct snap fin = now;
+		int e = server_sample(c, "stop", &fin, &sum->server_cpu_pct);
+		if (e) {
 			c->error = ctrl_errstr(c, e);
+			c->server_gone = true;
+		} else {
+			now.rx = fin.rx;
+			now.srv = fin.srv;
+		}
 	}
-	if (c->error) {
-		now.rx = c->last.rx; /* what the server counted before it went away */
-		now.srv = c->last.srv;
-	}
-	struct snap zero = { 0 };
+	struct snap zero = { 0 }, end = now;
 	sum->total = (struct xp_period){ .t1 = t_end - t0 };
-	period_of(c, &now, &zero, &sum->total);
+	if (c->server_gone || !sent) {
+		/*
+		 * The server's counts end at its last sample: the summary covers
+		 * 0 .. that moment, both sides, and what was sent after it is
+		 * not lost. Without frames of our own the window is the
+		 * samples' too: an outside generator's later frames are not ours.
+		 */
+		end = c->good;
+		end.eng.pace = now.eng.pace;
+		end.eng.hold.all_open_s = now.eng.hold.all_open_s;
+		sum->total.t1 = c->good.t;
+		if (c->server_gone) {
+			sum->server_lost = true;
+			sum->server_lost_at = c->good.t;
+			sum->sent_after_lost = now.eng.tx.pkts - c->good.eng.tx.pkts;
+		}
+	}
+	period_of(c, &end, &zero, &sum->total);
 	/* For the whole test, "open" is the most that were open at once. */
 	sum->total.sock.open_now = peak_open;
 	sum->total.sock.s_open_now = peak_s_open;
+	if (c->ec.kind == XP_TEST_HOLD) {
+		/* As the last sample saw them: stop() closes them all. */
+		sum->hold = (struct xp_hold_figs){ .wanted = c->ec.parallel, .all_open_s = now.eng.hold.all_open_s,
+						   .open_at_end = c->good.eng.hold.open,
+						   .s_open_at_end = c->good.srv.s_open_now, .server_view = c->req.listen };
+	}
+	pace_of(c, &end, sum);
 	if (c->ops->figures == XP_FIGS_HANDSHAKES) {
 		struct xp_diag_input in;
 		xp_diag_watch_end(&c->diag, &in);
@@ -587,9 +723,12 @@ static int run_test(struct client *c, struct xp_summary *sum)
 		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
 	sum->error = c->error;
 	xp_report_end(&c->rep, sum);
-	if (c->error)
+	if (c->error) {
+		snprintf(last_error, sizeof(last_error), "%s", c->error);
 		fprintf(stderr, "xdpperf: %s\n", c->error);
-	return c->error ? 1 : (sum->interrupted ? 1 : 0);
+		return XP_EXIT_RUNTIME;
+	}
+	return sum->interrupted ? XP_EXIT_RUNTIME : thresholds(c, sum);
 }
 
 /* The engine's frame rate: --cps counts SYNs, -b the frames of -l; sockets take neither. */
@@ -618,7 +757,7 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 		.parallel = (unsigned)o->parallel,
 		.burst = o->burst,
 		.frames = { .queues = 1, .first_queue = o->first_queue },
-		.sock = { .threads = o->threads, .zero = o->zero },
+		.sock = { .threads = o->threads, .zero = o->zero, .bind_dev = o->dev[0] != '\0' },
 		.hs = {
 			.syn_sender = o->syn_engine,
 			.fin = o->fin,
@@ -647,19 +786,23 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	/* A key and a 64 KiB line buffer: not on the stack. */
 	struct client *c = calloc(1, sizeof(*c));
 	char err[512];
+	last_error[0] = '\0';
 	if (!c) {
+		snprintf(last_error, sizeof(last_error), "out of memory");
 		fprintf(stderr, "xdpperf: out of memory\n");
+		xp_report_error(rep, last_error);
 		return 1;
 	}
 	c->o = o;
 	c->ops = xp_engine_ops_of(o->engine);
+	c->rep = *rep;
 	c->ctrl.fd = -1;
+	int rc = 0;
 	if (o->auth_key && xp_auth_key_load(o->auth_key, &c->key, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		free(c);
-		return 2;
+		rc = fail(c, 2, "%s", err);
+		goto out;
 	}
-	int rc = setup_path(c);
+	rc = setup_path(c);
 	if (rc)
 		goto out;
 	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
@@ -669,14 +812,12 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		goto out;
 	/* Before the request: the server is told the engine that really runs (auto's choice). */
 	if (xp_engine_open(o->engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		rc = 1;
+		rc = fail(c, 1, "%s", err);
 		goto out;
 	}
 	if (c->ops->figures == XP_FIGS_HANDSHAKES &&
 	    xp_diag_watch_start(&c->diag, o->device_netns, c->link.ifindex, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		rc = 1;
+		rc = fail(c, 1, "%s", err);
 		goto out;
 	}
 	if (c->no_server)
@@ -684,12 +825,11 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	rc = c->no_server ? 0 : request_test(c);
 	if (rc)
 		goto out;
-	c->rep = *rep;
 	rc = run_test(c, sum);
-	*rep = c->rep;
 	if (c->ec.kind != XP_TEST_STREAM)
 		xp_conn_test_mark(o->host);
 out:
+	*rep = c->rep;
 	if (c->eng)
 		c->ops->destroy(c->eng);
 	if (c->ctrl.fd >= 0)
@@ -702,17 +842,21 @@ out:
 int xp_client_run(const struct xp_opts *o)
 {
 	char err[256];
-	if (xp_check_privileges(err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		return 1;
-	}
-	xp_install_signals();
-	if (o->compare)
-		return xp_client_compare(o);
 	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 	struct xp_report rep;
 	struct xp_summary sum;
 	xp_report_init(&rep, fmt, stdout);
+	if (xp_check_privileges(err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		xp_report_error(&rep, err);
+		xp_report_free(&rep);
+		return 1;
+	}
+	xp_install_signals();
+	if (o->compare) {
+		xp_report_free(&rep);
+		return xp_client_compare(o);
+	}
 	int rc = xp_client_run_one(o, &rep, &sum);
 	xp_report_free(&rep);
 	return rc;

@@ -10,7 +10,16 @@
 int xp_client_run(const struct xp_opts *o);
 /* Run one test with options o, reporting into rep; fills sum. Returns the exit status. */
 int xp_client_run_one(const struct xp_opts *o, struct xp_report *rep, struct xp_summary *sum);
-/* --compare: the socket engine, then the xsk engine, then a table with ratios. */
+/* Midway between two readings (p1, b1) and (p2, b2) of a packet and a byte
+ * count: bytes at the same point as the packets, so whole frames stay whole. */
+void xp_midpoint(uint64_t p1, uint64_t b1, uint64_t p2, uint64_t b2, uint64_t *p, uint64_t *b);
+/* Loss in percent by a period's figures: frames not received, or for handshakes SYNs not completed. */
+double xp_summary_loss_pct(const struct xp_period *p);
+/* --max-loss, then --require-rate: XP_EXIT_LOSS or XP_EXIT_SHORT with a one-line message, or 0. */
+int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum, char *msg, size_t len);
+/* The message of the error that ended the last xp_client_run_one, "" if none. */
+const char *xp_client_last_error(void);
+/* --compare: the socket engine, then the fast one (o->compare_engine), then a table with ratios. */
 int xp_client_compare(const struct xp_opts *o);
 
 #endif

@@ -52,6 +52,20 @@ static const struct figure conn_figures[] = {
 	{ "Connections/s per client core", "connections_per_second_per_core", "c/s", cps_per_core },
 };
 
+/* Hold tests (-k): how fast each engine opened them all and how many lasted, not a rate over the run. */
+static double held(const struct xp_summary *s) { return (double)s->hold.wanted; }
+static double open_all_s(const struct xp_summary *s) { return s->hold.all_open_s > 0 ? s->hold.all_open_s : NAN; }
+static double opening_cps(const struct xp_summary *s) { return held(s) / open_all_s(s); }
+static double open_at_end(const struct xp_summary *s) { return (double)s->hold.open_at_end; }
+
+static const struct figure hold_figures[] = {
+	{ "Connections to hold (-P)", "connections", "", held },
+	{ "Seconds to open all", "seconds_to_open_all", "s", open_all_s },
+	{ "Connections/s while opening", "opening_connections_per_second", "c/s", opening_cps },
+	{ "Still open at the end (client)", "open_at_end", "", open_at_end },
+	{ "Client CPU (100 % = core)", "client_cpu_percent", "%", cpu },
+};
+
 static const struct figure figures[] = {
 	{ "Received frames/s (XDP)", "received_packets_per_second", "pps", rx_pps },
 	{ "Received L2 bit/s (XDP)", "received_bits_per_second_l2", "bit/s", rx_l2 },
@@ -102,6 +116,27 @@ static void table_text(FILE *f, const struct table *t, const struct xp_summary *
 	fflush(f);
 }
 
+/* A run failed: with -J the error, and what ran so far, in one document (stdout is never left empty). */
+static int compare_failed(enum xp_report_format fmt, struct xp_report *ra, struct xp_report *rb, const char *fast,
+			  int rc)
+{
+	if (fmt == XP_REPORT_JSON) {
+		struct json_object *doc = json_object_new_object();
+		json_object_object_add(doc, "error", json_object_new_string(xp_client_last_error()));
+		if (ra && ra->doc)
+			json_object_object_add(doc, "socket", json_object_get(ra->doc));
+		if (rb && rb->doc && rb->ended)
+			json_object_object_add(doc, fast, json_object_get(rb->doc));
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	}
+	if (ra)
+		xp_report_free(ra);
+	if (rb)
+		xp_report_free(rb);
+	return rc;
+}
+
 int xp_client_compare(const struct xp_opts *o)
 {
 	struct xp_opts so = *o, xo = *o;
@@ -111,11 +146,15 @@ int xp_client_compare(const struct xp_opts *o)
 
 	bool conn = o->close_each || o->keepalive;
 	struct table t = { figures, sizeof(figures) / sizeof(figures[0]), "xsk" };
-	if (conn)
+	if (o->keepalive)
+		t = (struct table){ hold_figures, sizeof(hold_figures) / sizeof(hold_figures[0]), "xdp" };
+	else if (conn)
 		t = (struct table){ conn_figures, sizeof(conn_figures) / sizeof(conn_figures[0]), "xdp" };
+	else
+		t.fast = xp_engine_name(o->compare_engine); /* xsk, or the one --engine named */
 	so.engine = XP_ENGINE_SOCKET;
 	so.compare = false;
-	xo.engine = conn ? XP_ENGINE_XDP : XP_ENGINE_XSK;
+	xo.engine = o->compare_engine;
 	xo.compare = false;
 	/* TCP segments of a socket stream fill the MTU: compare with frames as large unless -l says otherwise. */
 	if (!o->frame_size_set)
@@ -126,35 +165,31 @@ int xp_client_compare(const struct xp_opts *o)
 	if (fmt == XP_REPORT_TEXT)
 		printf("== 1/2: socket engine\n");
 	int rc = xp_client_run_one(&so, &ra, &sa);
-	if (rc) {
-		xp_report_free(&ra);
-		return rc;
-	}
+	if (rc)
+		return compare_failed(fmt, &ra, NULL, t.fast, rc);
 	/* Let the socket test's last segments (FIN, RST, TIME_WAIT ACKs) pass before counting again. */
 	xp_sleep(0.5);
 	xp_report_init(&rb, fmt, stdout);
 	rb.keep_doc = true;
 	if (fmt == XP_REPORT_TEXT)
-		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" : "xsk engine (AF_XDP)");
+		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" :
+			o->compare_engine == XP_ENGINE_LIVE ? "live engine (XDP live frames)" : "xsk engine (AF_XDP)");
 	rc = xp_client_run_one(&xo, &rb, &sb);
-	if (rc) {
-		xp_report_free(&ra);
-		xp_report_free(&rb);
-		return rc;
-	}
+	if (rc)
+		return compare_failed(fmt, &ra, &rb, t.fast, rc);
 	if (fmt == XP_REPORT_JSON) {
 		struct json_object *doc = json_object_new_object();
 		json_object_object_add(doc, "socket", ra.doc);
 		json_object_object_add(doc, t.fast, rb.doc);
 		ra.doc = rb.doc = NULL;
 		json_object_object_add(doc, "compare", table_json(&t, &sa, &sb));
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(doc);
 	} else if (fmt == XP_REPORT_JSON_STREAM) {
 		struct json_object *ev = json_object_new_object();
 		json_object_object_add(ev, "event", json_object_new_string("compare"));
 		json_object_object_add(ev, "data", table_json(&t, &sa, &sb));
-		printf("%s\n", json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN));
+		printf("%s\n", json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(ev);
 	} else {
 		table_text(stdout, &t, &sa, &sb);

@@ -35,6 +35,7 @@ struct xp_frames_cfg {
 struct xp_sockets_cfg {
 	unsigned threads;           /* event-loop threads, 0 = one per CPU */
 	bool zero;                  /* -z: send zeroes instead of random data */
+	bool bind_dev;              /* --dev: connections leave by cfg->ifname (SO_BINDTODEVICE) */
 };
 
 /* XDP connection engine: how handshakes end and who answers them. */
@@ -86,6 +87,13 @@ struct xp_sock_stats {
 	uint64_t conn_closed;   /* connections closed by us */
 	uint64_t open_now;      /* connections open at this moment */
 	uint64_t payload_bytes; /* bytes written to sockets */
+	uint64_t in_flight;     /* after stop(): connects still unanswered when it stopped (in none of the above) */
+};
+
+/* Hold tests (-k): how fast the connections opened, and how many are open. */
+struct xp_hold_stats {
+	double all_open_s;      /* seconds after start() until all cfg->parallel were open at once; 0: not (yet) */
+	uint64_t open;          /* open now, as the engine sees them */
 };
 
 /* Cumulative counters since create(); each group is zero where it does not apply. */
@@ -94,6 +102,8 @@ struct xp_engine_stats {
 	struct xp_frame_stats tx;
 	struct xp_sock_stats sock;
 	struct xp_handshake_figs hs; /* syn_sent is left to tx.pkts */
+	struct xp_hold_stats hold;
+	struct xp_pace_stats pace; /* pacing engines, complete after stop() */
 };
 
 /* What an engine needs the client to set up before create(). */

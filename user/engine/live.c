@@ -63,6 +63,7 @@
 #include "loader/percpu.h"
 #include "util/cpus.h"
 #include "util/random.h"
+#include "util/threadclock.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 
@@ -83,6 +84,7 @@ struct live_worker {
 	int first_rc;      /* 0 or -errno of the first call; valid once first_done */
 	bool first_done;
 	int fatal;         /* errno that stopped the worker, 0 if none */
+	struct xp_pace_stats pace; /* written when it ends */
 };
 
 struct xp_engine {
@@ -148,6 +150,11 @@ static void *worker_main(void *arg)
 	double deadline = e->cfg.max_seconds > 0 ? start + e->cfg.max_seconds : 1e300;
 	xp_pacer_init(&pc, &pcfg, start);
 	bool first = true;
+	/* Its account for "who held the offered load back": time in BPF_PROG_RUN is busy, the rest waiting. */
+	struct xp_thread_clock clk;
+	double busy = 0;
+	uint64_t early = 0;
+	xp_thread_clock_start(&clk, w->cpu);
 
 	while (!e->stop) {
 		double now = xp_now();
@@ -156,7 +163,9 @@ static void *worker_main(void *arg)
 		uint32_t unit = xp_pacer_next(&pc);
 		if (!unit)
 			continue; /* not due yet (it slept): ask again */
+		double tr = xp_now();
 		int rc = run_frames(e, &md, unit);
+		busy += xp_now() - tr;
 		if (first && rc == -EINVAL && md.rx_queue_index) {
 			/* Fewer rx queues than tx queues: any existing queue does. */
 			md.rx_queue_index = 0;
@@ -168,8 +177,10 @@ static void *worker_main(void *arg)
 			if (rc)
 				break;
 		}
-		if (rc == -EINTR || rc == -EAGAIN)
+		if (rc == -EINTR || rc == -EAGAIN) {
+			early++;
 			continue; /* the kernel stopped early; the counter knows how far */
+		}
 		if (rc) {
 			__atomic_store_n(&w->errors, w->errors + 1, __ATOMIC_RELAXED);
 			w->fatal = -rc;
@@ -179,6 +190,9 @@ static void *worker_main(void *arg)
 	}
 	if (first) /* stopped before the first call */
 		first_result(e, w, 0);
+	xp_thread_clock_end(&clk, &w->pace);
+	w->pace.wait_s = w->pace.wall_s > busy ? w->pace.wall_s - busy : 0;
+	w->pace.pushback = early;
 	return NULL;
 }
 
@@ -332,8 +346,11 @@ static void live_read(struct xp_engine *e, struct xp_engine_stats *st)
 	st->tx.pkts += st->tx.pkts > 0; /* scripts/mutate.sh: one frame too many */
 #endif
 	st->tx.bytes = st->tx.pkts * e->lay.len;
-	for (unsigned t = 0; t < e->nw; t++)
+	for (unsigned t = 0; t < e->nw; t++) {
 		st->tx.errors += __atomic_load_n(&e->w[t].errors, __ATOMIC_RELAXED);
+		if (!e->w[t].running)
+			xp_pace_add(&st->pace, &e->w[t].pace); /* complete once the thread is joined */
+	}
 	st->mode = "live";
 }
 

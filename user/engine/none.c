@@ -38,9 +38,12 @@ static void none_destroy(struct xp_engine *e)
 	free(e);
 }
 
-/* The frames an outside generator sends look like ours: the same template and limits. */
+/* It sends nothing: no template, no next hop, and figures of what was received only. */
 const struct xp_engine_ops xp_engine_none = {
 	.name = "none",
-	XP_FRAME_ENGINE,
+	/* It sends nothing: no template, no next hop, and figures of what was received only. */
+	.tmpl = XP_TMPL_NONE,
+	.nexthop = false,
+	.figures = XP_FIGS_RECEIVED,
 	XP_ENGINE_LIFECYCLE(none),
 };

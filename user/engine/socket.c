@@ -218,8 +218,15 @@ static int sock_start(struct xp_engine *e, char *err, size_t errlen)
 static void sock_read(struct xp_engine *e, struct xp_engine_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	uint64_t full_at = 0;
+	bool all_full = e->cfg.kind == XP_TEST_HOLD;
 	for (unsigned t = 0; t < e->grp.n; t++) {
 		const struct wstats *s = e->w[t].st;
+		uint64_t f = __atomic_load_n(&s->full_at_ns, __ATOMIC_RELAXED);
+		all_full &= f > 0;
+		if (f > full_at)
+			full_at = f;
+		st->sock.in_flight += __atomic_load_n(&s->in_flight, __ATOMIC_RELAXED);
 		st->sock.conn_ok += __atomic_load_n(&s->ok, __ATOMIC_RELAXED);
 		st->sock.conn_fail += __atomic_load_n(&s->fail, __ATOMIC_RELAXED);
 		st->sock.conn_reset += __atomic_load_n(&s->reset, __ATOMIC_RELAXED);
@@ -228,6 +235,9 @@ static void sock_read(struct xp_engine *e, struct xp_engine_stats *st)
 		st->sock.open_now += __atomic_load_n(&s->open, __ATOMIC_RELAXED);
 		st->sock.payload_bytes += __atomic_load_n(&s->payload, __ATOMIC_RELAXED);
 	}
+	/* All open at once: when the last thread had all of its own open. */
+	st->hold.all_open_s = all_full ? full_at * 1e-9 : 0;
+	st->hold.open = st->sock.open_now;
 	st->mode = "tcp";
 #if defined(XP_MUTATE) && XP_MUTATE == 3
 	st->sock.conn_ok += st->sock.conn_ok > 0; /* scripts/mutate.sh: one connection too many */

@@ -24,8 +24,9 @@
  * Counters: conn_reset counts every established connection the peer ended
  * (RST, FIN, or a write/keepalive error); conn_closed every one we closed,
  * including those still open at stop() or max_seconds, so at the end
- * conn_ok == conn_closed + conn_reset + open_now. Connects abandoned at
- * stop count nowhere.
+ * conn_ok == conn_closed + conn_reset + open_now. A connect found complete at
+ * stop (the handshake done, its event not yet seen) counts as established
+ * and closed, as the server accepts it; the others count as in_flight.
  *
  * Past the open-file limit (one descriptor per connection), the threads are
  * spread over worker processes (struct xp_group, util/workers.h): thread g of
@@ -73,6 +74,8 @@ struct slist {
  * memory shared with the worker processes when there are any. */
 struct wstats {
 	uint64_t ok, fail, reset, timeout, closed, open, payload;
+	uint64_t in_flight;  /* connects abandoned at stop */
+	uint64_t full_at_ns; /* hold: ns after t0 when all this thread's slots were first open, 0: never */
 } __attribute__((aligned(64)));
 
 struct sock_worker {

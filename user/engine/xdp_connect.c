@@ -11,6 +11,7 @@
  * --peer kernel with its TCP stack. Its figures are handshakes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,16 @@ struct xp_engine {
 	const char *prog_mode;               /* how the client program is attached */
 	double cps;                          /* --cps, for the report */
 	bool peer_kernel;
+	/* -k: a watcher notes when the client program had completed all cfg->parallel handshakes */
+	unsigned parallel;
+	pthread_t watcher;
+	bool watching;
+	volatile bool stop;
+	double t0;
+	volatile double all_open_s;          /* written once by the watcher */
 };
+
+#define WATCH_PERIOD_S 2e-3 /* the time to open all is known to within this */
 
 /* How the client program ends each connection. */
 static uint32_t prog_mode_of(const struct xp_engine_cfg *cfg)
@@ -39,10 +49,19 @@ static uint32_t prog_mode_of(const struct xp_engine_cfg *cfg)
 	return cfg->hs.fin || cfg->hs.peer_kernel ? XP_CC_MODE_FIN : XP_CC_MODE_RST;
 }
 
+static void watch_stop(struct xp_engine *e)
+{
+	e->stop = true;
+	if (e->watching)
+		pthread_join(e->watcher, NULL);
+	e->watching = false;
+}
+
 static void xdpc_destroy(struct xp_engine *e)
 {
 	if (!e)
 		return;
+	watch_stop(e);
 	if (e->syn)
 		e->syn_ops->destroy(e->syn);
 	client_prog_close(e->prog);
@@ -56,6 +75,7 @@ static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		return -ENOMEM;
 	e->cps = cfg->pps;
 	e->peer_kernel = cfg->hs.peer_kernel;
+	e->parallel = cfg->kind == XP_TEST_HOLD ? cfg->parallel : 0;
 	/* SYNs: live frames for -x unless told otherwise (auto falls back to
 	 * xsk where they do not work); -k: xsk, which resets the held
 	 * connections at the end. */
@@ -87,9 +107,29 @@ static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	return 0;
 }
 
+/* Hold tests: poll the client program's ACK count until every connection is open. */
+static void *watch_main(void *arg)
+{
+	struct xp_engine *e = arg;
+	while (!e->stop) {
+		struct xp_cc_counters cc = { 0 };
+		client_prog_read(e->prog, &cc);
+		if (cc.acks_sent >= e->parallel) {
+			e->all_open_s = xp_now() - e->t0;
+			break;
+		}
+		xp_sleep(WATCH_PERIOD_S);
+	}
+	return NULL;
+}
+
 static int xdpc_start(struct xp_engine *e, char *err, size_t errlen)
 {
-	return e->syn_ops->start(e->syn, err, errlen);
+	e->t0 = xp_now();
+	int r = e->syn_ops->start(e->syn, err, errlen);
+	if (!r && e->parallel && !pthread_create(&e->watcher, NULL, watch_main, e))
+		e->watching = true;
+	return r;
 }
 
 static void xdpc_read(struct xp_engine *e, struct xp_engine_stats *st)
@@ -104,10 +144,14 @@ static void xdpc_read(struct xp_engine *e, struct xp_engine_stats *st)
 	st->hs.finack_answered = cc.finack_answered;
 	st->hs.unanswered = cc.unanswered;
 	st->hs.rst_closed = st->tx.rst_sent;
+	/* Stateless: open is what the client completed less what the server reset. */
+	st->hold.all_open_s = e->all_open_s;
+	st->hold.open = cc.acks_sent > cc.rst_seen ? cc.acks_sent - cc.rst_seen : 0;
 }
 
 static void xdpc_stop(struct xp_engine *e)
 {
+	watch_stop(e);
 	e->syn_ops->stop(e->syn);
 	xp_sleep(0.2); /* the last handshakes' replies are still on their way */
 }

@@ -33,6 +33,7 @@
 #include <xdp/xsk.h>
 
 #include "engine/engine.h"
+#include "util/threadclock.h"
 #include "engine/pacer.h"
 #include "util/cpus.h"
 #include "util/random.h"
@@ -74,6 +75,11 @@ struct xsk_worker {
 	uint64_t k, t;        /* next SYN's connection number and tuple number */
 	uint64_t syn_posted, rst_posted;
 	uint64_t rst_done;    /* RSTs completed; read by the sampler */
+	/* its account for "who held the offered load back"; pace is written when it ends */
+	int cpu;              /* the CPU it is pinned to */
+	double waited;        /* seconds waiting for the schedule */
+	uint64_t pushback;    /* TX ring or free frames exhausted, EBUSY/ENOBUFS from sendto */
+	struct xp_pace_stats pace;
 };
 
 struct xp_engine {
@@ -209,8 +215,11 @@ static inline int kick(struct xsk_worker *w)
 	if (sendto(xsk_socket__fd(w->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
 		return 0;
 	switch (errno) {
-	case EAGAIN: case EBUSY: case ENOBUFS: case EINTR:
+	case EBUSY: case ENOBUFS:
+		w->pushback++; /* the driver or the completion queue is full: backpressure */
 		return 0;
+	case EAGAIN: case EINTR:
+		return 0; /* EAGAIN: the per-call budget was used up, more to send (not backpressure) */
 	default:
 		__atomic_store_n(&w->errors, w->errors + 1, __ATOMIC_RELAXED);
 		return errno == ENXIO || errno == ENETDOWN || errno == ENODEV ? errno : 0;
@@ -226,10 +235,13 @@ static void pacer_start(struct xp_pacer *pc, const struct xsk_worker *w, double 
 	xp_pacer_init(pc, &c, xp_now());
 }
 
-/* Frames to post now, at most one ring batch; 0 when not due yet (it slept). */
-static inline uint32_t pacer_want(struct xp_pacer *pc)
+/* Frames to post now, at most one ring batch; 0 when not due yet (it slept: waiting, not busy). */
+static inline uint32_t pacer_want(struct xsk_worker *w, struct xp_pacer *pc)
 {
+	double t = pc->pps > 0 ? xp_now() : 0;
 	uint32_t n = xp_pacer_next(pc);
+	if (!n)
+		w->waited += xp_now() - t;
 	return n < BATCH ? n : BATCH;
 }
 
@@ -271,10 +283,14 @@ static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
 	const struct xp_tuples *m = &e->map;
 	uint32_t idx, n;
 
-	if (want > w->nfree)
+	if (want > w->nfree) {
 		want = w->nfree;
+		w->pushback++; /* frames not yet completed by the kernel */
+	}
 	if (!want || !(n = xsk_ring_prod__reserve(&w->tx, want, &idx)))
 		return 0;
+	if (n < want)
+		w->pushback++; /* TX ring full */
 	for (uint32_t i = 0; i < n; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
 		uint64_t addr = w->free[--w->nfree];
@@ -336,7 +352,7 @@ static void conn_close_all(struct xsk_worker *w)
 	while (w->rst_posted < total && !w->fatal) {
 		if (xp_now() > end)
 			break;
-		uint32_t want = pacer_want(&pc);
+		uint32_t want = pacer_want(w, &pc);
 		if (!want) {
 			conn_reap(w);
 			continue;
@@ -391,7 +407,7 @@ static void conn_main(struct xsk_worker *w)
 			xp_sleep(1e-3);
 			continue;
 		}
-		uint32_t want = pacer_want(&pc);
+		uint32_t want = pacer_want(w, &pc);
 		if (!want) {
 			conn_reap(w);
 			continue;
@@ -414,15 +430,28 @@ static void conn_main(struct xsk_worker *w)
 		conn_close_all(w);
 }
 
+static void stream_main(struct xsk_worker *w);
+
 static void *worker_main(void *arg)
 {
 	struct xsk_worker *w = arg;
 	struct xp_engine *e = w->eng;
+	struct xp_thread_clock clk;
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: pacing sleeps must not overshoot by 50 us */
-	if (e->conn) {
+	xp_thread_clock_start(&clk, w->cpu);
+	if (e->conn)
 		conn_main(w);
-		return NULL;
-	}
+	else
+		stream_main(w);
+	xp_thread_clock_end(&clk, &w->pace);
+	w->pace.wait_s = w->waited;
+	w->pace.pushback = w->pushback;
+	return NULL;
+}
+
+static void stream_main(struct xsk_worker *w)
+{
+	struct xp_engine *e = w->eng;
 	struct xp_pacer pc;
 	pacer_start(&pc, w, e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, e->cfg.burst);
 	uint64_t posted = 0, next = 0;
@@ -432,13 +461,15 @@ static void *worker_main(void *arg)
 	while (!e->stop) {
 		if ((++iter & 1023) == 0 && xp_now() > deadline)
 			break;
-		uint32_t want = pacer_want(&pc);
+		uint32_t want = pacer_want(w, &pc);
 		if (!want) {
 			reap(w);
 			continue;
 		}
 		uint32_t idx;
 		uint32_t n = xsk_ring_prod__reserve(&w->tx, want, &idx);
+		if (n < want)
+			w->pushback++; /* TX ring full: the kernel has not taken what is on it */
 		for (uint32_t i = 0; i < n; i++) {
 			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
 			d->addr = (uint64_t)(next++ % NUM_FRAMES) * w->frame_sz;
@@ -462,7 +493,6 @@ static void *worker_main(void *arg)
 		if (!reap(w))
 			xp_sleep(1e-4);
 	}
-	return NULL;
 }
 
 /* Connection tests: the tuple numbering and the RST template. */
@@ -545,6 +575,7 @@ static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
 	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
 	for (unsigned q = 0; q < e->nw; q++) {
 		struct xsk_worker *w = &e->w[q];
+		w->cpu = cpus[w->queue % ncpu]; /* before it runs: its account reads this CPU's times */
 		int r = pthread_create(&w->thread, NULL, worker_main, w);
 		if (r) {
 			snprintf(err, errlen, "cannot start sender thread: %s", strerror(r));
@@ -555,7 +586,7 @@ static int xsk_start(struct xp_engine *e, char *err, size_t errlen)
 		/* Pinned threads: unpinned rates swing by +-20 % here. */
 		cpu_set_t set;
 		CPU_ZERO(&set);
-		CPU_SET(cpus[w->queue % ncpu], &set);
+		CPU_SET(w->cpu, &set);
 		pthread_setaffinity_np(w->thread, sizeof(set), &set);
 	}
 	return 0;
@@ -571,6 +602,8 @@ static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
 		st->tx.errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
 		/* Hold tests: the RSTs that closed the held connections. */
 		st->tx.rst_sent += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
+		if (!e->w[q].running)
+			xp_pace_add(&st->pace, &e->w[q].pace); /* complete once the thread is joined */
 	}
 #if defined(XP_MUTATE) && XP_MUTATE == 1
 	st->tx.pkts += st->tx.pkts > 0; /* scripts/mutate.sh: one frame too many */

@@ -1,5 +1,9 @@
 #include "proto/channel.h"
 
+#include "net/addr.h"
+#include "net/ping.h"
+#include "net/route.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -233,6 +237,55 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms)
 	return fd;
 }
 
+/*
+ * Why a connect to host:port failed, in words that point at the cause: no
+ * route is this host's business, a refusal means nothing listens there, and
+ * a silent SYN is told apart by one ping: a host that answers ping but not
+ * TCP sits behind something that drops new connections.
+ */
+static void connect_error(const struct addrinfo *ai, const char *host, unsigned short port, int e, char *err,
+			  size_t errlen)
+{
+	struct xp_addr a;
+	char as[INET6_ADDRSTRLEN] = "?";
+
+	if (!xp_addr_from_sockaddr(ai->ai_addr, &a, NULL))
+		xp_addr_str(&a, as, sizeof(as));
+	struct xp_route rt;
+	switch (e) {
+	case ENETUNREACH:
+	case EHOSTUNREACH:
+		/* Our own routing table, or an ICMP error from the path? */
+		if (xp_route_get(&a, &rt))
+			snprintf(err, errlen, "no route to %s (%s) on this host: check the address and `ip route get %s`",
+				 host, as, as);
+		else
+			snprintf(err, errlen, "%s (%s) is unreachable: %s", host, as, e == ENETUNREACH
+				 ? "a router on the path has no route to it (ICMP network unreachable)"
+				 : "the next hop does not answer ARP/ND for it, or a router answered 'host unreachable'");
+		return;
+	case ECONNREFUSED:
+		snprintf(err, errlen, "%s (%s) refused the control connection on port %u: nothing listens there (is "
+			 "'xdpperf -s' running there? on another --control-port?)", host, as, port);
+		return;
+	case ETIMEDOUT: {
+		int p = xp_ping(&a, 1000);
+		if (p > 0)
+			snprintf(err, errlen, "the control connection to %s (%s) port %u timed out, but it answers ping: "
+				 "something on the path drops new connections (a firewall, or a stateful device whose "
+				 "connection table is full, e.g. after a connection test: let it drain or flush it)",
+				 host, as, port);
+		else
+			snprintf(err, errlen, "the control connection to %s (%s) port %u timed out, and it does not answer "
+				 "ping either: the host is down or the path drops everything", host, as, port);
+		return;
+	}
+	default:
+		snprintf(err, errlen, "cannot open the control connection to %s (%s) port %u: %s", host, as, port,
+			 strerror(e));
+	}
+}
+
 int xp_ctrl_connect(const char *host, unsigned short port, int family, int timeout_ms, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = family ? family : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
@@ -242,19 +295,22 @@ int xp_ctrl_connect(const char *host, unsigned short port, int family, int timeo
 	snprintf(ps, sizeof(ps), "%u", port);
 	int g = getaddrinfo(host, ps, &hints, &res);
 	if (g) {
-		snprintf(err, errlen, "cannot resolve server '%s': %s", host, gai_strerror(g));
-		return -EINVAL;
+		snprintf(err, errlen, "cannot resolve server '%s'%s: %s", host,
+			 family == AF_INET ? " (IPv4)" : family == AF_INET6 ? " (IPv6)" : "",
+			 g == EAI_SYSTEM ? strerror(errno) : gai_strerror(g));
+		return -ENOENT;
 	}
 	int fd = -EHOSTUNREACH;
+	const struct addrinfo *last = res;
 	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		last = ai;
 		fd = connect_one(ai, timeout_ms);
 		if (fd >= 0)
 			break;
 	}
-	freeaddrinfo(res);
 	if (fd < 0)
-		snprintf(err, errlen, "cannot reach the xdpperf server at %s port %u: %s (is 'xdpperf -s' running there?)",
-			 host, port, strerror(-fd));
+		connect_error(last, host, port, -fd, err, errlen);
+	freeaddrinfo(res);
 	return fd;
 }
 

@@ -64,7 +64,9 @@ static inline bool xp_ctrl_has_line(const struct xp_ctrl *c) { return c->len && 
 /* Extract a complete buffered object without reading the socket (1 / -EAGAIN / -EPROTO). */
 int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out);
 
-/* Connect to host:port (numeric address or name), with a timeout. fd or -errno. */
+/* Connect to host:port (numeric address or name), with a timeout. fd or -errno
+ * (-ENOENT: the name did not resolve) with a one-line reason in err that names
+ * the cause (no route, nothing listening, silent SYN with or without ping). */
 int xp_ctrl_connect(const char *host, unsigned short port, int family, int timeout_ms, char *err, size_t errlen);
 
 /* Small accessors that tolerate missing keys (and, for the client's use, loose types). */

@@ -319,7 +319,7 @@ static const struct u64_field counter_fields[] = {
 
 static const struct u64_field sock_count_fields[] = {
 #define X(f) { #f, offsetof(struct xp_sock_counts, f) },
-	X(accepted) X(closed) X(resets) X(bytes_rx) X(open_now)
+	X(accepted) X(closed) X(resets) X(bytes_rx) X(open_now) X(listen_overflows) X(listen_drops) X(embryonic_rsts)
 #undef X
 };
 

@@ -72,6 +72,7 @@ void xp_counters_sub(const struct xp_counters *a, const struct xp_counters *b, s
 /* The server's socket counts for a test (deltas since its start; open_now a gauge). */
 struct xp_sock_counts {
 	uint64_t accepted, closed, resets, open_now, bytes_rx;
+	uint64_t listen_overflows, listen_drops, embryonic_rsts; /* the server namespace's TcpExt counters (deltas) */
 };
 struct json_object *xp_sock_counts_to_json(const struct xp_sock_counts *c);
 void xp_sock_counts_from_json(struct json_object *o, struct xp_sock_counts *c);

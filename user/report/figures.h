@@ -15,18 +15,36 @@
 #include <linux/types.h>
 
 #include "bpf/server.h"
+#include "proto/messages.h"
+
+/* How far below its target an offered load may fall and still count as
+ * reached: the rate control's tolerance, which the tests hold every interval to. */
+#define XP_RATE_TOLERANCE_PCT 2.0
 
 enum xp_figures {
 	XP_FIGS_FRAMES = 0, /* frames sent, frames received, loss */
 	XP_FIGS_SOCKETS,    /* connections and payload through the kernel's TCP stack */
 	XP_FIGS_HANDSHAKES, /* handshakes completed by XDP programs on both ends */
+	XP_FIGS_RECEIVED,   /* frames received only: someone else sent them (--engine none) */
 };
+
+/* Does this kind of figures count frames of the client's own (and so loss)? */
+static inline bool xp_figs_sent(enum xp_figures f)
+{
+	return f != XP_FIGS_RECEIVED;
+}
 
 /* Socket tests: the client engine's and the server's socket counts (deltas; open_* are gauges). */
 /* In a whole-test summary, open_now and s_open_now are the peaks seen at interval ends. */
 struct xp_sock_figs {
 	uint64_t conn_ok, conn_fail, conn_reset, conn_timeout, conn_closed, open_now, payload_bytes;
+	uint64_t in_flight;       /* connects still in flight when the client stopped (not counted above) */
 	uint64_t s_accepted, s_closed, s_resets, s_open_now, s_bytes_rx;
+	/* The server's kernel (TcpExt, its whole namespace): handshakes completed
+	 * but dropped because an accept queue was full, all listen drops, and
+	 * handshakes reset before they completed (the client's RST overtook its
+	 * ACK: established for the client, never accepted). */
+	uint64_t s_listen_overflows, s_listen_drops, s_embryonic_rsts;
 };
 
 /* XDP connection tests: what the client's SYN sender and XDP program did (deltas). */
@@ -68,8 +86,54 @@ struct xp_diagnosis {
 	char text[512];            /* the summary's first line, without newline */
 };
 
+/* Hold tests (-k): how fast the connections opened and how many lasted. */
+struct xp_hold_figs {
+	uint64_t wanted;          /* -P; 0: not a hold test */
+	double all_open_s;        /* seconds from the start until all were open; 0: never */
+	uint64_t open_at_end;     /* the client's view at the last sample before the end */
+	uint64_t s_open_at_end;   /* the server's (socket tests, --peer kernel) */
+	bool server_view;         /* s_open_at_end is known */
+};
+
+/*
+ * A pacing engine's own account of its sending (summed over its threads,
+ * complete once it has stopped): where the time went, for "who held the
+ * offered load back". Filled by the live and xsk engines.
+ */
+struct xp_pace_stats {
+	bool known;               /* the engine filled this in */
+	double wall_s;            /* sender threads' running time */
+	double wait_s;            /* of that, waiting for the schedule (ahead of it: sleeping or spinning) */
+	double cpu_wait_s;        /* runnable but waiting for a CPU: other processes (schedstat) */
+	uint64_t softirq_ticks;   /* the senders' CPUs while they ran (/proc/stat): ticks in softirq */
+	uint64_t cpu_ticks;       /* ... and all ticks */
+	uint64_t pushback;        /* the kernel or driver took fewer frames than offered (ring full, EAGAIN) */
+};
+
+/* The offered load against its target (engines that pace: -b, --cps). */
+struct xp_pace_figs {
+	double target_pps;        /* 0: no target */
+	double reached_pps;       /* frames (SYNs) sent per second over the test */
+	bool short_of_target;     /* more than XP_RATE_TOLERANCE_PCT below */
+	const char *held_back_by; /* "sender" or "path" when short */
+	char why[320];            /* one line: what held it back, with the figures that say so */
+	/* the engine's own account (struct xp_pace_stats) */
+	double busy_pct;          /* sender threads busy (not waiting for their schedule), of their time */
+	double softirq_pct;       /* of the senders' CPUs' time: the kernel's packet processing */
+	double cpu_wait_pct;      /* of the senders' time: waiting for a CPU (other processes) */
+	uint64_t pushback;        /* times the kernel or driver took fewer frames than offered */
+};
+
 struct xp_summary {
+	enum xp_test_kind kind;
 	struct xp_period total;
+	/* The server went away: the summary covers 0..server_lost_at (its last
+	 * sample), and what was sent after that is not counted as lost. */
+	bool server_lost;
+	double server_lost_at;
+	uint64_t sent_after_lost; /* frames (SYNs) sent after its last sample */
+	struct xp_hold_figs hold;
+	struct xp_pace_figs pace;
 	double client_cpu_pct;    /* process CPU / wall time, 100 = one core */
 	double server_cpu_pct;    /* -1 when unknown */
 	uint64_t tx_errors;
@@ -86,7 +150,7 @@ struct xp_report_info {
 	enum xp_figures figures;  /* what the engine reports */
 	const char *engine_mode;  /* "copy" / "zerocopy" / "live" ... */
 	const char *server_xdp_mode;
-	const char *test;         /* "stream" */
+	const char *test;         /* "stream", "connect", "hold" */
 	const char *proto;        /* "tcp" / "udp" */
 	int family;               /* 4 or 6 */
 	unsigned frame_size;      /* incl. FCS; 0 when the engine sends no frames of its own */

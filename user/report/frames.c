@@ -1,7 +1,9 @@
 /*
- * Reports of stream tests on the frame engines (live, xsk, none): frames and
- * bits per second sent (the engine's count) and received (the server's XDP
- * counters), and the loss between them.
+ * Reports of stream tests on the frame engines (live, xsk): frames and bits
+ * per second sent (the engine's count) and received (the server's XDP
+ * counters), and the loss between them; and of received-only tests (none):
+ * what the server's XDP program counted of an outside generator's frames,
+ * with nothing said about what was sent, which xdpperf cannot know.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -10,17 +12,29 @@
 #include "report/report.h"
 #include "util/units.h"
 
+/* TCP stream frames are data segments of connections nobody opened: say what that means for a firewall. */
+static void tcp_frames_note(struct xp_report *r, const struct xp_report_info *i)
+{
+	if (strcmp(i->proto, "tcp"))
+		return;
+	fprintf(r->out, "Note: TCP frames are data segments of connections never opened (no handshake): a stateful\n"
+			"firewall drops them as invalid, or with loose pickup makes a table entry per flow; for such\n"
+			"devices use -u (and few flows: --cport LO:HI), or connections: --engine socket or -x/-k\n");
+}
+
 void xp_report_frames_start(struct xp_report *r, const struct xp_report_info *i)
 {
-	char tgt[48] = "unlimited";
+	char tgt[48] = "unlimited", secs[32];
 	if (i->target_pps > 0)
 		xp_fmt_rate(i->target_pps, "pps", tgt, sizeof(tgt));
 	fprintf(r->out, "Client %s -> server %s, %s %s/IPv%d, ports %u:%u -> %u:%u\n", i->client, i->server,
 		i->test, i->proto, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
-	fprintf(r->out, "Sending %u-byte frames on %s with engine %s (%s), %u queue%s, rate %s, %.0f s\n",
+	fprintf(r->out, "Sending %u-byte frames on %s with engine %s (%s), %u queue%s, rate %s, %s\n",
 		i->frame_size, i->dev, i->engine, i->engine_mode ? i->engine_mode : "-", i->queues,
-		i->queues == 1 ? "" : "s", tgt, i->duration);
+		i->queues == 1 ? "" : "s", tgt, xp_fmt_secs(i->duration, secs, sizeof(secs)));
 	fprintf(r->out, "Server counts with XDP (%s mode) on %s\n", i->server_xdp_mode, i->server_dev);
+	tcp_frames_note(r, i);
+	r->tcp = !strcmp(i->proto, "tcp");
 	fflush(r->out);
 }
 
@@ -45,7 +59,7 @@ void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s)
 	char a[32], b[32], c[32];
 	const struct xp_period *p = &s->total;
 	xp_rates_of(p, &x);
-	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	xp_report_head(r, s, NULL);
 	xp_report_frames_line(r, "[SUM]", p);
 	fprintf(r->out, "Sent      %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (client, TX completions)\n",
 		p->tx_pkts, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
@@ -54,6 +68,9 @@ void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s)
 		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),
 		xp_fmt_rate(x.rx_l2, "bit/s", c, sizeof(c)));
 	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)\n", x.lost, x.loss_pct);
+	if (r->tcp && x.loss_pct > 50)
+		fprintf(r->out, "Most TCP frames were lost: a stateful firewall on the path drops data segments of "
+				"connections it never saw open; try -u\n");
 	if (s->tx_errors)
 		fprintf(r->out, "TX errors %" PRIu64 "\n", s->tx_errors);
 	xp_report_tail(r, s);
@@ -65,4 +82,44 @@ void xp_frames_add_loss(struct json_object *o, const struct xp_period *p)
 	xp_rates_of(p, &x);
 	json_object_object_add(o, "lost_packets", json_object_new_int64(x.lost));
 	json_object_object_add(o, "loss_percent", isfinite(x.loss_pct) ? json_object_new_double(x.loss_pct) : NULL);
+}
+
+/* ---- received only (--engine none) ---- */
+
+void xp_report_recv_start(struct xp_report *r, const struct xp_report_info *i)
+{
+	char secs[32];
+	fprintf(r->out, "Client %s -> server %s, receive-only test (engine none: this client sends nothing), %s\n",
+		i->client, i->server, xp_fmt_secs(i->duration, secs, sizeof(secs)));
+	fprintf(r->out, "Server counts %s/IPv%d to ports %u:%u with XDP (%s mode) on %s, from whatever sends them\n",
+		i->proto, i->family, i->port_lo, i->port_hi, i->server_xdp_mode, i->server_dev);
+	fflush(r->out);
+}
+
+void xp_report_recv_line(struct xp_report *r, const char *tag, const struct xp_period *p)
+{
+	struct xp_rates x;
+	char c[32], d[32], e[32];
+	xp_rates_of(p, &x);
+	if (r->lines++ % 20 == 0)
+		fprintf(r->out, "%-5s %-13s %12s %14s %14s\n", "[ ID]", "Interval", "Recv", "Recv L1", "Recv L2");
+	fprintf(r->out, "%-5s %5.2f-%-6.2f s %12s %14s %14s\n", tag, p->t0, p->t1,
+		xp_fmt_rate(x.rx_pps, "pps", c, sizeof(c)), xp_fmt_rate(x.rx_l1, "bit/s", d, sizeof(d)),
+		xp_fmt_rate(x.rx_l2, "bit/s", e, sizeof(e)));
+	fflush(r->out);
+}
+
+void xp_report_recv_end(struct xp_report *r, const struct xp_summary *s)
+{
+	struct xp_rates x;
+	char a[32], b[32], c[32];
+	const struct xp_period *p = &s->total;
+	xp_rates_of(p, &x);
+	xp_report_head(r, s, NULL);
+	xp_report_recv_line(r, "[SUM]", p);
+	fprintf(r->out, "Received  %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (server, XDP counters, %.2f-%.2f s)\n",
+		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),
+		xp_fmt_rate(x.rx_l2, "bit/s", c, sizeof(c)), p->t0, p->t1);
+	fprintf(r->out, "Sent and lost: unknown to xdpperf (an outside generator sent the frames: compare with its count)\n");
+	xp_report_tail(r, s);
 }

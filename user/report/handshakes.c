@@ -30,8 +30,10 @@ void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i)
 	char cps[48] = "as fast as possible";
 	if (i->target_cps > 0)
 		xp_fmt_rate(i->target_cps, "SYN/s", cps, sizeof(cps));
-	fprintf(r->out, "Client %s -> server %s, %s test with the XDP connection engine, TCP/IPv%d, ports %u:%u -> %u:%u\n",
-		i->client, i->server, i->test, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
+	char secs[32];
+	fprintf(r->out, "Client %s -> server %s, %s test with the XDP connection engine, TCP/IPv%d, ports %u:%u -> %u:%u, %s\n",
+		i->client, i->server, i->test, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi,
+		xp_fmt_secs(i->duration, secs, sizeof(secs)));
 	char from[48];
 	if (i->engine_mode && !strcmp(i->engine_mode, "live"))
 		snprintf(from, sizeof(from), "XDP live frames");
@@ -116,15 +118,18 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 	uint64_t est = xp_period_established(p);
 	char a[32];
 
-	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
 	/* More than 1 % unanswered: that first, before any figure can look like a result. */
-	if (sum->diag.cause != XP_DIAG_NONE)
-		fprintf(r->out, "%s\n", sum->diag.text);
-	xp_report_hs_line(r, "[SUM]", p);
-	fprintf(r->out, "Connections  %12" PRIu64 " completed  %s  (%s)\n", est,
-		xp_fmt_rate(est / s, "connections/s", a, sizeof(a)),
-		r->client_only ? "the client's count: SYN-ACKs it completed; no server counters"
-		: r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies");
+	xp_report_head(r, sum, sum->diag.cause != XP_DIAG_NONE ? sum->diag.text : NULL);
+	const char *who = r->client_only ? "the client's count: SYN-ACKs it completed; no server counters"
+			  : r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies";
+	/* Rates over a hold test's whole run would average an opening burst with the idle hold: only counts below. */
+	if (!sum->hold.wanted)
+		xp_report_hs_line(r, "[SUM]", p);
+	if (sum->hold.wanted)
+		fprintf(r->out, "Connections  %12" PRIu64 " completed  (%s)\n", est, who);
+	else
+		fprintf(r->out, "Connections  %12" PRIu64 " completed  %s  (%s)\n", est,
+			xp_fmt_rate(est / s, "connections/s", a, sizeof(a)), who);
 	fprintf(r->out, "Client       %12" PRIu64 " SYNs sent  %" PRIu64 " SYN-ACKs seen  %" PRIu64 " ACKs sent (%" PRIu64
 			" with FIN)  %" PRIu64 " resets seen  %" PRIu64 " FIN-ACKs answered\n",
 		x->syn_sent, x->synack_seen, x->acks_sent, x->fins_sent, x->rst_seen, x->finack_answered);
@@ -147,5 +152,7 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 	if (x->syn_sent > est)
 		fprintf(r->out, "Not completed %11" PRIu64 " of the SYNs sent (%.3f %%)\n", x->syn_sent - est,
 			100.0 * (double)(x->syn_sent - est) / (double)x->syn_sent);
+	if (sum->hold.wanted)
+		xp_report_hold_lines(r, &sum->hold);
 	xp_report_tail(r, sum);
 }

@@ -73,7 +73,23 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 		add_d(o, "target_cps", i->target_cps);
 		add_s(o, "client_xdp_mode", i->client_xdp_mode);
 	}
+	json_object_object_add(o, "units", xp_units_json());
 	return o;
+}
+
+struct json_object *xp_units_json(void)
+{
+	/* What each count includes, so nobody has to guess (a 64-byte frame, -l 64, counts 60 bytes). */
+	struct json_object *u = json_object_new_object();
+	add_s(u, "frame_size", "Ethernet frame including its 4-byte FCS, as -l gives it");
+	add_s(u, "bytes", "Ethernet frames from the destination MAC to the end of the payload, without the 4-byte "
+			  "FCS: frame_size - 4 per frame (what XDP and AF_XDP see)");
+	add_s(u, "bits_per_second_l2", "frames with their FCS: (bytes + 4 per frame) * 8 per second");
+	add_s(u, "bits_per_second_l1", "line time: frames with FCS, preamble and inter-frame gap, (bytes + 24 per "
+				       "frame) * 8 per second, as RFC 2544 line rates count");
+	add_s(u, "payload_bytes", "TCP payload written to (server: read from) sockets, no headers");
+	add_s(u, "data_bytes", "TCP or UDP payload the server's XDP program counted, no headers");
+	return u;
 }
 
 void xp_rates_of(const struct xp_period *p, struct xp_rates *r)
@@ -98,13 +114,16 @@ struct json_object *xp_period_json(const struct xp_period *p)
 	add_d(o, "start", p->t0);
 	add_d(o, "end", p->t1);
 	add_d(o, "seconds", r.secs);
-	struct json_object *tx = json_object_new_object();
-	add_u(tx, "packets", p->tx_pkts);
-	add_u(tx, "bytes", p->tx_bytes);
-	add_d(tx, "packets_per_second", r.tx_pps);
-	add_d(tx, "bits_per_second_l1", r.tx_l1);
-	add_d(tx, "bits_per_second_l2", r.tx_l2);
-	json_object_object_add(o, "sent", tx);
+	/* Received-only tests know nothing of what was sent: no "sent", no loss. */
+	if (xp_figs_sent(p->figures)) {
+		struct json_object *tx = json_object_new_object();
+		add_u(tx, "packets", p->tx_pkts);
+		add_u(tx, "bytes", p->tx_bytes);
+		add_d(tx, "packets_per_second", r.tx_pps);
+		add_d(tx, "bits_per_second_l1", r.tx_l1);
+		add_d(tx, "bits_per_second_l2", r.tx_l2);
+		json_object_object_add(o, "sent", tx);
+	}
 	struct json_object *rx = json_object_new_object();
 	add_u(rx, "packets", p->rx.pkts);
 	add_u(rx, "bytes", p->rx.bytes);
@@ -124,14 +143,24 @@ struct json_object *xp_period_json(const struct xp_period *p)
 	case XP_FIGS_FRAMES:
 		xp_frames_add_loss(o, p);
 		break;
+	case XP_FIGS_RECEIVED:
+		break;
 	}
 	return o;
 }
 
 struct json_object *xp_summary_json(const struct xp_summary *s)
 {
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "sum", xp_period_json(&s->total));
+	struct json_object *o = json_object_new_object(), *sum = xp_period_json(&s->total), *g;
+	/* A hold test opens its connections at the start: a rate over the whole run would mislead
+	 * (see "hold": the time to open all of them, and the rate while opening). */
+	if (s->hold.wanted && (json_object_object_get_ex(sum, "sockets", &g) ||
+			       json_object_object_get_ex(sum, "connections", &g))) {
+		json_object_object_add(g, "connections_per_second", NULL);
+		if (json_object_object_get_ex(g, "server_accepts_per_second", NULL))
+			json_object_object_add(g, "server_accepts_per_second", NULL);
+	}
+	json_object_object_add(o, "sum", sum);
 	struct json_object *cpu = json_object_new_object();
 	add_d(cpu, "client_percent", s->client_cpu_pct);
 	if (s->server_cpu_pct >= 0)
@@ -150,6 +179,44 @@ struct json_object *xp_summary_json(const struct xp_summary *s)
 		add_s(w, "text", s->diag.text);
 		json_object_object_add(o, "warning", w);
 	}
+	if (s->server_lost) {
+		/* "sum" covers 0..server_lost_at: the server's last sample. */
+		add_d(o, "server_lost_at", s->server_lost_at);
+		add_u(o, "sent_after_server_lost", s->sent_after_lost);
+	}
+	if (s->hold.wanted)
+		json_object_object_add(o, "hold", xp_hold_json(&s->hold));
+	if (s->pace.target_pps > 0)
+		json_object_object_add(o, "offered_load", xp_pace_json(&s->pace));
+	return o;
+}
+
+struct json_object *xp_hold_json(const struct xp_hold_figs *h)
+{
+	struct json_object *o = json_object_new_object();
+	add_u(o, "wanted", h->wanted);
+	/* null: not all of them were ever open at once */
+	add_d(o, "seconds_to_open_all", h->all_open_s > 0 ? h->all_open_s : NAN);
+	add_d(o, "opening_connections_per_second", h->all_open_s > 0 ? h->wanted / h->all_open_s : NAN);
+	add_u(o, "open_at_end", h->open_at_end);
+	if (h->server_view)
+		add_u(o, "server_open_at_end", h->s_open_at_end);
+	return o;
+}
+
+struct json_object *xp_pace_json(const struct xp_pace_figs *p)
+{
+	struct json_object *o = json_object_new_object();
+	add_d(o, "target_packets_per_second", p->target_pps);
+	add_d(o, "reached_packets_per_second", p->reached_pps);
+	add_d(o, "reached_percent", 100.0 * p->reached_pps / p->target_pps);
+	json_object_object_add(o, "short_of_target", json_object_new_boolean(p->short_of_target));
+	add_s(o, "held_back_by", p->short_of_target ? p->held_back_by : NULL);
+	add_s(o, "why", p->short_of_target ? p->why : NULL);
+	add_d(o, "sender_busy_percent", p->busy_pct);
+	add_d(o, "sender_cpu_softirq_percent", p->softirq_pct);
+	add_d(o, "sender_cpu_wait_percent", p->cpu_wait_pct);
+	add_u(o, "pushback", p->pushback);
 	return o;
 }
 
@@ -158,9 +225,16 @@ static void emit_stream(struct xp_report *r, const char *event, struct json_obje
 	struct json_object *o = json_object_new_object();
 	add_s(o, "event", event);
 	json_object_object_add(o, "data", data);
-	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	fflush(r->out);
 	json_object_put(o);
+}
+
+const char *xp_fmt_secs(double v, char *buf, size_t len)
+{
+	/* As given: -t 1.5 is "1.5 s", -t 10 is "10 s". */
+	snprintf(buf, len, "%g s", v);
+	return buf;
 }
 
 const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len)
@@ -182,12 +256,30 @@ struct figs_format {
 
 static const struct figs_format formats[] = {
 	[XP_FIGS_FRAMES] = { xp_report_frames_start, xp_report_frames_line, xp_report_frames_end },
+	[XP_FIGS_RECEIVED] = { xp_report_recv_start, xp_report_recv_line, xp_report_recv_end },
 	[XP_FIGS_SOCKETS] = { xp_report_sock_start, xp_report_sock_line, xp_report_sock_end },
 	[XP_FIGS_HANDSHAKES] = { xp_report_hs_start, xp_report_hs_line, xp_report_hs_end },
 };
 
+void xp_report_error(struct xp_report *r, const char *msg)
+{
+	if (r->fmt == XP_REPORT_JSON_STREAM) {
+		emit_stream(r, "error", json_object_new_string(msg));
+		return;
+	}
+	/* A started -J report prints its document, with the error, at the end. */
+	if (r->fmt != XP_REPORT_JSON || r->started || r->keep_doc)
+		return;
+	struct json_object *o = json_object_new_object();
+	add_s(o, "error", msg);
+	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(r->out);
+	json_object_put(o);
+}
+
 void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 {
+	r->started = true;
 	r->figures = i->figures;
 	r->peer_kernel = i->peer_kernel;
 	r->client_only = i->client_only;
@@ -211,13 +303,17 @@ void xp_report_interval(struct xp_report *r, const struct xp_period *p)
 
 void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 {
+	r->ended = true;
 	if (r->fmt == XP_REPORT_JSON) {
 		json_object_object_add(r->doc, "intervals", r->intervals);
 		json_object_object_add(r->doc, "end", xp_summary_json(s));
+		/* Where iperf3 puts it, so scripts find an error in one place. */
+		if (s->error)
+			add_s(r->doc, "error", s->error);
 		r->intervals = NULL; /* owned by doc now */
 		if (r->keep_doc)
 			return;
-		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY));
+		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		fflush(r->out);
 		return;
 	}
@@ -226,6 +322,24 @@ void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 		return;
 	}
 	formats[r->figures].end(r, s);
+}
+
+void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char *first)
+{
+	const struct xp_pace_figs *p = &s->pace;
+	char a[32], b[32];
+
+	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	if (first)
+		fprintf(r->out, "%s\n", first);
+	if (p->target_pps > 0 && p->short_of_target)
+		fprintf(r->out, "Warning: the offered load reached %s, %.1f %% of the target %s: held back by the %s (%s)\n",
+			xp_fmt_rate(p->reached_pps, "pps", a, sizeof(a)), 100.0 * p->reached_pps / p->target_pps,
+			xp_fmt_rate(p->target_pps, "pps", b, sizeof(b)), p->held_back_by, p->why);
+	if (s->server_lost)
+		fprintf(r->out, "The server went away after %.2f s: the summary covers 0-%.2f s, up to its last sample; "
+				"%" PRIu64 " sent after it are not counted as lost\n",
+			s->server_lost_at, s->server_lost_at, s->sent_after_lost);
 }
 
 void xp_report_tail(struct xp_report *r, const struct xp_summary *s)

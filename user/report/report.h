@@ -31,6 +31,8 @@ struct xp_report {
 	bool keep_doc;                 /* -J: xp_report_end leaves the document in doc instead of printing */
 	enum xp_figures figures;       /* which line format (from the start info) */
 	bool peer_kernel;              /* handshakes answered by the server's TCP stack */
+	bool started, ended;           /* xp_report_start / _end were called */
+	bool tcp;                      /* the frames are TCP (stateful-firewall hints) */
 	bool client_only;              /* no xdpperf on the server: the client's counters only */
 };
 
@@ -39,6 +41,13 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *info);
 void xp_report_interval(struct xp_report *r, const struct xp_period *p);
 void xp_report_end(struct xp_report *r, const struct xp_summary *s);
 void xp_report_free(struct xp_report *r);
+/*
+ * An error that stops the client, in the report's format: with -J a
+ * {"error": msg} document on the report's stream when none is printed at the
+ * end (iperf3 does the same), with --json-stream an "error" event; nothing
+ * for text (the message is on stderr).
+ */
+void xp_report_error(struct xp_report *r, const char *msg);
 
 /* Figures derived from a period, shared by the text and JSON forms. */
 struct xp_rates {
@@ -50,8 +59,21 @@ struct xp_rates {
 };
 void xp_rates_of(const struct xp_period *p, struct xp_rates *r);
 
+/* The summary's first lines: the separator, first (if not NULL: the kind's own most important
+ * line), then what makes its figures other than they seem (the target not reached, the server gone). */
+void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char *first);
 /* The summary's closing lines: CPU use, interruption, early end. */
 void xp_report_tail(struct xp_report *r, const struct xp_summary *s);
+/*
+ * Fill p's verdict from the engine's account st, once p->target_pps and
+ * p->reached_pps are set: short of the target by more than the rate
+ * control's tolerance, and if so held back by the sender (its CPU, or
+ * other processes on it) or by the path (backpressure, or its work on the
+ * sender's CPU). pace.c.
+ */
+void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p);
+/* "1.5 s": seconds as the user gave them. Returns buf. */
+const char *xp_fmt_secs(double v, char *buf, size_t len);
 /* "1.23 Mpps" style: SI value + unit. Returns buf. */
 const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
 
@@ -60,6 +82,8 @@ void xp_report_sock_start(struct xp_report *r, const struct xp_report_info *i);
 void xp_report_sock_line(struct xp_report *r, const char *tag, const struct xp_period *p);
 void xp_report_sock_end(struct xp_report *r, const struct xp_summary *s);
 struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs);
+/* Hold tests' summary lines (sockets.c, also for handshakes). */
+void xp_report_hold_lines(struct xp_report *r, const struct xp_hold_figs *h);
 
 /* Handshake figures: XDP connection tests (handshakes.c). */
 void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i);
@@ -73,10 +97,18 @@ void xp_report_frames_line(struct xp_report *r, const char *tag, const struct xp
 void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s);
 /* Adds lost_packets and loss_percent to a period's JSON object o. */
 void xp_frames_add_loss(struct json_object *o, const struct xp_period *p);
+/* Received-only figures: what an outside generator delivered (frames.c). */
+void xp_report_recv_start(struct xp_report *r, const struct xp_report_info *i);
+void xp_report_recv_line(struct xp_report *r, const char *tag, const struct xp_period *p);
+void xp_report_recv_end(struct xp_report *r, const struct xp_summary *s);
 
 /* JSON encodings (new references), exposed for tests. */
 struct json_object *xp_report_info_json(const struct xp_report_info *info);
 struct json_object *xp_period_json(const struct xp_period *p);
 struct json_object *xp_summary_json(const struct xp_summary *s);
+struct json_object *xp_hold_json(const struct xp_hold_figs *h);
+struct json_object *xp_pace_json(const struct xp_pace_figs *p);
+/* What each byte and bit count includes. */
+struct json_object *xp_units_json(void);
 
 #endif

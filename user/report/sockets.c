@@ -13,9 +13,10 @@
 
 void xp_report_sock_start(struct xp_report *r, const struct xp_report_info *i)
 {
-	fprintf(r->out, "Client %s -> server %s, %s test over TCP/IPv%d sockets, ports %u:%u, %u connection%s, %.0f s\n",
+	char secs[32];
+	fprintf(r->out, "Client %s -> server %s, %s test over TCP/IPv%d sockets, ports %u:%u, %u connection%s, %s\n",
 		i->client, i->server, i->test, i->family, i->port_lo, i->port_hi, i->parallel,
-		i->parallel == 1 ? "" : "s", i->duration);
+		i->parallel == 1 ? "" : "s", xp_fmt_secs(i->duration, secs, sizeof(secs)));
 	fprintf(r->out, "Server counts with XDP (%s mode, count and pass) on %s\n", i->server_xdp_mode,
 		i->server_dev);
 	fflush(r->out);
@@ -42,6 +43,10 @@ struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs)
 	U("server_open", f->s_open_now);
 	U("server_bytes_received", f->s_bytes_rx);
 	D("server_accepts_per_second", f->s_accepted / s);
+	U("in_flight_at_end", f->in_flight);
+	U("server_listen_overflows", f->s_listen_overflows);
+	U("server_listen_drops", f->s_listen_drops);
+	U("server_embryonic_resets", f->s_embryonic_rsts);
 #undef U
 #undef D
 	return o;
@@ -66,22 +71,73 @@ void xp_report_sock_line(struct xp_report *r, const char *tag, const struct xp_p
 	fflush(r->out);
 }
 
+/* Hold tests: how long opening took and how many lasted, instead of an average over the whole run. */
+void xp_report_hold_lines(struct xp_report *r, const struct xp_hold_figs *h)
+{
+	char a[32];
+	if (h->all_open_s > 0)
+		fprintf(r->out, "Opened       all %" PRIu64 " in %.3f s (%s while opening)\n", h->wanted, h->all_open_s,
+			xp_fmt_rate(h->wanted / h->all_open_s, "connections/s", a, sizeof(a)));
+	else
+		fprintf(r->out, "Opened       never all %" PRIu64 " at once\n", h->wanted);
+	if (h->server_view)
+		fprintf(r->out, "Still open   %12" PRIu64 " at the end (client), %" PRIu64 " (server)\n", h->open_at_end,
+			h->s_open_at_end);
+	else
+		fprintf(r->out, "Still open   %12" PRIu64 " at the end (client)\n", h->open_at_end);
+}
+
+/*
+ * The client's and the server's counts of one thing, side by side: each
+ * connection the server's kernel completed is either accepted, or dropped
+ * because its accept queue was full (the client saw it established); say so
+ * rather than leave two numbers that disagree.
+ */
+static void agreement_line(struct xp_report *r, const struct xp_sock_figs *f)
+{
+	int64_t d = (int64_t)f->conn_ok - (int64_t)f->s_accepted - (int64_t)f->s_listen_overflows -
+		    (int64_t)f->s_embryonic_rsts;
+	if (f->conn_ok == f->s_accepted && !f->s_listen_overflows && !f->s_embryonic_rsts)
+		return;
+	fprintf(r->out, "Counts       established %" PRIu64 " = accepted %" PRIu64 " + %" PRIu64
+			" dropped by full accept queues (server ListenOverflows) + %" PRIu64
+			" reset before the server completed them (EmbryonicRsts: the RST overtook the ACK) %+" PRId64 "%s\n",
+		f->conn_ok, f->s_accepted, f->s_listen_overflows, f->s_embryonic_rsts, d,
+		d > 0 ? " (still queued at the server when it stopped counting, or dropped by the path)" :
+		d < 0 ? " (accepted after the client stopped counting, or other tests on the server)" : "");
+	if (f->s_listen_overflows)
+		fprintf(r->out, "             the server's accept queues overflowed: raise net.core.somaxconn there, or "
+				"lower -P\n");
+}
+
 void xp_report_sock_end(struct xp_report *r, const struct xp_summary *sum)
 {
 	const struct xp_period *p = &sum->total;
 	const struct xp_sock_figs *f = &p->sock;
 	double s = p->t1 - p->t0 > 0 ? p->t1 - p->t0 : NAN;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], open[64] = "";
 
-	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	xp_report_sock_line(r, "[SUM]", p);
-	fprintf(r->out, "Connections  %12" PRIu64 " established  %s  (client)\n", f->conn_ok,
-		xp_fmt_rate(f->conn_ok / s, "connections/s", a, sizeof(a)));
+	xp_report_head(r, sum, NULL);
+	/* Rates over a hold test's whole run would average an opening burst with the idle hold: only counts below. */
+	if (!sum->hold.wanted)
+		xp_report_sock_line(r, "[SUM]", p);
+	/* -x closes each connection at once: "0 open" would only mislead. */
+	if (sum->kind != XP_TEST_CONNECT)
+		snprintf(open, sizeof(open), "  %" PRIu64 " open at most", f->open_now);
+	if (sum->hold.wanted)
+		fprintf(r->out, "Connections  %12" PRIu64 " established  (client)\n", f->conn_ok);
+	else
+		fprintf(r->out, "Connections  %12" PRIu64 " established  %s  (client)\n", f->conn_ok,
+			xp_fmt_rate(f->conn_ok / s, "connections/s", a, sizeof(a)));
 	fprintf(r->out, "             %12" PRIu64 " failed  %" PRIu64 " reset  %" PRIu64 " timed out  %" PRIu64
-			" open at most\n",
-		f->conn_fail, f->conn_reset, f->conn_timeout, f->open_now);
-	fprintf(r->out, "Server       %12" PRIu64 " accepted     %s  %" PRIu64 " open at most\n", f->s_accepted,
-		xp_fmt_rate(f->s_accepted / s, "connections/s", a, sizeof(a)), f->s_open_now);
+			" in flight at the end%s\n",
+		f->conn_fail, f->conn_reset, f->conn_timeout, f->in_flight, open);
+	fprintf(r->out, "Server       %12" PRIu64 " accepted     %s%s%" PRIu64 " open at most\n", f->s_accepted,
+		sum->hold.wanted ? "" : xp_fmt_rate(f->s_accepted / s, "connections/s", a, sizeof(a)),
+		sum->hold.wanted ? "" : "  ", f->s_open_now);
+	agreement_line(r, f);
+	if (sum->hold.wanted)
+		xp_report_hold_lines(r, &sum->hold);
 	fprintf(r->out, "Payload      %12" PRIu64 " bytes sent   %s  (server read %" PRIu64 " bytes)\n",
 		f->payload_bytes, xp_fmt_rate(f->payload_bytes * 8.0 / s, "bit/s", b, sizeof(b)), f->s_bytes_rx);
 	fprintf(r->out, "XDP counted  %12" PRIu64 " SYNs  %s  %" PRIu64 " frames  %s  L2 %s\n",

@@ -70,6 +70,7 @@ struct xp_sock_server {
 	struct xp_sock_server_cfg cfg;
 	unsigned nports;
 	struct xp_group grp;       /* the threads (grp.n over all processes), workers, stop, counters */
+	unsigned long capacity;    /* connections it has room for (xp_sock_server_capacity) */
 	int family;
 	struct srv_worker *w;
 };
@@ -385,6 +386,12 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 	}
 	s->cfg = *c;
 	s->nports = nports;
+	/* Each process: its open-file limit less its listeners and the margin. */
+	unsigned long per_proc = s->grp.limit > (unsigned long)s->grp.tpp * nports + XP_NOFILE_MARGIN
+					 ? s->grp.limit - (unsigned long)s->grp.tpp * nports - XP_NOFILE_MARGIN : 0;
+	s->capacity = per_proc * s->grp.nproc;
+	if (s->capacity < c->max_conns)
+		s->capacity = c->max_conns;
 	if (c->debug && s->grp.nproc > 1)
 		fprintf(stderr, "socket server: %lu connections over %u processes x %u threads (open-file limit %lu)\n",
 			c->max_conns, s->grp.nproc, s->grp.tpp, s->grp.limit);
@@ -429,6 +436,11 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 	}
 	*out = s;
 	return 0;
+}
+
+unsigned long xp_sock_server_capacity(const struct xp_sock_server *s)
+{
+	return s->capacity;
 }
 
 unsigned xp_sock_server_procs(const struct xp_sock_server *s)

@@ -39,6 +39,9 @@ struct xp_sock_server;
  */
 int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_server **out, char *err,
 			 size_t errlen);
+/* About how many connections it can hold at once: its processes' open-file
+ * limits less its listeners and a margin (not less than max_conns). */
+unsigned long xp_sock_server_capacity(const struct xp_sock_server *s);
 /* Cumulative counters (safe while running). */
 void xp_sock_server_read(struct xp_sock_server *s, struct xp_sock_server_stats *st);
 /* Worker processes it runs in (1: none, all in this process). */

@@ -450,8 +450,14 @@ int xp_server_run(const struct xp_opts *o)
 			fprintf(stderr, "xdpperf: %s\n", err);
 			goto out;
 		}
-		printf("xdpperf server listening for TCP tests on ports %u:%u (up to %lu connections)\n", o->port_lo,
-		       o->port_hi, o->parallel);
+		/* Not "up to -P": -P only plans open files; the listeners accept what fits. */
+		unsigned long room = xp_sock_server_capacity(s->listeners);
+		if (o->parallel)
+			printf("xdpperf server listening for TCP tests on ports %u:%u, planned for -P %lu connections "
+			       "(room for about %lu)\n", o->port_lo, o->port_hi, o->parallel, room);
+		else
+			printf("xdpperf server listening for TCP tests on ports %u:%u, room for about %lu connections "
+			       "(the open-file limit; -P N plans for more)\n", o->port_lo, o->port_hi, room);
 	}
 	/* After the standing listeners: the limit they raised is the one to come back to. */
 	if (xp_sockjobs_start(&s->jobs, o->max_workers_total, err, sizeof(err))) {

@@ -103,8 +103,13 @@ static void send_started(struct server *s, struct srv_client *c)
 	c->cpu_start = xp_cpu_seconds();
 	/* A hard end: no message of the client's moves it. */
 	c->deadline = c->t_start + t->duration + XP_SRV_TEST_MARGIN;
-	if (c->ss)
+	if (c->ss) {
 		xp_sock_server_read(c->ss, &c->ss_base);
+		/* The kernel's own count of handshakes dropped by full accept queues or
+		 * reset before they completed: why a client can see more established than
+		 * we accept. */
+		c->tcpext_ok = !xp_tcpext_read(&c->tcpext_base);
+	}
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "op", json_object_new_string("started"));
 	json_object_object_add(o, "slot", json_object_new_int(c->slot));
@@ -256,6 +261,12 @@ static struct json_object *sock_stats_json(struct srv_client *c)
 		.bytes_rx = st.bytes_rx - c->ss_base.bytes_rx,
 		.open_now = st.open_now,
 	};
+	struct xp_tcpext t;
+	if (c->tcpext_ok && !xp_tcpext_read(&t)) {
+		n.listen_overflows = t.listen_overflows - c->tcpext_base.listen_overflows;
+		n.listen_drops = t.listen_drops - c->tcpext_base.listen_drops;
+		n.embryonic_rsts = t.embryonic_rsts - c->tcpext_base.embryonic_rsts;
+	}
 	return xp_sock_counts_to_json(&n);
 }
 

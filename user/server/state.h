@@ -12,6 +12,7 @@
 #include "cli/opts.h"
 #include "loader/server_prog.h"
 #include "net/addr.h"
+#include "net/netstat.h"
 #include "proto/auth.h"
 #include "proto/channel.h"
 #include "server/listeners.h"
@@ -56,6 +57,8 @@ struct srv_client {
 	struct xp_sock_server *ss;
 	bool ss_owned;
 	struct xp_sock_server_stats ss_base;
+	struct xp_tcpext tcpext_base; /* the namespace's TcpExt counters at the test's start */
+	bool tcpext_ok;
 };
 
 /* Listeners handed to the listener thread to close: their ports are still taken. */
