@@ -29,6 +29,14 @@ struct xp_frames_cfg {
 	struct frame_spec tmpl;     /* ports (and for SYNs tuple and ISN) are replaced per frame */
 	unsigned queues;            /* sockets/threads, one per queue */
 	unsigned first_queue;       /* queues first_queue..first_queue+queues-1 */
+	/* The stamp (bpf/lib/stamp.h) every frame carries, and the send
+	 * intervals the engine counts its frames into (bpf/measure.h). */
+	struct xp_stamp_cfg {
+		uint32_t stream_base;   /* first stream id: thread t stamps stream_base + t */
+		uint64_t t0;            /* start of interval 0, stamp ticks of the clock below */
+		uint64_t ival;          /* ticks per interval; 0 = no stamps (the engine then counts no bins) */
+		bool tai;               /* CLOCK_TAI (hosts synchronised by PTP); else CLOCK_MONOTONIC */
+	} stamp;
 };
 
 /* Socket engine: its event loops. */
@@ -129,6 +137,10 @@ struct xp_engine_ops {
 	int (*create)(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen);
 	int (*start)(struct xp_engine *e, char *err, size_t errlen);
 	void (*read)(struct xp_engine *e, struct xp_engine_stats *st);
+	/* Frames it stamped into send interval i (bpf/measure.h), all threads:
+	 * 0, or -ENOENT when its bins no longer (or do not yet) hold i. Ask
+	 * only for an interval that has ended. NULL: the engine stamps nothing. */
+	int (*sent_in)(struct xp_engine *e, uint64_t interval, uint64_t *sent);
 	void (*stop)(struct xp_engine *e);   /* stop sending, wait for threads and for replies in flight */
 	void (*destroy)(struct xp_engine *e);
 	/* Its lines of the report's header (NULL: none beyond the common ones). */

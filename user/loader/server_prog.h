@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "bpf/server.h"
+#include "bpf/measure.h"
 
 #include "loader/xdp_attach.h"
 #include "net/addr.h"
@@ -60,6 +61,22 @@ int server_prog_read(struct server_prog *rp, int slot, struct xp_counters *sum);
 /* The loaded skeleton (struct server_bpf of bpf/server.skel.h), for tests
  * that look into the program's maps and run it with BPF_PROG_RUN. */
 struct server_bpf *server_prog_skel(struct server_prog *rp);
+/*
+ * The measurement core (bpf/measure.h), implemented in loader/server_meas.c.
+ * meas_start: zero the slot's streams and bins and set its t0/ival/flags,
+ * before the slot's ports are mapped (call between slot_alloc's config and
+ * the first frame; ival 0 = no stamps). close: intervals below upto are
+ * closed (later frames of them count as late). read_ibin: interval i summed
+ * over CPUs (adds into *h, which the caller initialised); -ENOENT when the
+ * ring no longer holds i. read_streams: the slot's streams that have seen a
+ * frame, at most max; their count or -errno.
+ */
+struct xp_lat_hist;
+struct xp_stream_figs;
+int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slot_meas *m);
+int server_prog_meas_close(struct server_prog *rp, int slot, uint64_t upto);
+int server_prog_read_ibin(struct server_prog *rp, int slot, uint64_t i, struct xp_lat_hist *h);
+int server_prog_read_streams(struct server_prog *rp, int slot, struct xp_stream_figs *out, unsigned max);
 /* Global stats (enum xp_global_stat), summed over CPUs. */
 int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS]);
 

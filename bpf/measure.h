@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The measurement core's shared layout: what the senders count per send
+ * interval, and what the server's XDP program keeps per stream and per send
+ * interval from the stamps (lib/stamp.h) it reads. Shared by BPF and
+ * userspace (loaders, engines, the control messages, the report, the tests):
+ * only __u8..__u64, no includes.
+ *
+ * Loss belongs to the interval that SENT the frames. Both sides bin by the
+ * same number, the stamp's send time: interval i of a test holds the frames
+ * whose send time t (full ticks) has (t - t0) / ival == i, t0 and ival in
+ * stamp ticks, fixed when the test starts (the client's clock; the server
+ * learns them from the test request). The sender counts what it stamped into
+ * interval i, the receiver what it got of interval i: the difference is
+ * interval i's loss, never negative, whatever the latency.
+ *
+ * Bins are a ring of XP_IBINS per slot (sender: per thread), indexed i %
+ * XP_IBINS and tagged with i: the writer (one CPU, no atomics) resets a bin
+ * whose tag is older than the frame's interval; a reader takes a bin only
+ * when its tag is the interval it wants. An interval is final when it ended
+ * XP_LATE_AFTER_NS ago (the grace for frames in flight); userspace reads it
+ * then (it has XP_IBINS - 1 intervals' time to do so), and frames of an
+ * interval that arrive after userspace closed it (slot's closed_upto) count
+ * as late: in the bin of the interval they arrive in, not in their own.
+ */
+#ifndef XDPPERF_MEASURE_H
+#define XDPPERF_MEASURE_H
+
+#include "lib/latency.h"
+
+#define XP_IBINS 4u            /* interval bins per slot / per sending thread */
+#define XP_LATE_AFTER_NS 1000000000ull /* a frame more than 1 s behind its interval's end is late */
+
+/* Per send interval, per CPU, per slot: what the server got of it. */
+struct xp_ibin {
+	__u64 tag;             /* interval index i + 1 (0: never used) */
+	__u64 recv;            /* stamped frames of interval i, duplicates excluded */
+	__u64 dup;             /* duplicates (seen twice within the reorder window) */
+	__u64 late;            /* frames of an earlier, already closed interval that
+				* arrived during this one */
+	__u64 reordered;       /* RFC 4737: seq below the stream's next expected */
+	__u64 lat_n;           /* frames timed (recv minus those with a negative latency) */
+	__u64 lat_sum;         /* ticks */
+	__u64 lat_min, lat_max;/* ticks; lat_min is ~0 while lat_n == 0 */
+	__u64 clock_neg;       /* latency < 0: the clocks disagree (one-way figures withheld) */
+	__u32 hist[XP_LAT_BUCKETS]; /* latency buckets, lib/latency.h */
+};
+
+/* Reorder / duplicate window per stream: a bitmap of the last
+ * XP_SEQ_WINDOW sequence numbers below next_exp. */
+#define XP_SEQ_WINDOW 1024u
+
+/*
+ * Per (slot, stream), shared by the CPUs under a bpf_spin_lock (a stream's
+ * frames can arrive on any CPU). Userspace zeroes a slot's streams when a
+ * test starts, before its ports are mapped. Map key: slot * XP_STAMP_MAX_STREAMS
+ * + stream. The lock is the BPF side's struct bpf_spin_lock (4 bytes);
+ * userspace sees a __u32.
+ */
+struct xp_stream_acct {
+#ifdef __bpf__
+	struct bpf_spin_lock lock;
+#else
+	__u32 lock;
+#endif
+	__u32 seen;            /* 1 once the stream's first frame arrived */
+	__u64 next_exp;        /* RFC 4737 NextExp: highest seq received + 1 (64-bit) */
+	__u64 last_ts;         /* full send time (ticks) of the frame that set next_exp */
+	__u64 recv;            /* frames, duplicates excluded */
+	__u64 dup;
+	__u64 reordered;       /* arrived with seq < next_exp and not a duplicate */
+	__u64 reorder_max;     /* largest next_exp - 1 - seq of a reordered frame (sequence
+				* numbers, not RFC 4737's arrival positions) */
+	__u64 too_old;         /* seq below the window: cannot tell reordered from duplicate;
+				* counted as received */
+	__s64 last_transit;    /* RFC 3550 jitter: transit time of the previous frame */
+	__u64 jitter_x16;      /* RFC 3550 J * 16 (ticks), J += (|D| - J) / 16 */
+	__u64 window[XP_SEQ_WINDOW / 64]; /* bit (seq % XP_SEQ_WINDOW): received */
+};
+
+/* Per send interval, per sending thread: what it stamped (sender side). */
+struct xp_sbin {
+	__u64 tag;             /* interval index + 1 */
+	__u64 sent;
+};
+
+/* Per slot, written by userspace: when the test started and how long its
+ * intervals are (stamp ticks of the sender's clock, from the test request),
+ * and which intervals it has closed. Map slot_meas, key slot. */
+struct xp_slot_meas {
+	__u64 t0;              /* start of interval 0 (ticks, sender clock) */
+	__u64 ival;            /* ticks per interval; 0 = the slot's frames carry no stamp */
+	__u64 closed_upto;     /* intervals below this are closed: their frames are late */
+	__u32 flags;           /* XP_MEAS_* */
+	__u32 pad;
+};
+#define XP_MEAS_ONEWAY (1u << 0) /* both ends share a clock: time frames one way */
+#define XP_MEAS_TAI    (1u << 1) /* the clock is CLOCK_TAI (else CLOCK_MONOTONIC) */
+#define XP_MEAS_HWTS   (1u << 2) /* prefer the NIC's RX timestamp (metadata kfunc) */
+
+#endif /* XDPPERF_MEASURE_H */
