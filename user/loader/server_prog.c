@@ -336,6 +336,11 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 	r = xp_percpu_zero(rp->skel->maps.counters, &key, sizeof(key), sizeof(struct xp_counters));
 	if (!r)
 		r = bpf_map__update_elem(rp->skel->maps.slot_data_len, &key, sizeof(key), &zero, sizeof(zero), 0);
+	/* No stamp accounting until server_prog_meas_start says so: the last
+	 * test's t0 and ival mean nothing to this one. */
+	struct xp_slot_meas nomeas = { 0 };
+	if (!r)
+		r = bpf_map__update_elem(rp->skel->maps.slot_meas, &key, sizeof(key), &nomeas, sizeof(nomeas), 0);
 	if (r) {
 		snprintf(err, errlen, "cannot configure the XDP program's maps: %s", strerror(-r));
 		return r;

@@ -77,6 +77,10 @@ int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slo
 int server_prog_meas_close(struct server_prog *rp, int slot, uint64_t upto);
 int server_prog_read_ibin(struct server_prog *rp, int slot, uint64_t i, struct xp_lat_hist *h);
 int server_prog_read_streams(struct server_prog *rp, int slot, struct xp_stream_figs *out, unsigned max);
+/* The slot's stamped / unstamped / NIC-timed frame counts (struct
+ * xp_meas_stats of bpf/server.h), summed over CPUs; zeroed by meas_start.
+ * 0 or -errno. */
+int server_prog_read_meas_stats(struct server_prog *rp, int slot, struct xp_meas_stats *sum);
 /* Global stats (enum xp_global_stat), summed over CPUs. */
 int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS]);
 
