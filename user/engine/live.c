@@ -7,6 +7,11 @@
  * ndo_xdp_xmit. No sockets, no UMEM, no copies through an skb on our side:
  * on veth ~7 Mpps per core into an XDP receiver, ~3x AF_XDP copy mode.
  *
+ * Stream tests stamp every frame that has room (bpf/lib/stamp.h: stream =
+ * thread, seq, send time) and count them per send interval in the
+ * generator's per-CPU bins (sent_in); cfg->frames.stamp.ival 0 turns both
+ * off. The SYNs of connection tests carry no stamp.
+ *
  * Connection tests (kind XP_TEST_CONNECT, the XDP connection engine's -x):
  * the generator runs in SYN mode and makes every frame the SYN of the next
  * connection, with the tuple and ISN the AF_XDP engine would give it
@@ -354,6 +359,22 @@ static void live_read(struct xp_engine *e, struct xp_engine_stats *st)
 	st->mode = "live";
 }
 
+/* Stamped frames of send interval i: the generator's per-CPU bins. */
+static int live_sent_in(struct xp_engine *e, uint64_t interval, uint64_t *sent)
+{
+	__u64 n = 0;
+	int r = xp_gen_sent_in(e->skel, interval, &n);
+
+	*sent = n;
+	return r;
+}
+
+static void live_set_t0(struct xp_engine *e, uint64_t t0)
+{
+	e->cfg.frames.stamp.t0 = t0;
+	xp_gen_set_meas(e->skel, t0, e->cfg.frames.stamp.ival);
+}
+
 static void live_destroy(struct xp_engine *e)
 {
 	if (!e)
@@ -378,4 +399,6 @@ const struct xp_engine_ops xp_engine_live = {
 	XP_FRAME_ENGINE,
 	.probe = xp_gen_check,
 	XP_ENGINE_LIFECYCLE(live),
+	.sent_in = live_sent_in,
+	.set_t0 = live_set_t0,
 };
