@@ -913,7 +913,8 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 			return rc;
 	}
 	ec->pps = target_pps(o, c->ops->tmpl);
-	/* Last, just before the engine is made: the stamps' interval 0 starts now. */
+	/* Last, just before the engine is made: the stamps' interval 0 starts now (or, where the engine takes
+	 * it later, just before the request: xp_cmeas_t0). */
 	if (c->ops->tmpl == XP_TMPL_DATA && ec->kind == XP_TEST_STREAM) {
 		char err[200];
 		int rc = xp_cmeas_setup(&c->meas, o, ec, err, sizeof(err));
@@ -978,6 +979,7 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	}
 	if (c->no_server)
 		snprintf(c->server_dev, sizeof(c->server_dev), "-");
+	xp_cmeas_t0(&c->meas, c->ops, c->eng);
 	rc = c->no_server ? 0 : request_test(c);
 	if (rc)
 		goto out;

@@ -87,6 +87,16 @@ int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine
 	return 0;
 }
 
+void xp_cmeas_t0(struct xp_cmeas *m, const struct xp_engine_ops *ops, struct xp_engine *e)
+{
+	/* An engine that cannot take a later t0 keeps the one it was made with. */
+	if (!m->on || !ops->set_t0)
+		return;
+	m->t0_s = xp_now();
+	m->t0 = clock_ticks(m->tai);
+	ops->set_t0(e, m->t0);
+}
+
 int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_opts *o, const struct xp_engine_ops *ops, char *err,
 		    size_t errlen)
 {
@@ -199,12 +209,9 @@ static struct xp_meas_line *line_of(struct xp_cmeas *m, uint64_t i)
 void xp_cmeas_add(struct xp_cmeas *m, const struct xp_final_ival *f, int sent_rc, uint64_t sent)
 {
 	bool unknown = f->unknown;
-	/* The engine's ring no longer (or never) held it: fine when nothing of it arrived either. */
-	if (sent_rc == -ENOENT) {
+	/* The engine's ring no longer held it (0 with nothing added: it sent nothing in i). */
+	if (sent_rc) {
 		sent = 0;
-		if (f->lat.recv)
-			unknown = true;
-	} else if (sent_rc) {
 		unknown = true;
 	}
 	if (f->streams) {

@@ -61,6 +61,8 @@ int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine
 /* After the engine opened: off if it does not stamp. Exit status or 0. */
 int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_opts *o, const struct xp_engine_ops *ops, char *err,
 		    size_t errlen);
+/* Interval 0 starts now: just before the request, after the engine was made (ops->set_t0). */
+void xp_cmeas_t0(struct xp_cmeas *m, const struct xp_engine_ops *ops, struct xp_engine *e);
 /* The request's stamp settings. */
 void xp_cmeas_request(const struct xp_cmeas *m, struct xp_test_stamp *st);
 /* The server's "started": does it read them, and is the clock shared. */
