@@ -160,6 +160,8 @@ void xp_cmeas_info(const struct xp_cmeas *m, struct xp_report_info *i)
 	i->oneway = m->oneway;
 	i->grace = m->grace;
 	i->setup_s = m->setup_s;
+	i->stamp_t0 = m->t0;
+	i->stamp_ival = m->ival;
 	snprintf(i->stamp_note, sizeof(i->stamp_note), "%s", m->note);
 }
 

@@ -196,7 +196,8 @@ struct xp_report_info {
 	const char *stamp_clock;  /* "CLOCK_MONOTONIC" / "CLOCK_TAI" */
 	bool oneway;              /* one-way latency (both ends share the clock) */
 	double grace;             /* s interval lines lag their interval's end (late frames' grace) */
-	double setup_s;           /* s of interval 0 before the engine started (loaded, asked the server) */
+	double setup_s;           /* s of interval 0 before the engine started (asked the server, started it) */
+	uint64_t stamp_t0, stamp_ival; /* interval 0's start and the intervals' length, stamp ticks */
 	char stamp_note[200];     /* no stamps: why, and what the report gives instead; one way not: why */
 };
 

@@ -102,7 +102,7 @@ void xp_report_meas_start(struct xp_report *r, const struct xp_report_info *i)
 	fprintf(r->out, "Loss by send interval; each line is printed %s after its interval ends (the grace for late "
 			"frames)\n", xp_fmt_secs(i->grace, g, sizeof(g)));
 	if (i->setup_s > 0.0005)
-		fprintf(r->out, "Interval 0 includes the %.0f ms before the engine started (loading it, asking the server)\n",
+		fprintf(r->out, "Interval 0 includes the %.0f ms before the engine started (asking the server, starting it)\n",
 			i->setup_s * 1e3);
 }
 
@@ -138,8 +138,9 @@ void xp_report_meas_end(struct xp_report *r, const struct xp_period *p)
 			xp_fmt_ns(xp_lat_quantile_ns(&m->lat, xp_lat_pcts[i].q), a, sizeof(a)));
 	fprintf(r->out, "\n");
 	if (m->streams)
-		fprintf(r->out, "Jitter    RFC 3550 interarrival: %s (mean of %u streams), max %s\n",
-			xp_fmt_ns(m->jitter_mean_ns, a, sizeof(a)), m->streams, xp_fmt_ns(m->jitter_max_ns, b, sizeof(b)));
+		fprintf(r->out, "Jitter    RFC 3550 interarrival: %s (mean of %u stream%s), max %s\n",
+			xp_fmt_ns(m->jitter_mean_ns, a, sizeof(a)), m->streams, m->streams == 1 ? "" : "s",
+			xp_fmt_ns(m->jitter_max_ns, b, sizeof(b)));
 }
 
 static void add_d(struct json_object *o, const char *k, double v)
@@ -202,6 +203,9 @@ struct json_object *xp_stamps_info_json(const struct xp_report_info *i)
 		json_object_object_add(o, "oneway", json_object_new_boolean(i->oneway));
 		add_d(o, "line_lag_seconds", i->grace);
 		add_d(o, "setup_seconds_in_interval_0", i->setup_s);
+		/* So that a capture of the same frames can be binned as xdpperf bins them. */
+		add_u(o, "t0_ticks", i->stamp_t0);
+		add_u(o, "interval_ticks", i->stamp_ival);
 		add_u(o, "latency_tick_ns", XP_STAMP_TICK_NS);
 		json_object_object_add(o, "latency_resolution",
 				       json_object_new_string("log-linear buckets: 4 ns up to 256 ns, then 32 per octave "
