@@ -207,6 +207,11 @@ struct json_object *xp_stamps_info_json(const struct xp_report_info *i)
 		add_u(o, "t0_ticks", i->stamp_t0);
 		add_u(o, "interval_ticks", i->stamp_ival);
 		add_u(o, "latency_tick_ns", XP_STAMP_TICK_NS);
+		/* The server's accounting is fixed in size, whatever the traffic (bpf/measure.h). */
+		struct json_object *mem = json_object_new_object();
+		add_u(mem, "stream_state", (uint64_t)sizeof(struct xp_stream_acct) * XP_STAMP_MAX_STREAMS * XP_MAX_SLOTS);
+		add_u(mem, "interval_bins_per_cpu", (uint64_t)sizeof(struct xp_ibin) * XP_IBINS * XP_MAX_SLOTS);
+		json_object_object_add(o, "server_memory_bytes", mem);
 		json_object_object_add(o, "latency_resolution",
 				       json_object_new_string("log-linear buckets: 4 ns up to 256 ns, then 32 per octave "
 							      "(within 1.6 % of the value)"));
