@@ -68,6 +68,33 @@ static uint64_t now_ticks(void)
 	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
 }
 
+/* What the kernel counted as sent by interface name (/proc/net/dev of
+ * this namespace): the independent count of the frames put on the wire. */
+static uint64_t tx_packets(const char *name)
+{
+	FILE *f = fopen("/proc/net/dev", "r");
+	char line[512];
+	uint64_t v[16] = { 0 };
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+		char *n = line;
+		if (!c)
+			continue;
+		*c = 0;
+		while (*n == ' ')
+			n++;
+		if (strcmp(n, name))
+			continue;
+		/* rx: bytes packets errs drop fifo frame compressed multicast, tx: bytes packets ... */
+		assert_int_equal(sscanf(c + 1, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3],
+					&v[4], &v[5], &v[6], &v[7], &v[8], &v[9]), 10);
+	}
+	fclose(f);
+	return v[9];
+}
+
 /* n stamped UDP frames (stream 0, seq 0..n-1, sent now) out of PEER. */
 static void send_frames(unsigned n)
 {
@@ -140,7 +167,9 @@ static void measure(struct env *e, enum xp_xdp_mode mode, uint32_t flags, unsign
 	assert_true(e->slot >= 0);
 	struct xp_slot_meas sm = { .t0 = now_ticks() - SEC_TICKS / 2, .ival = 10 * SEC_TICKS, .flags = flags };
 	assert_int_equal(server_prog_meas_start(e->rp, e->slot, &sm), 0);
+	uint64_t tx0 = tx_packets(PEER);
 	send_frames(n);
+	assert_int_equal(tx_packets(PEER) - tx0, n); /* the kernel's count of what left the peer */
 	memset(h, 0, sizeof(*h));
 	h->min = UINT64_MAX;
 	assert_int_equal(server_prog_read_ibin(e->rp, e->slot, 0, h), 0);
@@ -232,7 +261,7 @@ static int group_setup(void **state)
 		fprintf(stderr, "test_server_hwts: unshare(CLONE_NEWNET): %s\n", strerror(errno));
 		return -1;
 	}
-	if (xp_netns("add", "-") || xp_netns("pair", "-", DEV, "-", PEER) ||
+	if (xp_netns("add", "--no-ipv6", "-") || xp_netns("pair", "-", DEV, "-", PEER) ||
 	    xp_netns("addr", "-", DEV, SRV4 "/24"))
 		return -1;
 	ifi = if_nametoindex(DEV);
