@@ -188,7 +188,12 @@ static void test_device_bound_on_veth(void **state)
 	struct xp_lat_hist h;
 	struct xp_meas_stats ms;
 
-	assert_true(xp_hwts_driver_has((int)ifi));
+	if (!xp_hwts_driver_has((int)ifi)) {
+		/* A kernel without the netdev family or veth's metadata ops
+		 * (before 6.3): a kernel feature missing, the one reason to skip. */
+		fprintf(stderr, "test_server_hwts: this kernel reports no XDP RX timestamp for veth\n");
+		skip();
+	}
 	server_prog_set_hwts(e->rp, true);
 	measure(e, XP_XDP_NATIVE, XP_MEAS_HWTS | XP_MEAS_ONEWAY, 20, &h, &ms);
 	const char *why;
