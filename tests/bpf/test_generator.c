@@ -873,15 +873,20 @@ static int child_live(int engine)
 		return sent == 10000 && got == 10000 ? CHILD_OK : 1;
 	}
 
-	/* The engine: 20 kpps for 0.5 s; the peer gets exactly what it sent. */
+	/* The engine: 20 kpps for 0.5 s; the peer gets exactly what it sent.
+	 * Stamped, in 250-ms send intervals from t0 set after create (as the
+	 * client does): the intervals' sent_in add up to what it sent. */
 	struct xp_engine *e;
 	struct xp_engine_stats st;
 	c.pps = 20000;
 	c.max_seconds = 5;
+	c.frames.stamp.ival = 250000000ull >> XP_STAMP_TICK_SHIFT;
 	if (xp_engine_live.create(&c, &e, err, sizeof(err))) {
 		printf("live engine: %s\n", err);
 		return 1;
 	}
+	uint64_t tk0 = now_ticks(false);
+	xp_engine_live.set_t0(e, tk0);
 	double t0 = xp_now();
 	if (xp_engine_live.start(e, err, sizeof(err))) {
 		printf("live engine: %s\n", err);
@@ -897,8 +902,25 @@ static int child_live(int engine)
 	}
 	xp_engine_live.stop(e);
 	double secs = xp_now() - t0;
+	uint64_t nival = ((now_ticks(false) - tk0) / c.frames.stamp.ival) + 1, in_ivals = 0;
 	xp_engine_live.read(e, &st);
+	for (uint64_t k = 0; k < nival; k++) {
+		uint64_t n = 0;
+		int r = xp_engine_live.sent_in(e, k, &n);
+		printf("live engine: interval %llu sent_in %llu (%d)\n", (unsigned long long)k, (unsigned long long)n, r);
+		if (r) {
+			printf("live engine: sent_in(%llu): %s\n", (unsigned long long)k, strerror(-r));
+			if (nival <= XP_IBINS)
+				return 1;
+		}
+		in_ivals += n;
+	}
 	xp_engine_live.destroy(e);
+	if (nival <= XP_IBINS && in_ivals != st.tx.pkts) {
+		printf("live engine: the intervals hold %llu frames, it sent %llu\n", (unsigned long long)in_ivals,
+		       (unsigned long long)st.tx.pkts);
+		return 1;
+	}
 	uint64_t got = rx_settle(rx0, st.tx.pkts);
 	printf("live engine: sent %llu in %.3f s at 20 kpps (mode %s), peer received %llu\n",
 	       (unsigned long long)st.tx.pkts, secs, st.mode, (unsigned long long)got);
