@@ -319,6 +319,7 @@ static char *render_meas(enum xp_report_format fmt)
 	i.stamps = true, i.oneway = true, i.grace = 1.0, i.setup_s = 0.012;
 	i.stamp_place = "first 8 payload bytes", i.stamp_clock = "CLOCK_MONOTONIC";
 	i.stamp_t0 = 123456789, i.stamp_ival = 250000000;
+	i.rx_clock = "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
 	struct xp_period p = meas_period();
 	struct xp_summary *s = calloc(1, sizeof(*s));
 	assert_non_null(s);
@@ -340,6 +341,7 @@ static void test_measurement_text(void **state)
 	assert_non_null(strstr(s, "Stamps in every frame (first 8 payload bytes: stream, sequence number, send time), "
 				  "CLOCK_MONOTONIC; one-way latency"));
 	assert_non_null(strstr(s, "each line is printed 1 s after its interval ends"));
+	assert_non_null(strstr(s, "Arrivals timed by the server's CLOCK_MONOTONIC (bpf_ktime_get_ns)"));
 	assert_non_null(strstr(s, "Interval 0 includes the 12 ms"));
 	assert_non_null(strstr(s, "      stamped 1000 lost 10 (1.000%) dup 2 reord 3 late 1; latency min 1.00us mean "
 				  "2.48us p50 1.01us p90 4.00us p99 4.00us p99.9 4.00us p99.99 4.00us max 4.00us; "
@@ -365,6 +367,11 @@ static void test_measurement_json_formats(void **state)
 	assert_true(jget(st, "t0_ticks", NULL) == 123456789);
 	assert_true(jget(st, "interval_ticks", NULL) == 250000000);
 	assert_true(jget(st, "line_lag_seconds", NULL) == 1.0);
+	assert_true(jget(st, "server_memory_bytes", "stream_state") == 208.0 * 256 * 64);
+	assert_true(jget(st, "server_memory_bytes", "interval_bins_per_cpu") == 3664.0 * 4 * 64);
+	struct json_object *rc;
+	assert_true(json_object_object_get_ex(st, "rx_clock", &rc));
+	assert_string_equal(json_object_get_string(rc), "CLOCK_MONOTONIC (bpf_ktime_get_ns)");
 	assert_true(json_object_object_get_ex(o, "intervals", &iv));
 	assert_true(jd(json_object_array_get_idx(iv, 0), "measurement.lost") == 10);
 	assert_true(jd(o, "end.sum.measurement.latency.p50_ns") == 1008);

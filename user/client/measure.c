@@ -148,6 +148,7 @@ void xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_o
 	bool server_oneway = json_object_object_get_ex(p, "oneway", &v) && json_object_get_boolean(v);
 	/* Both must agree: we know our boot id, the server what it times with. */
 	m->oneway = server_oneway && (same_host || o->clock_tai);
+	xp_msg_printable(xp_json_str(p, "rx_clock", "the server's kernel clock"), m->rx_clock, sizeof(m->rx_clock));
 	if (!m->oneway)
 		snprintf(m->note, sizeof(m->note), "not measured one way (different clocks; use the round-trip mode)");
 }
@@ -157,6 +158,7 @@ void xp_cmeas_info(const struct xp_cmeas *m, struct xp_report_info *i)
 	i->stamps = m->on;
 	i->stamp_place = m->place == XP_STAMP_AT_IPID ? "IPv4 ID + first 6 payload bytes" : "first 8 payload bytes";
 	i->stamp_clock = m->tai ? "CLOCK_TAI" : "CLOCK_MONOTONIC";
+	i->rx_clock = m->rx_clock;
 	i->oneway = m->oneway;
 	i->grace = m->grace;
 	i->setup_s = m->setup_s;

@@ -46,6 +46,7 @@ struct xp_cmeas {
 	double setup_s;           /* time from t0 until the engine started */
 	bool oneway;              /* both ends share the clock */
 	char note[200];           /* no stamps (why) / no one-way latency (why) */
+	char rx_clock[64];        /* what times arrivals at the server (its "started" reply) */
 	uint64_t next;            /* the next send interval to read */
 	struct xp_meas_line *q;   /* lines waiting, oldest first */
 	unsigned qn, qcap;

@@ -194,6 +194,7 @@ struct xp_report_info {
 	bool stamps;              /* every frame carries one and the server reads them */
 	const char *stamp_place;  /* "payload" / "IPv4 ID + payload" */
 	const char *stamp_clock;  /* "CLOCK_MONOTONIC" / "CLOCK_TAI" */
+	const char *rx_clock;     /* what timed arrivals at the server ("CLOCK_MONOTONIC (bpf_ktime_get_ns)", the NIC's) */
 	bool oneway;              /* one-way latency (both ends share the clock) */
 	double grace;             /* s interval lines lag their interval's end (late frames' grace) */
 	double setup_s;           /* s of interval 0 before the engine started (asked the server, started it) */

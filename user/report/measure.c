@@ -99,6 +99,8 @@ void xp_report_meas_start(struct xp_report *r, const struct xp_report_info *i)
 	}
 	fprintf(r->out, "Stamps in every frame (%s: stream, sequence number, send time), %s; %s\n", i->stamp_place,
 		i->stamp_clock, i->oneway ? "one-way latency (both ends share the clock)" : i->stamp_note);
+	if (i->oneway && i->rx_clock && i->rx_clock[0])
+		fprintf(r->out, "Arrivals timed by the server's %s\n", i->rx_clock);
 	fprintf(r->out, "Loss by send interval; each line is printed %s after its interval ends (the grace for late "
 			"frames)\n", xp_fmt_secs(i->grace, g, sizeof(g)));
 	if (i->setup_s > 0.0005)
@@ -201,6 +203,8 @@ struct json_object *xp_stamps_info_json(const struct xp_report_info *i)
 		json_object_object_add(o, "place", json_object_new_string(i->stamp_place));
 		json_object_object_add(o, "clock", json_object_new_string(i->stamp_clock));
 		json_object_object_add(o, "oneway", json_object_new_boolean(i->oneway));
+		if (i->rx_clock && i->rx_clock[0])
+			json_object_object_add(o, "rx_clock", json_object_new_string(i->rx_clock));
 		add_d(o, "line_lag_seconds", i->grace);
 		add_d(o, "setup_seconds_in_interval_0", i->setup_s);
 		/* So that a capture of the same frames can be binned as xdpperf bins them. */

@@ -51,15 +51,21 @@ void srv_meas_start(struct server *s, struct srv_client *c)
 	c->meas_why[0] = '\0';
 }
 
-void srv_meas_started_json(struct srv_client *c, struct json_object *o)
+void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_object *o)
 {
 	char bid[40];
 	xp_boot_id(bid, sizeof(bid));
 	struct json_object *p = json_object_new_object();
 	json_object_object_add(p, "read", json_object_new_boolean(c->meas));
-	if (c->meas)
+	if (c->meas) {
 		json_object_object_add(p, "oneway", json_object_new_boolean(c->meas_oneway));
-	else
+		/* Which clock times a frame's arrival (the report says it). */
+		const char *why = NULL;
+		bool nic = c->test.stamp.hwts && server_prog_hwts_on(s->rp, c->ifindex, &why);
+		json_object_object_add(p, "rx_clock", json_object_new_string(nic ? "the NIC's receive timestamp"
+									 : c->test.stamp.tai ? "CLOCK_TAI (bpf_ktime_get_tai_ns)"
+									 : "CLOCK_MONOTONIC (bpf_ktime_get_ns)"));
+	} else
 		json_object_object_add(p, "why", json_object_new_string(c->meas_why));
 	json_object_object_add(o, "stamps", p);
 	json_object_object_add(o, "boot_id", json_object_new_string(bid));

@@ -115,7 +115,7 @@ static void send_started(struct server *s, struct srv_client *c)
 	json_object_object_add(o, "slot", json_object_new_int(c->slot));
 	json_object_object_add(o, "dev", json_object_new_string(l.name));
 	json_object_object_add(o, "xdp_mode", json_object_new_string(c->mode));
-	srv_meas_started_json(c, o);
+	srv_meas_started_json(s, c, o);
 	int r = xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
 	printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, %.0f s, counting with XDP (%s%s) on %s\n", c->peer_s,

@@ -101,7 +101,7 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 /* Hand the test's stamp settings to the XDP program (before its first frame). */
 void srv_meas_start(struct server *s, struct srv_client *c);
 /* The "started" reply's part: our boot id, whether and how the stamps are read. */
-void srv_meas_started_json(struct srv_client *c, struct json_object *o);
+void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_object *o);
 /* A sample's "final": i: close intervals up to i, add i summed over CPUs to o. 0 or -1 with err. */
 int srv_meas_final(struct server *s, struct srv_client *c, struct json_object *m, struct json_object *o, char *err,
 		   size_t errlen);
