@@ -345,7 +345,7 @@ static void test_measurement_text(void **state)
 	assert_non_null(strstr(s, "Interval 0 includes the 12 ms"));
 	assert_non_null(strstr(s, "      stamped 1000 lost 10 (1.000%) dup 2 reord 3 late 1; latency min 1.00us mean "
 				  "2.48us p50 1.01us p90 4.00us p99 4.00us p99.9 4.00us p99.99 4.00us max 4.00us; "
-				  "jitter 175ns (max 200ns, 2 streams)"));
+				  "jitter 175ns (max 200ns, 2 streams) (send intervals 4-5)"));
 	assert_non_null(strstr(s, "Lost                10 frames  (1.0000 %)  (by stamps)"));
 	assert_non_null(strstr(s, "Stamped           1000 frames in send intervals 4-5"));
 	assert_non_null(strstr(s, "Dup                  2  reordered 3 (RFC 4737; extent up to 7 sequence numbers)  late 1"));

@@ -85,6 +85,9 @@ void xp_report_meas_line(struct xp_report *r, const struct xp_meas_figs *m)
 		"; ", m->sent, m->lost, pct, m->lat.dup, m->lat.reordered, m->lat.late);
 	latency_text(r, m);
 	jitter_text(r, m);
+	/* The last line also holds what was sent while the engine stopped (or after an interrupt). */
+	if (m->last > m->first)
+		fprintf(r->out, " (send intervals %" PRIu64 "-%" PRIu64 ")", m->first, m->last);
 	fprintf(r->out, "\n");
 }
 
