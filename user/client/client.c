@@ -57,8 +57,6 @@ struct client {
 	bool no_server;             /* --peer kernel against a TCP server without xdpperf: no control channel */
 	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
 	struct xp_cmeas meas;       /* frame tests: the stamps, and interval lines waiting for their figures */
-	struct xp_stream_figs *streams; /* the stop reply's per-stream figures */
-	int nstreams;               /* their count, -1 until they came */
 };
 
 static int wait_until(struct client *c, double until);
@@ -84,19 +82,13 @@ static int fail(struct client *c, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/*
- * Ask the server for its counters; "sample" during the test, "stop" at the
- * end. A sample may ask for final send interval `final` (>= 0) into *fin.
- */
-static int server_ask(struct client *c, const char *op, int64_t final, struct xp_final_ival *fin, struct snap *out,
-		      double *cpu)
+/* Ask the server for its counters; "sample" during the test, "stop" at the end. */
+static int server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
 {
 	if (c->no_server) /* nobody to ask: the server's figures stay zero, and the report says why */
 		return 0;
 	struct json_object *m = json_object_new_object(), *r = NULL, *v;
 	json_object_object_add(m, "op", json_object_new_string(op));
-	if (final >= 0)
-		json_object_object_add(m, "final", json_object_new_int64(final));
 	int e = xp_ctrl_send(&c->ctrl, m);
 	json_object_put(m);
 	if (e)
@@ -134,58 +126,10 @@ static int server_ask(struct client *c, const char *op, int64_t final, struct xp
 		*cpu = xp_json_double(r, "cpu_percent", -1);
 	c->last.rx = out->rx;
 	c->last.srv = out->srv;
-	char err[160];
-	if (final >= 0 && (!json_object_object_get_ex(r, "interval", &v) || xp_final_from_json(v, fin, err, sizeof(err)) ||
-			   fin->index != (uint64_t)final)) {
-		snprintf(c->errbuf, sizeof(c->errbuf), "server: no valid figures of send interval %lld", (long long)final);
-		json_object_put(r);
-		return -EPROTO;
-	}
-	if (c->streams && json_object_object_get_ex(r, "streams", &v)) {
-		c->nstreams = xp_streams_from_json(v, c->streams, XP_STAMP_MAX_STREAMS, err, sizeof(err));
-		if (c->nstreams < 0) {
-			snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", err);
-			json_object_put(r);
-			return -EPROTO;
-		}
-	}
+	/* The stop reply of a test with stamps: its per-stream figures. */
+	e = json_object_object_get_ex(r, "streams", &v) ? xp_cmeas_streams_json(&c->meas, v, c->errbuf, sizeof(c->errbuf)) : 0;
 	json_object_put(r);
-	return 0;
-}
-
-static int server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
-{
-	return server_ask(c, op, -1, NULL, out, cpu);
-}
-
-/* Send interval `next` is final: the server's bins of it, and what the engine stamped into it. 0 or -errno. */
-static int fetch_final(struct client *c)
-{
-	struct xp_final_ival *f = malloc(sizeof(*f));
-	struct snap scratch = c->last;
-	uint64_t i = c->meas.next, sent = 0;
-	if (!f)
-		return -ENOMEM;
-	int e = server_ask(c, "sample", (int64_t)i, f, &scratch, NULL);
-	if (!e) {
-		int rc = c->ops->sent_in(c->eng, i, &sent);
-		xp_cmeas_add(&c->meas, f, rc, sent);
-	}
-	free(f);
 	return e;
-}
-
-/* Print the interval lines whose send intervals are all final (all: every one left, as it is). */
-static void flush_lines(struct client *c, bool all)
-{
-	struct xp_meas_line *l;
-	while ((l = xp_cmeas_ready(&c->meas, all))) {
-		/* Left over after an error: without figures rather than with half of them. */
-		if (c->meas.next <= l->last)
-			l->p.meas.valid = false;
-		xp_report_interval(&c->rep, &l->p);
-		xp_cmeas_pop(&c->meas);
-	}
 }
 
 /* Wait until `until` (as wait_until), reading the send intervals that become final meanwhile. */
@@ -196,10 +140,10 @@ static int wait_reading(struct client *c, double until)
 		int w = wait_until(c, due < until ? due : until);
 		if (w || due > until)
 			return w;
-		int e = fetch_final(c);
+		int e = xp_cmeas_fetch(&c->meas, &c->ctrl, c->ops, c->eng, c->errbuf, sizeof(c->errbuf));
 		if (e)
 			return e;
-		flush_lines(c, false);
+		xp_cmeas_flush(&c->meas, &c->rep, false);
 	}
 }
 
@@ -741,14 +685,14 @@ static void finish_intervals(struct client *c)
 	uint64_t cur = now > c->meas.t0 ? (now - c->meas.t0) / c->meas.ival : 0;
 	xp_cmeas_extend(&c->meas, cur);
 	while (c->meas.next <= cur) {
-		int e = fetch_final(c);
+		int e = xp_cmeas_fetch(&c->meas, &c->ctrl, c->ops, c->eng, c->errbuf, sizeof(c->errbuf));
 		if (e) {
 			c->error = ctrl_errstr(c, e);
 			c->server_gone = true;
 			return;
 		}
 	}
-	flush_lines(c, false);
+	xp_cmeas_flush(&c->meas, &c->rep, false);
 }
 
 static int run_test(struct client *c, struct xp_summary *sum)
@@ -815,13 +759,10 @@ static int run_test(struct client *c, struct xp_summary *sum)
 		}
 	}
 	/* Lines still waiting (the server went away, or an error): printed without the stamps' figures. */
-	flush_lines(c, true);
+	xp_cmeas_flush(&c->meas, &c->rep, true);
 	period_of(c, &end, &zero, &sum->total);
-	if (c->meas.on && !c->error) {
-		if (c->nstreams >= 0)
-			xp_cmeas_streams(&c->meas, c->streams, (unsigned)c->nstreams);
+	if (c->meas.on && !c->error)
 		xp_cmeas_summary(&c->meas, &sum->total);
-	}
 	/* For the whole test, "open" is the most that were open at once. */
 	sum->total.sock.open_now = peak_open;
 	sum->total.sock.s_open_now = peak_s_open;
@@ -967,11 +908,7 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		fail(c, rc, "%s", err);
 		goto out;
 	}
-	c->nstreams = -1;
-	if (c->meas.on && !(c->streams = calloc(XP_STAMP_MAX_STREAMS, sizeof(*c->streams)))) {
-		rc = fail(c, 1, "out of memory");
-		goto out;
-	}
+
 	if (c->ops->figures == XP_FIGS_HANDSHAKES &&
 	    xp_diag_watch_start(&c->diag, o->device_netns, c->link.ifindex, err, sizeof(err))) {
 		rc = fail(c, 1, "%s", err);
@@ -994,7 +931,6 @@ out:
 		close(c->ctrl.fd);
 	xp_auth_key_clear(&c->key);
 	xp_cmeas_free(&c->meas);
-	free(c->streams);
 	free(c);
 	return rc;
 }

@@ -304,6 +304,77 @@ void xp_cmeas_summary(struct xp_cmeas *m, struct xp_period *total)
 	total->meas = *t;
 }
 
+int xp_cmeas_fetch(struct xp_cmeas *m, struct xp_ctrl *ctrl, const struct xp_engine_ops *ops, struct xp_engine *e,
+		   char *err, size_t errlen)
+{
+	struct json_object *q = json_object_new_object(), *r = NULL, *v;
+	struct xp_final_ival *f = malloc(sizeof(*f));
+	uint64_t i = m->next, sent = 0;
+	char why[160], msg[200];
+	int rc;
+	json_object_object_add(q, "op", json_object_new_string("sample"));
+	json_object_object_add(q, "final", json_object_new_int64((int64_t)i));
+	rc = f ? xp_ctrl_send(ctrl, q) : -ENOMEM;
+	json_object_put(q);
+	if (rc)
+		goto out;
+	do {
+		rc = xp_ctrl_recv(ctrl, 3000, &r);
+	} while (rc == -EINTR);
+	if (rc <= 0) {
+		rc = rc == 0 ? -ECONNRESET : rc;
+		goto out;
+	}
+	rc = -EPROTO;
+	if (!strcmp(xp_json_str(r, "op", ""), "error")) {
+		xp_msg_printable(xp_json_str(r, "msg", "?"), msg, sizeof(msg));
+		snprintf(err, errlen, "server: %s", msg);
+		goto out;
+	}
+	if (!json_object_object_get_ex(r, "interval", &v) || xp_final_from_json(v, f, why, sizeof(why)) ||
+	    f->index != i) {
+		snprintf(err, errlen, "server: no valid figures of send interval %llu", (unsigned long long)i);
+		goto out;
+	}
+	/* What the engine stamped into i, read now that i is over (its ring still holds it). */
+	int sr = ops->sent_in(e, i, &sent);
+	xp_cmeas_add(m, f, sr, sent);
+	rc = 0;
+out:
+	json_object_put(r);
+	free(f);
+	return rc;
+}
+
+void xp_cmeas_flush(struct xp_cmeas *m, struct xp_report *rep, bool all)
+{
+	struct xp_meas_line *l;
+	while ((l = xp_cmeas_ready(m, all))) {
+		/* Left over after an error: without figures rather than with half of them. */
+		if (m->next <= l->last)
+			l->p.meas.valid = false;
+		xp_report_interval(rep, &l->p);
+		xp_cmeas_pop(m);
+	}
+}
+
+int xp_cmeas_streams_json(struct xp_cmeas *m, struct json_object *a, char *err, size_t errlen)
+{
+	char why[160];
+	if (!m->on)
+		return 0;
+	struct xp_stream_figs *st = calloc(XP_STAMP_MAX_STREAMS, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	int n = xp_streams_from_json(a, st, XP_STAMP_MAX_STREAMS, why, sizeof(why));
+	if (n >= 0)
+		xp_cmeas_streams(m, st, (unsigned)n);
+	else
+		snprintf(err, errlen, "server: %s", why);
+	free(st);
+	return n < 0 ? -EPROTO : 0;
+}
+
 void xp_cmeas_free(struct xp_cmeas *m)
 {
 	free(m->q);

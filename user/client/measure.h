@@ -88,6 +88,16 @@ void xp_cmeas_extend(struct xp_cmeas *m, uint64_t upto);
 void xp_cmeas_streams(struct xp_cmeas *m, const struct xp_stream_figs *s, unsigned n);
 /* The whole test's figures into sum->total.meas. */
 void xp_cmeas_summary(struct xp_cmeas *m, struct xp_period *total);
+/* Ask the server for send interval `next`, now final, and the engine what it stamped into it; add them.
+ * 0, or -errno (-EPROTO with the reason in err). */
+struct xp_ctrl;
+int xp_cmeas_fetch(struct xp_cmeas *m, struct xp_ctrl *ctrl, const struct xp_engine_ops *ops, struct xp_engine *e,
+		   char *err, size_t errlen);
+/* Print the lines whose send intervals are all in (all: every one left; one without all its figures
+ * is printed without any). */
+void xp_cmeas_flush(struct xp_cmeas *m, struct xp_report *rep, bool all);
+/* The stop reply's "streams" into the total. 0 or -EPROTO with err. */
+int xp_cmeas_streams_json(struct xp_cmeas *m, struct json_object *a, char *err, size_t errlen);
 void xp_cmeas_free(struct xp_cmeas *m);
 
 #endif
