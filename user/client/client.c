@@ -701,14 +701,15 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	struct snap now = { 0 };
 	c->ops->read(c->eng, &now.eng);
 	struct xp_report_info info;
-	c->meas.setup_s = c->meas.on ? xp_now() - c->meas.t0_s : 0;
+	c->meas.setup_s = c->meas.on ? xp_now() - c->meas.t0_s : 0; /* to the engine's start, below */
 	fill_info(c, &info, &now.eng);
 	xp_report_start(&c->rep, &info);
 
 	double cpu0 = xp_cpu_seconds();
-	/* With stamps the schedule starts at their interval 0 (set before the engine was made), so each line is
-	 * its send interval; the time since then is in interval 0 and the header says how long it was. */
-	double t0 = c->meas.on ? c->meas.t0_s : xp_now();
+	/* The lines' schedule starts with the engine, as without stamps (the test sends for -t); the stamps'
+	 * send intervals started at t0, just before the request: line k holds send interval k, which began
+	 * that much earlier (the header says how much; -J has t0). */
+	double t0 = xp_now();
 	if (c->ops->start(c->eng, err, sizeof(err))) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "the %s engine did not start: %s", c->ops->name, err);
 		c->error = c->errbuf;

@@ -197,7 +197,7 @@ struct xp_report_info {
 	const char *rx_clock;     /* what timed arrivals at the server ("CLOCK_MONOTONIC (bpf_ktime_get_ns)", the NIC's) */
 	bool oneway;              /* one-way latency (both ends share the clock) */
 	double grace;             /* s interval lines lag their interval's end (late frames' grace) */
-	double setup_s;           /* s of interval 0 before the engine started (asked the server, started it) */
+	double setup_s;           /* s the stamps' t0 precedes the lines' start (asking the server, starting the engine) */
 	uint64_t stamp_t0, stamp_ival; /* interval 0's start and the intervals' length, stamp ticks */
 	char stamp_note[200];     /* no stamps: why, and what the report gives instead; one way not: why */
 };

@@ -107,8 +107,8 @@ void xp_report_meas_start(struct xp_report *r, const struct xp_report_info *i)
 	fprintf(r->out, "Loss by send interval; each line is printed %s after its interval ends (the grace for late "
 			"frames)\n", xp_fmt_secs(i->grace, g, sizeof(g)));
 	if (i->setup_s > 0.0005)
-		fprintf(r->out, "Interval 0 includes the %.0f ms before the engine started (asking the server, starting it)\n",
-			i->setup_s * 1e3);
+		fprintf(r->out, "Send intervals start %.0f ms before the lines (t0 was set before asking the server and "
+				"starting the engine)\n", i->setup_s * 1e3);
 }
 
 void xp_report_meas_end(struct xp_report *r, const struct xp_period *p)
@@ -209,7 +209,7 @@ struct json_object *xp_stamps_info_json(const struct xp_report_info *i)
 		if (i->rx_clock && i->rx_clock[0])
 			json_object_object_add(o, "rx_clock", json_object_new_string(i->rx_clock));
 		add_d(o, "line_lag_seconds", i->grace);
-		add_d(o, "setup_seconds_in_interval_0", i->setup_s);
+		add_d(o, "send_intervals_lead_seconds", i->setup_s); /* t0 before the lines' start */
 		/* So that a capture of the same frames can be binned as xdpperf bins them. */
 		add_u(o, "t0_ticks", i->stamp_t0);
 		add_u(o, "interval_ticks", i->stamp_ival);
