@@ -245,7 +245,7 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 	struct xp_stream_acct *a;
 	enum xp_arrival_kind kind;
 	struct xp_ibin *b;
-	__u64 rx = 0, ts = 0, i;
+	__u64 rx = 0, ts = 0, i, bk;
 	__u32 key, flags;
 	__s64 lat;
 	int hw = 0;
@@ -328,9 +328,15 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 		b->lat_min = (__u64)lat;
 	if ((__u64)lat > b->lat_max)
 		b->lat_max = (__u64)lat;
-	key = xp_lat_bucket(lat > 0xffffffffll ? 0xffffffffu : (__u32)lat);
-	if (key < XP_LAT_BUCKETS)
-		b->hist[key]++;
+	/* The empty asm pins the index to one register, checked and used as
+	 * is: clang may otherwise check one copy and index with another whose
+	 * bound the verifier does not know (seen when this was inlined). */
+	bk = xp_lat_bucket(lat > 0xffffffffll ? 0xffffffffu : (__u32)lat);
+	asm volatile("" : "+r"(bk));
+	if (bk >= XP_LAT_BUCKETS)
+		return 0;
+	asm volatile("" : "+r"(bk));
+	b->hist[bk]++;
 	return 0;
 }
 

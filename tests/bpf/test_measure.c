@@ -138,6 +138,14 @@ static uint64_t now_ticks(void)
 	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
 }
 
+static uint64_t tai_ticks(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_TAI, &t); /* bpf_ktime_get_tai_ns()'s clock */
+	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
+}
+
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
@@ -498,6 +506,35 @@ static void test_latency_buckets(void **state)
 		h.min * 4 / 1e3, h.max * 4 / 1e3, lo, hi);
 }
 
+/* XP_MEAS_TAI: the receiver reads CLOCK_TAI. Stamps from CLOCK_TAI 1 ms
+ * ago are 1 ms (+ the run) late; the same stamps judged by CLOCK_MONOTONIC
+ * would be decades in the future (clock_neg), which is what a TAI sender
+ * against a receiver left on MONOTONIC gives. */
+static void test_tai_clock(void **state)
+{
+	struct env *e = *state;
+	const uint64_t off = 250000;
+	uint64_t before = tai_ticks();
+
+	start(e, before - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY | XP_MEAS_TAI);
+	for (uint32_t k = 0; k < 10; k++) {
+		struct sf f = { .payload = 18, .stream = 0, .seq = k, .ts = tai_ticks() - off };
+		assert_int_equal(run(e, &f), XDP_DROP);
+	}
+	uint64_t after = tai_ticks();
+	struct xp_lat_hist h = bin(e, 0);
+	assert_int_equal(h.n, 10);
+	assert_true(h.min >= off && h.max <= off + (after - before));
+
+	start(e, tai_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY);
+	struct sf f = { .payload = 18, .stream = 0, .seq = 0, .ts = tai_ticks() - off };
+	assert_int_equal(run(e, &f), XDP_DROP);
+	h = bin(e, 0);
+	assert_int_equal(h.recv, 1);
+	assert_int_equal(h.n, 0);
+	assert_int_equal(h.clock_neg, 1);
+}
+
 /* A send time after the receive time: the clocks disagree. Counted in
  * clock_neg, not timed; the frame still counts as received. */
 static void test_clock_neg(void **state)
@@ -675,6 +712,7 @@ int main(void)
 		T(test_late_after_close),
 		T(test_latency_buckets),
 		T(test_clock_neg),
+		T(test_tai_clock),
 		T(test_jitter),
 		T(test_ipv4_tcp_64),
 		T(test_ipv6_and_udp),
