@@ -7,10 +7,13 @@
  * engine's own loader, then run with plain BPF_PROG_RUN (no live frames),
  * which hands back each output frame. For every frame the test builds the
  * expected one independently (template, ports of xp_flow_ports, the TCP
- * sequence number, the stamp with the timestamp read back, L4 checksum
- * summed from scratch with user/net/csum.h) and compares every byte; it also
- * verifies the IPv4 header and L4 checksums of the output as a receiver
- * would. The input frame is garbage, not the template: live mode recycles
+ * sequence number, the stamp of bpf/lib/stamp.h with its send time read back
+ * and checked against the clock read around the run, the IPv4 header
+ * checksum (when the stamp uses the ID) and the L4 checksum summed from
+ * scratch) and compares every byte; it also verifies the IPv4 header and L4
+ * checksums of the output as a receiver would, with user/net/csum.h and with
+ * a plain RFC 1071 sum written in the test. The send-interval bins are
+ * checked after every frame against the intervals of the frames' own stamps. The input frame is garbage, not the template: live mode recycles
  * buffers with whatever they last held, so the program must rewrite all.
  *
  * The process is pinned to one CPU: the generator's state is per CPU.
