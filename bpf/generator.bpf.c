@@ -57,6 +57,9 @@ const volatile struct xp_generator_config config = { .nthreads = 1, .conn_space 
 
 /* t0 and ival of the send intervals: writable after load (generator.h). */
 volatile struct xp_gen_meas gen_meas = { 0 };
+/* Per thread, bumped by userspace before each BPF_PROG_RUN call: where the
+ * program's batches start (XP_GEN_BATCH in generator.h). */
+volatile __u64 gen_call[XP_GEN_MAX_THREADS] = { 0 };
 
 /* One entry; per CPU so the hot path needs no atomics (see generator.h). */
 struct {
@@ -169,34 +172,33 @@ static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_s
 }
 
 /*
- * Stream mode: count a stamped frame of send time ts (full ticks) into its
- * send interval, (ts - t0) / ival, frames before t0 into interval 0. The
- * CPU's state keeps the current interval and where it ends, so this divides
- * once per interval, not per frame: the clock only moves forward on a CPU.
+ * Stream mode: the send interval of send time ts (full ticks), (ts - t0) /
+ * ival, frames before t0 in interval 0, made st's current one (its bin
+ * reset if it held an older interval). Run at each clock read, i.e. once
+ * per batch, and it divides only when the interval has ended: the clock
+ * only moves forward on a CPU. Each frame then adds one to the current
+ * bin (see write_stamp).
  */
-static __always_inline void count_sent(struct xp_gen_state *st, __u64 ts)
+static __always_inline void next_interval(struct xp_gen_state *st, __u64 ts)
 {
 	__u64 t0 = gen_meas.t0, ival = gen_meas.ival, idx;
 	struct xp_sbin *b;
 
-	if (!ival)
+	if (!ival || ts < st->ival_end)
 		return;
-	if (ts >= st->ival_end) {
-		idx = ts < t0 ? 0 : (ts - t0) / ival;
-		st->ival_idx = idx;
-		st->ival_end = t0 + (idx + 1) * ival;
-		b = &st->sbins[idx & (XP_IBINS - 1)];
-		if (b->tag != idx + 1) { /* the bin held an older interval: reuse it */
-			b->tag = idx + 1;
-			b->sent = 0;
-		}
+	idx = ts < t0 ? 0 : (ts - t0) / ival;
+	st->ival_idx = idx;
+	st->ival_end = t0 + (idx + 1) * ival;
+	b = &st->sbins[idx & (XP_IBINS - 1)];
+	if (b->tag != idx + 1) { /* the bin held an older interval: reuse it */
+		b->tag = idx + 1;
+		b->sent = 0;
 	}
-	st->sbins[st->ival_idx & (XP_IBINS - 1)].sent++;
 }
 
 /*
  * 2''. Stream mode: the stamp of lib/stamp.h (stream stream_base + tid,
- * seq n, the time now) where config.stamp says, accounted in cd for the L4
+ * seq n, the batch's send time) where config.stamp says, accounted in cd for the L4
  * checksum; at XP_STAMP_AT_IPID its first two bytes go into the IPv4 ID
  * instead, whose header checksum is fixed here (RFC 1624 eqn 3, as SYN mode
  * does for addresses; the ID is not in the L4 pseudo-header). The payload
@@ -207,7 +209,19 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
 				       struct csum_delta *cd)
 {
 	void *pl = data + config.payload_off;
-	__u64 ts = (config.stamp_tai ? bpf_ktime_get_tai_ns() : bpf_ktime_get_ns()) >> XP_STAMP_TICK_SHIFT;
+	__u64 call = gen_call[st->tid & (XP_GEN_MAX_THREADS - 1)], ts;
+
+	/* The first frame of a call, and of each batch in it, reads the clock;
+	 * the rest of the batch leaves with it (see XP_GEN_BATCH). */
+	if (call != st->call || ((n - st->call_n0) & (XP_GEN_BATCH - 1)) == 0) {
+		if (call != st->call) {
+			st->call = call;
+			st->call_n0 = n;
+		}
+		st->ts = (config.stamp_tai ? bpf_ktime_get_tai_ns() : bpf_ktime_get_ns()) >> XP_STAMP_TICK_SHIFT;
+		next_interval(st, st->ts);
+	}
+	ts = st->ts;
 	__u64 v = xp_stamp_pack(config.stream_base + st->tid, n, ts);
 
 	if (config.stamp == XP_STAMP_AT_PAYLOAD) {
@@ -238,7 +252,8 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
 	} else {
 		return 0;
 	}
-	count_sent(st, ts);
+	/* Counted in its send interval (ival 0: no bins, the tag stays 0). */
+	st->sbins[st->ival_idx & (XP_IBINS - 1)].sent++;
 	return 0;
 }
 

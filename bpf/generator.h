@@ -51,6 +51,23 @@ struct xp_gen_meas {
 };
 
 /*
+ * The send time: one clock read per kernel batch, not per frame. A clock
+ * read (bpf_ktime_get_ns) costs ~32 ns here, a third of a frame's budget
+ * at full rate (measured: 19 ns per frame without stamps, 57 with a read
+ * per frame, 25 without the read). Live mode runs the program on a batch of
+ * up to XP_GEN_BATCH frames and transmits the batch's XDP_TX frames
+ * together after it, so every frame of a batch leaves at the same moment:
+ * the batch's first frame reads the clock and the others take that time,
+ * which is no further from when they go out than a read of their own.
+ * The program knows where a batch starts from userspace: before each
+ * BPF_PROG_RUN call the thread bumps gen_call[tid] (xp_gen_new_call), and
+ * batches start every XP_GEN_BATCH frames of a call (the kernel's
+ * batch_size, which the live engine sets to this).
+ */
+#define XP_GEN_BATCH 64u
+#define XP_GEN_MAX_THREADS 1024u /* gen_call entries: threads are at most the CPUs */
+
+/*
  * The program's configuration: the rodata variable `config`, set by
  * xp_gen_load() between open and load (skel->rodata->config) and frozen at
  * load, so the verifier sees every field as a constant (see
@@ -113,6 +130,10 @@ struct xp_gen_state {
 	__u64 ival_idx;
 	__u64 ival_end; /* 0: not yet computed (the first stamped frame does) */
 	struct xp_sbin sbins[XP_IBINS];
+	/* The batch's send time (see XP_GEN_BATCH): the call it belongs to
+	 * (gen_call[tid] when its first frame ran), that frame's number, and
+	 * the time it read (ticks). */
+	__u64 call, call_n0, ts;
 };
 
 #endif /* XDPPERF_GENERATOR_H */

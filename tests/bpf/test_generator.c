@@ -7,10 +7,13 @@
  * engine's own loader, then run with plain BPF_PROG_RUN (no live frames),
  * which hands back each output frame. For every frame the test builds the
  * expected one independently (template, ports of xp_flow_ports, the TCP
- * sequence number, the stamp with the timestamp read back, L4 checksum
- * summed from scratch with user/net/csum.h) and compares every byte; it also
- * verifies the IPv4 header and L4 checksums of the output as a receiver
- * would. The input frame is garbage, not the template: live mode recycles
+ * sequence number, the stamp of bpf/lib/stamp.h with its send time read back
+ * and checked against the clock read around the run, the IPv4 header
+ * checksum (when the stamp uses the ID) and the L4 checksum summed from
+ * scratch) and compares every byte; it also verifies the IPv4 header and L4
+ * checksums of the output as a receiver would, with user/net/csum.h and with
+ * a plain RFC 1071 sum written in the test. The send-interval bins are
+ * checked after every frame against the intervals of the frames' own stamps. The input frame is garbage, not the template: live mode recycles
  * buffers with whatever they last held, so the program must rewrite all.
  *
  * The process is pinned to one CPU: the generator's state is per CPU.
@@ -109,6 +112,8 @@ struct gen {
 	unsigned nthreads, tid;
 };
 
+static void gen_run_same_call(struct gen *g, const uint8_t *in, uint32_t in_len, uint8_t *out);
+
 static void gen_load(struct gen *g, const struct xp_engine_cfg *cfg, unsigned nthreads, unsigned tid)
 {
 	char err[256];
@@ -131,8 +136,17 @@ static void gen_load(struct gen *g, const struct xp_engine_cfg *cfg, unsigned nt
 }
 
 /* One plain BPF_PROG_RUN of in (in_len bytes); the output frame (always
- * the template's length) into out. */
+ * the template's length) into out. Each run is a call of its own, as the
+ * live engine's are: its frame reads the clock for the stamp. */
 static void gen_run_len(struct gen *g, const uint8_t *in, uint32_t in_len, uint8_t *out)
+{
+	xp_gen_new_call(g->skel, g->tid);
+	gen_run_same_call(g, in, in_len, out);
+}
+
+/* The same without a new call: the frame belongs to the previous call's
+ * current batch (see XP_GEN_BATCH). */
+static void gen_run_same_call(struct gen *g, const uint8_t *in, uint32_t in_len, uint8_t *out)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = in,
@@ -537,6 +551,41 @@ static void test_v4_tcp_64_tai(void **state)
 
 	(void)state;
 	gen_case_opts(AF_INET, IPPROTO_TCP, 64, 0, 10000, 10002, 63000, 63003, 1, 0, XP_STAMP_AT_IPID, &so);
+}
+
+/*
+ * One clock read per kernel batch: the first frame of a call reads the
+ * clock, the next XP_GEN_BATCH - 1 frames of the call carry the same send
+ * time, frame XP_GEN_BATCH of the call reads it again. (Live mode sends a
+ * batch's frames together after running the program on all of them.)
+ */
+static void test_batch_send_time(void **state)
+{
+	struct xp_engine_cfg c = make_cfg(AF_INET, IPPROTO_UDP, 128, 0, 10000, 10002, 63000, 63003);
+	uint8_t out[XP_GEN_MAX_LEN];
+	struct gen g;
+	uint32_t first = 0;
+
+	(void)state;
+	c.frames.stamp.ival = TINY_IVAL;
+	gen_load(&g, &c, 1, 0);
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned k = 0; k <= XP_GEN_BATCH; k++) {
+			if (k == 0)
+				gen_run(&g, g.tmpl, out); /* a new call */
+			else
+				gen_run_same_call(&g, g.tmpl, g.lay.len, out);
+			uint32_t ts = get32(out + g.lay.payload_off + 4);
+			if (k == 0)
+				first = ts;
+			else if (k < XP_GEN_BATCH)
+				assert_int_equal(ts, first); /* same batch, same time */
+			else
+				assert_true((int32_t)(ts - first) > 0); /* the next batch reads the clock */
+			usleep(k == 0 ? 20 : 0); /* 20 us: 5000 ticks the batch's frames must not show */
+		}
+	}
+	generator_bpf__destroy(g.skel);
 }
 
 /* ival 0 (the test asked for no stamps, the bench's "stamps off"): the
@@ -982,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_v4_tcp_1518),
 		cmocka_unit_test(test_v4_tcp_64_tai),
 		cmocka_unit_test(test_stamps_off),
+		cmocka_unit_test(test_batch_send_time),
 		cmocka_unit_test(test_too_large_refused),
 		cmocka_unit_test(test_syn_v4_2bind),
 		cmocka_unit_test(test_syn_v6_2bind),

@@ -73,7 +73,7 @@
 #include "engine/tuples.h"
 
 #define CHUNK      16384   /* unpaced: frames per call (~1-10 ms) */
-#define BATCH      64      /* frames per kernel batch (page_pool size, flush) */
+#define BATCH      XP_GEN_BATCH /* frames per kernel batch (page_pool size, flush; the stamp's clock read) */
 #define MAX_BURST  (1u << 20)
 #define FIRST_WAIT_S 2.0   /* start() waits this long for every thread's first call */
 
@@ -110,9 +110,10 @@ struct xp_engine {
 	bool sync_init;
 };
 
-/* One BPF_PROG_RUN call of n frames. 0 or -errno. */
-static int run_frames(struct xp_engine *e, struct xdp_md *md, uint32_t n)
+/* One BPF_PROG_RUN call of n frames by thread tid. 0 or -errno. */
+static int run_frames(struct xp_engine *e, unsigned tid, struct xdp_md *md, uint32_t n)
 {
+	xp_gen_new_call(e->skel, tid); /* the stamp: a new call, new batches */
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = e->tmpl,
 		.data_size_in = e->in_len,
@@ -169,12 +170,12 @@ static void *worker_main(void *arg)
 		if (!unit)
 			continue; /* not due yet (it slept): ask again */
 		double tr = xp_now();
-		int rc = run_frames(e, &md, unit);
+		int rc = run_frames(e, w->idx, &md, unit);
 		busy += xp_now() - tr;
 		if (first && rc == -EINVAL && md.rx_queue_index) {
 			/* Fewer rx queues than tx queues: any existing queue does. */
 			md.rx_queue_index = 0;
-			rc = run_frames(e, &md, unit);
+			rc = run_frames(e, w->idx, &md, unit);
 		}
 		if (first) {
 			first = false;

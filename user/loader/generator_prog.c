@@ -160,6 +160,13 @@ void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival)
 	skel->bss->gen_meas.ival = ival;
 }
 
+void xp_gen_new_call(struct generator_bpf *skel, unsigned tid)
+{
+	/* One writer per entry (its thread); the program only reads it. */
+	volatile __u64 *c = &skel->bss->gen_call[tid & (XP_GEN_MAX_THREADS - 1)];
+	*c = *c + 1;
+}
+
 int xp_gen_sent_in(struct generator_bpf *skel, __u64 interval, __u64 *sent)
 {
 	int ncpus = libbpf_num_possible_cpus();

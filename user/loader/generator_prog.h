@@ -57,6 +57,14 @@ __u64 xp_gen_sent(struct generator_bpf *skel);
 void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival);
 
 /*
+ * Tell the program that thread tid starts a new BPF_PROG_RUN call: its
+ * first frame, and every XP_GEN_BATCH-th after it (the kernel's batches),
+ * read the clock for the stamp (see XP_GEN_BATCH in bpf/generator.h). Call
+ * before every run; a run without it carries on the previous call's batches.
+ */
+void xp_gen_new_call(struct generator_bpf *skel, unsigned tid);
+
+/*
  * Stamped frames sent in interval i, summed over the CPUs (threads). 0;
  * -ENOENT when a thread's bins no longer hold i (XP_IBINS intervals later);
  * -EOPNOTSUPP when this load stamps nothing (SYN mode, ival 0, no room in
