@@ -198,8 +198,8 @@ static __always_inline void next_interval(struct xp_gen_state *st, __u64 ts)
 
 /*
  * 2''. Stream mode: the stamp of lib/stamp.h (stream stream_base + tid,
- * seq n, the batch's send time) where config.stamp says, accounted in cd for the L4
- * checksum; at XP_STAMP_AT_IPID its first two bytes go into the IPv4 ID
+ * seq n, the batch's send time) where config.stamp says, accounted in cd
+ * for the L4 checksum; at XP_STAMP_AT_IPID its first two bytes go into the IPv4 ID
  * instead, whose header checksum is fixed here (RFC 1624 eqn 3, as SYN mode
  * does for addresses; the ID is not in the L4 pseudo-header). The payload
  * starts at an even offset (14 [+4] + 20/40 + 20/8), so the stamp's 16-bit

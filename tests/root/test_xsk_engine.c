@@ -649,11 +649,11 @@ static void test_hold_stopped_early(void **state)
 #define STAMP_BASE 9
 #define STAMP_IVAL (250000000ull >> XP_STAMP_TICK_SHIFT) /* 250 ms */
 
-static uint64_t mono_ticks(void)
+static uint64_t clock_ticks(bool tai)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(tai ? CLOCK_TAI : CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
 }
 
@@ -752,8 +752,8 @@ static void check_stream_frame(const struct xp_engine_cfg *c, const uint8_t *f, 
  * interval equals the frames captured with that interval's send times, and
  * all add up to the engine's count and the interface's.
  */
-static void stream_stamp_case(bool v6, uint8_t proto, size_t size, unsigned queues, double pps, uint64_t nframes,
-			      enum xp_stamp_place place)
+static void stream_stamp_case_clock(bool v6, uint8_t proto, size_t size, unsigned queues, double pps,
+				    uint64_t nframes, enum xp_stamp_place place, bool tai)
 {
 	struct xp_engine_cfg c;
 	struct xp_engine_stats st;
@@ -763,16 +763,17 @@ static void stream_stamp_case(bool v6, uint8_t proto, size_t size, unsigned queu
 
 	stream_cfg(&c, v6, proto, size, queues);
 	c.pps = pps;
+	c.frames.stamp.tai = tai;
 	capture_open();
 	if (ops->create(&c, &eng, err, sizeof(err)))
 		fail_msg("create: %s", err);
-	t0 = mono_ticks();
+	t0 = clock_ticks(tai);
 	ops->set_t0(eng, t0);
 	if (ops->start(eng, err, sizeof(err)))
 		fail_msg("start: %s", err);
 	wait_tx(nframes, 30);
 	ops->stop(eng);
-	t1 = mono_ticks();
+	t1 = clock_ticks(tai);
 	ops->read(eng, &st);
 	n = capture_read_with(&c, caps, MAXCAP, st.tx.pkts, check_stream_frame);
 	print_message("sent %llu stamped frames on %u queue(s) in %.3f s, captured %zu\n",
@@ -820,6 +821,12 @@ static void stream_stamp_case(bool v6, uint8_t proto, size_t size, unsigned queu
 		assert_int_equal(sum, n);
 }
 
+static void stream_stamp_case(bool v6, uint8_t proto, size_t size, unsigned queues, double pps, uint64_t nframes,
+			      enum xp_stamp_place place)
+{
+	stream_stamp_case_clock(v6, proto, size, queues, pps, nframes, place, false);
+}
+
 /* 64-byte IPv4/TCP: stamp in the IPv4 ID + 6 payload bytes. 20000 frames
  * through the 4096-frame UMEM: each frame rewritten about 5 times. */
 static void test_stream_stamp_v4_tcp_64(void **state)
@@ -845,6 +852,12 @@ static void test_stream_stamp_v4_udp_1518(void **state)
 static void test_stream_stamp_v6_tcp_86(void **state)
 {
 	stream_stamp_case(true, IPPROTO_TCP, 86, 1, 20000, 5000, XP_STAMP_AT_PAYLOAD);
+}
+
+/* --clock tai: send times of CLOCK_TAI, checked against it around the run. */
+static void test_stream_stamp_v4_tcp_64_tai(void **state)
+{
+	stream_stamp_case_clock(false, IPPROTO_TCP, 64, 1, 20000, 3000, XP_STAMP_AT_IPID, true);
 }
 
 /* 78-byte IPv6/TCP: no room, no stamp, frames as prebuilt. */
@@ -892,6 +905,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_stream_stamp_v4_tcp_128, case_teardown),
 		cmocka_unit_test_teardown(test_stream_stamp_v4_udp_1518, case_teardown),
 		cmocka_unit_test_teardown(test_stream_stamp_v6_tcp_86, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v4_tcp_64_tai, case_teardown),
 		cmocka_unit_test_teardown(test_stream_stamp_v6_tcp_78_none, case_teardown),
 	};
 
