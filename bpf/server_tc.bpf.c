@@ -66,62 +66,59 @@ static __always_inline int tc_slot_owns(const struct xp_slot_cfg *cfg, __u32 slo
 	return bpf_map_lookup_elem(&slot_peers, &k) != NULL;
 }
 
-SEC("tc")
-int tc_server(struct __sk_buff *skb)
+/* Headers that do not parse: XP_TC_SHORT if the packet has more than its
+ * linear part holds (they may be past it: pull and look again), else not a
+ * frame of ours. */
+#define XP_TC_DONE  0
+#define XP_TC_SHORT 1
+#define FAIL() return short_ok ? XP_TC_SHORT : XP_TC_DONE
+
+/* Count the packet if it is a TC slot's: XP_TC_DONE, or XP_TC_SHORT (see
+ * FAIL) when short_ok and its headers may lie past data_end. */
+static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *data_end, int short_ok)
 {
-	__u32 len = skb->len, segs = skb->gso_segs, want, l3off, avail, l4_len, payload, hdr;
+	__u32 len = skb->len, segs = skb->gso_segs, l3off, avail, l4_len, payload, hdr;
 	__u32 port, slot, proto_bit, *slotp, src_family, src[4] = {};
 	struct hdr_cursor c;
 	struct xp_slot_cfg *cfg;
 	struct xp_counters *cnt;
 	struct tcphdr *th;
 	struct udphdr *uh;
-	void *data, *data_end;
 	__u16 h_proto, dport;
 	__u8 l4proto, flags = 0;
 	int is_v6;
 
-	/* The headers must be in the linear part for direct access. A veth or
-	 * the stack's own GSO packets have them there; a NIC's may not. */
-	want = len < XP_TC_HDR_MAX ? len : XP_TC_HDR_MAX;
-	data = (void *)(long)skb->data;
-	data_end = (void *)(long)skb->data_end;
-	if (data + want > data_end) {
-		bpf_skb_pull_data(skb, want);
-		/* The helper moved the packet: fresh pointers (the barrier keeps
-		 * the compiler from reusing the ctx addresses, which the verifier
-		 * refuses). */
-		asm volatile("" ::: "memory");
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-	}
 	c.pos = data;
 
 	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
-		return XP_TC_NEXT;
+		FAIL();
 	l3off = c.pos - data;
 	if (l3off >= len)
-		return XP_TC_NEXT;
+		return XP_TC_DONE;
 	avail = len - l3off; /* L3 bytes of the whole packet, linear or not */
 
 	if (h_proto == bpf_htons(ETH_P_IP)) {
 		struct iphdr *iph = c.pos;
 		__u32 ihl, tot;
 
-		if ((void *)(iph + 1) > data_end || (*(__u8 *)iph >> 4) != 4)
-			return XP_TC_NEXT;
+		if ((void *)(iph + 1) > data_end)
+			FAIL();
+		if ((*(__u8 *)iph >> 4) != 4)
+			return XP_TC_DONE;
 		ihl = (*(__u8 *)iph & 0x0F) * 4;
-		if (ihl < sizeof(*iph) || c.pos + ihl > data_end)
-			return XP_TC_NEXT;
+		if (ihl < sizeof(*iph))
+			return XP_TC_DONE;
+		if (c.pos + ihl > data_end)
+			FAIL();
 		/* Fragments pass uncounted, as in server.bpf.c. */
 		if (ipv4_is_fragment(iph))
-			return XP_TC_NEXT;
+			return XP_TC_DONE;
 		tot = bpf_ntohs(iph->tot_len);
 		/* A BIG TCP GSO packet has tot_len 0: its length is the skb's. */
 		if (!tot && segs > 1)
 			tot = avail;
 		if (tot < ihl || tot > avail)
-			return XP_TC_NEXT;
+			return XP_TC_DONE;
 		l4_len = tot - ihl;
 		l4proto = iph->protocol;
 		is_v6 = 0;
@@ -132,13 +129,15 @@ int tc_server(struct __sk_buff *skb)
 		struct ipv6hdr *ip6h = c.pos;
 		__u32 plen;
 
-		if ((void *)(ip6h + 1) > data_end || (*(__u8 *)ip6h >> 4) != 6 || avail < sizeof(*ip6h))
-			return XP_TC_NEXT;
+		if ((void *)(ip6h + 1) > data_end)
+			FAIL();
+		if ((*(__u8 *)ip6h >> 4) != 6 || avail < sizeof(*ip6h))
+			return XP_TC_DONE;
 		plen = bpf_ntohs(ip6h->payload_len);
 		if (!plen && segs > 1)
 			plen = avail - sizeof(*ip6h);
 		if (plen > avail - sizeof(*ip6h))
-			return XP_TC_NEXT;
+			return XP_TC_DONE;
 		l4_len = plen;
 		l4proto = ip6h->nexthdr;
 		is_v6 = 1;
@@ -146,39 +145,39 @@ int tc_server(struct __sk_buff *skb)
 		__builtin_memcpy(src, &ip6h->saddr, sizeof(src));
 		c.pos = ip6h + 1;
 	} else {
-		return XP_TC_NEXT;
+		return XP_TC_DONE;
 	}
 
 	if (l4proto == IPPROTO_TCP) {
 		if (parse_tcphdr(&c, data_end, l4_len, &th, &payload) < 0)
-			return XP_TC_NEXT;
+			FAIL();
 		if (ctrl_port && (th->source == bpf_htons(ctrl_port) || th->dest == bpf_htons(ctrl_port)))
-			return XP_TC_NEXT;
+			return XP_TC_DONE;
 		dport = th->dest;
 		flags = tcp_flags(th);
 		proto_bit = XP_PROTO_TCP;
 	} else if (l4proto == IPPROTO_UDP) {
 		if (parse_udphdr(&c, data_end, l4_len, &uh, &payload) < 0)
-			return XP_TC_NEXT;
+			FAIL();
 		dport = uh->dest;
 		proto_bit = XP_PROTO_UDP;
 	} else {
-		return XP_TC_NEXT;
+		return XP_TC_DONE;
 	}
 
 	port = bpf_ntohs(dport);
 	slotp = bpf_map_lookup_elem(&port_slot, &port);
 	if (!slotp || !*slotp)
-		return XP_TC_NEXT;
+		return XP_TC_DONE;
 	slot = *slotp - 1;
 	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
 	if (!cfg || !(cfg->flags & XP_SLOT_TC) || !(cfg->protos & proto_bit))
-		return XP_TC_NEXT;
+		return XP_TC_DONE;
 	if (!tc_slot_owns(cfg, slot, skb->ingress_ifindex, src_family, src))
-		return XP_TC_NEXT;
+		return XP_TC_DONE;
 	cnt = bpf_map_lookup_elem(&counters, &slot);
 	if (!cnt)
-		return XP_TC_NEXT;
+		return XP_TC_DONE;
 
 	if (!segs)
 		segs = 1;
@@ -211,6 +210,32 @@ int tc_server(struct __sk_buff *skb)
 		cnt->data_pkts += segs;
 		cnt->data_bytes += payload;
 	}
+	return XP_TC_DONE;
+}
+
+#undef FAIL
+
+SEC("tc")
+int tc_server(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	__u32 len = skb->len, lin = data_end - data;
+
+	/* The stack's own packets (a veth's, GSO or not) have their headers in
+	 * the linear part: counted from there, nothing moved. */
+	if (tc_count(skb, data, data_end, lin < len && lin < XP_TC_HDR_MAX) != XP_TC_SHORT)
+		return XP_TC_NEXT;
+	/* A NIC's skb may have only part of them there: pull them in (a copy,
+	 * so only when needed) and look once more. */
+	if (bpf_skb_pull_data(skb, len < XP_TC_HDR_MAX ? len : XP_TC_HDR_MAX))
+		return XP_TC_NEXT;
+	/* Fresh pointers: the helper moved the packet (the barrier keeps the
+	 * compiler from reusing ctx addresses, which the verifier refuses). */
+	asm volatile("" ::: "memory");
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	tc_count(skb, data, data_end, 0);
 	return XP_TC_NEXT;
 }
 
