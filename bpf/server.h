@@ -45,6 +45,12 @@ struct xp_server_config {
  * (and RST back with XP_CLOSE_RST), client FIN -> FIN-ACK. Frames it does not
  * answer are counted and dropped (or passed with XP_SLOT_PASS) as before. */
 #define XP_SLOT_RESPOND  (1u << 2)
+/* Counted by the TC program (bpf/server_tc.bpf.c) instead: socket tests,
+ * whose GSO packets an XDP program on a veth would break up. Set WITHOUT
+ * XP_SLOT_ACTIVE, so the XDP program, if it is attached to the same interface
+ * for another test, passes the slot's frames uncounted (no frame counted
+ * twice); the TC program counts only slots with this flag. */
+#define XP_SLOT_TC       (1u << 3)
 
 /* Protocols a slot counts (struct xp_slot_cfg.protos bit mask). */
 #define XP_PROTO_TCP     (1u << 0)

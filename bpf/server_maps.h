@@ -12,6 +12,11 @@
 #ifndef XDPPERF_SERVER_MAPS_H
 #define XDPPERF_SERVER_MAPS_H
 
+/* The measurement core's map values and limits (both server programs
+ * include this file: the XDP one and the TC one that shares its maps). */
+#include "lib/stamp.h"
+#include "measure.h"
+
 /* Destination port (host order) -> slot index + 1, 0 = not a test port.
  * An array indexed by port is one bounds check and a load; no hashing. */
 struct {

@@ -28,22 +28,27 @@
 #         2 queues >= 1.8x one queue on the direct pair.
 # socket: xdpperf's socket engine (fireperf's flags) on the routed lab, each
 #         figure next to what a plain tool does on the same path:
-#         stream -P 4 payload bit/s vs iperf3 -P 4 (target >= 0.95x);
+#         stream -P 4 bit/s vs iperf3 -P 4 ALONE, nothing of xdpperf attached
+#         (target >= 0.95x), both as a user runs it (one process) and one
+#         iperf3 pair per core (see below); iperf3 again beside each of
+#         xdpperf's counting programs: TC (how xdpperf's socket tests count)
+#         and XDP (how frame tests count; a frame test beside a socket test
+#         puts it on the path);
 #         -x -P 64 connections/s vs tests/tools/connloop -P 64, a blocking
 #         socket/connect/close loop per thread, closing with a reset and
 #         pinned like xdpperf (-R -a; target >= 1.0x) and, beside it, with a
 #         plain close; and memory
 #         per held connection (-k -P $BENCH_HOLD, default 20000): RSS of every
 #         xdpperf process on each side (workers included) and the kernel's
-#         Slab growth, per connection. iperf3 (3.12, single-threaded) runs
-#         one client/server pair per core, pinned (-A), the 4 streams split
-#         between them. Every figure comes from one yardstick neither tool
-#         wrote (server veth rx_bytes, nstat TcpPassiveOpens); the runs
-#         alternate $BENCH_ROUNDS times (default 3, order swapped each round)
-#         with min/median/max per side. Nothing of xdpperf is on a
-#         baseline's path; iperf3 is shown a second time with xdpperf's XDP
-#         observer attached, the path xdpperf's own stream test takes. A
-#         failed run stops the bench with its error.
+#         Slab growth, per connection. iperf3 3.12 runs -P in one thread:
+#         "iperf3 -P 4" is one process, "iperf3 per core" one client/server
+#         pair per core, pinned (-A), the 4 streams split between them. Every
+#         figure comes from one yardstick neither tool wrote (server veth
+#         rx_bytes, nstat TcpPassiveOpens); the runs alternate $BENCH_ROUNDS
+#         times (default 3, order swapped each round) with min/median/max per
+#         side. Nothing of xdpperf is on a baseline's path (checked: no XDP,
+#         no TC filter, no tcx program on the server veth). A failed run stops the
+#         bench with its error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -166,25 +171,42 @@ wait_listen() { # NS PORT
 	exit 1
 }
 
-# An idle one-connection xdpperf test (port 64000) in the background keeps the
-# server's count-and-pass XDP program attached: used only for the "with
-# xdpperf's observer" column, never for a baseline's own figure.
+# Observers, for the "iperf3 + TC" and "iperf3 + XDP" columns only, never for
+# a baseline's own figure: an idle xdpperf test in the background keeps one of
+# the server's counting programs on its interface while iperf3 runs.
+#   tc:  a socket test (-P 1 -k, port 64000): the TC program, which counts
+#        xdpperf's socket tests;
+#   xdp: a frame test that sends nothing (--engine none, port 64001): the XDP
+#        program, which counts frame tests (and counted socket tests before).
 PIN=""
-xdp_on() {
-	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P 1 -k -p 64000 -t 600 >"$TMP/pin.log" 2>&1 &
+obs_on() { # tc|xdp
+	local n0 want args
+	n0=$(grep -c "counting with" "$TMP/server.log" || true)
+	if [[ $1 == tc ]]; then args=(-P 1 -k -p 64000) want="counting with TC"
+	else args=(--engine none -p 64001) want="counting with XDP"; fi
+	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" "${args[@]}" -t 600 >"$TMP/pin.log" 2>&1 &
 	PIN=$!
 	BG+=("$PIN")
 	for _ in $(seq 50); do
-		ip netns exec "$XP_SERVER_NS" ip -o link show "$XP_SERVER_DEV" | grep -q " xdp" && return 0
+		(($(grep -c "counting with" "$TMP/server.log" || true) > n0)) && break
 		sleep 0.1
 	done
-	echo "bench: the server's XDP program did not attach: $(cat "$TMP/pin.log")" >&2
-	exit 1
+	if ! tail -n 1 "$TMP/server.log" | grep -q "$want"; then
+		echo "bench: the server's $1 observer did not attach: $(tail -n 2 "$TMP/server.log") $(cat "$TMP/pin.log")" >&2
+		exit 1
+	fi
 }
-xdp_off() { kill -INT "$PIN" 2>/dev/null; wait "$PIN" 2>/dev/null || true; PIN=""; }
-no_xdp() { # a baseline must find nothing of xdpperf on the server's interface
-	if ip netns exec "$XP_SERVER_NS" ip -o link show "$XP_SERVER_DEV" | grep -qE " xdp(generic|drv)? "; then
-		echo "bench: an XDP program is attached to $XP_SERVER_DEV before a baseline run" >&2
+obs_off() { kill -INT "$PIN" 2>/dev/null; wait "$PIN" 2>/dev/null || true; PIN=""; sleep 0.2; }
+# What is on the server veth's tcx ingress (tests/tools/tcxq, built by make:
+# bpftool 7.1 cannot tell which interface a tcx link is on)
+TCXQ=build/tests/tools/tcxq
+no_xdp() { # a baseline must find nothing of xdpperf on the server's interface: no XDP, no TC
+	local what=""
+	ip netns exec "$XP_SERVER_NS" ip -o link show "$XP_SERVER_DEV" | grep -qE " xdp(generic|drv)? " && what="an XDP program"
+	[[ -n $(ip netns exec "$XP_SERVER_NS" tc filter show dev "$XP_SERVER_DEV" ingress 2>/dev/null) ]] && what="a TC filter"
+	[[ -n $(ip netns exec "$XP_SERVER_NS" "$TCXQ" "$XP_SERVER_DEV") ]] && what="a tcx program"
+	if [[ -n $what ]]; then
+		echo "bench: $what is attached to $XP_SERVER_DEV before a baseline run" >&2
 		exit 1
 	fi
 }
@@ -210,6 +232,19 @@ measure() {
 run_sock_stream() {
 	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P 4 -t "$T" -J >"$TMP/ss.json" 2>"$TMP/ss.err" ||
 		die "xdpperf -P 4" "$TMP/ss.err"
+}
+# iperf3 -P 4 as a user types it: one process (iperf3 3.12: one thread).
+run_iperf3_one() {
+	ip netns exec "$XP_SERVER_NS" iperf3 -s -1 -p 5201 >"$TMP/iperf3-s.log" 2>&1 &
+	local srv=$!
+	BG+=("$srv")
+	wait_listen "$XP_SERVER_NS" 5201
+	if ! ip netns exec "$XP_CLIENT_NS" iperf3 -c "$XP_SERVER4" -p 5201 -P 4 -t "$T" -J >"$TMP/i.json" 2>"$TMP/i.err"; then
+		jq -r '.error // empty' "$TMP/i.json" >>"$TMP/i.err" 2>/dev/null
+		kill "$srv" 2>/dev/null
+		die "iperf3 -P 4" "$TMP/i.err"
+	fi
+	wait "$srv" 2>/dev/null || true
 }
 # iperf3 3.12 runs -P in one thread: a user who wants the cores runs one
 # iperf3 pair per core (-A pins it), the 4 streams split between them.
@@ -337,24 +372,25 @@ bench_hold() {
 }
 
 bench_socket() {
-	[[ -x $CONNLOOP ]] || { echo "bench: build first (make): $CONNLOOP is missing" >&2; exit 1; }
+	[[ -x $CONNLOOP && -x $TCXQ ]] || { echo "bench: build first (make): $CONNLOOP or $TCXQ is missing" >&2; exit 1; }
 	echo "== Socket engine vs plain socket tools, routed, ${T} s per run, $ROUNDS alternating rounds"
 	echo "   yardstick for every figure: the server veth's rx_bytes (bit/s on the wire) and the server's"
-	echo "   TcpPassiveOpens (nstat), neither written by the tools; baselines run with no XDP anywhere"
-	printf "%-6s %-17s %-17s %-17s | %-15s %-15s %-15s\n" round "xdpperf -P 4" "iperf3 4 streams" "iperf3+observer" \
-		"xdpperf -x" "connloop -R -a" "connloop plain"
+	echo "   TcpPassiveOpens (nstat), neither written by the tools; baselines run with nothing of xdpperf attached"
+	printf "%-6s %-17s %-17s %-17s %-17s %-17s | %-15s %-15s %-15s\n" round "xdpperf -P 4" "iperf3 -P 4" \
+		"iperf3 per core" "iperf3 + TC" "iperf3 + XDP" "xdpperf -x" "connloop -R -a" "connloop plain"
 	local r
 	: >"$TMP/r.txt"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# A fresh lab each round: connloop's plain close leaves TIME_WAIT behind.
 		bash "$LAB" up >/dev/null
 		eval "$(bash "$LAB" env)"
-		local xs is io xc cr cp
+		local xs i1 is ot ox xc cr cp
 		# Standing listeners (fireperf style): xdpperf's runs and connloop
 		# connect to them. Between tests they are plain epoll listeners with
 		# no XDP attached (no_xdp checks), so they are the baseline's server too.
 		start_server -P 64 -p 63000:63015
 		baselines() {
+			no_xdp; i1=$(measure bps run_iperf3_one)
 			no_xdp; is=$(measure bps run_iperf3)
 			no_xdp; cr=$(measure cps run_connloop -R -a)
 			no_xdp; cp=$(measure cps run_connloop)
@@ -365,30 +401,35 @@ bench_socket() {
 		xs=$(measure bps run_sock_stream)
 		xc=$(measure cps run_sock_connect)
 		if ! ((r % 2)); then baselines; fi
-		# The observer column: iperf3 again with xdpperf's count-and-pass XDP
-		# program on the server's interface, as xdpperf's socket tests run.
-		xdp_on; io=$(measure bps run_iperf3); xdp_off
+		# iperf3 beside each of xdpperf's counting programs: what counting costs.
+		obs_on tc; ot=$(measure bps run_iperf3_one); obs_off
+		obs_on xdp; ox=$(measure bps run_iperf3_one); obs_off
 		stop_server
-		echo "$xs $is $io $xc $cr $cp" >>"$TMP/r.txt"
-		printf "%-6s %-17s %-17s %-17s | %-15s %-15s %-15s\n" "$r" "$(fmt_bps "$xs")" "$(fmt_bps "$is")" "$(fmt_bps "$io")" \
-			"$(fmt_cps "$xc")" "$(fmt_cps "$cr")" "$(fmt_cps "$cp")"
+		echo "$xs $i1 $is $ot $ox $xc $cr $cp" >>"$TMP/r.txt"
+		printf "%-6s %-17s %-17s %-17s %-17s %-17s | %-15s %-15s %-15s\n" "$r" "$(fmt_bps "$xs")" "$(fmt_bps "$i1")" \
+			"$(fmt_bps "$is")" "$(fmt_bps "$ot")" "$(fmt_bps "$ox")" "$(fmt_cps "$xc")" "$(fmt_cps "$cr")" "$(fmt_cps "$cp")"
 	done
 	local col name k
 	declare -gA S
-	for k in 1 2 3 4 5 6; do
+	for k in 1 2 3 4 5 6 7 8; do
 		read -r S[$k,min] S[$k,med] S[$k,max] < <(awk -v k=$k '{print $k}' "$TMP/r.txt" | mmm)
 	done
 	for col in min med max; do
-		printf "%-6s %-17s %-17s %-17s | %-15s %-15s %-15s\n" "$col" "$(fmt_bps "${S[1,$col]}")" "$(fmt_bps "${S[2,$col]}")" \
-			"$(fmt_bps "${S[3,$col]}")" "$(fmt_cps "${S[4,$col]}")" "$(fmt_cps "${S[5,$col]}")" "$(fmt_cps "${S[6,$col]}")"
+		printf "%-6s %-17s %-17s %-17s %-17s %-17s | %-15s %-15s %-15s\n" "$col" "$(fmt_bps "${S[1,$col]}")" \
+			"$(fmt_bps "${S[2,$col]}")" "$(fmt_bps "${S[3,$col]}")" "$(fmt_bps "${S[4,$col]}")" "$(fmt_bps "${S[5,$col]}")" \
+			"$(fmt_cps "${S[6,$col]}")" "$(fmt_cps "${S[7,$col]}")" "$(fmt_cps "${S[8,$col]}")"
 	done
+	# Per round (same moment, same machine load), the ratio that matters most.
+	echo "per round, xdpperf / iperf3 -P 4 alone: $(awk '{printf "%.2fx ", $1 / $2}' "$TMP/r.txt")"
 	echo
 	bench_hold
 	echo "ratios of the medians (min-max of the per-side ranges in brackets: worst/best pairing):"
-	echo "xdpperf vs iperf3, stream 4 streams (wire bit/s):          $(ratio "${S[1,med]}" "${S[2,med]}")  [$(ratio "${S[1,min]}" "${S[2,max]}") - $(ratio "${S[1,max]}" "${S[2,min]}")]  (target >= 0.95x)"
-	echo "xdpperf vs iperf3 with xdpperf's XDP observer on its path: $(ratio "${S[1,med]}" "${S[3,med]}")"
-	echo "xdpperf vs connloop -R -a, -x -P 64 (TcpPassiveOpens/s):   $(ratio "${S[4,med]}" "${S[5,med]}")  [$(ratio "${S[4,min]}" "${S[5,max]}") - $(ratio "${S[4,max]}" "${S[5,min]}")]  (target >= 1.0x)"
-	echo "xdpperf vs connloop with a plain close (TIME_WAIT):         $(ratio "${S[4,med]}" "${S[6,med]}")"
+	echo "xdpperf -P 4 vs iperf3 -P 4 alone (one process, wire bit/s):    $(ratio "${S[1,med]}" "${S[2,med]}")  [$(ratio "${S[1,min]}" "${S[2,max]}") - $(ratio "${S[1,max]}" "${S[2,min]}")]  (target >= 0.95x)"
+	echo "xdpperf -P 4 vs iperf3 alone, one pair per core (pinned):       $(ratio "${S[1,med]}" "${S[3,med]}")  [$(ratio "${S[1,min]}" "${S[3,max]}") - $(ratio "${S[1,max]}" "${S[3,min]}")]  (target >= 0.95x)"
+	echo "iperf3 -P 4 beside xdpperf's TC counter vs alone (its cost):    $(ratio "${S[4,med]}" "${S[2,med]}")"
+	echo "iperf3 -P 4 beside xdpperf's XDP counter vs alone (why not XDP): $(ratio "${S[5,med]}" "${S[2,med]}")"
+	echo "xdpperf vs connloop -R -a, -x -P 64 (TcpPassiveOpens/s):        $(ratio "${S[6,med]}" "${S[7,med]}")  [$(ratio "${S[6,min]}" "${S[7,max]}") - $(ratio "${S[6,max]}" "${S[7,min]}")]  (target >= 1.0x)"
+	echo "xdpperf vs connloop with a plain close (TIME_WAIT):              $(ratio "${S[6,med]}" "${S[8,med]}")"
 	echo
 }
 

@@ -15,6 +15,7 @@
 #include "loader/libbpf_log.h"
 #include "loader/server_hwts.h"
 #include "loader/percpu.h"
+#include "loader/server_tc.h"
 #include "util/random.h"
 #include "net/netdev.h"
 #include "net/route.h"
@@ -46,6 +47,7 @@ struct server_prog {
 	struct rx_link links[XP_MAX_LINKS];
 	struct slot slots[XP_MAX_SLOTS];
 	bool want_hwts; /* server_prog_set_hwts */
+	struct server_tc *tc; /* the TC program, on the same maps (XP_SLOT_TC slots) */
 };
 
 int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_redirect, char *err, size_t errlen)
@@ -80,6 +82,12 @@ int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_re
 		return r;
 	}
 	rp->prog = bpf_object__next_program(rp->skel->obj, NULL);
+	r = server_tc_open(&rp->tc, rp->skel, ctrl_port, err, errlen);
+	if (r) {
+		server_bpf__destroy(rp->skel);
+		free(rp);
+		return r;
+	}
 	*out = rp;
 	return 0;
 }
@@ -95,6 +103,7 @@ void server_prog_close(struct server_prog *rp)
 		}
 	for (int i = 0; i < XP_MAX_SLOTS; i++)
 		free(rp->slots[i].peers);
+	server_tc_close(rp->tc); /* before the maps it shares go */
 	server_bpf__destroy(rp->skel);
 	free(rp);
 }
@@ -217,6 +226,21 @@ int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mod
 	free_l->mode = xp_xdp_mode_name(ifindex);
 	*mode_used = free_l->mode;
 	return 0;
+}
+
+int server_prog_attach_tc(struct server_prog *rp, int ifindex, const char **how, char *err, size_t errlen)
+{
+	return server_tc_attach(rp->tc, ifindex, how, err, errlen);
+}
+
+void server_prog_detach_tc(struct server_prog *rp, int ifindex)
+{
+	server_tc_detach(rp->tc, ifindex);
+}
+
+struct server_tc_bpf *server_prog_tc_skel(struct server_prog *rp)
+{
+	return server_tc_skel(rp->tc);
 }
 
 void server_prog_detach(struct server_prog *rp, int ifindex)
@@ -355,7 +379,8 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 	}
 	__u32 key = (__u32)slot, zero = 0;
 	struct xp_slot_cfg cfg = {
-		.flags = flags | XP_SLOT_ACTIVE,
+		/* A TC slot is not active for the XDP program (see XP_SLOT_TC). */
+		.flags = (flags & XP_SLOT_TC) ? flags : flags | XP_SLOT_ACTIVE,
 		.protos = protos,
 		.close_mode = close_mode,
 		.ifindex = (__u32)ifindex,

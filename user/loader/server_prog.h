@@ -40,11 +40,19 @@ int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mod
 		  char *err, size_t errlen);
 /* Drop a reference; the last one detaches. */
 void server_prog_detach(struct server_prog *rp, int ifindex);
+/*
+ * The same for the TC ingress program (loader/server_tc.h), which counts the
+ * slots claimed with XP_SLOT_TC: socket tests, where XDP on the interface
+ * would cost the stream its GSO packets. *how is "tcx" or "tc".
+ */
+int server_prog_attach_tc(struct server_prog *rp, int ifindex, const char **how, char *err, size_t errlen);
+void server_prog_detach_tc(struct server_prog *rp, int ifindex);
+struct server_tc_bpf *server_prog_tc_skel(struct server_prog *rp);
 
 /*
  * Claim a slot for dport range [lo, hi]; flags XP_SLOT_*, protos XP_PROTO_*.
  * The slot is the test's on ifindex only (where the program must be
- * attached), and only for frames from client (the control connection's
+ * attached: the TC program for XP_SLOT_TC, else the XDP program), and only for frames from client (the control connection's
  * peer) or one of its nbind bind addresses (--bind, at most
  * XP_SLOT_MAX_PEERS): the program passes anyone else's frames uncounted.
  * Each address must be one host's unicast address, not ours (a broadcast,

@@ -17,8 +17,15 @@ void xp_report_sock_start(struct xp_report *r, const struct xp_report_info *i)
 	fprintf(r->out, "Client %s -> server %s, %s test over TCP/IPv%d sockets, ports %u:%u, %u connection%s, %s\n",
 		i->client, i->server, i->test, i->family, i->port_lo, i->port_hi, i->parallel,
 		i->parallel == 1 ? "" : "s", xp_fmt_secs(i->duration, secs, sizeof(secs)));
-	fprintf(r->out, "Server counts with XDP (%s mode, count and pass) on %s\n", i->server_xdp_mode,
-		i->server_dev);
+	/* A server that counts socket tests with TC says "tcx" (or "tc") here: the
+	 * XDP columns below are then TC's counts, which see GSO packets. */
+	if (i->server_xdp_mode && !strncmp(i->server_xdp_mode, "tc", 2))
+		fprintf(r->out, "Server counts with TC (%s ingress, no XDP on the path) on %s: the XDP columns are "
+				"segments as the stack sees them (a GSO packet as its segments)\n",
+			i->server_xdp_mode, i->server_dev);
+	else
+		fprintf(r->out, "Server counts with XDP (%s mode, count and pass) on %s\n", i->server_xdp_mode,
+			i->server_dev);
 	fflush(r->out);
 }
 

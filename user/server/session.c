@@ -40,6 +40,29 @@ static bool is_loopback(int ifindex)
 	return !xp_netdev_by_index(ifindex, &l) && l.loopback;
 }
 
+/*
+ * Where a test is counted. Socket tests (the socket engine: the server's own
+ * TCP stack receives the stream) by the TC program: an XDP program on a veth
+ * makes the kernel turn GSO off on its peer, and the stream it counts falls to
+ * about a third (measured in the routed lab; see bpf/server_tc.bpf.c). Frame
+ * tests, and connection tests the XDP program answers or counts (even when
+ * it passes them to the stack, --peer kernel: small frames, no GSO to lose),
+ * by the XDP program as before.
+ */
+static bool counts_with_tc(const struct xp_test *t)
+{
+	return t->pass && t->listen && !t->respond && !strcmp(t->engine, "socket");
+}
+
+/* The counting program off the interface again (the last reference detaches it). */
+static void detach_counter(struct server *s, struct srv_client *c)
+{
+	if (c->counted_tc)
+		server_prog_detach_tc(s->rp, c->ifindex);
+	else
+		server_prog_detach(s->rp, c->ifindex);
+}
+
 /* Tests running or starting, and what their listeners hold (closing ones included). */
 static void usage(struct server *s, unsigned *tests, unsigned long *parallel)
 {
@@ -114,14 +137,22 @@ static void send_started(struct server *s, struct srv_client *c)
 	json_object_object_add(o, "op", json_object_new_string("started"));
 	json_object_object_add(o, "slot", json_object_new_int(c->slot));
 	json_object_object_add(o, "dev", json_object_new_string(l.name));
+	/* "tcx" or "tc" for a test the TC program counts: the client's report
+	 * names it (one field, so older clients still read it). */
 	json_object_object_add(o, "xdp_mode", json_object_new_string(c->mode));
 	srv_meas_started_json(s, c, o);
 	int r = xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
-	printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, %.0f s, counting with XDP (%s%s) on %s\n", c->peer_s,
-	       xp_test_kind_name(t->kind), t->engine, t->udp ? "udp" : "tcp", t->family == AF_INET6 ? 6 : 4, t->port_lo,
-	       t->port_hi, t->duration, c->mode,
-	       t->respond ? ", answering handshakes with SYN cookies" : t->pass ? ", count and pass" : "", l.name);
+	if (c->counted_tc)
+		printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, %.0f s, counting with TC (%s ingress, segments "
+		       "as the stack sees them; no XDP on the test's path) on %s\n", c->peer_s, xp_test_kind_name(t->kind),
+		       t->engine, t->udp ? "udp" : "tcp", t->family == AF_INET6 ? 6 : 4, t->port_lo, t->port_hi,
+		       t->duration, c->mode, l.name);
+	else
+		printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, %.0f s, counting with XDP (%s%s) on %s\n",
+		       c->peer_s, xp_test_kind_name(t->kind), t->engine, t->udp ? "udp" : "tcp",
+		       t->family == AF_INET6 ? 6 : 4, t->port_lo, t->port_hi, t->duration, c->mode,
+		       t->respond ? ", answering handshakes with SYN cookies" : t->pass ? ", count and pass" : "", l.name);
 	fflush(stdout);
 	if (r)
 		srv_drop(s, c, "client does not read its replies, closing");
@@ -132,7 +163,7 @@ static void unclaim(struct server *s, struct srv_client *c)
 {
 	if (c->slot >= 0) {
 		server_prog_slot_free(s->rp, c->slot);
-		server_prog_detach(s->rp, c->ifindex);
+		detach_counter(s, c);
 		c->slot = -1;
 	}
 	c->state = SRV_IDLE;
@@ -179,15 +210,24 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		return;
 	}
 	c->mode = "?";
-	if (server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err))) {
+	c->counted_tc = counts_with_tc(&t);
+	if (c->counted_tc && server_prog_attach_tc(s->rp, ifindex, &c->mode, err, sizeof(err))) {
+		/* Counted, if slower: the XDP program still can (and says so). */
+		printf("[%s] %s: counting with XDP instead, which costs a stream its GSO packets\n", c->peer_s, err);
+		fflush(stdout);
+		c->counted_tc = false;
+	}
+	if (!c->counted_tc && server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
-	uint32_t flags = (t.pass ? XP_SLOT_PASS : 0) | (t.respond ? XP_SLOT_RESPOND : 0);
+	uint32_t flags = (t.pass ? XP_SLOT_PASS : 0) | (t.respond ? XP_SLOT_RESPOND : 0) |
+			 (c->counted_tc ? XP_SLOT_TC : 0);
+	c->ifindex = ifindex;
 	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
 					  t.close_mode, ifindex, &c->peer, t.bind, t.nbind, err, sizeof(err));
 	if (slot < 0) {
-		server_prog_detach(s->rp, ifindex);
+		detach_counter(s, c);
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
@@ -326,7 +366,7 @@ void srv_release(struct server *s, struct srv_client *c)
 	c->ss_owned = false;
 	if (c->slot >= 0) {
 		server_prog_slot_free(s->rp, c->slot);
-		server_prog_detach(s->rp, c->ifindex);
+		detach_counter(s, c);
 		c->slot = -1;
 		s->tests_done++;
 	}

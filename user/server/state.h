@@ -49,7 +49,8 @@ struct srv_client {
 	/* the test */
 	uint64_t test_id;    /* ties listener-thread results to this test */
 	int slot;            /* -1 until a test starts */
-	int ifindex;         /* where the XDP program is attached for it */
+	int ifindex;         /* where its counting program is attached */
+	bool counted_tc;     /* by the TC program (socket tests), else by the XDP program */
 	double t_start, cpu_start;
 	struct xp_test test;
 	const char *mode;
