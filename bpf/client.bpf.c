@@ -23,6 +23,12 @@
  * Everything the reply needs is in the segment being answered: our sequence
  * number is the one the server acknowledges, theirs the one it sent. See
  * client.h for the configuration (rodata) and counters.
+ *
+ * With the engine's window (config.win_size, bpf/window.h) each of those
+ * segments also moves its connection's slot on (a completion, a reset, the
+ * server's FIN in FIN mode, an ICMP unreachable quoting the SYN), so that
+ * the SYN sender knows how many are in flight and userspace what to send
+ * again; a SYN-ACK that no connection waits for any more is reset.
  */
 /* vmlinux.h has a typedef named config (zstd's): rename it on the way in,
  * the name is our rodata variable's (struct xp_client_config). */
@@ -313,6 +319,75 @@ static __always_inline void win_reset(const struct tcphdr *th)
 		win_release(isn, ctl);
 }
 
+/*
+ * ICMP destination unreachable (IPv4 type 3, ICMPv6 type 1) quoting one of
+ * our SYNs: its IP header and first 8 TCP bytes (ports, seq = the ISN) say
+ * which connection; it failed as unreachable and its slot is freed. 0 when
+ * it was such a message (counted, to be dropped), -1 for anything else.
+ */
+#define XP_ICMP_UNREACH   3
+#define XP_ICMP6_UNREACH  1
+#define XP_IPPROTO_ICMPV6 58
+static __always_inline int win_icmp(void *data, void *data_end)
+{
+	struct hdr_cursor c = { .pos = data };
+	struct iphdr *iph;
+	struct ipv6hdr *ip6h;
+	__u8 *icmp, *in;
+	__u32 l4_len, inner;
+	__u16 h_proto;
+
+	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
+		return -1;
+	if (h_proto == bpf_htons(ETH_P_IP) && config.family != 6) {
+		if (parse_iphdr(&c, data_end, &iph, &l4_len) < 0 || iph->protocol != IPPROTO_ICMP ||
+		    ipv4_is_fragment(iph))
+			return -1;
+		icmp = c.pos;
+		if ((void *)(icmp + 8 + 20) > data_end || icmp[0] != XP_ICMP_UNREACH)
+			return -1;
+		in = icmp + 8; /* the quoted IPv4 header */
+		inner = (in[0] & 0x0f) * 4;
+		if ((in[0] >> 4) != 4 || inner < 20 || inner > 60 || in[9] != IPPROTO_TCP)
+			return -1;
+	} else if (h_proto == bpf_htons(ETH_P_IPV6) && config.family != 4) {
+		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0 || ip6h->nexthdr != XP_IPPROTO_ICMPV6)
+			return -1;
+		icmp = c.pos;
+		if ((void *)(icmp + 8 + 40) > data_end || icmp[0] != XP_ICMP6_UNREACH)
+			return -1;
+		in = icmp + 8;
+		inner = 40;
+		if ((in[0] >> 4) != 6 || in[6] != IPPROTO_TCP)
+			return -1;
+	} else {
+		return -1;
+	}
+	struct tcphdr *th = (void *)(in + inner);
+	if ((void *)th + 8 > data_end)
+		return -1;
+	/* Our SYN: from a client port to a server port. */
+	if (!in_range(th->source, config.cport_lo, config.cport_hi) ||
+	    !in_range(th->dest, config.dport_lo, config.dport_hi))
+		return -1;
+	struct xp_win_ctl *ctl = win_ctl_get();
+	__u32 isn = bpf_ntohl(th->seq), word, next;
+	struct xp_win_slot *w = win_slot(isn, th->dest, th->source);
+
+	if (!ctl || !w)
+		return 0;
+	word = w->word;
+	if (XP_WIN_STATE(word) != XP_WIN_SYN_SENT)
+		return 0;
+	next = config.mode == XP_CC_MODE_KEEPALIVE ? XP_WIN_DONE : XP_WIN_FREE;
+	if (__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), next)) != word)
+		return 0;
+	__sync_fetch_and_add(&ctl->fail_unreach, 1);
+	if (next == XP_WIN_FREE)
+		win_release(isn, ctl);
+	return 0;
+}
+
 SEC("xdp")
 int xdp_client(struct xdp_md *ctx)
 {
@@ -330,8 +405,12 @@ int xdp_client(struct xdp_md *ctx)
 	cnt = bpf_map_lookup_elem(&cc_counters, &key);
 	if (!cnt)
 		return XDP_PASS;
-	if (xp_cc_test_seg(data, data_end, &l3, &th, &is_v6, &payload))
+	if (xp_cc_test_seg(data, data_end, &l3, &th, &is_v6, &payload)) {
+		/* The window: an ICMP error about one of our SYNs ends its connection. */
+		if (config.win_size && !win_icmp(data, data_end))
+			return XDP_DROP;
 		goto pass;
+	}
 
 	fl = tcp_flags(th);
 	if (fl & XP_TCPF_RST) {

@@ -8,7 +8,8 @@
  * on a made-up clock with its frames captured instead of sent. Needs root.
  *
  *   - window bookkeeping: at most P SYNs until a slot frees; the slot is in
- *     the ISN; a completion, a reset or a give-up frees exactly one slot;
+ *     the ISN; a completion, a reset, an ICMP unreachable or a give-up frees
+ *     exactly one slot;
  *     late SYN-ACKs are reset, duplicates answered again and not counted;
  *   - retransmission timing: nothing before 1 s, the same SYN byte for byte
  *     at 1 s, then 2 s later, then given up (timed out) after --syn-retries;
@@ -376,6 +377,66 @@ static void test_window_limits_syns(void **state)
 	env_close(&e);
 }
 
+/* An ICMP destination unreachable from the router quoting SYN frame syn (IPv4: its IP header and 8 TCP bytes). */
+static size_t icmp_unreach(const uint8_t *syn, uint32_t seq_delta, uint8_t *buf)
+{
+	memset(buf, 0, 128);
+	memcpy(buf, syn + 6, 6);  /* back to the SYN's sender */
+	memcpy(buf + 6, syn, 6);
+	buf[12] = 0x08;
+	uint8_t *ip = buf + 14, *icmp = ip + 20;
+	ip[0] = 0x45;
+	size_t tot = 20 + 8 + 28;
+	ip[2] = (uint8_t)(tot >> 8);
+	ip[3] = (uint8_t)tot;
+	ip[8] = 64;
+	ip[9] = IPPROTO_ICMP;
+	inet_pton(AF_INET, "198.18.1.1", ip + 12);
+	memcpy(ip + 16, syn + 14 + 12, 4); /* to the SYN's source */
+	uint16_t c = csum_fold(csum_partial(ip, 20, 0));
+	memcpy(ip + 10, &c, 2);
+	icmp[0] = 3; /* destination unreachable */
+	icmp[1] = 1; /* host unreachable */
+	memcpy(icmp + 8, syn + 14, 28);
+	uint32_t seq = get32(icmp + 8 + 20 + 4) + seq_delta;
+	icmp[8 + 24] = (uint8_t)(seq >> 24);
+	icmp[8 + 25] = (uint8_t)(seq >> 16);
+	icmp[8 + 26] = (uint8_t)(seq >> 8);
+	icmp[8 + 27] = (uint8_t)seq;
+	c = csum_fold(csum_partial(icmp, 36, 0));
+	memcpy(icmp + 2, &c, 2);
+	return 14 + tot;
+}
+
+/* ICMP unreachable quoting one of our SYNs: failed as unreachable, slot free; a stranger's moves nothing. */
+static void test_icmp_unreachable(void **state)
+{
+	(void)state;
+	struct env e;
+	uint8_t out[256], in[256];
+
+	env_open(&e, XP_TEST_CONNECT, XP_CC_MODE_RST, 2, 6, 0);
+	assert_int_equal(gen_syn(&e, out), XDP_TX);
+	struct tcpf syn = parse(out, e.lay.len);
+	assert_int_equal(free_slots(&e), 1);
+	size_t n = icmp_unreach(out, 1, in); /* not our ISN */
+	assert_int_equal(run_cli(&e, in, n, NULL, NULL), XDP_DROP);
+	assert_int_equal(stats(&e).fail_unreach, 0);
+	assert_int_equal(XP_WIN_STATE(slot_of(&e, syn.seq)->word), XP_WIN_SYN_SENT);
+	n = icmp_unreach(out, 0, in);
+	assert_int_equal(run_cli(&e, in, n, NULL, NULL), XDP_DROP);
+	assert_int_equal(stats(&e).fail_unreach, 1);
+	assert_int_equal(XP_WIN_STATE(slot_of(&e, syn.seq)->word), XP_WIN_FREE);
+	assert_int_equal(free_slots(&e), 2);
+	/* Twice: counted once. */
+	run_cli(&e, in, n, NULL, NULL);
+	assert_int_equal(stats(&e).fail_unreach, 1);
+	/* No retransmission of a failed SYN. */
+	xp_window_scan(e.w, slot_of(&e, syn.seq)->t_ns + 10 * NS_PER_S);
+	assert_int_equal(e.cap.n, 0);
+	env_close(&e);
+}
+
 /* ---- retransmission timing, on the scan's clock ------------------------ */
 
 static void test_syn_retransmit_timing(void **state)
@@ -614,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_isn_layout),
 		cmocka_unit_test(test_window_refusals),
 		cmocka_unit_test(test_window_limits_syns),
+		cmocka_unit_test(test_icmp_unreachable),
 		cmocka_unit_test(test_syn_retransmit_timing),
 		cmocka_unit_test(test_answered_after_retransmit),
 		cmocka_unit_test(test_fin_retransmit),
