@@ -174,24 +174,32 @@ void xp_window_read(struct xp_window *w, struct xp_win_stats *st)
 #undef K
 }
 
-void xp_window_stop(struct xp_window *w)
+void xp_window_halt(struct xp_window *w)
 {
 	__atomic_store_n(&w->stop, true, __ATOMIC_RELAXED);
 	if (w->running)
 		pthread_join(w->keeper, NULL);
 	w->running = false;
+}
+
+void xp_window_finish(struct xp_window *w)
+{
+	xp_window_halt(w);
+	if (w->finished || !w->maps.slots || !w->maps.ctl) /* done, or never set up */
+		return;
+	w->finished = true;
+	/* The counts as the test ends, after the last replies. */
+	xp_window_count(w);
 	/* -k: the held connections end, reset from their state. */
-	if (w->hold && w->pkt_fd >= 0 && !w->reset_done) {
-		w->reset_done = true;
+	if (w->hold && w->pkt_fd >= 0)
 		xp_window_reset_all(w, xp_now() + RST_MAX_SECONDS);
-	}
 }
 
 void xp_window_close(struct xp_window *w)
 {
 	if (!w)
 		return;
-	xp_window_stop(w);
+	xp_window_finish(w);
 	if (w->pkt_fd >= 0)
 		close(w->pkt_fd);
 	if (w->maps.slots)

@@ -55,8 +55,11 @@ int xp_window_open(const struct xp_engine_cfg *cfg, uint32_t mode, struct xp_win
 		   struct xp_win_maps *maps, char *err, size_t errlen);
 int xp_window_start(struct xp_window *w, char *err, size_t errlen);
 void xp_window_read(struct xp_window *w, struct xp_win_stats *st);
-/* Stop the keeper; -k: reset every connection of the window (bounded: 2 s). */
-void xp_window_stop(struct xp_window *w);
+/* Stop the keeper: nothing is sent again from now on. */
+void xp_window_halt(struct xp_window *w);
+/* Once the last replies are in: the final counts (in flight, open); -k:
+ * reset every connection of the window (bounded: 2 s). Halts first if needed. */
+void xp_window_finish(struct xp_window *w);
 void xp_window_close(struct xp_window *w);
 
 /*

@@ -164,6 +164,16 @@ void xp_window_reset_all(struct xp_window *w, double deadline)
 		if (!keeper_send(w, buf, len))
 			count(&w->ks.rst_closed);
 	}
-	__atomic_store_n(&w->ks.open, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->ks.in_flight, 0, __ATOMIC_RELAXED);
+}
+
+void xp_window_count(struct xp_window *w)
+{
+	uint64_t in_flight = 0, open = 0;
+	for (uint32_t i = 0; i < w->maps.size; i++) {
+		uint32_t st = XP_WIN_STATE(__atomic_load_n(&w->maps.slots[i].word, __ATOMIC_ACQUIRE));
+		in_flight += st == XP_WIN_SYN_SENT;
+		open += st == XP_WIN_OPEN || st == XP_WIN_FIN_WAIT;
+	}
+	__atomic_store_n(&w->ks.in_flight, in_flight, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->ks.open, open, __ATOMIC_RELAXED);
 }

@@ -29,7 +29,7 @@ struct xp_window {
 	xp_win_send_fn *send;
 	void *send_arg;
 	pthread_t keeper;
-	bool running, reset_done;
+	bool running, finished;
 	volatile bool stop;
 	struct {                    /* written by the scan, read by xp_window_read */
 		uint64_t syn_retx, fin_retx, keepalives, fail_timeout, fin_timeout;
@@ -41,6 +41,8 @@ struct xp_window {
 uint64_t xp_win_mono_ns(void);
 /* One pass over the slots at time now_ns: retransmissions, give-ups, keepalives, counts. */
 void xp_window_scan(struct xp_window *w, uint64_t now_ns);
+/* The slots' counts (in flight, open) without sending anything. */
+void xp_window_count(struct xp_window *w);
 /* -k's end: an RST (seq = ISN + 1, as Linux aborts) for every connection not done, until deadline (xp_now()). */
 void xp_window_reset_all(struct xp_window *w, double deadline);
 /* The frame of the connection in slot s with these flags (TH_SYN: its SYN again). Returns its length, 0 on error. */

@@ -197,8 +197,9 @@ static void xdpc_stop(struct xp_engine *e)
 {
 	watch_stop(e);
 	e->syn_ops->stop(e->syn);
+	xp_window_halt(e->win); /* nothing sent again from here on */
 	xp_sleep(0.2); /* the last handshakes' replies are still on their way */
-	xp_window_stop(e->win); /* -k: the resets */
+	xp_window_finish(e->win); /* the final counts; -k: the resets */
 }
 
 /* The server answers the handshakes: its XDP program, or with --peer kernel its listeners. */
