@@ -418,7 +418,9 @@ const struct xp_option xp_options[] = {
 	  .engines = SOCKET_ENG | XDP_ENG,
 	  .instead = { [XP_ENGINE_AUTO] = FRAMES_NOT_CONNS, [XP_ENGINE_LIVE] = FRAMES_NOT_CONNS,
 		       [XP_ENGINE_XSK] = FRAMES_NOT_CONNS, [XP_ENGINE_NONE] = "it sends nothing" },
-	  .help = "parallel connections (server: connections to expect)", .sample = "64" },
+	  .help = "parallel connections (XDP connection engine: at most\n"
+	          "N handshakes in flight with -x, default %u; server:\n"
+	          "connections to expect)", .help_nums = { XP_DEFAULT_CONN_WINDOW }, .sample = "64" },
 	{ "close", 'x', NULL, XP_SEC_SOCKET, SOCKET, opt_close, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  .engines = SOCKET_ENG | XDP_ENG,
 	  .help = "close each connection once established: connections/s" },
