@@ -151,6 +151,22 @@ xp_check "rules removed" xp_exec router nft delete table inet xptest
 xp_pass
 
 # ---------------------------------------------------------------------------
+# The same window with the AF_XDP SYN sender: it takes a slot per SYN in
+# userspace; the keeper resets what it holds at the end.
+xp_case hold_with_xsk_sender
+xp_check "flush conntrack" xp_exec router conntrack -F
+xp_check "-k -P 3000 --syn-engine xsk for 2 s, conntrack sampled at 1.5 s" eval '
+	n0=$(tests_started)
+	client -c "$XP_SERVER4" --engine xdp -k -P 3000 --syn-engine xsk -t 2 -J >"$J" &
+	A=$!; wait_test_started $n0; sleep 1.5; XSK_CT=$(ct_state ESTABLISHED); wait $A'
+xp_check "SYNs from AF_XDP" eval '[[ $(jqv .start.engine_mode) == copy || $(jqv .start.engine_mode) == zerocopy ]]'
+xp_check "exactly 3000 SYNs, all held" eval 'expect_eq syn_sent "$(conn syn_sent)" 3000 && expect_eq held "$(jqv .end.hold.open_at_end)" 3000'
+xp_check "conntrack ESTABLISHED = 3000 + the control connection" expect_eq ESTABLISHED "$XSK_CT" 3001
+xp_check "3000 reset at the end, all CLOSE in conntrack" eval '
+	expect_eq reset "$(conn held_reset_at_end)" 3000 && expect_near CLOSE "$(ct_state CLOSE)" 3000 1'
+xp_pass
+
+# ---------------------------------------------------------------------------
 # A firewall that forgets established connections idle for 4 s: keepalives
 # every second keep all 2000 held connections in its table; without them
 # they are gone. The router counts the keepalives (pure ACKs to the test ports).
