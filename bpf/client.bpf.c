@@ -23,6 +23,12 @@
  * Everything the reply needs is in the segment being answered: our sequence
  * number is the one the server acknowledges, theirs the one it sent. See
  * client.h for the configuration (rodata) and counters.
+ *
+ * With the engine's window (config.win_size, bpf/window.h) each of those
+ * segments also moves its connection's slot on (a completion, a reset, the
+ * server's FIN in FIN mode, an ICMP unreachable quoting the SYN), so that
+ * the SYN sender knows how many are in flight and userspace what to send
+ * again; a SYN-ACK that no connection waits for any more is reset.
  */
 /* vmlinux.h has a typedef named config (zstd's): rename it on the way in,
  * the name is our rodata variable's (struct xp_client_config). */
@@ -35,6 +41,7 @@
 #include "lib/consts.h"
 #include "lib/parsing.h"
 #include "lib/tcp_reply.h"
+#include "window.h"
 
 /* Set by the loader before load; see struct xp_client_config. */
 const volatile struct xp_client_config config = { .mode = XP_CC_MODE_RST };
@@ -45,6 +52,30 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xp_cc_counters);
 } cc_counters SEC(".maps");
+
+/* The window's maps (bpf/window.h): max_entries 1 here, the engine's own
+ * maps (bpf_map__reuse_fd) when config.win_size is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct xp_win_slot);
+} win_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1);
+	__type(value, __u32);
+} win_free SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct xp_win_ctl);
+} win_ctl SEC(".maps");
 
 /* Window of our ACKs: with window scaling (7, what the client's SYN offers,
  * see FRAME_SYN_WSCALE) 502 << 7 = 64256 bytes, as Linux shows. */
@@ -162,6 +193,201 @@ static __always_inline void xp_cc_count_handshake(struct xp_cc_counters *cnt,
 	}
 }
 
+/*
+ * The window (config.win_size): what a segment of a test flow means for
+ * its connection's slot. The slot is in the sequence number the segment
+ * acknowledges (bpf/window.h); the slot's ISN and ports must agree, and
+ * every move is a compare-and-swap on the slot's word, so a reply that
+ * races a timeout in userspace, or comes after the slot went to a newer
+ * connection, moves nothing.
+ */
+enum { WIN_NEW, WIN_DUP, WIN_STALE };
+
+/* The slot whose connection has ISN isn and ports (network order, as the
+ * server's segment carries them: its source is our destination), or NULL. */
+static __always_inline struct xp_win_slot *win_slot(__u32 isn, __u16 srv_port, __u16 cli_port)
+{
+	__u32 slot = isn >> (config.win_shift & 31);
+	struct xp_win_slot *w;
+
+	if (slot >= config.win_size)
+		return NULL;
+	w = bpf_map_lookup_elem(&win_slots, &slot);
+	if (!w || w->isn != isn || w->sport != bpf_ntohs(cli_port) || w->dport != bpf_ntohs(srv_port))
+		return NULL;
+	return w;
+}
+
+static __always_inline struct xp_win_ctl *win_ctl_get(void)
+{
+	__u32 key = 0;
+
+	return bpf_map_lookup_elem(&win_ctl, &key);
+}
+
+/* The connection is over: its slot back on the free queue, for the next SYN. */
+static __always_inline void win_release(__u32 isn, struct xp_win_ctl *ctl)
+{
+	__u32 slot = isn >> (config.win_shift & 31);
+
+	bpf_map_push_elem(&win_free, &slot, 0);
+	__sync_fetch_and_add(&ctl->freed, 1);
+}
+
+/* A SYN-ACK: WIN_NEW (it completes its connection: answer and count it),
+ * WIN_DUP (answered before: answer again, as TCP does), WIN_STALE (no
+ * connection of ours waits for it any more: answer with RST). */
+static __always_inline int win_synack(const struct xp_tcp_seg *sg)
+{
+	struct xp_win_ctl *ctl = win_ctl_get();
+	struct xp_win_slot *w;
+	__u32 word, next;
+
+	if (!ctl)
+		return WIN_STALE;
+	w = win_slot(sg->ack - 1, sg->sport, sg->dport);
+	if (!w) {
+		__sync_fetch_and_add(&ctl->stale, 1);
+		return WIN_STALE;
+	}
+	word = w->word;
+	if (XP_WIN_STATE(word) == XP_WIN_FIN_WAIT || XP_WIN_STATE(word) == XP_WIN_OPEN) {
+		__sync_fetch_and_add(&ctl->synack_dup, 1);
+		return WIN_DUP;
+	}
+	if (XP_WIN_STATE(word) != XP_WIN_SYN_SENT) {
+		__sync_fetch_and_add(&ctl->stale, 1);
+		return WIN_STALE;
+	}
+	next = config.mode == XP_CC_MODE_FIN ? XP_WIN_FIN_WAIT
+	     : config.mode == XP_CC_MODE_KEEPALIVE ? XP_WIN_OPEN : XP_WIN_FREE;
+	/* Before the swap: whoever sees the new state finds these set. */
+	w->srv_nxt = sg->seq + 1;
+	w->t_ns = bpf_ktime_get_ns();
+	w->tries = 0;
+	if (__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), next)) != word) {
+		__sync_fetch_and_add(&ctl->stale, 1); /* given up by userspace just now */
+		return WIN_STALE;
+	}
+	if (next == XP_WIN_FREE)
+		win_release(w->isn, ctl);
+	return WIN_NEW;
+}
+
+/* --fin: the server's FIN (ack = ISN + 2): WIN_NEW closes the connection and
+ * frees its slot; WIN_DUP (already closed, or not ours) is answered all the same. */
+static __always_inline int win_fin(const struct xp_tcp_seg *sg)
+{
+	struct xp_win_ctl *ctl = win_ctl_get();
+	struct xp_win_slot *w;
+	__u32 word;
+
+	if (!ctl)
+		return WIN_DUP;
+	w = win_slot(sg->ack - 2, sg->sport, sg->dport);
+	word = w ? w->word : 0;
+	if (!w || XP_WIN_STATE(word) != XP_WIN_FIN_WAIT ||
+	    __sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), XP_WIN_FREE)) != word) {
+		__sync_fetch_and_add(&ctl->fin_dup, 1);
+		return WIN_DUP;
+	}
+	win_release(sg->ack - 2, ctl);
+	return WIN_NEW;
+}
+
+/* A reset with ACK = ISN + 1: the server (or a device) refused the SYN, or
+ * reset a held connection. Its slot is freed (-k: done, never reopened). */
+static __always_inline void win_reset(const struct tcphdr *th)
+{
+	struct xp_win_ctl *ctl = win_ctl_get();
+	__u32 isn = bpf_ntohl(th->ack_seq) - 1, word, next;
+	struct xp_win_slot *w;
+
+	if (!ctl || !(tcp_flags(th) & XP_TCPF_ACK))
+		return;
+	w = win_slot(isn, th->source, th->dest);
+	if (!w)
+		return;
+	word = w->word;
+	if (XP_WIN_STATE(word) != XP_WIN_SYN_SENT && XP_WIN_STATE(word) != XP_WIN_OPEN)
+		return;
+	next = config.mode == XP_CC_MODE_KEEPALIVE ? XP_WIN_DONE : XP_WIN_FREE;
+	if (__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), next)) != word)
+		return;
+	__sync_fetch_and_add(&ctl->fail_reset, 1);
+	if (next == XP_WIN_FREE)
+		win_release(isn, ctl);
+}
+
+/*
+ * ICMP destination unreachable (IPv4 type 3, ICMPv6 type 1) quoting one of
+ * our SYNs: its IP header and first 8 TCP bytes (ports, seq = the ISN) say
+ * which connection; it failed as unreachable and its slot is freed. 0 when
+ * it was such a message (counted, to be dropped), -1 for anything else.
+ */
+#define XP_ICMP_UNREACH   3
+#define XP_ICMP6_UNREACH  1
+#define XP_IPPROTO_ICMPV6 58
+static __always_inline int win_icmp(void *data, void *data_end)
+{
+	struct hdr_cursor c = { .pos = data };
+	struct iphdr *iph;
+	struct ipv6hdr *ip6h;
+	__u8 *icmp, *in;
+	__u32 l4_len, inner;
+	__u16 h_proto;
+
+	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
+		return -1;
+	if (h_proto == bpf_htons(ETH_P_IP) && config.family != 6) {
+		if (parse_iphdr(&c, data_end, &iph, &l4_len) < 0 || iph->protocol != IPPROTO_ICMP ||
+		    ipv4_is_fragment(iph))
+			return -1;
+		icmp = c.pos;
+		if ((void *)(icmp + 8 + 20) > data_end || icmp[0] != XP_ICMP_UNREACH)
+			return -1;
+		in = icmp + 8; /* the quoted IPv4 header */
+		inner = (in[0] & 0x0f) * 4;
+		if ((in[0] >> 4) != 4 || inner < 20 || inner > 60 || in[9] != IPPROTO_TCP)
+			return -1;
+	} else if (h_proto == bpf_htons(ETH_P_IPV6) && config.family != 4) {
+		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0 || ip6h->nexthdr != XP_IPPROTO_ICMPV6)
+			return -1;
+		icmp = c.pos;
+		if ((void *)(icmp + 8 + 40) > data_end || icmp[0] != XP_ICMP6_UNREACH)
+			return -1;
+		in = icmp + 8;
+		inner = 40;
+		if ((in[0] >> 4) != 6 || in[6] != IPPROTO_TCP)
+			return -1;
+	} else {
+		return -1;
+	}
+	struct tcphdr *th = (void *)(in + inner);
+	if ((void *)th + 8 > data_end)
+		return -1;
+	/* Our SYN: from a client port to a server port. */
+	if (!in_range(th->source, config.cport_lo, config.cport_hi) ||
+	    !in_range(th->dest, config.dport_lo, config.dport_hi))
+		return -1;
+	struct xp_win_ctl *ctl = win_ctl_get();
+	__u32 isn = bpf_ntohl(th->seq), word, next;
+	struct xp_win_slot *w = win_slot(isn, th->dest, th->source);
+
+	if (!ctl || !w)
+		return 0;
+	word = w->word;
+	if (XP_WIN_STATE(word) != XP_WIN_SYN_SENT)
+		return 0;
+	next = config.mode == XP_CC_MODE_KEEPALIVE ? XP_WIN_DONE : XP_WIN_FREE;
+	if (__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), next)) != word)
+		return 0;
+	__sync_fetch_and_add(&ctl->fail_unreach, 1);
+	if (next == XP_WIN_FREE)
+		win_release(isn, ctl);
+	return 0;
+}
+
 SEC("xdp")
 int xdp_client(struct xdp_md *ctx)
 {
@@ -174,35 +400,52 @@ int xdp_client(struct xdp_md *ctx)
 	__u32 key = 0, payload;
 	void *l3;
 	__u8 fl;
-	int is_v6, rc;
+	int is_v6, rc, wv;
 
 	cnt = bpf_map_lookup_elem(&cc_counters, &key);
 	if (!cnt)
 		return XDP_PASS;
-	if (xp_cc_test_seg(data, data_end, &l3, &th, &is_v6, &payload))
+	if (xp_cc_test_seg(data, data_end, &l3, &th, &is_v6, &payload)) {
+		/* The window: an ICMP error about one of our SYNs ends its connection. */
+		if (config.win_size && !win_icmp(data, data_end))
+			return XDP_DROP;
 		goto pass;
+	}
 
 	fl = tcp_flags(th);
 	if (fl & XP_TCPF_RST) {
 		cnt->rst_seen++;
+		if (config.win_size)
+			win_reset(th);
 		return XDP_DROP;
 	}
 	if ((fl & XP_SYNACK_MASK) == XP_SYNACK) {
 		cnt->synack_seen++;
 		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
 			goto unanswered;
+		wv = config.win_size ? win_synack(&sg) : WIN_NEW;
+		if (wv == WIN_STALE) {
+			/* RFC 9293's reset for an unacceptable ACK: <SEQ=SEG.ACK><CTL=RST>. */
+			r.seq = sg.ack;
+			r.flags = XP_TCPF_RST;
+			if (xp_tcp_reply_send(ctx, &sg, &r))
+				goto unanswered;
+			return xp_reply_verdict(ctx, config.reply_redirect);
+		}
 		xp_cc_handshake_reply(&sg, &r);
 		rc = xp_tcp_reply_send(ctx, &sg, &r);
 		if (rc == XP_REPLY_NOROOM)
 			return XDP_PASS; /* untouched, to tc_client */
 		if (rc)
 			goto unanswered;
-		xp_cc_count_handshake(cnt, &r);
+		if (wv == WIN_NEW)
+			xp_cc_count_handshake(cnt, &r);
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if ((fl & XP_SYNACK_MASK) == (XP_TCPF_ACK | XP_TCPF_FIN)) {
 		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
 			goto unanswered;
+		wv = config.win_size && config.mode == XP_CC_MODE_FIN ? win_fin(&sg) : WIN_NEW;
 		r.seq = sg.ack;
 		r.ack = sg.seq + sg.payload + 1;
 		r.flags = XP_TCPF_ACK;
@@ -211,7 +454,8 @@ int xdp_client(struct xdp_md *ctx)
 			xp_reply_put_ts(&r, sg.tsecr, sg.tsval);
 		if (xp_tcp_reply_send(ctx, &sg, &r))
 			goto unanswered;
-		cnt->finack_answered++;
+		if (wv == WIN_NEW)
+			cnt->finack_answered++;
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 pass:

@@ -49,6 +49,12 @@ struct xp_client_config {
 	 * XDP_TX: for a veth whose peer has no XDP program (see
 	 * xp_reply_verdict in bpf/lib/tcp_reply.h). */
 	__u8 reply_redirect;
+	__u8 pad[2];
+	/* The window (bpf/window.h), 0 = none: stateless, as the unit tests
+	 * load it. With one, every SYN-ACK, FIN and RST of a test flow is
+	 * matched to its slot in win_slots and moves it on. */
+	__u32 win_size;
+	__u32 win_shift;
 };
 
 struct xp_cc_counters {

@@ -28,7 +28,11 @@
  * with nbind > 0; else the template's), ports xp_flow_ports(t / nbind), and
  * the ISN xp_conn_isn(seed, k) of bpf/lib/isn.h. No stamp. The IPv4 header
  * checksum and the pseudo-header part of the TCP checksum then change with
- * the source address, both fixed incrementally as in step 3.
+ * the source address, both fixed incrementally as in step 3. With a window
+ * (config.win_size, the engine's -P; bpf/window.h) each SYN first takes a
+ * free slot from win_free and records its connection there, with the slot
+ * in the ISN; a run that finds no free slot sends nothing (XDP_DROP, not
+ * counted), so the SYNs in flight never exceed the window.
  *
  * All configuration is one const volatile rodata struct, config (struct
  * xp_generator_config, generator.h), set before load: the verifier then
@@ -46,6 +50,7 @@
 #include "lib/consts.h"
 #include "lib/csum.h"
 #include "lib/isn.h"
+#include "window.h"
 
 /* Templates up to this long are copied with plain stores, longer ones with
  * bpf_xdp_store_bytes. */
@@ -68,6 +73,30 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xp_gen_state);
 } gen_state SEC(".maps");
+
+/* SYN mode's window (bpf/window.h); created with max_entries 1 and replaced
+ * by the engine's maps (bpf_map__reuse_fd) when config.win_size is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct xp_win_slot);
+} win_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1);
+	__type(value, __u32);
+} win_free SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct xp_win_ctl);
+} win_ctl SEC(".maps");
 
 /*
  * Packet stores and loads of whole fields. The fields are not aligned
@@ -150,10 +179,10 @@ static __always_inline void write_bind_addr(void *ip, __u32 a, struct csum_delta
  * few divisions per frame: SYN rates are well below the stream's. 0 or -1.
  */
 static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_state *st, __u64 n, __u32 nd,
-				     __u32 ns, struct csum_delta *cd)
+				     __u32 ns, struct csum_delta *cd, __u32 slot)
 {
 	__u64 kc = n * config.nthreads + st->tid, t;
-	__u32 a = 0, d, s;
+	__u32 a = 0, d, s, isn;
 
 	if (config.conn_space == 0)
 		return -1;
@@ -164,8 +193,30 @@ static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_s
 	}
 	d = (__u32)(t % nd);
 	s = (__u32)((t / nd) % ns);
+	isn = xp_conn_isn(config.seed, kc);
+	if (config.win_size) {
+		/* The connection into its slot, before its SYN can be answered. */
+		struct xp_win_slot *w = bpf_map_lookup_elem(&win_slots, &slot);
+		__u32 key = 0;
+		struct xp_win_ctl *ctl = bpf_map_lookup_elem(&win_ctl, &key);
+
+		if (!w || !ctl || config.win_shift < 12 || config.win_shift > 31)
+			return -1;
+		isn = xp_win_isn(isn, slot, config.win_shift);
+		w->isn = isn;
+		w->srv_nxt = 0;
+		w->sport = (__u16)(config.sport_lo + s);
+		w->dport = (__u16)(config.dport_lo + d);
+		w->k = kc;
+		w->t_ns = bpf_ktime_get_ns();
+		w->tries = 0;
+		/* Last: the state says the rest is there (x86-64's stores are not
+		 * reordered; the other readers check isn and ports as well). */
+		w->word = XP_WIN_WORD(XP_WIN_GEN(w->word) + 1, XP_WIN_SYN_SENT);
+		__sync_fetch_and_add(&ctl->taken, 1);
+	}
 	put32_csum(l4, bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d)), cd);
-	put32_csum(l4 + 4, bpf_htonl(xp_conn_isn(config.seed, kc)), cd);
+	put32_csum(l4 + 4, bpf_htonl(isn), cd);
 	if (config.nbind)
 		write_bind_addr(data + config.l3_off, a, cd);
 	return 0;
@@ -316,6 +367,7 @@ int xdp_generator(struct xdp_md *ctx)
 	void *data, *data_end, *l4;
 	__u16 check;
 	__u64 n;
+	__u32 slot = 0;
 
 	/* userspace also attaches this program, idle, to a private loopback
 	 * to keep it in the XDP dispatcher (see user/loader/generator_prog.c):
@@ -343,6 +395,9 @@ int xdp_generator(struct xdp_md *ctx)
 	 * RST's length in its xdp_frame: without this, every other SYN went
 	 * out truncated to 54 bytes. With the ctx always one byte short of
 	 * the original, the kernel rewrites the xdp_frame from it every run. */
+	/* SYN mode's window: a free slot, or no SYN this run. */
+	if (config.syn_mode && config.win_size && bpf_map_pop_elem(&win_free, &slot))
+		return XDP_DROP;
 	if (config.syn_mode) {
 		long have = (long)ctx->data_end - (long)ctx->data;
 
@@ -363,7 +418,7 @@ int xdp_generator(struct xdp_md *ctx)
 	nd = (__u32)config.dport_hi - config.dport_lo + 1;
 	ns = (__u32)config.sport_hi - config.sport_lo + 1;
 	n = st->sent;
-	if (config.syn_mode ? write_syn(data, l4, st, n, nd, ns, &cd)
+	if (config.syn_mode ? write_syn(data, l4, st, n, nd, ns, &cd, slot)
 			    : write_stream(data, data_end, l4, st, n, nd, ns, &cd))
 		return XDP_ABORTED;
 

@@ -98,6 +98,11 @@ struct xp_generator_config {
 	/* Distinct tuples: max(nbind, 1) x sports x dports (1 if unset). */
 	__u64 conn_space;
 	__u64 seed;          /* ISN key */
+	/* SYN mode with a window (bpf/window.h; the XDP connection engine's
+	 * -P): every SYN takes a free slot from win_free, and a run finding
+	 * none sends nothing (XDP_DROP). 0: no window, every run a SYN. */
+	__u32 win_size;
+	__u32 win_shift;     /* the slot's place in the ISN */
 	/* Addresses as they are on the wire (IPv4: the first word only). */
 	__u32 bind_addr[XP_GEN_MAX_BIND][4];
 	/* The frame every run copies in (tmpl_len bytes). */

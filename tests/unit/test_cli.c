@@ -326,7 +326,6 @@ static void test_syn_engine_usage_errors(void **state)
 	static const struct usage_case cases[] = {
 		{ "xdpperf -c 1.2.3.4 --engine xdp -x --syn-engine socket", "unknown SYN engine" },
 		{ "xdpperf -c 1.2.3.4 --engine xdp -x --syn-engine", "needs a value" },
-		{ "xdpperf -c 1.2.3.4 --engine xdp -k --syn-engine live", "-k" },
 		{ "xdpperf -c 1.2.3.4 --syn-engine live", "--engine xdp" },
 		{ "xdpperf -c 1.2.3.4 --engine xsk --syn-engine xsk", "--engine xdp" },
 		{ "xdpperf -s --syn-engine live", "client option" },
@@ -674,7 +673,12 @@ static void test_ignored_options_refused(void **state)
 		{ "xdpperf -c 1.2.3.4 -P 4 --cport 2000:2001", "source ports" },
 		{ "xdpperf -c 1.2.3.4 -P 4 --queues 2", "--threads" },
 		{ "xdpperf -c 1.2.3.4 -P 4 -x -z", "-z is for stream tests" },
-		{ "xdpperf -c 1.2.3.4 --engine xdp -x -P 64", "-P does nothing" },
+		/* Issue 12 made -P the XDP connection engine's window: refused only beyond its limit. */
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x -P 2000000", "at most 1048576 connections in its window" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --keepalive-interval 5", "only -k holds connections open" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -k --keepalive-interval 0.01", "too short" },
+		{ "xdpperf -c 1.2.3.4 --engine xdp -x --syn-retries 11", "0..10" },
+		{ "xdpperf -c 1.2.3.4 --engine socket -x --syn-retries 3", "net.ipv4.tcp_syn_retries" },
 		{ "xdpperf -c 1.2.3.4 -P 4 --compare -b 1M", "one side" },
 		{ "xdpperf -c 1.2.3.4 -P 4 --compare --engine none", "--compare" },
 		{ "xdpperf -c 1.2.3.4 -x --compare --engine xsk", "--engine xdp" },

@@ -68,6 +68,17 @@ UINT(opt_threads, threads, unsigned, 1, 256, "thread count")
 UINT(opt_burst, burst, unsigned, 1, 1048576, "burst size")
 UINT(opt_cps, cps, double, 1, 100000000, "connection rate (--cps)")
 UINT(opt_bytes, data_len, unsigned, 1, XP_CC_DATA_MAX, "--bytes payload")
+UINT(opt_syn_retries, syn_retries, unsigned, 0, XP_MAX_SYN_RETRIES, "--syn-retries")
+
+static int opt_keepalive_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_duration_named(arg, "keepalive interval", &o->keepalive_s, err, errlen))
+		return -1;
+	/* The keeper scans every 10 ms; keepalives far faster would be a flood, not keepalives. */
+	if (o->keepalive_s < 0.1)
+		return xp_cli_fail(err, errlen, "keepalive interval %s is too short (minimum 0.1 s)", arg);
+	return 0;
+}
 
 static int opt_server(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -434,7 +445,9 @@ const struct xp_option xp_options[] = {
 	  .engines = SOCKET_ENG | XDP_ENG,
 	  .instead = { [XP_ENGINE_AUTO] = FRAMES_NOT_CONNS, [XP_ENGINE_LIVE] = FRAMES_NOT_CONNS,
 		       [XP_ENGINE_XSK] = FRAMES_NOT_CONNS, [XP_ENGINE_NONE] = "it sends nothing" },
-	  .help = "parallel connections (server: connections to expect)", .sample = "64" },
+	  .help = "parallel connections (XDP connection engine: at most\n"
+	          "N handshakes in flight with -x, default %u; server:\n"
+	          "connections to expect)", .help_nums = { XP_DEFAULT_CONN_WINDOW }, .sample = "64" },
 	{ "close", 'x', NULL, XP_SEC_SOCKET, SOCKET, opt_close, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  .engines = SOCKET_ENG | XDP_ENG,
 	  .help = "close each connection once established: connections/s" },
@@ -482,9 +495,21 @@ const struct xp_option xp_options[] = {
 	{ "syn-engine", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_syn_engine, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
 	  .engines = XDP_ENG,
 	  .help = "what sends the SYNs: live (XDP live frames; the\n"
-	          "default for -x, falling back to xsk where the\n"
-	          "kernel lacks it) or xsk (AF_XDP; always for -k)", .sample = "xsk" },
+	          "default, falling back to xsk where the kernel\n"
+	          "lacks it) or xsk (AF_XDP)", .sample = "xsk" },
 	/* Issue 12 (connection tests): its options, one block. */
+	{ "syn-retries", 0, "N", XP_SEC_XDP_CONN, XDPC, opt_syn_retries, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "the kernel retransmits (net.ipv4.tcp_syn_retries)" },
+	  .help = "send an unanswered SYN (and --fin's FIN) again after\n"
+	          "1 s, 2 s, 4 s...: N times (0..%u, default %u, as\n"
+	          "Linux), then count it as timed out",
+	  .help_nums = { XP_MAX_SYN_RETRIES, XP_DEFAULT_SYN_RETRIES }, .sample = "3" },
+	{ "keepalive-interval", 0, "SECS", XP_SEC_XDP_CONN, XDPC, opt_keepalive_interval, .roles = XP_IN_CLIENT,
+	  .kinds = XP_K(XP_KIND_HOLD), .engines = XDP_ENG, .instead_kind = "only -k holds connections open",
+	  .instead = { [XP_ENGINE_SOCKET] = "its connections use the kernel's keepalives" },
+	  .help = "with -k: a TCP keepalive on every held connection\n"
+	          "every SECS seconds, so that a firewall's idle\n"
+	          "timeout keeps them (default: none)", .sample = "5" },
 	{ "device-netns", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_device_netns, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
 	  .engines = XDP_ENG,
 	  .help = "the device under test is namespace NAME on this\n"

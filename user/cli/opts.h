@@ -18,6 +18,11 @@ enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE }
 #define XP_SYN_LIVE XP_ENGINE_LIVE
 #define XP_SYN_XSK XP_ENGINE_XSK
 
+/* The XDP connection engine's retransmissions: Linux's net.ipv4.tcp_syn_retries. */
+#define XP_DEFAULT_SYN_RETRIES 6u
+#define XP_MAX_SYN_RETRIES     10u
+/* -x's window (-P) when none is given: handshakes in flight at most. */
+#define XP_DEFAULT_CONN_WINDOW 1024u
 #define XP_DEFAULT_PORT_LO 63000
 #define XP_DEFAULT_PORT_HI 63015
 #define XP_DEFAULT_CPORT_LO 10000
@@ -81,6 +86,8 @@ struct xp_opts {
 	enum xp_engine_id compare_engine; /* --compare: the fast side (xsk or live for streams, xdp for -x/-k) */
 	/* XDP connection engine */
 	double cps;                  /* --cps: SYNs per second, 0 = as fast as possible */
+	unsigned syn_retries;        /* --syn-retries: SYNs (and --fin's FINs) sent again before giving up */
+	double keepalive_s;          /* --keepalive-interval: -k's keepalives, 0 = none */
 	bool fin;                    /* --fin: close with FIN instead of RST */
 	bool peer_kernel;            /* --peer kernel: the server's TCP stack answers */
 	unsigned data_len;           /* --bytes: payload per connection (-x), 0 = none */

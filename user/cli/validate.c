@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "cli/options.h"
+#include "bpf/window.h"
 
 typedef int rule_fn(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen);
 
@@ -268,18 +269,17 @@ static int check_xdp_conn(struct xp_opts *o, const struct xp_given *g, char *err
 {
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
-	if (o->syn_engine == XP_SYN_LIVE && o->keepalive)
-		return xp_cli_fail(err, errlen,
-				   "--syn-engine live: -k needs the held connections reset at the end, which only xsk does");
 	if (o->data_len && o->peer_kernel)
 		return xp_cli_fail(err, errlen, "--bytes needs the server's XDP program to answer, not --peer kernel");
 	if (o->data_len && o->compare)
 		return xp_cli_fail(err, errlen, "--bytes has no socket-engine counterpart for --compare");
-	/* Stateless: with -x nothing stays open, so -P only sizes --peer kernel's listeners. */
-	if (o->engine == XP_ENGINE_XDP && !o->compare && o->close_each && !o->peer_kernel && xp_given_has(g, "parallel"))
-		return xp_cli_fail(err, errlen, "-P does nothing for the XDP connection engine's -x (it keeps no "
-				   "connection open or in flight): drop it, or pace with --cps; -P is for -k (connections "
-				   "to hold) and --peer kernel (the listeners' size)");
+	/* -P is the window: -x keeps at most that many handshakes in flight (fireperf's "in parallel"). */
+	if (o->engine == XP_ENGINE_XDP && o->close_each && !xp_given_has(g, "parallel"))
+		o->parallel = XP_DEFAULT_CONN_WINDOW;
+	if (o->engine == XP_ENGINE_XDP && (o->close_each || o->keepalive) && o->parallel > XP_WIN_MAX)
+		return xp_cli_fail(err, errlen, "-P %lu: the XDP connection engine keeps at most %u connections in its "
+				   "window (%zu bytes each)", o->parallel, XP_WIN_MAX,
+				   sizeof(struct xp_win_slot) + sizeof(uint32_t));
 	return 0;
 }
 

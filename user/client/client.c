@@ -196,6 +196,21 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 	h->finack_answered = a->hs.finack_answered - b->hs.finack_answered;
 	h->unanswered = a->hs.unanswered - b->hs.unanswered;
 	h->rst_closed = a->hs.rst_closed - b->hs.rst_closed;
+	h->window = a->hs.window;
+	h->syn_retries = a->hs.syn_retries;
+	h->in_flight = a->hs.in_flight;
+#define HS_DELTA(f) h->f = a->hs.f - b->hs.f
+	HS_DELTA(syn_retx);
+	HS_DELTA(fin_retx);
+	HS_DELTA(keepalives);
+	HS_DELTA(fail_timeout);
+	HS_DELTA(fail_reset);
+	HS_DELTA(fail_unreach);
+	HS_DELTA(fin_timeout);
+	HS_DELTA(synack_dup);
+	HS_DELTA(stale_rst);
+	HS_DELTA(send_errors);
+#undef HS_DELTA
 }
 
 /*
@@ -837,6 +852,8 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 			.data_len = o->data_len,
 			.ctrl_port = o->control_port,
 			.xdp_mode = o->xdp_mode,
+			.syn_retries = o->syn_retries,
+			.keepalive_s = o->keepalive_s,
 		},
 	};
 	memcpy(ec->bind, o->bind, sizeof(ec->bind[0]) * o->nbind);

@@ -21,6 +21,7 @@
 #include "net/frame.h"
 #include "proto/messages.h"
 #include "report/figures.h"
+#include "bpf/window.h"
 
 #define XP_MAX_BIND 256
 
@@ -54,6 +55,16 @@ struct xp_handshakes_cfg {
 	unsigned data_len;          /* --bytes: payload per connection, 0 = none */
 	uint16_t ctrl_port;         /* the control connection's port: the client program leaves it alone */
 	enum xp_xdp_mode xdp_mode;  /* how to attach the client program */
+	unsigned syn_retries;       /* --syn-retries: SYNs (and --fin's FINs) sent again, 1 s, 2 s, 4 s... apart */
+	double keepalive_s;         /* --keepalive-interval: -k's keepalives, 0 = none */
+	/* The window (-P; bpf/window.h, engine/window.h), set up by the XDP
+	 * connection engine for its SYN sender: size 0 = none. */
+	struct xp_win_maps {
+		unsigned size, shift;
+		int slots_fd, free_fd, ctl_fd;
+		struct xp_win_slot *slots;  /* win_slots, mapped */
+		struct xp_win_ctl *ctl;     /* win_ctl, mapped */
+	} win;
 };
 
 struct xp_engine_cfg {

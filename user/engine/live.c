@@ -15,9 +15,11 @@
  * Connection tests (kind XP_TEST_CONNECT, the XDP connection engine's -x):
  * the generator runs in SYN mode and makes every frame the SYN of the next
  * connection, with the tuple and ISN the AF_XDP engine would give it
- * (engine/tuples.h, bpf/lib/isn.h); pacing is the same, at cfg->pps SYNs/s. Hold
- * tests (XP_TEST_HOLD) are refused: they must reset every held connection
- * at the end, which the AF_XDP engine does (--syn-engine xsk).
+ * (engine/tuples.h, bpf/lib/isn.h); pacing is the same, at cfg->pps SYNs/s.
+ * With the XDP connection engine's window (cfg->hs.win, engine/window.h)
+ * each SYN takes a free slot and no call runs more frames than there are
+ * free slots; hold tests (XP_TEST_HOLD) need the window, whose keeper
+ * resets the held connections at the end.
  *
  * Threads: one per CPU, pinned before their first run, because the
  * generator keeps its state (frame counter, flow position) per CPU; at most
@@ -71,6 +73,7 @@
 #include "util/threadclock.h"
 #include "util/time.h"
 #include "engine/tuples.h"
+#include "engine/window.h"
 
 #define CHUNK      16384   /* unpaced: frames per call (~1-10 ms) */
 #define BATCH      XP_GEN_BATCH /* frames per kernel batch (page_pool size, flush; the stamp's clock read) */
@@ -169,9 +172,25 @@ static void *worker_main(void *arg)
 		uint32_t unit = xp_pacer_next(&pc);
 		if (!unit)
 			continue; /* not due yet (it slept): ask again */
+		const struct xp_win_maps *win = &e->cfg.hs.win;
+		uint64_t taken0 = 0;
+		if (win->size) {
+			/* The window (-P): no more runs than free slots, as a run
+			 * that finds none sends nothing. Full: wait for replies
+			 * (or, -k, for the end). */
+			uint64_t avail = xp_win_avail(win);
+			if (!avail) {
+				xp_sleep(e->cfg.kind == XP_TEST_HOLD ? 1e-3 : 2e-5);
+				continue;
+			}
+			if (unit > avail)
+				unit = (uint32_t)avail;
+			taken0 = __atomic_load_n(&win->ctl->taken, __ATOMIC_RELAXED);
+		}
 		double tr = xp_now();
 		int rc = run_frames(e, w->idx, &md, unit);
 		busy += xp_now() - tr;
+
 		if (first && rc == -EINVAL && md.rx_queue_index) {
 			/* Fewer rx queues than tx queues: any existing queue does. */
 			md.rx_queue_index = 0;
@@ -191,6 +210,11 @@ static void *worker_main(void *arg)
 			__atomic_store_n(&w->errors, w->errors + 1, __ATOMIC_RELAXED);
 			w->fatal = -rc;
 			break;
+		}
+		if (win->size) {
+			/* What went out (other threads' SYNs included: a bound). */
+			uint64_t got = __atomic_load_n(&win->ctl->taken, __ATOMIC_RELAXED) - taken0;
+			unit = got < unit ? (uint32_t)got : unit;
 		}
 		xp_pacer_sent(&pc, unit);
 	}

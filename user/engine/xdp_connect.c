@@ -7,6 +7,11 @@
  *   - the client's XDP program (bpf/client.bpf.c, loader/client_prog.c),
  *     which answers each SYN-ACK with the ACK (or ACK|FIN, ACK|PSH|FIN with
  *     data) that completes the handshake.
+ *   - the window (engine/window.h, bpf/window.h): -P slots that both
+ *     see, so that at most -P handshakes are in flight (-x) or held (-k);
+ *     its keeper retransmits unanswered SYNs (and --fin's FINs), gives
+ *     them up after --syn-retries, sends -k's keepalives and resets the
+ *     held connections at the end.
  * The server answers with SYN cookies in its XDP program, or with
  * --peer kernel with its TCP stack. Its figures are handshakes.
  */
@@ -17,6 +22,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/window.h"
 #include "loader/client_prog.h"
 #include "util/time.h"
 
@@ -24,6 +30,9 @@ struct xp_engine {
 	const struct xp_engine_ops *syn_ops; /* the SYN sender */
 	struct xp_engine *syn;
 	struct client_prog *prog;
+	struct xp_window *win;               /* -P's window and its keeper */
+	struct xp_engine_cfg *syn_cfg;       /* the SYN sender's: the test's, with the window's maps */
+	unsigned syn_retries;
 	const char *prog_mode;               /* how the client program is attached */
 	double cps;                          /* --cps, for the report */
 	bool peer_kernel;
@@ -65,6 +74,8 @@ static void xdpc_destroy(struct xp_engine *e)
 	if (e->syn)
 		e->syn_ops->destroy(e->syn);
 	client_prog_close(e->prog);
+	xp_window_close(e->win); /* after both users of its maps */
+	free(e->syn_cfg);
 	free(e);
 }
 
@@ -76,13 +87,22 @@ static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	e->cps = cfg->pps;
 	e->peer_kernel = cfg->hs.peer_kernel;
 	e->parallel = cfg->kind == XP_TEST_HOLD ? cfg->parallel : 0;
-	/* SYNs: live frames for -x unless told otherwise (auto falls back to
-	 * xsk where they do not work); -k: xsk, which resets the held
-	 * connections at the end. */
-	enum xp_engine_id sender = cfg->hs.syn_sender;
-	if (sender == XP_ENGINE_AUTO && cfg->kind == XP_TEST_HOLD)
-		sender = XP_ENGINE_XSK;
-	int r = xp_engine_open(sender, cfg, &e->syn_ops, &e->syn, err, errlen);
+	e->syn_retries = cfg->hs.syn_retries;
+	e->syn_cfg = malloc(sizeof(*e->syn_cfg));
+	if (!e->syn_cfg) {
+		xdpc_destroy(e);
+		return -ENOMEM;
+	}
+	*e->syn_cfg = *cfg;
+	int r = xp_window_open(cfg, prog_mode_of(cfg), &e->win, &e->syn_cfg->hs.win, err, errlen);
+	if (r) {
+		xdpc_destroy(e);
+		return r;
+	}
+	/* SYNs: live frames unless told otherwise (auto falls back to xsk
+	 * where they do not work), -x and -k alike: the window keeps what
+	 * the resets at the end of -k need. */
+	r = xp_engine_open(cfg->hs.syn_sender, e->syn_cfg, &e->syn_ops, &e->syn, err, errlen);
 	if (r) {
 		xdpc_destroy(e);
 		return r;
@@ -97,6 +117,11 @@ static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		.data_len = cfg->hs.data_len,
 		.reply_redirect = true,
 		.xdp_mode = cfg->hs.xdp_mode,
+		.win_size = e->syn_cfg->hs.win.size,
+		.win_shift = e->syn_cfg->hs.win.shift,
+		.win_slots_fd = e->syn_cfg->hs.win.slots_fd,
+		.win_free_fd = e->syn_cfg->hs.win.free_fd,
+		.win_ctl_fd = e->syn_cfg->hs.win.ctl_fd,
 	};
 	r = client_prog_open(&pc, &e->prog, &e->prog_mode, err, errlen);
 	if (r) {
@@ -126,7 +151,10 @@ static void *watch_main(void *arg)
 static int xdpc_start(struct xp_engine *e, char *err, size_t errlen)
 {
 	e->t0 = xp_now();
-	int r = e->syn_ops->start(e->syn, err, errlen);
+	int r = xp_window_start(e->win, err, errlen);
+	if (r)
+		return r;
+	r = e->syn_ops->start(e->syn, err, errlen);
 	if (!r && e->parallel && !pthread_create(&e->watcher, NULL, watch_main, e))
 		e->watching = true;
 	return r;
@@ -143,17 +171,35 @@ static void xdpc_read(struct xp_engine *e, struct xp_engine_stats *st)
 	st->hs.rst_seen = cc.rst_seen;
 	st->hs.finack_answered = cc.finack_answered;
 	st->hs.unanswered = cc.unanswered;
-	st->hs.rst_closed = st->tx.rst_sent;
-	/* Stateless: open is what the client completed less what the server reset. */
+	struct xp_win_stats ws;
+	xp_window_read(e->win, &ws);
+	st->hs.window = e->syn_cfg->hs.win.size;
+	st->hs.syn_retries = e->syn_retries;
+	st->hs.syn_retx = ws.syn_retx;
+	st->hs.fin_retx = ws.fin_retx;
+	st->hs.keepalives = ws.keepalives;
+	st->hs.fail_timeout = ws.fail_timeout;
+	st->hs.fail_reset = ws.fail_reset;
+	st->hs.fail_unreach = ws.fail_unreach;
+	st->hs.fin_timeout = ws.fin_timeout;
+	st->hs.synack_dup = ws.synack_dup;
+	st->hs.stale_rst = ws.stale;
+	st->hs.in_flight = ws.in_flight;
+	st->hs.send_errors = ws.send_errors;
+	/* -k: the keeper's resets at the end (or the AF_XDP engine's without a window). */
+	st->hs.rst_closed = ws.rst_closed + st->tx.rst_sent;
 	st->hold.all_open_s = e->all_open_s;
-	st->hold.open = cc.acks_sent > cc.rst_seen ? cc.acks_sent - cc.rst_seen : 0;
+	/* The window's count at its last scan: established and neither reset nor given up. */
+	st->hold.open = ws.open;
 }
 
 static void xdpc_stop(struct xp_engine *e)
 {
 	watch_stop(e);
 	e->syn_ops->stop(e->syn);
+	xp_window_halt(e->win); /* nothing sent again from here on */
 	xp_sleep(0.2); /* the last handshakes' replies are still on their way */
+	xp_window_finish(e->win); /* the final counts; -k: the resets */
 }
 
 /* The server answers the handshakes: its XDP program, or with --peer kernel its listeners. */
@@ -172,6 +218,9 @@ static void xdpc_describe(struct xp_engine *e, struct xp_report_info *i)
 	i->peer_kernel = e->peer_kernel;
 	i->target_cps = e->cps;
 	i->client_xdp_mode = e->prog_mode;
+	i->window = e->syn_cfg->hs.win.size;
+	i->syn_retries = e->syn_retries;
+	i->keepalive_s = e->syn_cfg->hs.keepalive_s;
 }
 
 static const char *xdpc_verdict(const struct xp_engine_cfg *cfg, const struct xp_period *total, char *buf,

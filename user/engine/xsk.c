@@ -47,6 +47,7 @@
 #include "util/random.h"
 #include "util/time.h"
 #include "engine/tuples.h"
+#include "engine/window.h"
 
 #define NUM_FRAMES 4096
 #define RING_SIZE 2048
@@ -300,14 +301,30 @@ static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
 	const struct xp_tuples *m = &e->map;
 	uint32_t idx, n;
 
+	const struct xp_win_maps *win = &e->cfg.hs.win;
+	uint32_t slots[BATCH], nslots = 0;
+
 	if (want > w->nfree) {
 		want = w->nfree;
 		w->pushback++; /* frames not yet completed by the kernel */
 	}
-	if (!want || !(n = xsk_ring_prod__reserve(&w->tx, want, &idx)))
+	if (!rst && win->size) {
+		/* The window (-P): one free slot per SYN, or no SYN. */
+		if (want > BATCH)
+			want = BATCH;
+		while (nslots < want && !xp_win_pop(win, &slots[nslots]))
+			nslots++;
+		want = nslots;
+	}
+	if (!want || !(n = xsk_ring_prod__reserve(&w->tx, want, &idx))) {
+		while (nslots)
+			xp_win_unpop(win, slots[--nslots]);
 		return 0;
+	}
 	if (n < want)
 		w->pushback++; /* TX ring full */
+	while (nslots > n)
+		xp_win_unpop(win, slots[--nslots]);
 	for (uint32_t i = 0; i < n; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
 		uint64_t addr = w->free[--w->nfree];
@@ -324,7 +341,14 @@ static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
 		} else {
 			/* The frame holds an older SYN (or the template): only
 			 * ports, address and seq change. */
-			xp_tuple_write(m, f, &e->lay, w->t, xp_tuple_isn(m, w->k));
+			uint32_t isn = xp_tuple_isn(m, w->k);
+			if (win->size) {
+				uint16_t sp, dp;
+				unsigned a;
+				xp_tuple_of(m, w->t, &sp, &dp, &a);
+				isn = xp_win_record(win, slots[i], w->k, sp, dp, isn);
+			}
+			xp_tuple_write(m, f, &e->lay, w->t, isn);
 			w->k += e->nw;
 			w->t += e->nw;
 			if (w->t >= m->space)
@@ -432,7 +456,8 @@ static void conn_main(struct xsk_worker *w)
 		if (want > limit - w->syn_posted)
 			want = (uint32_t)(limit - w->syn_posted);
 		uint64_t before = w->syn_posted;
-		conn_post(w, want, false);
+		if (!conn_post(w, want, false) && c->hs.win.size)
+			xp_sleep(2e-5); /* the window is full: replies (or the end of -k) free it */
 		xp_pacer_sent(&pc, (uint32_t)(w->syn_posted - before));
 		int f = kick(w);
 		conn_reap(w);
@@ -442,8 +467,9 @@ static void conn_main(struct xsk_worker *w)
 		}
 	}
 	conn_drain(w, w->syn_posted, &w->done, 0.2);
-	/* Stopped, or past max_seconds: either way the held connections end. */
-	if (c->kind == XP_TEST_HOLD && !w->fatal)
+	/* Stopped, or past max_seconds: either way the held connections end
+	 * (with a window its keeper resets them, from their state). */
+	if (c->kind == XP_TEST_HOLD && !w->fatal && !c->hs.win.size)
 		conn_close_all(w);
 }
 

@@ -50,7 +50,18 @@ int client_prog_open(const struct client_prog_cfg *c, struct client_prog **out, 
 	ro->reply_redirect = c->reply_redirect;
 	bool data = c->mode == XP_CC_MODE_DATA;
 	bpf_program__set_autoload(cp->skel->progs.tc_client, data);
-	int r = client_bpf__load(cp->skel);
+	int r = 0;
+	if (c->win_size) {
+		/* The window's maps, shared with the SYN sender and the keeper. */
+		ro->win_size = c->win_size;
+		ro->win_shift = c->win_shift;
+		if (bpf_map__reuse_fd(cp->skel->maps.win_slots, c->win_slots_fd) ||
+		    bpf_map__reuse_fd(cp->skel->maps.win_free, c->win_free_fd) ||
+		    bpf_map__reuse_fd(cp->skel->maps.win_ctl, c->win_ctl_fd))
+			r = -errno;
+	}
+	if (!r)
+		r = client_bpf__load(cp->skel);
 	if (r) {
 		snprintf(err, errlen, "cannot load the client's XDP handshake program: %s", strerror(-r));
 		client_prog_close(cp);

@@ -27,6 +27,9 @@ struct client_prog_cfg {
 	unsigned data_len;          /* XP_CC_MODE_DATA: payload bytes per connection, 1..XP_CC_DATA_MAX */
 	bool reply_redirect;        /* see server_prog_open */
 	enum xp_xdp_mode xdp_mode;
+	/* The window (bpf/window.h): its maps, size 0 = none (stateless). */
+	unsigned win_size, win_shift;
+	int win_slots_fd, win_free_fd, win_ctl_fd;
 };
 
 struct client_prog;

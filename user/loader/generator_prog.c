@@ -43,9 +43,10 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 			 cfg->frames.tmpl.frame_size, XP_GEN_MAX_LEN + 4, xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
 		return -EMSGSIZE;
 	}
-	if (cfg->kind == XP_TEST_HOLD) {
-		snprintf(err, errlen, "XDP live frames do not hold connections (-k must reset them at the end): "
-			 "use --syn-engine xsk");
+	/* -k resets its connections at the end from the window's state (engine/window.h). */
+	if (cfg->kind == XP_TEST_HOLD && !cfg->hs.win.size) {
+		snprintf(err, errlen, "XDP live frames hold connections only in a window (-k must reset them at "
+			 "the end): use --syn-engine xsk");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -79,7 +80,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	struct xp_tuples conn = { 0 };
 	uint64_t seed = 0;
 	if (cfg->kind != XP_TEST_STREAM) {
-		if (cfg->kind != XP_TEST_CONNECT) {
+		if (cfg->kind != XP_TEST_CONNECT && cfg->kind != XP_TEST_HOLD) {
 			snprintf(err, errlen, "XDP live frames do not run %s tests", xp_test_kind_name(cfg->kind));
 			return -EINVAL;
 		}
@@ -126,7 +127,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	ro->seq0 = cfg->frames.tmpl.seq;
 	ro->stream_base = cfg->frames.stamp.stream_base;
 	ro->tx_ifindex = (__u32)cfg->ifindex;
-	if (cfg->kind == XP_TEST_CONNECT) {
+	if (cfg->kind == XP_TEST_CONNECT || cfg->kind == XP_TEST_HOLD) {
 		ro->syn_mode = 1;
 		ro->stamp = XP_STAMP_NONE; /* SYNs are connection tests: no stamp */
 		ro->is_v6 = cfg->frames.tmpl.src.family == AF_INET6;
@@ -139,7 +140,17 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 											     : (const void *)&cfg->bind[i].v4,
 			       cfg->bind[i].family == AF_INET6 ? 16 : 4);
 	}
-	r = generator_bpf__load(skel);
+	if (ro->syn_mode && cfg->hs.win.size) {
+		/* The window (bpf/window.h): the XDP connection engine's maps. */
+		ro->win_size = cfg->hs.win.size;
+		ro->win_shift = cfg->hs.win.shift;
+		if (bpf_map__reuse_fd(skel->maps.win_slots, cfg->hs.win.slots_fd) ||
+		    bpf_map__reuse_fd(skel->maps.win_free, cfg->hs.win.free_fd) ||
+		    bpf_map__reuse_fd(skel->maps.win_ctl, cfg->hs.win.ctl_fd))
+			r = -errno;
+	}
+	if (!r)
+		r = generator_bpf__load(skel);
 	libbpf_set_print(old);
 	if (r) {
 		snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s%s", strerror(-r),

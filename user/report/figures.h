@@ -58,6 +58,20 @@ struct xp_handshake_figs {
 	uint64_t finack_answered; /* server FIN-ACKs answered with the last ACK */
 	uint64_t unanswered;      /* SYN-ACKs and FINs it dropped without a reply (client.h) */
 	uint64_t rst_closed;      /* -k: held connections reset at the end */
+	/* The window (-P, engine/window.h). */
+	uint64_t window;          /* its size (not a delta) */
+	uint64_t syn_retries;     /* --syn-retries (not a delta) */
+	uint64_t syn_retx;        /* SYNs sent again after their timeout */
+	uint64_t fin_retx;        /* --fin: ACK|FINs sent again */
+	uint64_t keepalives;      /* -k: keepalives sent */
+	uint64_t fail_timeout;    /* SYNs given up after the retries */
+	uint64_t fail_reset;      /* SYNs (-k: held connections) reset */
+	uint64_t fail_unreach;    /* SYNs answered by ICMP unreachable */
+	uint64_t fin_timeout;     /* --fin: no FIN from the server after the retries */
+	uint64_t synack_dup;      /* SYN-ACKs answered again (both of a retransmitted SYN's) */
+	uint64_t stale_rst;       /* SYN-ACKs of given-up connections, answered with RST */
+	uint64_t in_flight;       /* SYNs still waiting at the last sample (not a delta) */
+	uint64_t send_errors;     /* retransmissions, keepalives, resets that could not be sent */
 };
 
 /*
@@ -200,6 +214,9 @@ struct xp_report_info {
 	double setup_s;           /* s the stamps' t0 precedes the lines' start (asking the server, starting the engine) */
 	uint64_t stamp_t0, stamp_ival; /* interval 0's start and the intervals' length, stamp ticks */
 	char stamp_note[200];     /* no stamps: why, and what the report gives instead; one way not: why */
+	unsigned window;          /* the XDP connection engine's -P window, 0 = none */
+	unsigned syn_retries;     /* its --syn-retries */
+	double keepalive_s;       /* its --keepalive-interval, 0 = none */
 };
 
 /* Connections the server completed: its XDP program's count, or with --peer kernel its accepts. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "bpf/window.h"
 
 uint64_t xp_period_established(const struct xp_period *p)
 {
@@ -41,6 +42,14 @@ void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i)
 		snprintf(from, sizeof(from), "AF_XDP (%s)", i->engine_mode ? i->engine_mode : "-");
 	fprintf(r->out, "SYNs from %s on %s, %s; handshakes completed by XDP (%s) on %s\n", from, i->dev, cps,
 		i->client_xdp_mode ? i->client_xdp_mode : "?", i->dev);
+	if (i->window) {
+		char ka[48] = "";
+		if (i->keepalive_s > 0)
+			snprintf(ka, sizeof(ka), ", keepalives every %g s", i->keepalive_s);
+		fprintf(r->out, "Window -P %u (%s), SYNs sent again after 1 s, doubling, %u times%s; %zu bytes of state "
+				"per connection\n", i->window, !strcmp(i->test, "hold") ? "connections held" : "handshakes in flight",
+			i->syn_retries, ka, sizeof(struct xp_win_slot) + sizeof(uint32_t));
+	}
 	if (i->client_only)
 		fprintf(r->out, "Server has no xdpperf (no control channel): its TCP stack answers; every figure below is "
 				"the client's own (SYNs sent, SYN-ACKs seen, ACKs sent)\n");
@@ -69,6 +78,20 @@ struct json_object *xp_hs_figs_json(const struct xp_period *p, double secs)
 	U("finack_answered", x->finack_answered);
 	U("client_unanswered", x->unanswered);
 	U("held_reset_at_end", x->rst_closed);
+	/* The window (-P) and what its keeper did; failures by cause. */
+	U("window", x->window);
+	U("syn_retries", x->syn_retries);
+	U("syn_retransmitted", x->syn_retx);
+	U("fin_retransmitted", x->fin_retx);
+	U("keepalives_sent", x->keepalives);
+	U("failed_timeout", x->fail_timeout);
+	U("failed_reset", x->fail_reset);
+	U("failed_unreachable", x->fail_unreach);
+	U("fin_timeout", x->fin_timeout);
+	U("synack_duplicates", x->synack_dup);
+	U("stale_synack_reset", x->stale_rst);
+	U("in_flight_at_end", x->in_flight);
+	U("keeper_send_errors", x->send_errors);
 	U("established", est);
 	D("connections_per_second", est / s);
 	D("syn_per_second", x->syn_sent / s);
@@ -152,7 +175,32 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 	if (x->syn_sent > est)
 		fprintf(r->out, "Not completed %11" PRIu64 " of the SYNs sent (%.3f %%)\n", x->syn_sent - est,
 			100.0 * (double)(x->syn_sent - est) / (double)x->syn_sent);
+	if (x->window) {
+		uint64_t failed = x->fail_timeout + x->fail_reset + x->fail_unreach;
+		fprintf(r->out, "Failed       %12" PRIu64 " connections: %" PRIu64 " timed out after %" PRIu64
+				" retransmissions, %" PRIu64 " reset, %" PRIu64 " ICMP unreachable; %" PRIu64
+				" still waiting at the end\n",
+			failed, x->fail_timeout, x->syn_retries, x->fail_reset, x->fail_unreach, x->in_flight);
+		fprintf(r->out, "Retransmitted %11" PRIu64 " SYNs  %" PRIu64 " FINs (%" PRIu64 " closes given up)  %" PRIu64
+				" SYN-ACKs answered twice  %" PRIu64 " late SYN-ACKs reset%s%s\n",
+			x->syn_retx, x->fin_retx, x->fin_timeout, x->synack_dup, x->stale_rst,
+			x->send_errors ? "  (frames not sent: " : "", x->send_errors ? "see -J keeper_send_errors)" : "");
+		if (x->keepalives)
+			fprintf(r->out, "Keepalives   %12" PRIu64 " sent\n", x->keepalives);
+	}
 	if (sum->hold.wanted)
 		xp_report_hold_lines(r, &sum->hold);
+	if (sum->hold.wanted && x->window) {
+		/* -k -P N holds N, or says how many it could not and why. */
+		uint64_t held = sum->hold.open_at_end, want = sum->hold.wanted;
+		if (held >= want)
+			fprintf(r->out, "Held         all %" PRIu64 " until the end\n", want);
+		else
+			fprintf(r->out, "Held         %" PRIu64 " of %" PRIu64 " until the end; not held %" PRIu64 ": %" PRIu64
+					" timed out after %" PRIu64 " retransmissions, %" PRIu64 " reset, %" PRIu64
+					" ICMP unreachable, %" PRIu64 " still waiting for their SYN-ACK\n",
+				held, want, want - held, x->fail_timeout, x->syn_retries, x->fail_reset, x->fail_unreach,
+				x->in_flight);
+	}
 	xp_report_tail(r, sum);
 }
