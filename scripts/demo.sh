@@ -57,10 +57,15 @@ run "64-byte TCP frames as fast as XDP live frames send them, 2 threads" -c "$XP
 read -r b_in b_drop b_out b_srv < <(router_counts)
 echo "interface counters during that run: router in $((b_in - a_in)) (dropped on arrival $((b_drop - a_drop))," \
 	"$XP_ROUTER_CLIENT_DEV), router out $((b_out - a_out)) ($XP_ROUTER_SERVER_DEV), server in $((b_srv - a_srv)) ($XP_SERVER_DEV)"
-if ((b_in - a_in > b_out - a_out || b_drop > a_drop)); then
-	echo "-> the router passed on $((b_out - a_out)) of the $((b_in - a_in + b_drop - a_drop)) frames that reached it: it is the limit in this run"
+# Frames that reached the router and did not leave it (its own few, ARP and
+# neighbour discovery, are in this count too). Only a loss above 1 % there is
+# called the router's limit.
+reached=$((b_in - a_in + b_drop - a_drop)) left=$((b_out - a_out))
+if ((reached > 0 && (reached - left) * 100 > reached)); then
+	echo "-> the router passed on $left of the $reached frames that reached it: in this run it is the limit"
 else
-	echo "-> the router forwarded every frame that reached it: in this run the limit is before it (the sender, or the shared CPUs)"
+	echo "-> the router passed on $left of the $reached frames that reached it (less than 1 % kept back):" \
+		"in this run the limit is not the router's drops but the sender and the CPUs the lab shares"
 fi
 echo
 run "The same from AF_XDP sockets" -c "$XP_SERVER4" -t 3 --engine xsk
