@@ -64,8 +64,8 @@ reached=$((b_in - a_in + b_drop - a_drop)) left=$((b_out - a_out))
 if ((reached > 0 && (reached - left) * 100 > reached)); then
 	echo "-> the router passed on $left of the $reached frames that reached it: in this run it is the limit"
 else
-	echo "-> the router passed on $left of the $reached frames that reached it (less than 1 % kept back):" \
-		"in this run the limit is not the router's drops but the sender and the CPUs the lab shares"
+	echo "-> the router passed on $left of the $reached frames that reached it: less than 1 % kept back, so its" \
+		"drops are not what limited this run (on veth it forwards on the sender's CPU: see the run's own diagnosis)"
 fi
 echo
 run "The same from AF_XDP sockets" -c "$XP_SERVER4" -t 3 --engine xsk
