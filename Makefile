@@ -82,6 +82,9 @@ deps:
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The device-bound variant is server.bpf.c built with XP_SERVER_HWTS.
+$(BUILD)/bpf/server_hwts.bpf.o: bpf/server.bpf.c
+
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 

@@ -43,7 +43,10 @@
 #include "lib/syncookie.h"
 #include "lib/tcp_reply.h"
 #include "lib/mutate.h"
+#include "lib/stamp.h"
+#include "measure.h"
 #include "server_maps.h"
+#include "server_meas.h"
 
 /* Set by the loader before load; see struct xp_server_config. */
 const volatile struct xp_server_config config = {};
@@ -334,6 +337,7 @@ int xdp_server(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	struct hdr_cursor c = { .pos = data };
 	struct xp_slot_cfg *cfg;
+	struct xp_slot_meas *meas;
 	struct xp_counters *cnt;
 	struct iphdr *iph;
 	struct ipv6hdr *ip6h;
@@ -342,7 +346,7 @@ int xdp_server(struct xdp_md *ctx)
 	void *l3;
 	int other;
 	__u32 l4_len, payload, port, slot, proto_bit, *slotp, src_family, src[4] = {};
-	__u16 h_proto, dport;
+	__u16 h_proto, dport, ip_id = 0;
 	__u8 l4proto, flags = 0;
 	int is_v6;
 
@@ -368,6 +372,7 @@ int xdp_server(struct xdp_md *ctx)
 		 * where the verifier knows which header l3 is. */
 		src_family = XP_FAMILY_V4;
 		src[0] = iph->saddr;
+		ip_id = iph->id; /* where a 64-byte frame's stamp begins (lib/stamp.h) */
 	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0)
 			goto malformed;
@@ -445,6 +450,20 @@ int xdp_server(struct xdp_md *ctx)
 	if (payload) {
 		XP_INC(cnt, data_pkts);
 		cnt->data_bytes += payload;
+	}
+
+	/* Stamped tests: sequence, loss, latency (server_meas.h). c.pos is
+	 * the L4 payload. */
+	meas = bpf_map_lookup_elem(&slot_meas, &slot);
+	if (meas && meas->ival) {
+		__u64 stamp = 0;
+		int has = !xp_stamp_read(c.pos, data_end, payload, is_v6, ip_id, &stamp);
+
+#ifdef XP_SERVER_HWTS
+		xp_measure(ctx, slot, stamp, has);
+#else
+		xp_measure(slot, stamp, has);
+#endif
 	}
 
 	other = (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;

@@ -143,6 +143,21 @@ struct xp_counters {
 				 * with XP_CLOSE_NONE */
 };
 
+/*
+ * Per-CPU, per-slot counts of the measurement core's frames (slots whose
+ * slot_meas.ival is not 0, bpf/measure.h), map meas_stats. Kept out of
+ * struct xp_counters, which travels field by field in the control
+ * messages: these are read through server_prog_read_meas_stats.
+ */
+struct xp_meas_stats {
+	__u64 stamped;      /* frames whose stamp was read and accounted */
+	__u64 nostamp;      /* frames with no room for a stamp (lib/stamp.h: IPv6/TCP
+			     * below 86 bytes, no payload): counted, not accounted */
+	__u64 hw_timed;     /* of stamped: timed by the NIC's RX timestamp
+			     * (XP_MEAS_HWTS, device-bound program); the rest by the
+			     * kernel's clock */
+};
+
 /* Global (slot independent) counters: index into the stats map. Every frame
  * is SEEN, then exactly one of counted in a slot, PASSED or MALFORMED. */
 enum xp_global_stat {

@@ -6,7 +6,8 @@
  * shared with userspace; the names are the skeleton's (skel->maps.port_slot,
  * ...).
  *
- * Include after vmlinux.h, bpf_helpers.h, server.h and lib/csum.h.
+ * Include after vmlinux.h, bpf_helpers.h, server.h, lib/csum.h,
+ * lib/stamp.h and measure.h.
  */
 #ifndef XDPPERF_SERVER_MAPS_H
 #define XDPPERF_SERVER_MAPS_H
@@ -90,5 +91,44 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } gstats SEC(".maps");
+
+/*
+ * The measurement core (bpf/measure.h, accounting in server_meas.h).
+ * Memory, all preallocated at load: slot_meas 64 x 40 B; stream_acct
+ * 64 slots x 256 streams x 208 B = 3.4 MB; ibins 64 x 4 x 3664 B = 0.94 MB
+ * per possible CPU.
+ */
+/* Slot -> its test's t0 / ival / closed_upto / flags; ival 0 = no stamps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_slot_meas);
+} slot_meas SEC(".maps");
+
+/* slot * XP_STAMP_MAX_STREAMS + stream -> that stream's state, shared by
+ * the CPUs under its bpf_spin_lock. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS * XP_STAMP_MAX_STREAMS);
+	__type(key, __u32);
+	__type(value, struct xp_stream_acct);
+} stream_acct SEC(".maps");
+
+/* slot * XP_IBINS + i % XP_IBINS -> this CPU's figures of send interval i. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS * XP_IBINS);
+	__type(key, __u32);
+	__type(value, struct xp_ibin);
+} ibins SEC(".maps");
+
+/* slot -> per-CPU struct xp_meas_stats. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_meas_stats);
+} meas_stats SEC(".maps");
 
 #endif /* XDPPERF_SERVER_MAPS_H */

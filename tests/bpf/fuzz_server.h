@@ -146,6 +146,9 @@ struct srv {
 	struct server_bpf *s;
 	int fd;
 	struct xp_counters model[NSLOTS];
+	/* The measurement core (every slot measures, one-way): frames the
+	 * model says carry a stamp (lib/stamp.h's places, restated) or not. */
+	uint64_t stamped[NSLOTS], nostamp[NSLOTS];
 	uint64_t g[XP_G_NSTATS];
 	struct figs figs;
 	uint32_t cookie_seen[2];      /* a SYN-ACK's cookie and our ISN, for the next ACK */
@@ -183,6 +186,11 @@ static void srv_load(struct srv *v)
 		inet_pton(AF_INET6, CLI6[0], k.addr);
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(v->s->maps.slot_peers), &k, &one, 0), 0);
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(v->s->maps.slot_cfg), &d->slot, &cfg, 0), 0);
+		/* Accounting on, with intervals of 2^20 ticks (4 ms): random
+		 * stamps land in every interval, late and not. */
+		struct xp_slot_meas m = { .t0 = fz_next() & 0xffffffffffull, .ival = 1u << 20,
+					  .closed_upto = fz_next() & 0x3ff, .flags = XP_MEAS_ONEWAY };
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(v->s->maps.slot_meas), &d->slot, &m, 0), 0);
 		for (uint32_t p = d->lo; p <= d->hi; p++)
 			assert_int_equal(bpf_map_update_elem(bpf_map__fd(v->s->maps.port_slot), &p, &val, 0), 0);
 	}
@@ -205,6 +213,12 @@ static void srv_compare(struct srv *v, size_t i)
 		FZ_CHECK(((__u64 *)&got)[k] == ((__u64 *)&v->model[i])[k],
 			 "slot %u counter %zu: %llu, model %llu", SLOTS[i].slot, k,
 			 (unsigned long long)((__u64 *)&got)[k], (unsigned long long)((__u64 *)&v->model[i])[k]);
+	struct xp_meas_stats ms;
+	percpu_sum(bpf_map__fd(v->s->maps.meas_stats), SLOTS[i].slot, sizeof(ms), &ms);
+	FZ_CHECK(ms.stamped == v->stamped[i] && ms.nostamp == v->nostamp[i] && ms.hw_timed == 0,
+		 "slot %u: %llu stamped, %llu without, model %llu, %llu", SLOTS[i].slot,
+		 (unsigned long long)ms.stamped, (unsigned long long)ms.nostamp, (unsigned long long)v->stamped[i],
+		 (unsigned long long)v->nostamp[i]);
 }
 
 static void srv_compare_all(struct srv *v)
@@ -297,6 +311,10 @@ static void srv_one(struct srv *v, const uint8_t *in, size_t len)
 		c->data_pkts++;
 		c->data_bytes += s.payload;
 	}
+	if (s.payload >= 8 || (!s.v6 && s.payload >= 6))
+		v->stamped[i]++;
+	else
+		v->nostamp[i]++;
 	int other = s.sd->flags & XP_SLOT_PASS ? XDP_PASS : XDP_DROP;
 	if (!(s.sd->flags & XP_SLOT_RESPOND) || !s.tcp) {
 		FZ_CHECK(r == other && olen == len && !memcmp(in, out, len), "counted frame not %s untouched",
@@ -419,6 +437,35 @@ static void test_server(void **state)
 			srv_compare_all(v);
 	}
 	srv_compare_all(v);
+	/* Every stamped frame is in its stream's state once: received or a
+	 * duplicate; and no bin holds more than that. */
+	for (size_t i = 0; i < NSLOTS; i++) {
+		uint64_t in_streams = 0, in_bins = 0;
+		for (uint32_t st = 0; st < 256; st++) {
+			uint32_t k = SLOTS[i].slot * 256 + st;
+			struct xp_stream_acct a;
+			assert_int_equal(bpf_map_lookup_elem_flags(bpf_map__fd(v->s->maps.stream_acct), &k, &a,
+								   BPF_F_LOCK), 0);
+			in_streams += a.recv + a.dup;
+		}
+		for (uint32_t b = 0; b < XP_IBINS; b++) {
+			uint32_t k = SLOTS[i].slot * XP_IBINS + b;
+			int n = libbpf_num_possible_cpus();
+			struct xp_ibin *bins = calloc((size_t)n, sizeof(*bins));
+			assert_non_null(bins);
+			assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(v->s->maps.ibins), &k, bins), 0);
+			for (int c = 0; c < n; c++)
+				in_bins += bins[c].recv + bins[c].dup + bins[c].late;
+			free(bins);
+		}
+		FZ_CHECK(in_streams == v->stamped[i], "slot %u: %llu frames in its streams, %llu stamped",
+			 SLOTS[i].slot, (unsigned long long)in_streams, (unsigned long long)v->stamped[i]);
+		FZ_CHECK(in_bins <= v->stamped[i], "slot %u: %llu frames in its bins, %llu stamped", SLOTS[i].slot,
+			 (unsigned long long)in_bins, (unsigned long long)v->stamped[i]);
+		printf("figures: server: slot %u measured %llu stamped frames (%llu without room), %llu still in the "
+		       "ring's bins\n", SLOTS[i].slot, (unsigned long long)v->stamped[i],
+		       (unsigned long long)v->nostamp[i], (unsigned long long)in_bins);
+	}
 	report("server", &v->figs);
 	struct xp_counters *c = &v->model[0];
 	printf("figures: server: responding slot: %llu SYN-ACKs, %llu FIN-ACKs, %llu RSTs, %llu established; not answered: "

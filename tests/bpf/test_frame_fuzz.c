@@ -53,6 +53,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/server.h"
+#include "bpf/measure.h"
 #include "bpf/client.h"
 #include "bpf/generator.h"
 #include "bpf/server.skel.h"

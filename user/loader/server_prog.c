@@ -13,6 +13,7 @@
 
 #include "bpf/server.skel.h"
 #include "loader/libbpf_log.h"
+#include "loader/server_hwts.h"
 #include "loader/percpu.h"
 #include "util/random.h"
 #include "net/netdev.h"
@@ -28,6 +29,8 @@ struct rx_link {
 	int fd;   /* bpf_link fd: closing it (or dying) detaches */
 	int refs;
 	const char *mode;
+	struct server_hwts_bpf *hw; /* the device-bound variant attached here, or NULL */
+	char hw_why[160];           /* why not, when hw is NULL */
 };
 
 struct slot {
@@ -42,6 +45,7 @@ struct server_prog {
 	struct bpf_program *prog;
 	struct rx_link links[XP_MAX_LINKS];
 	struct slot slots[XP_MAX_SLOTS];
+	bool want_hwts; /* server_prog_set_hwts */
 };
 
 int server_prog_open(struct server_prog **out, uint16_t ctrl_port, bool reply_redirect, char *err, size_t errlen)
@@ -85,8 +89,10 @@ void server_prog_close(struct server_prog *rp)
 	if (!rp)
 		return;
 	for (int i = 0; i < XP_MAX_LINKS; i++)
-		if (rp->links[i].refs)
+		if (rp->links[i].refs) {
 			close(rp->links[i].fd);
+			xp_hwts_destroy(rp->links[i].hw);
+		}
 	for (int i = 0; i < XP_MAX_SLOTS; i++)
 		free(rp->slots[i].peers);
 	server_bpf__destroy(rp->skel);
@@ -175,7 +181,28 @@ int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mod
 			 strerror(-r));
 		return r;
 	}
-	int fd = xp_xdp_attach(bpf_program__fd(rp->prog), ifindex, mode);
+	/* XP_MEAS_HWTS needs the device-bound variant (the kernel lets no
+	 * other program read the NIC's timestamp). Where it cannot be had (no
+	 * such driver, refused, or a mode a device-bound program cannot take),
+	 * the main program goes on, and frames are timed by the kernel's clock:
+	 * the slot's meas_stats.hw_timed says which. */
+	struct server_hwts_bpf *hw = NULL;
+	char why[sizeof(free_l->hw_why)] = "NIC timestamps not asked for (server_prog_set_hwts)";
+	int fd = -ENOENT;
+	if (rp->want_hwts && !xp_hwts_driver_has(ifindex)) {
+		snprintf(why, sizeof(why), "the driver has no XDP RX timestamp (xdp-rx-metadata-features)");
+	} else if (rp->want_hwts) {
+		hw = xp_hwts_load(rp->skel, ifindex, why, sizeof(why));
+		if (hw && (fd = xp_xdp_attach(xp_hwts_prog_fd(hw), ifindex, mode)) < 0) {
+			/* e.g. generic (skb) mode, which takes no device-bound program */
+			snprintf(why, sizeof(why), "the kernel would not attach the device-bound program in %s mode: %s",
+				 mode == XP_XDP_SKB ? "skb" : "this", strerror(-fd));
+			xp_hwts_destroy(hw);
+			hw = NULL;
+		}
+	}
+	if (!hw)
+		fd = xp_xdp_attach(bpf_program__fd(rp->prog), ifindex, mode);
 	if (fd < 0) {
 		sync_local_addrs(rp, ifindex, true);
 		snprintf(err, errlen, "cannot attach XDP to ifindex %d: %s%s", ifindex, strerror(-fd),
@@ -185,6 +212,8 @@ int server_prog_attach(struct server_prog *rp, int ifindex, enum xp_xdp_mode mod
 	free_l->ifindex = ifindex;
 	free_l->fd = fd;
 	free_l->refs = 1;
+	free_l->hw = hw;
+	snprintf(free_l->hw_why, sizeof(free_l->hw_why), "%s", hw ? "" : why);
 	free_l->mode = xp_xdp_mode_name(ifindex);
 	*mode_used = free_l->mode;
 	return 0;
@@ -197,6 +226,8 @@ void server_prog_detach(struct server_prog *rp, int ifindex)
 		if (l->refs && l->ifindex == ifindex) {
 			if (--l->refs == 0) {
 				close(l->fd);
+				xp_hwts_destroy(l->hw);
+				l->hw = NULL;
 				sync_local_addrs(rp, ifindex, true);
 			}
 			return;
@@ -336,6 +367,11 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 	r = xp_percpu_zero(rp->skel->maps.counters, &key, sizeof(key), sizeof(struct xp_counters));
 	if (!r)
 		r = bpf_map__update_elem(rp->skel->maps.slot_data_len, &key, sizeof(key), &zero, sizeof(zero), 0);
+	/* No stamp accounting until server_prog_meas_start says so: the last
+	 * test's t0 and ival mean nothing to this one. */
+	struct xp_slot_meas nomeas = { 0 };
+	if (!r)
+		r = bpf_map__update_elem(rp->skel->maps.slot_meas, &key, sizeof(key), &nomeas, sizeof(nomeas), 0);
 	if (r) {
 		snprintf(err, errlen, "cannot configure the XDP program's maps: %s", strerror(-r));
 		return r;
@@ -391,4 +427,22 @@ int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS])
 			return r;
 	}
 	return 0;
+}
+
+void server_prog_set_hwts(struct server_prog *rp, bool on)
+{
+	rp->want_hwts = on;
+}
+
+bool server_prog_hwts_on(struct server_prog *rp, int ifindex, const char **why)
+{
+	for (int i = 0; i < XP_MAX_LINKS; i++)
+		if (rp->links[i].refs && rp->links[i].ifindex == ifindex) {
+			if (why)
+				*why = rp->links[i].hw_why;
+			return rp->links[i].hw != NULL;
+		}
+	if (why)
+		*why = "not attached there";
+	return false;
 }

@@ -77,6 +77,23 @@ int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slo
 int server_prog_meas_close(struct server_prog *rp, int slot, uint64_t upto);
 int server_prog_read_ibin(struct server_prog *rp, int slot, uint64_t i, struct xp_lat_hist *h);
 int server_prog_read_streams(struct server_prog *rp, int slot, struct xp_stream_figs *out, unsigned max);
+/* The slot's stamped / unstamped / NIC-timed frame counts (struct
+ * xp_meas_stats of bpf/server.h), summed over CPUs; zeroed by meas_start.
+ * 0 or -errno. */
+int server_prog_read_meas_stats(struct server_prog *rp, int slot, struct xp_meas_stats *sum);
+/*
+ * NIC receive timestamps (XP_MEAS_HWTS, issue 10 item 5). on: interfaces
+ * attached from now on (their first reference) whose driver implements
+ * bpf_xdp_metadata_rx_timestamp get the program's device-bound variant
+ * (bpf/server_hwts.bpf.c, the same maps), which times a frame of a slot
+ * with XP_MEAS_HWTS by the NIC when the driver gives a time for it; else,
+ * or where that variant cannot be loaded or attached, the main program and
+ * the kernel's clock. Off by default. hwts_on: whether ifindex runs the
+ * variant now; if not, *why (if why is not NULL) says why, in words for
+ * the report. Per frame, meas_stats.hw_timed says which clock timed it.
+ */
+void server_prog_set_hwts(struct server_prog *rp, bool on);
+bool server_prog_hwts_on(struct server_prog *rp, int ifindex, const char **why);
 /* Global stats (enum xp_global_stat), summed over CPUs. */
 int server_prog_read_global(struct server_prog *rp, uint64_t out[XP_G_NSTATS]);
 
