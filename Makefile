@@ -75,7 +75,7 @@ FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
 .PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb \
-	sanitize fuzz
+	sanitize fuzz mutate
 all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 deps:
@@ -187,6 +187,12 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@bash scripts/bench.sh
+
+# `make mutate`: each engine's count and each BPF counter broken by one in a
+# test-only build of a copy of the committed tree; the tests must notice
+# (scripts/mutate.sh, which says which mutations were caught).
+mutate: deps
+	@bash scripts/mutate.sh
 
 lab-down:
 	@bash scripts/lab.sh down

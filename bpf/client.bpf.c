@@ -41,6 +41,7 @@
 #include "lib/consts.h"
 #include "lib/parsing.h"
 #include "lib/tcp_reply.h"
+#include "lib/mutate.h"
 #include "window.h"
 
 /* Set by the loader before load; see struct xp_client_config. */
@@ -184,11 +185,11 @@ static __always_inline void xp_cc_handshake_reply(const struct xp_tcp_seg *sg,
 static __always_inline void xp_cc_count_handshake(struct xp_cc_counters *cnt,
 						  const struct xp_tcp_reply *r)
 {
-	cnt->acks_sent++;
+	XP_INC(cnt, acks_sent);
 	if (config.mode == XP_CC_MODE_FIN || config.mode == XP_CC_MODE_DATA)
-		cnt->fins_sent++;
+		XP_INC(cnt, fins_sent);
 	if (r->payload) {
-		cnt->data_sent++;
+		XP_INC(cnt, data_sent);
 		cnt->data_bytes += r->payload;
 	}
 }
@@ -414,13 +415,13 @@ int xdp_client(struct xdp_md *ctx)
 
 	fl = tcp_flags(th);
 	if (fl & XP_TCPF_RST) {
-		cnt->rst_seen++;
+		XP_INC(cnt, rst_seen);
 		if (config.win_size)
 			win_reset(th);
 		return XDP_DROP;
 	}
 	if ((fl & XP_SYNACK_MASK) == XP_SYNACK) {
-		cnt->synack_seen++;
+		XP_INC(cnt, synack_seen);
 		if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg))
 			goto unanswered;
 		wv = config.win_size ? win_synack(&sg) : WIN_NEW;
@@ -455,14 +456,14 @@ int xdp_client(struct xdp_md *ctx)
 		if (xp_tcp_reply_send(ctx, &sg, &r))
 			goto unanswered;
 		if (wv == WIN_NEW)
-			cnt->finack_answered++;
+			XP_INC(cnt, finack_answered);
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 pass:
-	cnt->passed++;
+	XP_INC(cnt, passed);
 	return XDP_PASS;
 unanswered:
-	cnt->unanswered++;
+	XP_INC(cnt, unanswered);
 	return XDP_DROP;
 }
 
@@ -525,7 +526,7 @@ int tc_client(struct __sk_buff *skb)
 	 * about the SYN-ACK: let the next hop check ours. */
 	bpf_csum_level(skb, BPF_CSUM_LEVEL_RESET);
 	xp_cc_count_handshake(cnt, &r);
-	cnt->data_tc++;
+	XP_INC(cnt, data_tc);
 	return bpf_redirect(skb->ifindex, 0);
 }
 

@@ -42,6 +42,7 @@
 #include "lib/parsing.h"
 #include "lib/syncookie.h"
 #include "lib/tcp_reply.h"
+#include "lib/mutate.h"
 #include "lib/stamp.h"
 #include "measure.h"
 #include "server_maps.h"
@@ -153,7 +154,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 			r.opt[r.nopt++] = xp_opt_sack_perm();
 		if (xp_tcp_reply_send(ctx, sg, &r))
 			goto noroom;
-		cnt->synack_sent++;
+		XP_INC(cnt, synack_sent);
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if ((fl & (XP_TCPF_SYN | XP_TCPF_ACK)) != XP_TCPF_ACK)
@@ -163,12 +164,12 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 	 * data, if any, starts), ack = our ISN (the cookie) + 1. */
 	valid = xp_cookie_check(k0, k1, &f, sg->seq - 1, sg->ack - 1, t);
 	if (valid)
-		cnt->conn_established++;
+		XP_INC(cnt, conn_established);
 	if (sg->payload) {
 		__u32 *dl;
 
 		if (!valid) {
-			cnt->cookie_invalid++;
+			XP_INC(cnt, cookie_invalid);
 			goto quiet;
 		}
 		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
@@ -185,7 +186,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 			xp_reply_put_ts(&r, (__u32)(now >> XP_SRV_TS_SHIFT), sg->tsval);
 		if (xp_tcp_reply_send(ctx, sg, &r))
 			goto noroom;
-		cnt->fin_answered++;
+		XP_INC(cnt, fin_answered);
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
 	if (!valid) {
@@ -199,7 +200,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
 		if (!dl || !*dl ||
 		    !xp_cookie_check(k0, k1, &f, sg->seq - 2 - *dl, sg->ack - 2, t))
-			cnt->cookie_invalid++;
+			XP_INC(cnt, cookie_invalid);
 		goto quiet;
 	}
 	if (close_mode != XP_CLOSE_RST)
@@ -210,16 +211,16 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 	r.flags = XP_TCPF_RST;
 	if (xp_tcp_reply_send(ctx, sg, &r))
 		goto noroom;
-	cnt->rst_sent++;
+	XP_INC(cnt, rst_sent);
 	return xp_reply_verdict(ctx, config.reply_redirect);
 
 quiet:
-	cnt->noreply_other++;
+	XP_INC(cnt, noreply_other);
 	return other;
 noroom:
 	/* bpf_xdp_adjust_tail() refused (no tailroom for the longer options
 	 * of a SYN-ACK, say): the frame may be half rewritten, drop it. */
-	cnt->noreply_room++;
+	XP_INC(cnt, noreply_room);
 	return XDP_DROP;
 }
 
@@ -314,16 +315,16 @@ static __always_inline int xp_answer(struct xdp_md *ctx, struct xp_counters *cnt
 
 	/* IPv4 options, headers past our offsets: no reply is built for them. */
 	if (xp_tcp_seg_read(data, data_end, l3, th, is_v6, payload, &sg)) {
-		cnt->noreply_shape++;
+		XP_INC(cnt, noreply_shape);
 		return other;
 	}
 	if (!xp_addressed_to_us(data, data_end, ctx->ingress_ifindex, cfg, &sg)) {
-		cnt->noreply_addr++;
+		XP_INC(cnt, noreply_addr);
 		return other;
 	}
 	if (!xp_tcp_csum_ok(ctx, sg.l4_off, l4_len,
 			    xp_csum_pseudo(sg.saddr, sg.daddr, sg.is_v6, IPPROTO_TCP, l4_len))) {
-		cnt->noreply_csum++;
+		XP_INC(cnt, noreply_csum);
 		return other;
 	}
 	return xp_respond(ctx, cnt, slot, cfg->close_mode, &sg, other);
@@ -420,34 +421,34 @@ int xdp_server(struct xdp_md *ctx)
 	if (!cnt)
 		goto pass;
 
-	cnt->pkts++;
+	XP_INC(cnt, pkts);
 	cnt->bytes += data_end - data;
 	if (is_v6)
-		cnt->ipv6_pkts++;
+		XP_INC(cnt, ipv6_pkts);
 	else
-		cnt->ipv4_pkts++;
+		XP_INC(cnt, ipv4_pkts);
 
 	if (proto_bit == XP_PROTO_UDP) {
-		cnt->udp_pkts++;
+		XP_INC(cnt, udp_pkts);
 	} else {
 		if (flags & XP_TCPF_SYN) {
 			if (flags & XP_TCPF_ACK)
-				cnt->tcp_synack++;
+				XP_INC(cnt, tcp_synack);
 			else
-				cnt->tcp_syn++;
+				XP_INC(cnt, tcp_syn);
 		}
 		if (flags & XP_TCPF_FIN)
-			cnt->tcp_fin++;
+			XP_INC(cnt, tcp_fin);
 		if (flags & XP_TCPF_RST)
-			cnt->tcp_rst++;
+			XP_INC(cnt, tcp_rst);
 		/* PSH/URG/ECN bits do not stop a segment being a pure ACK. */
 		if ((flags & (XP_TCPF_ACK | XP_TCPF_SYN | XP_TCPF_FIN | XP_TCPF_RST)) ==
 		    XP_TCPF_ACK && payload == 0)
-			cnt->tcp_ack_only++;
+			XP_INC(cnt, tcp_ack_only);
 	}
 
 	if (payload) {
-		cnt->data_pkts++;
+		XP_INC(cnt, data_pkts);
 		cnt->data_bytes += payload;
 	}
 

@@ -1,44 +1,103 @@
 #!/usr/bin/env bash
 # Mutation check: does the suite notice a count that is off by one?
 #
-#   scripts/mutate.sh [N...]        (default: every mutation)
+#   scripts/mutate.sh [MUTATION...]     (default: every mutation)
+#   make mutate
 #
-# Each mutation is a build flag (-DXP_MUTATE=N, given through CC so the
-# Makefile's own CFLAGS stay, see the #if blocks in the
-# engines) that makes one engine report one frame/connection more than it
-# sent. For each, a copy of the committed tree (git archive HEAD, so the
-# worktree and its build/ are untouched) is built with the flag and the tests
-# that cover that engine are run; a mutation is CAUGHT when they fail.
+# Engine mutations (-DXP_MUTATE=N, given through CC so the Makefile's own
+# CFLAGS stay, see the #if blocks in the engines) make one engine report one
+# frame/connection more than it sent:
 #   1  AF_XDP engine: tx.pkts + 1      -> build/tests/root_test_xsk_engine
 #   2  live engine:   tx.pkts + 1      -> build/tests/bpf_test_generator
 #   3  socket engine: conn_ok + 1      -> build/tests/test_socket_engine
+# BPF counter mutations (-DXP_MUT_<field>, given through CLANG; see
+# bpf/lib/mutate.h) make one counter of the server's or the client's XDP
+# program (every XP_INC in bpf/server.bpf.c and bpf/client.bpf.c) count one
+# frame too many; the BPF_PROG_RUN tests (build/tests/bpf_test_*) must notice.
+# A MUTATION is 1, 2, 3, a counter's field name (tcp_syn, rst_seen, ...), or
+# "engines" / "bpf" for each group.
+# A copy of the committed tree (git archive HEAD, so the worktree and its
+# build/ are untouched) is built once; each mutation rebuilds only what the
+# flag changes. A mutation is CAUGHT when its tests fail.
 # (Unit, BPF and root tests only: end-to-end tests hold the shared lab.)
-# Exit status 0 if every mutation was caught.
+# Exit status 0 if every mutation was caught, 1 if one was missed, 2 usage.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 declare -A TEST=([1]=root_test_xsk_engine [2]=bpf_test_generator [3]=test_socket_engine)
 declare -A WHAT=([1]="AF_XDP engine tx.pkts + 1" [2]="live engine tx.pkts + 1" [3]="socket engine conn_ok + 1")
-MUTS=("$@")
-((${#MUTS[@]})) || MUTS=(1 2 3)
+# Every counter XP_INC increments, and in which program.
+mapfile -t BPF_FIELDS < <(grep -ohE 'XP_INC\(cnt, [a-z_0-9]+\)' bpf/server.bpf.c bpf/client.bpf.c |
+	sed -E 's/XP_INC\(cnt, (.*)\)/\1/' | sort -u)
+prog_of() { grep -lE "XP_INC\(cnt, $1\)" bpf/server.bpf.c bpf/client.bpf.c | xargs -n1 basename | sed 's/\.bpf\.c//' | paste -sd+; }
+
+MUTS=()
+for a in "${@:-engines bpf}"; do
+	for m in $a; do
+		case $m in
+		engines) MUTS+=(1 2 3) ;;
+		bpf) MUTS+=("${BPF_FIELDS[@]}") ;;
+		1 | 2 | 3) MUTS+=("$m") ;;
+		*)
+			printf '%s\n' "${BPF_FIELDS[@]}" | grep -qx "$m" ||
+				{ echo "mutate: unknown mutation '$m' (1, 2, 3, engines, bpf or a counter: ${BPF_FIELDS[*]})" >&2; exit 2; }
+			MUTS+=("$m")
+			;;
+		esac
+	done
+done
+
 TMP=$(mktemp -d /tmp/xdpperf-mutate.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-missed=0
-for m in "${MUTS[@]}"; do
-	[[ -n ${TEST[$m]:-} ]] || { echo "mutate: unknown mutation '$m' (1, 2 or 3)" >&2; exit 2; }
-	d=$TMP/m$m
-	mkdir -p "$d" && git archive HEAD | tar -x -C "$d"
-	cp -r vmlinux.h "$d/" 2>/dev/null
-	if ! make -C "$d" -j2 CC="gcc -DXP_MUTATE=$m" XP_VERSION=mutant >"$d.build.log" 2>&1; then
-		echo "mutate: build with -DXP_MUTATE=$m failed: $(tail -n 3 "$d.build.log")" >&2
-		exit 1
-	fi
-	out=$(cd "$d" && bash tests/run.sh "${TEST[$m]}" 2>&1 | tail -n 1)
+missed=0 caught=0
+# verdict NAME WHAT TESTS DIR
+verdict() {
+	local out
+	out=$(cd "$4" && bash tests/run.sh "$3" 2>&1 | tail -n 1)
 	if [[ $out == *" 0 failed"* ]]; then
-		echo "mutation $m (${WHAT[$m]}): MISSED by ${TEST[$m]} ($out)"
+		echo "mutation $1 ($2): MISSED by $3 ($out)"
 		missed=$((missed + 1))
 	else
-		echo "mutation $m (${WHAT[$m]}): caught by ${TEST[$m]} ($out)"
+		echo "mutation $1 ($2): caught by $3 ($out)"
+		caught=$((caught + 1))
 	fi
-	rm -rf "$d"
+}
+
+BASE=""   # the tree for the BPF mutations, built once without a flag
+for m in "${MUTS[@]}"; do
+	if [[ -n ${TEST[$m]:-} ]]; then
+		d=$TMP/m$m
+		mkdir -p "$d" && git archive HEAD | tar -x -C "$d"
+		cp -r vmlinux.h "$d/" 2>/dev/null
+		if ! make -C "$d" -j2 CC="gcc -DXP_MUTATE=$m" XP_VERSION=mutant >"$d.build.log" 2>&1; then
+			echo "mutate: build with -DXP_MUTATE=$m failed: $(tail -n 3 "$d.build.log")" >&2
+			exit 1
+		fi
+		verdict "$m" "${WHAT[$m]}" "${TEST[$m]}" "$d"
+		rm -rf "$d"
+		continue
+	fi
+	if [[ -z $BASE ]]; then
+		BASE=$TMP/bpf
+		mkdir -p "$BASE" && git archive HEAD | tar -x -C "$BASE"
+		cp -r vmlinux.h "$BASE/" 2>/dev/null
+		make -C "$BASE" -j2 XP_VERSION=mutant all >"$BASE.build.log" 2>&1 ||
+			{ echo "mutate: build failed: $(tail -n 3 "$BASE.build.log")" >&2; exit 1; }
+	fi
+	# Only the BPF objects, their skeletons and the objects that embed them
+	# change with the flag: the other objects are marked up to date.
+	rm -f "$BASE"/build/bpf/*.bpf.o "$BASE"/build/bpf/*.skel.h
+	if ! make -C "$BASE" -j2 CLANG="clang -DXP_MUT_$m" XP_VERSION=mutant \
+		$(cd "$BASE" && ls bpf/*.bpf.c | sed -E 's|bpf/(.*)\.bpf\.c|build/bpf/\1.skel.h|') >"$BASE.m.log" 2>&1; then
+		echo "mutate: BPF build with -DXP_MUT_$m failed: $(tail -n 3 "$BASE.m.log")" >&2
+		exit 1
+	fi
+	for o in $(cd "$BASE" && grep -l 'skel\.h' user/*/*.c | sed -E 's|user/(.*)\.c|build/user/\1.o|'); do rm -f "$BASE/$o"; done
+	find "$BASE/build/user" -name '*.o' -exec touch {} +
+	if ! make -C "$BASE" -j2 XP_VERSION=mutant all >>"$BASE.m.log" 2>&1; then
+		echo "mutate: build with -DXP_MUT_$m failed: $(tail -n 3 "$BASE.m.log")" >&2
+		exit 1
+	fi
+	verdict "$m" "$(prog_of "$m") counter $m + 1" bpf_ "$BASE"
 done
+echo "$caught caught, $missed missed"
 ((missed == 0))

@@ -449,31 +449,67 @@ static void test_golden_frames(void **state)
 	}
 }
 
-/* Independent check of the checksums in a built frame: the IPv4 header and
- * pseudo-header + L4 bytes must both sum to ffff (fold to 0). */
+/* Independent checks of the checksums in a built frame, neither using
+ * user/net/csum.c: here with ref_csum (the textbook sum above) over the IPv4
+ * header and over pseudo-header + L4 bytes (both must come out 0), and
+ * again at the end of the test by tests/unit/gen_frames.py --verify (Python,
+ * its own RFC 1071 sum and header parsing), which gets every frame as hex. */
+static FILE *py_frames;
+static unsigned py_count;
+
 static void verify_checksums(const uint8_t *f, const struct frame_layout *lay)
 {
 	const uint8_t *ip = f + lay->l3_off;
 	size_t l4_len = (size_t)(lay->payload_off - lay->l4_off) + lay->payload_len;
-	uint32_t sum;
+	static uint8_t buf[40 + 9200];
+	size_t ph;
 
+	assert_true(l4_len <= 9200);
 	if ((ip[0] >> 4) == 4) {
-		struct in_addr s, d;
-
-		assert_int_equal(csum_ipv4_hdr(ip, 20), 0);
+		assert_int_equal(ref_csum(ip, 20), 0);
 		assert_int_equal(ip[2] << 8 | ip[3], 20 + l4_len);
-		memcpy(&s, ip + 12, 4);
-		memcpy(&d, ip + 16, 4);
-		sum = csum_pseudo_v4(&s, &d, lay->l4_proto, (uint32_t)l4_len, 0);
+		/* pseudo-header: source, destination, zero, protocol, L4 length */
+		memcpy(buf, ip + 12, 8);
+		buf[8] = 0;
+		buf[9] = lay->l4_proto;
+		buf[10] = (uint8_t)(l4_len >> 8);
+		buf[11] = (uint8_t)l4_len;
+		ph = 12;
 	} else {
-		struct in6_addr s, d;
-
 		assert_int_equal(ip[4] << 8 | ip[5], l4_len);
-		memcpy(&s, ip + 8, 16);
-		memcpy(&d, ip + 24, 16);
-		sum = csum_pseudo_v6(&s, &d, lay->l4_proto, (uint32_t)l4_len, 0);
+		memcpy(buf, ip + 8, 32);
+		buf[32] = buf[33] = 0;
+		buf[34] = (uint8_t)(l4_len >> 8);
+		buf[35] = (uint8_t)l4_len;
+		buf[36] = buf[37] = buf[38] = 0;
+		buf[39] = lay->l4_proto;
+		ph = 40;
 	}
-	assert_int_equal(csum_fold(csum_partial(f + lay->l4_off, l4_len, sum)), 0);
+	memcpy(buf + ph, f + lay->l4_off, l4_len);
+	assert_int_equal(ref_csum(buf, ph + l4_len), 0);
+
+	if (!py_frames) {
+		/* The tests run from the top of the tree (tests/run.sh). */
+		py_frames = popen("python3 tests/unit/gen_frames.py --verify", "w");
+		if (!py_frames)
+			fail_msg("cannot run python3 tests/unit/gen_frames.py --verify (run from the tree's top)");
+		py_count = 0;
+	}
+	for (size_t k = 0; k < lay->len; k++)
+		fprintf(py_frames, "%02x", f[k]);
+	fputc('\n', py_frames);
+	py_count++;
+}
+
+/* End of a test that called verify_checksums: the Python check's verdict. */
+static void py_verify_done(void)
+{
+	assert_non_null(py_frames);
+	assert_true(py_count > 0);
+	int st = pclose(py_frames);
+	py_frames = NULL;
+	if (st != 0)
+		fail_msg("gen_frames.py --verify found bad checksums in the %u frames (status %d)", py_count, st);
 }
 
 static void test_set_ports_equals_fresh_build(void **state)
@@ -506,6 +542,7 @@ static void test_set_ports_equals_fresh_build(void **state)
 			verify_checksums(a, &lay);
 		}
 	}
+	py_verify_done();
 }
 
 /* The one case where incremental and full computation could disagree: a UDP
@@ -586,6 +623,7 @@ static void test_set_saddr_equals_fresh_build(void **state)
 			verify_checksums(a, &lay);
 		}
 	}
+	py_verify_done();
 }
 
 static void test_set_saddr_wrong_family(void **state)
@@ -680,6 +718,7 @@ static void test_set_seq_equals_fresh_build(void **state)
 		}
 		verify_checksums(a, &lay);
 	}
+	py_verify_done();
 }
 
 static void test_frame_min_size(void **state)
@@ -750,6 +789,7 @@ static void test_syn_option_defaults(void **state)
 		assert_int_equal(big[lay.payload_off - 1], FRAME_SYN_WSCALE);
 		verify_checksums(big, &lay);
 	}
+	py_verify_done();
 }
 
 /* frame_build must fail with a message containing `word`, writing nothing. */
@@ -838,6 +878,7 @@ static void test_buffer_exact_fit(void **state)
 		assert_int_equal(frame_layout_of(&s, &lay, NULL), 0);
 		verify_checksums(big, &lay);
 	}
+	py_verify_done();
 }
 
 int main(void)

@@ -173,19 +173,64 @@ static void test_text_summary(void **state)
 	free(s);
 }
 
+/* Every field non-zero and different from every other (a field dropped,
+ * swapped or left out of the JSON shows), one above 2^32 (a truncation shows). */
+static struct xp_counters counters_fixture(void)
+{
+	struct xp_counters c = { .pkts = 1001, .bytes = 1002, .tcp_syn = 1003, .tcp_synack = 1004, .tcp_fin = 1005,
+				 .tcp_rst = 1006, .tcp_ack_only = 1007, .data_pkts = 1008, .data_bytes = 1009,
+				 .udp_pkts = 1010, .ipv4_pkts = 1011, .ipv6_pkts = (1ULL << 40) + 12,
+				 .conn_established = 1013, .cookie_invalid = 1014, .synack_sent = 1015,
+				 .fin_answered = 1016, .rst_sent = 1017, .noreply_addr = 1018, .noreply_shape = 1019,
+				 .noreply_csum = 1020, .noreply_room = 1021, .noreply_other = 1022 };
+	return c;
+}
+
 static void test_counters_roundtrip(void **state)
 {
-	struct xp_counters a = { .pkts = 1, .bytes = 2, .tcp_syn = 3, .tcp_synack = 4, .tcp_fin = 5, .tcp_rst = 6,
-				 .tcp_ack_only = 7, .data_pkts = 8, .data_bytes = 9, .udp_pkts = 10,
-				 .ipv4_pkts = 11, .ipv6_pkts = (1ULL << 40) };
-	struct xp_counters b, d;
-	struct json_object *o = xp_counters_to_json(&a);
+	struct xp_counters a = counters_fixture(), b;
+	/* The fixture names every field: 22 of them, none left 0. */
+	assert_int_equal(sizeof(a) / sizeof(__u64), 22);
+	const __u64 *f = (const __u64 *)&a;
+	for (size_t k = 0; k < sizeof(a) / sizeof(__u64); k++)
+		assert_true(f[k] != 0);
+	struct json_object *o = xp_counters_to_json(&a), *v;
+	/* Each field under its own name with its own value. */
+	const char *names[] = { "pkts", "bytes", "tcp_syn", "tcp_synack", "tcp_fin", "tcp_rst", "tcp_ack_only",
+				"data_pkts", "data_bytes", "udp_pkts", "ipv4_pkts", "ipv6_pkts", "conn_established",
+				"cookie_invalid", "synack_sent", "fin_answered", "rst_sent", "noreply_addr",
+				"noreply_shape", "noreply_csum", "noreply_room", "noreply_other" };
+	assert_int_equal(json_object_object_length(o), 22);
+	for (size_t k = 0; k < 22; k++) {
+		assert_true(json_object_object_get_ex(o, names[k], &v));
+		assert_true((__u64)json_object_get_uint64(v) == (k == 11 ? (1ULL << 40) + 12 : 1001 + k));
+	}
+	memset(&b, 0xee, sizeof(b));
 	xp_counters_from_json(o, &b);
 	assert_memory_equal(&a, &b, sizeof(a));
-	xp_counters_sub(&a, &a, &d);
-	struct xp_counters zero = { 0 };
-	assert_memory_equal(&d, &zero, sizeof(d));
 	json_object_put(o);
+}
+
+/* A later reading minus an earlier one, field by field, each difference
+ * worked out by hand. */
+static void test_counters_sub(void **state)
+{
+	struct xp_counters later = counters_fixture(), d;
+	struct xp_counters earlier = { .pkts = 1, .bytes = 2, .tcp_syn = 3, .tcp_synack = 4, .tcp_fin = 5, .tcp_rst = 6,
+				       .tcp_ack_only = 7, .data_pkts = 8, .data_bytes = 9, .udp_pkts = 10,
+				       .ipv4_pkts = 11, .ipv6_pkts = 12, .conn_established = 13, .cookie_invalid = 14,
+				       .synack_sent = 15, .fin_answered = 16, .rst_sent = 17, .noreply_addr = 18,
+				       .noreply_shape = 19, .noreply_csum = 20, .noreply_room = 21,
+				       .noreply_other = 22 };
+	xp_counters_sub(&later, &earlier, &d);
+	assert_true(d.pkts == 1000 && d.bytes == 1000 && d.tcp_syn == 1000 && d.tcp_synack == 1000);
+	assert_true(d.tcp_fin == 1000 && d.tcp_rst == 1000 && d.tcp_ack_only == 1000 && d.data_pkts == 1000);
+	assert_true(d.data_bytes == 1000 && d.udp_pkts == 1000 && d.ipv4_pkts == 1000);
+	assert_true(d.ipv6_pkts == 1ULL << 40);
+	assert_true(d.conn_established == 1000 && d.cookie_invalid == 1000 && d.synack_sent == 1000);
+	assert_true(d.fin_answered == 1000 && d.rst_sent == 1000 && d.noreply_addr == 1000);
+	assert_true(d.noreply_shape == 1000 && d.noreply_csum == 1000 && d.noreply_room == 1000);
+	assert_true(d.noreply_other == 1000);
 }
 
 static void test_test_spec_roundtrip(void **state)
@@ -426,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_json_stream),
 		cmocka_unit_test(test_text_summary),
 		cmocka_unit_test(test_counters_roundtrip),
+		cmocka_unit_test(test_counters_sub),
 		cmocka_unit_test(test_test_spec_roundtrip),
 		cmocka_unit_test(test_measurement_json),
 		cmocka_unit_test(test_measurement_text),
