@@ -14,6 +14,9 @@ void xp_pacer_init(struct xp_pacer *p, const struct xp_pacer_cfg *c, double now)
 	p->cap = 0;
 	p->sent = 0;
 	p->left = 0;
+	p->coalesce = c->coalesce;
+	p->catchups = 0;
+	p->max_grant = 0;
 	if (!p->pps) {
 		p->unit = c->unpaced ? c->unpaced : 1;
 		return;
@@ -47,6 +50,15 @@ uint32_t xp_pacer_poll(struct xp_pacer *p, double now, double *wait)
 		return 0;
 	}
 	p->left = p->unit;
+	if (p->coalesce && due >= 2.0 * p->unit) {
+		/* Behind by two units or more: all whole units due in one grant. */
+		double units = (double)(uint64_t)(due / p->unit);
+		double n = units * p->unit;
+		p->left = n > UINT32_MAX ? UINT32_MAX - UINT32_MAX % p->unit : (uint32_t)n;
+		p->catchups++;
+	}
+	if (p->left > p->max_grant)
+		p->max_grant = p->left;
 	return p->left;
 }
 
