@@ -39,9 +39,7 @@ void xp_rfc_search_init(struct xp_rfc_search *s, double floor_pps, double max_pp
 	*s = (struct xp_rfc_search){ 0 };
 	s->max_pps = max_pps > 0 ? max_pps : 0;
 	s->floor_pps = floor_pps > 0 && floor_pps < s->max_pps ? floor_pps : 0;
-	s->res_pps = s->max_pps * (res_pct > 0 ? res_pct : 0.5) / 100;
-	if (s->res_pps < 1)
-		s->res_pps = 1;
+	s->res_pct = res_pct > 0 ? res_pct : 0.5;
 	s->loss_tol_pct = loss_tol_pct;
 	s->lo = s->floor_pps;
 	s->hi = s->max_pps;
@@ -87,18 +85,20 @@ enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct x
 				s->sender_shorts++;
 		}
 	}
-	if (s->hi - s->lo <= s->res_pps)
+	/* Relative to the failing bound: a 100 kpps limit is found to 0.5 % of
+	 * 100 kpps, not of the sender's 3 Mpps maximum. */
+	if (s->hi - s->lo <= s->hi * s->res_pct / 100 || s->hi - s->lo < 1)
 		s->done = true;
 	return v;
 }
 
-bool xp_rfc_search_sender_limited(const struct xp_rfc_search *s, bool max_is_line_rate)
+bool xp_rfc_search_sender_limited(const struct xp_rfc_search *s, bool max_is_sender)
 {
 	if (!s->trials)
 		return false;
 	/* The sender's own maximum passed: the device took everything it was given. */
 	if (s->lo_tested && s->ndr_pps >= s->max_pps)
-		return !max_is_line_rate;
+		return max_is_sender;
 	return s->hi_by_sender;
 }
 

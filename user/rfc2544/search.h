@@ -55,14 +55,15 @@ const char *xp_rfc_verdict_name(enum xp_rfc_verdict v);
 /*
  * Throughput search between floor_pps and max_pps (the most the sender
  * reaches, or --line-rate's frame rate), to a resolution of res_pct percent
- * of max_pps. The first trial is at max_pps; a pass there ends the search.
+ * of the lowest failing rate. The first trial is at max_pps; a pass there ends the search.
  * Then it halves [lo, hi], lo the highest rate that passed (floor_pps until
  * one did), hi the lowest that did not, until hi - lo <= the resolution.
  * A short trial counts as a failure at that rate (the device, or the
  * sender, could not take it); which one is kept to say "sender-limited".
  */
 struct xp_rfc_search {
-	double floor_pps, max_pps, res_pps;
+	double floor_pps, max_pps;
+	double res_pct;         /* done when hi - lo <= res_pct % of hi */
 	double loss_tol_pct;    /* for the PDR: the highest tried rate that lost at most this much */
 	double lo, hi;
 	bool lo_tested;         /* some trial passed (lo is a measured rate, not the floor) */
@@ -80,12 +81,13 @@ double xp_rfc_search_next(const struct xp_rfc_search *s);
 /* Account trial t, run at rate xp_rfc_search_next() gave. Returns its verdict (for NDR). */
 enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct xp_rfc_trial *t);
 /*
- * The search ended at the sender's own limit: the maximum passed, or every
- * failure above the result was the sender (or the kernel under it) falling
- * short, not loss or the path pushing back. Then the result is not the
- * device's throughput, and the report says "sender-limited".
+ * The search ended at the sender's own limit: the maximum passed and was
+ * the sender's (max_is_sender: measured, and the sender or the kernel under
+ * it held that measurement back, not the path), or the failure above the
+ * result was the sender falling short, not loss or the path pushing back.
+ * Then the result is not the device's throughput: "sender-limited".
  */
-bool xp_rfc_search_sender_limited(const struct xp_rfc_search *s, bool max_is_line_rate);
+bool xp_rfc_search_sender_limited(const struct xp_rfc_search *s, bool max_is_sender);
 
 /*
  * Frame loss rate (26.3): trials at 100 %, 90 %, ... of max_pps, until two
