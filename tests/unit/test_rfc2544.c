@@ -82,16 +82,16 @@ static void test_verdicts(void **state)
 }
 
 /* A device that drops above 104 kpps, searched up to 1 Mpps: the NDR within
- * the resolution (0.5 % of 1 Mpps) below it, in at most 2 + log2(200) trials. */
+ * the resolution (0.5 % of the failing rate) below it. */
 static void test_throughput_drops(void **state)
 {
 	struct dut d = { DROPS, 104000, 1e6 };
 	struct xp_rfc_search s;
 	unsigned n = run_search(&d, 1e6, &s);
-	assert_true(n <= 10);
+	assert_true(n <= 2 + 12); /* log2(1e6 / 520) */
 	assert_true(s.ndr_pps <= d.capacity);
-	assert_true(s.ndr_pps >= d.capacity - s.res_pps);
-	assert_false(xp_rfc_search_sender_limited(&s, false));
+	assert_true(s.ndr_pps >= d.capacity * (1 - s.res_pct / 100));
+	assert_false(xp_rfc_search_sender_limited(&s, true));
 	assert_true(s.pdr_pps >= s.ndr_pps);
 }
 
@@ -103,9 +103,9 @@ static void test_throughput_pushback(void **state)
 	struct xp_rfc_search s;
 	run_search(&d, 1e6, &s);
 	assert_true(s.ndr_pps <= d.capacity / 0.98);
-	assert_true(s.ndr_pps >= d.capacity - s.res_pps);
+	assert_true(s.ndr_pps >= d.capacity * (1 - s.res_pct / 100));
 	assert_true(s.shorts > 0);
-	assert_false(xp_rfc_search_sender_limited(&s, false)); /* the path, not the sender */
+	assert_false(xp_rfc_search_sender_limited(&s, true)); /* the path, not the sender */
 }
 
 /* Loses 0.05 % above 300 kpps: the NDR is below it, the PDR at 0.1 % above. */
@@ -114,7 +114,7 @@ static void test_ndr_and_pdr(void **state)
 	struct dut d = { LOSES_LITTLE, 300000, 1e6 };
 	struct xp_rfc_search s;
 	run_search(&d, 1e6, &s);
-	assert_true(s.ndr_pps <= 300000 && s.ndr_pps >= 300000 - s.res_pps);
+	assert_true(s.ndr_pps <= 300000 && s.ndr_pps >= 300000 * (1 - s.res_pct / 100));
 	assert_true(s.pdr_pps > s.ndr_pps); /* the trials above 300 kpps lost 0.05 % < 0.1 % */
 }
 
@@ -127,12 +127,12 @@ static void test_sender_limited(void **state)
 	unsigned n = run_search(&d, 500000, &s);
 	assert_int_equal(n, 1); /* the maximum passed at once */
 	assert_true(s.ndr_pps == 500000);
-	assert_true(xp_rfc_search_sender_limited(&s, false));
-	assert_false(xp_rfc_search_sender_limited(&s, true));
+	assert_true(xp_rfc_search_sender_limited(&s, true));   /* the maximum was the sender's */
+	assert_false(xp_rfc_search_sender_limited(&s, false)); /* the maximum was the line rate */
 	/* Asked for more than it can (a line rate of 1 Mpps): short at every rate above 500 k. */
 	run_search(&d, 1e6, &s);
-	assert_true(s.ndr_pps >= 500000 * 0.98 - s.res_pps && s.ndr_pps <= 500000 / 0.98);
-	assert_true(xp_rfc_search_sender_limited(&s, true));
+	assert_true(s.ndr_pps >= 500000 * (1 - s.res_pct / 100) && s.ndr_pps <= 500000 / 0.98);
+	assert_true(xp_rfc_search_sender_limited(&s, false)); /* the failure above it was the sender's */
 }
 
 static void test_frame_loss_rate(void **state)
