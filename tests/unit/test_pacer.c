@@ -291,6 +291,20 @@ static void test_coalesce_stall(void **state)
 	assert_int_equal(xp_pacer_poll(&p, T0 + 0.11 + 0.5 * US, NULL), 0);
 	assert_int_equal(xp_pacer_poll(&p, T0 + 0.16 + 0.5 * US, NULL), 2000); /* 50 ms: the cap */
 	assert_int_equal(p.max_grant, 2000);
+
+	/* With max_grant 512 a grant is at most 510 (whole units of 10), the rest in the next ones. */
+	struct xp_pacer_cfg c = { .pps = 1e5, .nthreads = 1, .unpaced = 16384, .coalesce = true, .max_grant = 512 };
+	xp_pacer_init(&p, &c, T0);
+	assert_int_equal(xp_pacer_poll(&p, T0, NULL), 10);
+	xp_pacer_sent(&p, 10);
+	uint64_t got = 0;
+	uint32_t k;
+	while ((k = xp_pacer_poll(&p, T0 + 0.01 + 0.5 * US, NULL)) > 0) { /* 10 ms late: 1000 due */
+		assert_true(k <= 510 && k % 10 == 0);
+		xp_pacer_sent(&p, k);
+		got += k;
+	}
+	assert_int_equal(got, 1000);
 }
 
 /*

@@ -1,6 +1,7 @@
 /* Rate control of the sending engines. See pacer.h. */
 #include "engine/pacer.h"
 
+#include <math.h>
 #include <stddef.h>
 
 #include "util/time.h"
@@ -15,6 +16,7 @@ void xp_pacer_init(struct xp_pacer *p, const struct xp_pacer_cfg *c, double now)
 	p->sent = 0;
 	p->left = 0;
 	p->coalesce = c->coalesce;
+	p->grant_limit = c->max_grant;
 	p->catchups = 0;
 	p->max_grant = 0;
 	if (!p->pps) {
@@ -54,7 +56,11 @@ uint32_t xp_pacer_poll(struct xp_pacer *p, double now, double *wait)
 		/* Behind by two units or more: all whole units due in one grant. */
 		double units = (double)(uint64_t)(due / p->unit);
 		double n = units * p->unit;
-		p->left = n > UINT32_MAX ? UINT32_MAX - UINT32_MAX % p->unit : (uint32_t)n;
+		/* A grant is one call: bounded, so the call stays short (the engine's deadline and stop()). */
+		double lim = p->grant_limit ? (double)p->grant_limit : (double)UINT32_MAX;
+		if (n > lim)
+			n = lim < p->unit ? p->unit : lim - fmod(lim, p->unit);
+		p->left = (uint32_t)n;
 		p->catchups++;
 	}
 	if (p->left > p->max_grant)

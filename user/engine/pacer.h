@@ -51,6 +51,7 @@ struct xp_pacer_cfg {
 	unsigned nthreads;   /* threads sharing the rate (0 counts as 1) */
 	uint32_t unpaced;    /* frames per unit when unpaced (at least 1) */
 	bool coalesce;       /* behind schedule: hand out all that is due (up to the cap) at once */
+	uint32_t max_grant;  /* coalesce: at most this many frames in one grant (0: the cap only) */
 };
 
 struct xp_pacer {
@@ -62,6 +63,7 @@ struct xp_pacer {
 	uint32_t unit;  /* frames per unit */
 	uint32_t left;  /* frames of the unit handed out that are not sent yet */
 	bool coalesce;  /* see xp_pacer_cfg */
+	uint32_t grant_limit; /* xp_pacer_cfg.max_grant */
 	uint64_t catchups;    /* grants of more than one unit (coalesce) */
 	uint32_t max_grant;   /* the largest grant so far */
 };
