@@ -72,7 +72,7 @@ FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
-.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb \
+.PHONY: all deps check demo test-unit test-bpf test-e2e bench rfc2544 clean vmlinux lab-down FORCE install uninstall deb \
 	sanitize fuzz
 all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
@@ -182,6 +182,11 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@bash scripts/bench.sh
+
+# The full RFC 2544 suite against the lab (hours; the quick profile is tests/e2e/53_rfc2544.sh in make check).
+rfc2544: deps
+	@$(MAKE) --no-print-directory all
+	@bash scripts/rfc2544.sh
 
 lab-down:
 	@bash scripts/lab.sh down
