@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make rfc2544`: the full RFC 2544 suite (all sizes, all tests, RFC trial
 # lengths: hours) against the netns lab's router, with the tables on stdout,
-# every trial in build/rfc2544/result.json and the plots and summary.md in
-# build/rfc2544/. XP_RFC2544_ARGS adds or overrides suite options, e.g.
+# the plots, their data and summary.md in
+# build/rfc2544/ (add -J for every trial as JSON). XP_RFC2544_ARGS adds suite options, e.g.
 #   XP_RFC2544_ARGS="--trial 10 --b2b-trials 2 --latency-trials 2" make rfc2544
 # Uses the lab's fixed namespaces: on a shared machine run it under the e2e
 # lock (flock /tmp/xdpperf-e2e.lock make rfc2544).
