@@ -35,7 +35,8 @@ xp_check "--rfc2544 --sizes 64,1518 --tests throughput --trial 2 --plot" eval '
 	R1=$(rx_packets)'
 xp_check "it announced the trials first" eval 'head -1 "$XP_TMP/progress.txt" | grep -q "^RFC 2544: 2 frame sizes, about"'
 xp_check "a progress line per trial" eval '
-	[[ $(grep -c "^\[" "$XP_TMP/progress.txt") == $(jq ".trials | length" "$J") ]]'
+	lines=$(grep -c "^\[" "$XP_TMP/progress.txt"); n=$(jq ".trials | length" "$J")
+	[[ $lines == "$n" ]] || { echo "$lines progress lines, $n trials"; tail -5 "$XP_TMP/progress.txt"; false; }'
 for len in 64 1518; do
 	xp_check "$len bytes: throughput within 2 % of $LIMIT" \
 		within_pct "NDR at $len" "$(jq ".sizes[] | select(.frame_bytes == $len) | .throughput.ndr_frames_per_second" "$J")" $LIMIT 2
