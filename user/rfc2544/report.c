@@ -100,8 +100,11 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 			if (z->b2b_skip)
 				fprintf(f, "%6u  not run: %s\n", z->len, z->b2b_skip);
 			else if (z->b2b_run)
-				fprintf(f, "%6u %14.0f %7u %13.3f ms %13.3f ms\n", z->len, z->b2b_mean, z->b2b_n,
-					z->implied_s * 1e3, z->corrected_s * 1e3);
+				fprintf(f, "%6u %s%13.0f %7u %s%12.3f ms %s%12.3f ms%s\n", z->len, z->b2b_at_max ? ">" : " ",
+					z->b2b_mean, z->b2b_n, z->b2b_at_max ? ">" : " ", z->implied_s * 1e3,
+					z->b2b_at_max ? ">" : " ", z->corrected_s * 1e3,
+					z->b2b_at_max ? "  (the largest burst tried lost nothing: lower bounds; on veth "
+							"the device may push back instead of buffering)" : "");
 		}
 	}
 	fprintf(f, "\n%u trials in %.0f s%s%s\n", r->ntrials, r->seconds, r->error ? "; stopped: " : "",
@@ -170,6 +173,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 				json_object_object_add(b, "skipped", json_object_new_string(z->b2b_skip));
 			else {
 				add_d(b, "mean_frames", z->b2b_mean);
+				json_object_object_add(b, "at_least", json_object_new_boolean(z->b2b_at_max));
 				json_object_object_add(b, "trials", json_object_new_int((int)z->b2b_n));
 				add_d(b, "implied_buffer_seconds", z->implied_s);
 				add_d(b, "corrected_buffer_seconds", z->corrected_s);

@@ -37,6 +37,7 @@ struct xp_rfc_size {
 	bool b2b_run;
 	const char *b2b_skip;      /* why it did not run at this size */
 	double b2b_mean;           /* frames */
+	bool b2b_at_max;           /* every search passed the largest burst: the figures are lower bounds */
 	unsigned b2b_n;
 	double implied_s, corrected_s;
 };

@@ -176,6 +176,7 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	uint64_t max_burst = top < B2B_MAX_FRAMES ? (uint64_t)top : B2B_MAX_FRAMES;
 	double sum = 0;
 	z->b2b_run = true;
+	z->b2b_at_max = true;
 	for (unsigned k = 0; k < r->o->rfc_b2b_trials; k++) {
 		struct xp_rfc_b2b b;
 		xp_rfc_b2b_init(&b, max_burst, max_burst / 200 ? max_burst / 200 : 1);
@@ -188,6 +189,7 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 			xp_rfc_b2b_record(&b, &rec->t);
 		}
 		sum += (double)xp_rfc_b2b_result(&b);
+		z->b2b_at_max &= xp_rfc_b2b_result(&b) >= max_burst;
 		z->b2b_n++;
 	}
 	z->b2b_mean = z->b2b_n ? sum / z->b2b_n : 0;
