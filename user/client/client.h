@@ -43,6 +43,7 @@ struct xp_trial_out {
 	const char *held_back_by;
 	char why[320];
 	bool kernel_sleeps;     /* sending calls slept in the kernel: the load came in bursts */
+	uint32_t max_catchup;   /* the largest catch-up after a stall, frames (0: none) */
 	/* Latency: the measurement core (issue 10) fills these; until then known stays false. */
 	bool lat_known;
 	double lat_min_us, lat_mean_us, lat_max_us, lat_p50_us, lat_p99_us, lat_p999_us;

@@ -59,6 +59,7 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 	out->held_back_by = sum.pace.short_of_target ? sum.pace.held_back_by : NULL;
 	snprintf(out->why, sizeof(out->why), "%s", sum.pace.short_of_target ? sum.pace.why : "");
 	out->kernel_sleeps = sum.pace.kernel_sleep_pct >= 1.0;
+	out->max_catchup = sum.pace.catchups ? sum.pace.max_grant : 0;
 	if (req->settle_s > 0)
 		xp_sleep(req->settle_s);
 	return 0;

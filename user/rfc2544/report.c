@@ -201,6 +201,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		if (t->t.held_back_by)
 			json_object_object_add(e, "held_back_by", json_object_new_string(t->t.held_back_by));
 		json_object_object_add(e, "kernel_sleeps", json_object_new_boolean(t->t.kernel_sleeps));
+		json_object_object_add(e, "bursty", json_object_new_boolean(t->t.bursty));
 		json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
 		json_object_array_add(trials, e);
 	}

@@ -29,6 +29,7 @@ struct xp_rfc_trial {
 	bool short_of_target;   /* the offered load fell short of target_pps by more than the tolerance */
 	const char *held_back_by; /* when short: "sender", "path" or "kernel" (report/pace.c) */
 	bool kernel_sleeps;     /* the engine's calls slept in the kernel: the load came in bursts */
+	bool bursty;            /* the sender stalled and caught up in a burst of more than 1 ms of frames */
 	struct xp_rfc_latency lat;
 	int error;              /* the trial did not run (the client's exit status); then nothing above counts */
 };
