@@ -74,7 +74,7 @@ FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 # Keep the skeletons: tests and tools include them too.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
-.PHONY: all deps check demo test-unit test-bpf test-e2e bench clean vmlinux lab-down FORCE install uninstall deb \
+.PHONY: all deps check demo test-unit test-bpf test-e2e bench rfc2544 clean vmlinux lab-down FORCE install uninstall deb \
 	sanitize fuzz mutate
 all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
@@ -193,6 +193,11 @@ bench: deps
 # (scripts/mutate.sh, which says which mutations were caught).
 mutate: deps
 	@bash scripts/mutate.sh
+
+# The full RFC 2544 suite against the lab (hours; the quick profile is tests/e2e/53_rfc2544.sh in make check).
+rfc2544: deps
+	@$(MAKE) --no-print-directory all
+	@bash scripts/rfc2544.sh
 
 lab-down:
 	@bash scripts/lab.sh down

@@ -5,6 +5,7 @@
 
 #include "cli/opts.h"
 #include "client/client.h"
+#include "rfc2544/rfc2544.h"
 #include "probe/probe.h"
 #include "server/server.h"
 
@@ -49,5 +50,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)
 		return xp_probe_run(&o);
+	if (o.role == XP_ROLE_CLIENT && o.rfc2544)
+		return xp_rfc2544_run(&o);
 	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
 }

@@ -536,6 +536,8 @@ static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf,
 	/* Only where op applies: elsewhere the message must be about op alone. */
 	if (!xp_option_applies(op, c->role, c->kind, e))
 		;
+	else if (op->groups & XP_OPT_RFC2544) /* the suite's settings go with --rfc2544 */
+		snprintf(extra, sizeof(extra), " --rfc2544");
 	else if (name && (!strcmp(name, "burst") || !strcmp(name, "require-rate")))
 		snprintf(extra, sizeof(extra), " %s", e == XP_ENGINE_XDP ? "--cps 1000" : "-b 1Mpps");
 	else if (name && !strcmp(name, "parallel") && c->role == XP_ROLE_CLIENT && e == XP_ENGINE_XDP &&

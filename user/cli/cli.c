@@ -32,6 +32,11 @@ void xp_opts_default(struct xp_opts *o)
 	o->max_workers = XP_DEFAULT_MAX_WORKERS;
 	o->max_workers_total = XP_DEFAULT_MAX_WORKERS_TOTAL;
 	o->max_listen_ports = XP_DEFAULT_MAX_LISTEN_PORTS;
+	o->rfc_tests = XP_RFC_T_ALL;
+	o->rfc_trial_s = 60;       /* RFC 2544 section 24: at least 60 s */
+	o->rfc_loss_tol = 0.5;     /* the PDR's, as CSIT reports it */
+	o->rfc_lat_trials = 20;    /* section 26.2 */
+	o->rfc_b2b_trials = 50;    /* section 26.4 */
 }
 
 /* getopt's code for a long-only option: above every character, so never a short option. */
@@ -88,7 +93,7 @@ static int getopt_error(int c, char **argv, char *err, size_t errlen)
 
 static void given_note(struct xp_given *g, const struct xp_option *op)
 {
-	g->seen |= 1ull << (op - xp_options);
+	g->seen |= (unsigned __int128)1 << (op - xp_options);
 	for (int grp = 0; grp < XP_G_N; grp++) {
 		if (op->groups & (1u << grp))
 			g->last[grp] = op;

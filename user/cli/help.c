@@ -17,6 +17,7 @@ static const struct {
 	[XP_SEC_XDP_CONN] = { "XDP connection engine (--engine xdp, with -x or -k): raw SYNs (XDP live frames\n"
 			      "or AF_XDP), handshakes completed by XDP programs on both ends, no per-connection\n"
 			      "state:" },
+	[XP_SEC_RFC2544] = { "RFC 2544 suite (--rfc2544): throughput, latency, frame loss rate, back-to-back:" },
 	[XP_SEC_SERVER] = { "Server:",
 			    "  -P N, --engine socket     also listen on -p's ports at start (like fireperf -s)\n" },
 	[XP_SEC_PROBE] = { "Host probe (sends nothing; takes only --dev, -J and -d):" },

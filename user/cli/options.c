@@ -238,6 +238,93 @@ static int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+/* ---- issue 11: the RFC 2544 suite's settings ---- */
+FLAG(opt_rfc2544, rfc2544)
+UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
+UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
+
+/* --sizes 64,128,1518: frame sizes as -l takes them, at most XP_RFC_MAX_SIZES. */
+static int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char buf[256], *save = NULL;
+	if (!*arg || strlen(arg) >= sizeof(buf))
+		return xp_cli_fail(err, errlen, "--sizes needs a list of frame sizes, like 64,512,1518");
+	strcpy(buf, arg);
+	unsigned n = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "imix"))
+			return xp_cli_fail(err, errlen, "--sizes imix: mixed-size trials are not available yet (the "
+					   "engines send one frame size per test): give sizes, like 64,570,1518");
+		if (n >= XP_RFC_MAX_SIZES)
+			return xp_cli_fail(err, errlen, "--sizes takes at most %u sizes", XP_RFC_MAX_SIZES);
+		if (parse_frame_size(t, &o->rfc_sizes[n], err, errlen))
+			return -1;
+		n++;
+	}
+	if (!n || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
+		return xp_cli_fail(err, errlen, "--sizes '%s': give frame sizes separated by commas, like 64,512,1518", arg);
+	o->rfc_nsizes = n;
+	return 0;
+}
+
+/* --tests throughput,latency,loss,b2b (or all). */
+static int opt_tests(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "throughput", XP_RFC_T_THROUGHPUT }, { "latency", XP_RFC_T_LATENCY },
+		{ "loss", XP_RFC_T_LOSS }, { "b2b", XP_RFC_T_B2B }, { "all", XP_RFC_T_ALL },
+	};
+	char buf[128], *save = NULL;
+	if (!*arg || strlen(arg) >= sizeof(buf) || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
+		return xp_cli_fail(err, errlen, "--tests '%s': give a list of throughput, latency, loss, b2b or all", arg);
+	strcpy(buf, arg);
+	unsigned bits = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]) && strcmp(t, names[i].name); i++)
+			;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return xp_cli_fail(err, errlen, "--tests: unknown test '%s' (throughput, latency, loss, b2b or all)", t);
+		bits |= names[i].bit;
+	}
+	o->rfc_tests = bits;
+	return 0;
+}
+
+static int opt_trial(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_duration_named(arg, "trial length", &o->rfc_trial_s, err, errlen))
+		return -1;
+	if (o->rfc_trial_s < 0.5)
+		return xp_cli_fail(err, errlen, "--trial %s is too short (at least 0.5 s; RFC 2544 asks for 60)", arg);
+	return 0;
+}
+
+static int opt_loss_tolerance(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_percent(arg, &o->rfc_loss_tol, err, errlen);
+}
+
+/* --line-rate 10G: the link's L1 bit rate, the top of the searches. */
+static int opt_line_rate(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	struct xp_rate r;
+	if (parse_rate(arg, &r, err, errlen))
+		return -1;
+	if (r.unit != XP_RATE_BPS_L1)
+		return xp_cli_fail(err, errlen, "--line-rate is the link's bit rate on the wire, like 10G or 1000M");
+	o->rfc_line_bps = r.value;
+	return 0;
+}
+
+static int opt_plot(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= sizeof(o->rfc_plot_dir))
+		return xp_cli_fail(err, errlen, "--plot needs a directory");
+	strcpy(o->rfc_plot_dir, arg);
+	return 0;
+}
+
 /* --device-netns: issue 12's connection-test options start here. */
 static int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -310,6 +397,13 @@ static int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errle
 #define SOCKET XP_OPT_SOCKET
 #define XDPC   XP_OPT_XDP_CONN
 #define RATE   XP_OPT_RATE
+#define RFC    XP_OPT_RFC2544
+/* The suite sends streams of frames of its own: the frame engines. */
+#define RFC_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM, .engines = XP_E_FRAMES, \
+	.instead = { [XP_ENGINE_SOCKET] = "the suite needs exact offered loads: --engine live or xsk", \
+		     [XP_ENGINE_XDP] = "the suite sends streams of frames: --engine live or xsk", \
+		     [XP_ENGINE_NONE] = "the suite sends its own trials" }, \
+	.instead_kind = "the RFC 2544 suite sends streams of frames, not connections"
 /* Where an option applies: roles, client test kinds, client engines. */
 #define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
@@ -515,6 +609,32 @@ const struct xp_option xp_options[] = {
 	  .help = "the device under test is namespace NAME on this\n"
 	          "host (a lab): its conntrack table and drops tell\n"
 	          "why SYNs went unanswered", .sample = "xp-router" },
+
+	/* Issue 11: the RFC 2544 suite, one block. */
+	{ "rfc2544", 0, NULL, XP_SEC_RFC2544, 0, opt_rfc2544, RFC_OPT,
+	  .help = "the RFC 2544 benchmark instead of one test: per frame\n"
+	          "size, the tests of --tests as series of trials, then\n"
+	          "tables (-J: every trial); picks rates and sizes itself" },
+	{ "sizes", 0, "LIST", XP_SEC_RFC2544, RFC, opt_sizes, RFC_OPT,
+	  .help = "frame sizes, e.g. 64,512,1518 (default RFC 2544's\n"
+	          "64..1518; with IPv6, RFC 5180's 78..1518)", .sample = "64,1518" },
+	{ "tests", 0, "LIST", XP_SEC_RFC2544, RFC, opt_tests, RFC_OPT,
+	  .help = "throughput,latency,loss,b2b or all (default all)", .sample = "throughput,loss" },
+	{ "trial", 0, "SECS", XP_SEC_RFC2544, RFC, opt_trial, RFC_OPT,
+	  .help = "trial length (default %u, RFC 2544's; shorter for a\n"
+	          "quick look)", .help_nums = { 60 }, .sample = "2" },
+	{ "loss-tolerance", 0, "PCT", XP_SEC_RFC2544, RFC, opt_loss_tolerance, RFC_OPT,
+	  .help = "loss a trial may have for the PDR beside the\n"
+	          "zero-loss NDR (default 0.5)", .sample = "0.1" },
+	{ "line-rate", 0, "RATE", XP_SEC_RFC2544, RFC, opt_line_rate, RFC_OPT,
+	  .help = "the link's L1 bit rate (10G): the top of the searches\n"
+	          "and the percent of it (default: the sender's maximum)", .sample = "10G" },
+	{ "latency-trials", 0, "N", XP_SEC_RFC2544, RFC, opt_lat_trials, RFC_OPT,
+	  .help = "latency trials per size (default %u)", .help_nums = { 20 }, .sample = "2" },
+	{ "b2b-trials", 0, "N", XP_SEC_RFC2544, RFC, opt_b2b_trials, RFC_OPT,
+	  .help = "back-to-back searches per size (default %u)", .help_nums = { 50 }, .sample = "2" },
+	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
+	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
 
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .roles = XP_IN_SERVER, .kinds = XP_K_ANY,

@@ -21,6 +21,7 @@ enum xp_opt_section {
 	XP_SEC_CLIENT,
 	XP_SEC_SOCKET,   /* socket tests, fireperf's flags */
 	XP_SEC_XDP_CONN, /* the XDP connection engine */
+	XP_SEC_RFC2544,  /* --rfc2544 and its settings */
 	XP_SEC_SERVER,
 	XP_SEC_PROBE,    /* --probe */
 	XP_SEC_N,
@@ -31,11 +32,13 @@ enum xp_opt_group {
 	XP_G_SOCKET = 0,      /* a socket-test flag: selects --engine socket */
 	XP_G_XDP_CONN,        /* an XDP connection engine option: selects --engine xdp */
 	XP_G_RATE,            /* paces the traffic (-b, --cps, --burst) */
+	XP_G_RFC2544,         /* a setting of the RFC 2544 suite: needs --rfc2544 */
 	XP_G_N,
 };
 #define XP_OPT_SOCKET      (1u << XP_G_SOCKET)
 #define XP_OPT_XDP_CONN    (1u << XP_G_XDP_CONN)
 #define XP_OPT_RATE        (1u << XP_G_RATE)
+#define XP_OPT_RFC2544     (1u << XP_G_RFC2544)
 
 /*
  * Where an option takes effect: the one place that says which options go
@@ -88,7 +91,7 @@ struct xp_option {
 };
 
 /* Enough for the table; the "seen" bitmask below has one bit per entry. */
-#define XP_OPTIONS_MAX 64
+#define XP_OPTIONS_MAX 128
 extern const struct xp_option xp_options[];
 extern const size_t xp_noptions;
 
@@ -99,7 +102,7 @@ unsigned xp_engine_kinds(enum xp_engine_id engine);
 
 /* What xp_cli_read saw, for the rules that depend on which options were given. */
 struct xp_given {
-	uint64_t seen;                            /* bit i: xp_options[i] given */
+	unsigned __int128 seen;                   /* bit i: xp_options[i] given */
 	const struct xp_option *last[XP_G_N];     /* the last one given of each group */
 };
 

@@ -48,6 +48,8 @@ struct xp_cidr {
 	unsigned plen;
 };
 
+#define XP_RFC_MAX_SIZES 16
+
 struct xp_opts {
 	enum xp_role role;
 	char host[256];              /* -c ADDR as typed */
@@ -112,7 +114,25 @@ struct xp_opts {
 	bool clock_set;              /* --clock given */
 	/* Issue 12 (connection tests) */
 	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
+	/* Issue 11: the RFC 2544 suite (user/rfc2544) */
+	bool rfc2544;                /* --rfc2544 */
+	unsigned rfc_sizes[XP_RFC_MAX_SIZES]; /* --sizes, frame bytes with FCS */
+	unsigned rfc_nsizes;         /* 0: the default sizes (RFC 2544's, or RFC 5180's for IPv6) */
+	unsigned rfc_tests;          /* --tests, XP_RFC_T_* bits */
+	double rfc_trial_s;          /* --trial SECS */
+	double rfc_loss_tol;         /* --loss-tolerance PCT: the PDR's */
+	double rfc_line_bps;         /* --line-rate, L1 bits/s; 0: the sender's maximum */
+	unsigned rfc_lat_trials;     /* --latency-trials */
+	unsigned rfc_b2b_trials;     /* --b2b-trials */
+	char rfc_plot_dir[256];      /* --plot DIR, "" = no plots */
 };
+
+/* --tests: which RFC 2544 tests the suite runs. */
+#define XP_RFC_T_THROUGHPUT (1u << 0)
+#define XP_RFC_T_LATENCY    (1u << 1)
+#define XP_RFC_T_LOSS       (1u << 2)
+#define XP_RFC_T_B2B        (1u << 3)
+#define XP_RFC_T_ALL        0xfu
 
 /* Exit statuses (documented in --help and README). */
 #define XP_EXIT_OK       0

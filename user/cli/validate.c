@@ -301,6 +301,29 @@ static int check_rate(struct xp_opts *o, const struct xp_given *g, char *err, si
 	return 0;
 }
 
+/* The RFC 2544 suite (issue 11): its settings need it, and it sets what one test's options would. */
+static int check_rfc2544(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	static const char *const its_own[] = { "bitrate", "burst", "length", "time", "compare", "json-stream",
+					       "require-rate", "max-loss", "interval" };
+	char lbl[32];
+	if (!o->rfc2544) {
+		if (g->last[XP_G_RFC2544])
+			return xp_cli_fail(err, errlen, "--%s is a setting of the RFC 2544 suite: add --rfc2544",
+					   g->last[XP_G_RFC2544]->name);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(its_own) / sizeof(its_own[0]); i++) {
+		if (xp_given_has(g, its_own[i]))
+			return xp_cli_fail(err, errlen, "--rfc2544 picks the rates, sizes and trial lengths itself: drop %s "
+					   "(the suite's are --line-rate, --sizes, --trial, --loss-tolerance)",
+					   xp_option_label(xp_option_find(its_own[i]), lbl, sizeof(lbl)));
+	}
+	if (!o->rfc_tests)
+		return xp_cli_fail(err, errlen, "--tests chose no test");
+	return 0;
+}
+
 /* Only digits and dots: meant as an IPv4 address, never a name (getaddrinfo would read "198.19.1" as 198.19.0.1). */
 static bool looks_numeric(const char *s)
 {
@@ -360,6 +383,7 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 		check_applies,
 		check_xdp_conn,
 		check_rate,
+		check_rfc2544,
 		check_client,
 		check_server_policy,
 	};

@@ -19,6 +19,36 @@ double xp_summary_loss_pct(const struct xp_period *p);
 int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum, char *msg, size_t len);
 /* The message of the error that ended the last xp_client_run_one, "" if none. */
 const char *xp_client_last_error(void);
+/*
+ * One benchmark trial (the RFC 2544 suite, user/rfc2544/trial.c): the test
+ * of base's options, but at pps frames/s (0: as fast as the sender goes;
+ * with burst, one burst of that many frames back to back), frame_len bytes,
+ * for seconds, reported nowhere; then a settle wait. Fills *out (rc: the
+ * test's exit status, 0 when it ran).
+ */
+struct xp_trial_req {
+	double pps;
+	unsigned frame_len;
+	unsigned burst;
+	double seconds;
+	double settle_s;        /* wait after the test: the device drains and restabilises */
+};
+struct xp_trial_out {
+	int rc;                 /* 0, or the exit status of a test that did not run */
+	char error[256];
+	uint64_t sent, received;
+	double seconds;         /* the test's sending time */
+	double target_pps, offered_pps;
+	bool short_of_target;
+	const char *held_back_by;
+	char why[320];
+	bool kernel_sleeps;     /* sending calls slept in the kernel: the load came in bursts */
+	uint32_t max_catchup;   /* the largest catch-up after a stall, frames (0: none) */
+	/* Latency: the measurement core (issue 10) fills these; until then known stays false. */
+	bool lat_known;
+	double lat_min_us, lat_mean_us, lat_max_us, lat_p50_us, lat_p99_us, lat_p999_us;
+};
+int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, struct xp_trial_out *out);
 /* --compare: the socket engine, then the fast one (o->compare_engine), then a table with ratios. */
 int xp_client_compare(const struct xp_opts *o);
 

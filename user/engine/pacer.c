@@ -1,6 +1,7 @@
 /* Rate control of the sending engines. See pacer.h. */
 #include "engine/pacer.h"
 
+#include <math.h>
 #include <stddef.h>
 
 #include "util/time.h"
@@ -14,6 +15,10 @@ void xp_pacer_init(struct xp_pacer *p, const struct xp_pacer_cfg *c, double now)
 	p->cap = 0;
 	p->sent = 0;
 	p->left = 0;
+	p->coalesce = c->coalesce;
+	p->grant_limit = c->max_grant;
+	p->catchups = 0;
+	p->max_grant = 0;
 	if (!p->pps) {
 		p->unit = c->unpaced ? c->unpaced : 1;
 		return;
@@ -47,6 +52,19 @@ uint32_t xp_pacer_poll(struct xp_pacer *p, double now, double *wait)
 		return 0;
 	}
 	p->left = p->unit;
+	if (p->coalesce && due >= 2.0 * p->unit) {
+		/* Behind by two units or more: all whole units due in one grant. */
+		double units = (double)(uint64_t)(due / p->unit);
+		double n = units * p->unit;
+		/* A grant is one call: bounded, so the call stays short (the engine's deadline and stop()). */
+		double lim = p->grant_limit ? (double)p->grant_limit : (double)UINT32_MAX;
+		if (n > lim)
+			n = lim < p->unit ? p->unit : lim - fmod(lim, p->unit);
+		p->left = (uint32_t)n;
+		p->catchups++;
+	}
+	if (p->left > p->max_grant)
+		p->max_grant = p->left;
 	return p->left;
 }
 

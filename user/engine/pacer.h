@@ -19,6 +19,15 @@
  * set a 1 us timer slack (PR_SET_TIMERSLACK): the default 50 us would make
  * every pacing sleep late.
  *
+ * Catch-up in one call (cfg->coalesce, the live engine): behind schedule by
+ * two units or more, the pacer hands out everything due (whole units, up to
+ * the cap) at once instead of one unit per call. Where each call has a fixed
+ * cost that can be long (BPF_PROG_RUN with live frames waits for the kernel's
+ * XDP dispatcher lock, which another process adding or removing an XDP
+ * program holds for an RCU grace period, 10-30 ms), one unit per call would
+ * make up a stall at one unit per wait: 9 frames per ~20 ms at 90 kpps, a
+ * small fraction of the target, and fall further behind with every wait.
+ *
  * A caller may send a unit in pieces (AF_XDP posts at most a ring batch at a
  * time, and the ring may take fewer): the pacer hands out the rest of the
  * current unit until all of it has been reported sent, and only then looks
@@ -27,6 +36,7 @@
 #ifndef XP_PACER_H
 #define XP_PACER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define XP_PACE_SLICE_S   100e-6 /* paced: a unit is about 100 us of frames */
@@ -40,6 +50,8 @@ struct xp_pacer_cfg {
 	unsigned thread;     /* this thread's index (0..nthreads-1): its phase */
 	unsigned nthreads;   /* threads sharing the rate (0 counts as 1) */
 	uint32_t unpaced;    /* frames per unit when unpaced (at least 1) */
+	bool coalesce;       /* behind schedule: hand out all that is due (up to the cap) at once */
+	uint32_t max_grant;  /* coalesce: at most this many frames in one grant (0: the cap only) */
 };
 
 struct xp_pacer {
@@ -50,6 +62,10 @@ struct xp_pacer {
 	uint64_t sent;  /* frames reported sent */
 	uint32_t unit;  /* frames per unit */
 	uint32_t left;  /* frames of the unit handed out that are not sent yet */
+	bool coalesce;  /* see xp_pacer_cfg */
+	uint32_t grant_limit; /* xp_pacer_cfg.max_grant */
+	uint64_t catchups;    /* grants of more than one unit (coalesce) */
+	uint32_t max_grant;   /* the largest grant so far */
 };
 
 /* Start the schedule at `now`: thread 0's first unit is due at once. */
@@ -58,7 +74,8 @@ void xp_pacer_init(struct xp_pacer *p, const struct xp_pacer_cfg *c, double now)
 /*
  * Frames that may go now: the rest of the current unit, or a whole new unit
  * if it is due by `now` (after a stall, one unit per call back to back until
- * the schedule is met). 0 if the next unit is not due yet; then *wait (if
+ * the schedule is met; with coalesce, all whole units due, up to the cap, in
+ * one grant). 0 if the next unit is not due yet; then *wait (if
  * not NULL) is how long until it is. Unpaced: always the unpaced unit.
  */
 uint32_t xp_pacer_poll(struct xp_pacer *p, double now, double *wait);

@@ -148,6 +148,14 @@ struct xp_pace_stats {
 	uint64_t softirq_ticks;   /* the senders' CPUs while they ran (/proc/stat): ticks in softirq */
 	uint64_t cpu_ticks;       /* ... and all ticks */
 	uint64_t pushback;        /* the kernel or driver took fewer frames than offered (ring full, EAGAIN) */
+	/* Sending calls in which the thread slept in the kernel (a voluntary
+	 * context switch inside BPF_PROG_RUN: e.g. waiting for the XDP
+	 * dispatcher's lock), their wall time, and the longest call of all. */
+	uint64_t kernel_sleeps;
+	double kernel_sleep_s;
+	double longest_call_s;
+	uint64_t catchups;        /* grants of more than one unit after falling behind (engine/pacer.h) */
+	uint32_t max_grant;       /* the largest of them, frames */
 };
 
 /* The offered load against its target (engines that pace: -b, --cps). */
@@ -155,13 +163,18 @@ struct xp_pace_figs {
 	double target_pps;        /* 0: no target */
 	double reached_pps;       /* frames (SYNs) sent per second over the test */
 	bool short_of_target;     /* more than XP_RATE_TOLERANCE_PCT below */
-	const char *held_back_by; /* "sender" or "path" when short */
+	const char *held_back_by; /* "sender", "path" or "kernel" when short */
 	char why[320];            /* one line: what held it back, with the figures that say so */
 	/* the engine's own account (struct xp_pace_stats) */
 	double busy_pct;          /* sender threads busy (not waiting for their schedule), of their time */
 	double softirq_pct;       /* of the senders' CPUs' time: the kernel's packet processing */
 	double cpu_wait_pct;      /* of the senders' time: waiting for a CPU (other processes) */
 	uint64_t pushback;        /* times the kernel or driver took fewer frames than offered */
+	double kernel_sleep_pct;  /* of the senders' time: sending calls that slept in the kernel */
+	uint64_t kernel_sleeps;   /* how many such calls */
+	double longest_call_ms;   /* the longest sending call */
+	uint64_t catchups;        /* stalls made up in one grant */
+	uint32_t max_grant;       /* the largest such grant, frames */
 };
 
 struct xp_summary {

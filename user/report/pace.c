@@ -12,6 +12,7 @@
  * push back: it takes the sender's CPU time. A sending CPU mostly in softirq
  * is held back by the path's work; busy with little in softirq, by its own.
  */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "report/report.h"
@@ -19,6 +20,7 @@
 #define BUSY_PCT 90.0     /* busy at least this much: it could not go faster */
 #define CPU_WAIT_PCT 25.0 /* waited this much for a CPU: others took it */
 #define SOFTIRQ_PCT 40.0  /* this much of the sending CPUs in softirq: the path's work */
+#define KSLEEP_PCT 25.0   /* this much of the senders' time in sending calls that slept in the kernel */
 
 void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p)
 {
@@ -29,6 +31,12 @@ void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p)
 	}
 	p->softirq_pct = st->cpu_ticks ? 100.0 * (double)st->softirq_ticks / (double)st->cpu_ticks : 0;
 	p->pushback = st->pushback;
+	if (st->known && st->wall_s > 0)
+		p->kernel_sleep_pct = 100 * st->kernel_sleep_s / st->wall_s;
+	p->kernel_sleeps = st->kernel_sleeps;
+	p->longest_call_ms = st->longest_call_s * 1e3;
+	p->catchups = st->catchups;
+	p->max_grant = st->max_grant;
 	if (!p->short_of_target)
 		return;
 	if (!st->known) {
@@ -39,6 +47,13 @@ void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p)
 		snprintf(p->why, sizeof(p->why), "the kernel or driver took fewer frames than offered %llu times: TX "
 			 "ring full or EAGAIN, backpressure from the interface or the path",
 			 (unsigned long long)st->pushback);
+	} else if (p->kernel_sleep_pct >= KSLEEP_PCT) {
+		/* Before softirq and busy: a call asleep in the kernel looks "busy" to the account above. */
+		p->held_back_by = "kernel";
+		snprintf(p->why, sizeof(p->why), "%" PRIu64 " of its sending calls slept in the kernel, %.0f %% of its "
+			 "time (longest call %.1f ms): on live frames the kernel's XDP dispatcher lock, held by another "
+			 "process that attaches, detaches or test-runs XDP programs; rerun when it is done, or use "
+			 "--engine xsk", p->kernel_sleeps, p->kernel_sleep_pct, p->longest_call_ms);
 	} else if (p->softirq_pct >= SOFTIRQ_PCT) {
 		/* Whether run in the sender's context or deferred to ksoftirqd (then it shows as CPU wait too). */
 		p->held_back_by = "path";

@@ -226,6 +226,11 @@ struct json_object *xp_pace_json(const struct xp_pace_figs *p)
 	add_d(o, "sender_cpu_softirq_percent", p->softirq_pct);
 	add_d(o, "sender_cpu_wait_percent", p->cpu_wait_pct);
 	add_u(o, "pushback", p->pushback);
+	add_d(o, "sender_kernel_sleep_percent", p->kernel_sleep_pct);
+	add_u(o, "kernel_sleeps", p->kernel_sleeps);
+	add_d(o, "longest_call_ms", p->longest_call_ms);
+	add_u(o, "catchups", p->catchups);
+	add_u(o, "largest_catchup_frames", p->max_grant);
 	return o;
 }
 
@@ -351,6 +356,11 @@ void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char 
 		fprintf(r->out, "Warning: the offered load reached %s, %.1f %% of the target %s: held back by the %s (%s)\n",
 			xp_fmt_rate(p->reached_pps, "pps", a, sizeof(a)), 100.0 * p->reached_pps / p->target_pps,
 			xp_fmt_rate(p->target_pps, "pps", b, sizeof(b)), p->held_back_by, p->why);
+	else if (p->target_pps > 0 && p->catchups && p->kernel_sleep_pct >= 1.0)
+		/* On target, but not evenly: say so, a burst may cost frames a smooth load would not. */
+		fprintf(r->out, "Note: %" PRIu64 " sending calls slept in the kernel (%.1f %% of the time, longest call %.1f ms); "
+				"the delay was made up %" PRIu64 " times in bursts of up to %u frames\n",
+			p->kernel_sleeps, p->kernel_sleep_pct, p->longest_call_ms, p->catchups, p->max_grant);
 	if (s->server_lost)
 		fprintf(r->out, "The server went away after %.2f s: the summary covers 0-%.2f s, up to its last sample; "
 				"%" PRIu64 " sent after it are not counted as lost\n",

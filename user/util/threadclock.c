@@ -77,4 +77,11 @@ void xp_pace_add(struct xp_pace_stats *acc, const struct xp_pace_stats *one)
 	acc->softirq_ticks += one->softirq_ticks;
 	acc->cpu_ticks += one->cpu_ticks;
 	acc->pushback += one->pushback;
+	acc->kernel_sleeps += one->kernel_sleeps;
+	acc->kernel_sleep_s += one->kernel_sleep_s;
+	if (one->longest_call_s > acc->longest_call_s)
+		acc->longest_call_s = one->longest_call_s;
+	acc->catchups += one->catchups;
+	if (one->max_grant > acc->max_grant)
+		acc->max_grant = one->max_grant;
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The RFC 2544 suite's quick profile (short trials, 64 and 1518 bytes,
+# throughput) against a router with a known forwarding limit: an nftables
+# limit of 100000 frames/s (burst 1000 packets) on the router's forward hook
+# drops everything above it. The throughput found must be within 2 % of
+# the limit at both sizes, no trial above it may pass, and the frames the
+# trials say arrived must be on the server veth's own rx counter.
+. "$(dirname "$0")/lib.sh"
+
+BIN=$XP_BIN
+LIMIT=100000
+client() { xp_exec client "$BIN" "$@"; }
+rx_packets() { xp_exec server cat /sys/class/net/xps0/statistics/rx_packets; }
+within_pct() { # WHAT GOT WANT PCT
+	awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN { d = (g - w) / w * 100; if (d < 0) d = -d; exit !(d <= p) }' ||
+		{ echo "$1: $2 is not within $4 % of $3"; return 1; }
+}
+
+xp_case rfc2544_quick_finds_a_known_limit
+xp_check "lab up (routed)" xp_lab_up
+xp_check "server" start_server
+xp_check "nft limit $LIMIT/s in the router" xp_exec router nft -f - <<EOF2
+table inet xpt11 {
+	chain limiter {
+		type filter hook forward priority 0; policy accept;
+		ip daddr 198.19.1.2 limit rate over $LIMIT/second burst 1000 packets counter drop
+	}
+}
+EOF2
+xp_on_exit "ip netns exec xp-router nft delete table inet xpt11 2>/dev/null"
+xp_check "--rfc2544 --sizes 64,1518 --tests throughput --trial 2 --plot" eval '
+	R0=$(rx_packets)
+	client -c "$XP_SERVER4" --engine live --rfc2544 --sizes 64,1518 --tests throughput --trial 2 -J \
+		>"$J" 2>"$XP_TMP/progress.txt"
+	R1=$(rx_packets)'
+xp_check "it announced the trials first" eval 'head -1 "$XP_TMP/progress.txt" | grep -q "^RFC 2544: 2 frame sizes, about"'
+xp_check "a progress line per trial" eval '
+	lines=$(grep -c "^\[" "$XP_TMP/progress.txt"); n=$(jq ".trials | length" "$J")
+	[[ $lines == "$n" ]] || { echo "$lines progress lines, $n trials"; tail -5 "$XP_TMP/progress.txt"; false; }'
+for len in 64 1518; do
+	xp_check "$len bytes: throughput within 2 % of $LIMIT" \
+		within_pct "NDR at $len" "$(jq ".sizes[] | select(.frame_bytes == $len) | .throughput.ndr_frames_per_second" "$J")" $LIMIT 2
+	xp_check "$len bytes: not sender-limited" expect_eq sender_limited \
+		"$(jq ".sizes[] | select(.frame_bytes == $len) | .throughput.sender_limited" "$J")" false
+done
+xp_check "no trial well above the limit passed" eval '
+	[[ $(jq "[.trials[] | select(.test == \"throughput\" and .verdict == \"pass\" and .target_frames_per_second > $LIMIT * 1.02)] | length" "$J") == 0 ]]'
+xp_check "the trials above the limit lost frames (nft dropped them)" eval '
+	[[ $(jq "[.trials[] | select(.test == \"throughput\" and .verdict == \"loss\")] | length" "$J") -gt 0 ]] &&
+	xp_exec router nft list table inet xpt11 | grep -Eq "counter packets [1-9]"'
+xp_check "received per the trials <= the server veth's rx_packets" eval '
+	got=$(jq "[.trials[].received] | add" "$J"); (( got <= R1 - R0 )) || { echo "trials $got, rx $((R1 - R0))"; false; }'
+xp_pass
+
+xp_case rfc2544_text_tables_and_plots
+xp_check "text tables and --plot" eval '
+	client -c "$XP_SERVER4" --engine live --rfc2544 --sizes 1518 --tests throughput,loss --trial 1 \
+		--plot "$XP_TMP/plots" >"$XP_TMP/out.txt" 2>/dev/null'
+xp_check "throughput table" grep -q "^Throughput (RFC 2544 26.1)" "$XP_TMP/out.txt"
+xp_check "frame loss table" grep -q "^Frame loss rate (RFC 2544 26.3)" "$XP_TMP/out.txt"
+xp_check "plots in SVG and PNG" eval 'for p in throughput loss; do [[ -s $XP_TMP/plots/$p.svg && -s $XP_TMP/plots/$p.png ]] || exit 1; done'
+xp_check "PNG is a PNG" eval 'head -c 8 "$XP_TMP/plots/throughput.png" | od -An -tx1 | grep -q "89 50 4e 47"'
+xp_check "summary.md shows the plots" grep -q "throughput.svg" "$XP_TMP/plots/summary.md"
+xp_pass
+
+xp_case rfc2544_refusals
+xp_check "a suite setting without --rfc2544" expect_rc 2 client -c "$XP_SERVER4" --sizes 64
+xp_check "-b with --rfc2544" expect_rc 2 client -c "$XP_SERVER4" --rfc2544 -b 1Mpps
+xp_check "imix" expect_rc 2 client -c "$XP_SERVER4" --rfc2544 --sizes imix
+xp_pass

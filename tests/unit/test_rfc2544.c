@@ -1,0 +1,225 @@
+/*
+ * The RFC 2544 bookkeeping (user/rfc2544/search.c) against simulated
+ * devices: one that drops above a capacity, one that pushes back (the veth
+ * case: the sender slows, nothing is lost), one that loses a little above
+ * its capacity (NDR below PDR), a sender slower than the device
+ * (sender-limited), the frame loss rate steps and the back-to-back search
+ * with RFC 9004's buffer times.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "rfc2544/search.h"
+
+enum dut_kind { DROPS, PUSHES_BACK, LOSES_LITTLE };
+
+struct dut {
+	enum dut_kind kind;
+	double capacity;   /* frames/s it forwards */
+	double sender_max; /* the most the sender offers */
+};
+
+/* One simulated 10-s trial at `rate` (2 % rate tolerance, as the client's). */
+static struct xp_rfc_trial trial(const struct dut *d, double rate)
+{
+	struct xp_rfc_trial t = { .target_pps = rate, .seconds = 10 };
+	double offered = rate;
+	if (offered > d->sender_max) {
+		offered = d->sender_max;
+		t.held_back_by = "sender";
+	}
+	if (d->kind == PUSHES_BACK && offered > d->capacity) {
+		offered = d->capacity;
+		t.held_back_by = "path";
+	}
+	t.offered_pps = offered;
+	t.short_of_target = offered < rate * 0.98;
+	t.sent = (uint64_t)(offered * t.seconds);
+	t.received = t.sent;
+	if (offered > d->capacity) {
+		double lost = d->kind == LOSES_LITTLE ? t.sent * 0.0005 : (offered - d->capacity) * t.seconds;
+		t.received = t.sent - (uint64_t)ceil(lost);
+	}
+	return t;
+}
+
+static unsigned run_search(const struct dut *d, double max, struct xp_rfc_search *s)
+{
+	xp_rfc_search_init(s, 0, max, 0.5, 0.1);
+	double r;
+	unsigned n = 0;
+	while ((r = xp_rfc_search_next(s)) > 0) {
+		struct xp_rfc_trial t = trial(d, r);
+		xp_rfc_search_record(s, &t);
+		assert_true(++n < 50);
+	}
+	return n;
+}
+
+static void test_verdicts(void **state)
+{
+	struct xp_rfc_trial t = { .target_pps = 1000, .sent = 10000, .received = 10000, .offered_pps = 1000 };
+	assert_int_equal(xp_rfc_judge(&t, 0), XP_RFC_PASS);
+	t.received = 9999; /* one frame is a loss at zero tolerance */
+	assert_int_equal(xp_rfc_judge(&t, 0), XP_RFC_LOSS);
+	assert_int_equal(xp_rfc_judge(&t, 0.01), XP_RFC_PASS); /* 0.01 % lost: within 0.01 % */
+	assert_true(fabs(xp_rfc_loss_pct(&t) - 0.01) < 1e-9);
+	t.received = 10000;
+	t.short_of_target = true; /* no loss, but the load fell short: no verdict on the device */
+	assert_int_equal(xp_rfc_judge(&t, 0), XP_RFC_SHORT);
+	t.received = 5000;
+	assert_int_equal(xp_rfc_judge(&t, 0), XP_RFC_SHORT); /* short beats loss */
+	t.error = 1;
+	assert_int_equal(xp_rfc_judge(&t, 0), XP_RFC_ERROR);
+	struct xp_rfc_trial none = { .target_pps = 1000 };
+	assert_int_equal(xp_rfc_judge(&none, 0), XP_RFC_ERROR); /* nothing sent proves nothing */
+	assert_string_equal(xp_rfc_verdict_name(XP_RFC_SHORT), "short");
+}
+
+/* A device that drops above 104 kpps, searched up to 1 Mpps: the NDR within
+ * the resolution (0.5 % of the failing rate) below it. */
+static void test_throughput_drops(void **state)
+{
+	struct dut d = { DROPS, 104000, 1e6 };
+	struct xp_rfc_search s;
+	unsigned n = run_search(&d, 1e6, &s);
+	assert_true(n <= 2 + 12); /* log2(1e6 / 520) */
+	assert_true(s.ndr_pps <= d.capacity);
+	assert_true(s.ndr_pps >= d.capacity * (1 - s.res_pct / 100));
+	assert_false(xp_rfc_search_sender_limited(&s, true));
+	assert_true(s.pdr_pps >= s.ndr_pps);
+}
+
+/* A device that pushes back: no trial loses a frame, and still the search
+ * finds its capacity, because short trials fail. */
+static void test_throughput_pushback(void **state)
+{
+	struct dut d = { PUSHES_BACK, 104000, 1e6 };
+	struct xp_rfc_search s;
+	run_search(&d, 1e6, &s);
+	assert_true(s.ndr_pps <= d.capacity / 0.98);
+	assert_true(s.ndr_pps >= d.capacity * (1 - s.res_pct / 100));
+	assert_true(s.shorts > 0);
+	assert_false(xp_rfc_search_sender_limited(&s, true)); /* the path, not the sender */
+}
+
+/* Loses 0.05 % above 300 kpps: the NDR is below it, the PDR at 0.1 % above. */
+static void test_ndr_and_pdr(void **state)
+{
+	struct dut d = { LOSES_LITTLE, 300000, 1e6 };
+	struct xp_rfc_search s;
+	run_search(&d, 1e6, &s);
+	assert_true(s.ndr_pps <= 300000 && s.ndr_pps >= 300000 * (1 - s.res_pct / 100));
+	assert_true(s.pdr_pps > s.ndr_pps); /* the trials above 300 kpps lost 0.05 % < 0.1 % */
+}
+
+/* The sender (500 kpps) is slower than the device (2 Mpps): the search ends
+ * at the sender's maximum, sender-limited, unless the maximum is the line rate. */
+static void test_sender_limited(void **state)
+{
+	struct dut d = { DROPS, 2e6, 500000 };
+	struct xp_rfc_search s;
+	unsigned n = run_search(&d, 500000, &s);
+	assert_int_equal(n, 1); /* the maximum passed at once */
+	assert_true(s.ndr_pps == 500000);
+	assert_true(xp_rfc_search_sender_limited(&s, true));   /* the maximum was the sender's */
+	assert_false(xp_rfc_search_sender_limited(&s, false)); /* the maximum was the line rate */
+	/* Asked for more than it can (a line rate of 1 Mpps): short at every rate above 500 k. */
+	run_search(&d, 1e6, &s);
+	assert_true(s.ndr_pps >= 500000 * (1 - s.res_pct / 100) && s.ndr_pps <= 500000 / 0.98);
+	assert_true(xp_rfc_search_sender_limited(&s, false)); /* the failure above it was the sender's */
+}
+
+static void test_frame_loss_rate(void **state)
+{
+	struct dut d = { DROPS, 550000, 2e6 };
+	struct xp_rfc_flr f;
+	xp_rfc_flr_init(&f, 1e6);
+	double r, want[] = { 1e6, 9e5, 8e5, 7e5, 6e5, 5e5, 4e5 };
+	unsigned n = 0;
+	while ((r = xp_rfc_flr_next(&f)) > 0) {
+		assert_true(n < 7);
+		assert_true(fabs(r - want[n]) < 1e-6);
+		struct xp_rfc_trial t = trial(&d, r);
+		xp_rfc_flr_record(&f, &t);
+		n++;
+	}
+	assert_int_equal(n, 7); /* 500 k and 400 k lose nothing: two in a row */
+	/* A device that never keeps up: 10 steps down to 10 %, then it stops. */
+	struct dut slow = { DROPS, 1000, 2e6 };
+	xp_rfc_flr_init(&f, 1e6);
+	for (n = 0; (r = xp_rfc_flr_next(&f)) > 0; n++) {
+		struct xp_rfc_trial t = trial(&slow, r);
+		xp_rfc_flr_record(&f, &t);
+	}
+	assert_int_equal(n, 10);
+}
+
+/* A device that buffers 5000 frames: bursts up to that lose nothing. */
+static struct xp_rfc_trial burst_trial(uint64_t n, uint64_t buffer)
+{
+	struct xp_rfc_trial t = { .burst = (unsigned)n, .sent = n, .received = n > buffer ? buffer : n };
+	return t;
+}
+
+static void test_back_to_back(void **state)
+{
+	struct xp_rfc_b2b b;
+	xp_rfc_b2b_init(&b, 200000, 10);
+	uint64_t n;
+	unsigned trials = 0;
+	while ((n = xp_rfc_b2b_next(&b)) > 0) {
+		struct xp_rfc_trial t = burst_trial(n, 5000);
+		xp_rfc_b2b_record(&b, &t);
+		assert_true(++trials < 40);
+	}
+	uint64_t got = xp_rfc_b2b_result(&b);
+	assert_true(got <= 5000 && got >= 5000 - 10);
+	/* All of it buffered: one trial. */
+	xp_rfc_b2b_init(&b, 1000, 10);
+	struct xp_rfc_trial t = burst_trial(xp_rfc_b2b_next(&b), 5000);
+	xp_rfc_b2b_record(&b, &t);
+	assert_true(b.done);
+	assert_int_equal(xp_rfc_b2b_result(&b), 1000);
+	/* Even one frame lost: 0. */
+	xp_rfc_b2b_init(&b, 1000, 1);
+	while ((n = xp_rfc_b2b_next(&b)) > 0) {
+		struct xp_rfc_trial z = { .burst = (unsigned)n, .sent = n, .received = 0 };
+		xp_rfc_b2b_record(&b, &z);
+	}
+	assert_int_equal(xp_rfc_b2b_result(&b), 0);
+}
+
+static void test_buffer_times_and_units(void **state)
+{
+	/* 5000 frames at 1 Mpps: 5 ms implied; forwarding at half the rate meanwhile, 2.5 ms corrected. */
+	assert_true(fabs(xp_rfc_implied_buffer_s(5000, 1e6) - 5e-3) < 1e-12);
+	assert_true(fabs(xp_rfc_corrected_buffer_s(5000, 1e6, 5e5) - 2.5e-3) < 1e-12);
+	assert_true(xp_rfc_corrected_buffer_s(5000, 1e6, 1e6) == 0);
+	assert_true(xp_rfc_implied_buffer_s(-1, 1e6) == 0 && xp_rfc_implied_buffer_s(10, 0) == 0);
+	/* 10 Gbit/s at 64 bytes: 14 880 952 frames/s; L1 of that is the line rate. */
+	double pps = xp_rfc_line_pps(10e9, 64);
+	assert_true(fabs(pps - 14880952.38) < 0.01);
+	assert_true(fabs(xp_rfc_l1_bps(pps, 64) - 10e9) < 1);
+	assert_true(fabs(xp_rfc_l2_bps(1000, 1518) - 12144000) < 1e-6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_throughput_drops),
+		cmocka_unit_test(test_throughput_pushback),
+		cmocka_unit_test(test_ndr_and_pdr),
+		cmocka_unit_test(test_sender_limited),
+		cmocka_unit_test(test_frame_loss_rate),
+		cmocka_unit_test(test_back_to_back),
+		cmocka_unit_test(test_buffer_times_and_units),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

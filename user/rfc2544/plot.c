@@ -1,0 +1,152 @@
+/*
+ * --plot DIR: the suite's figures as gnuplot plots (SVG and PNG) and a
+ * one-page Markdown summary that shows them beside the tables and the
+ * settings. Data files and the gnuplot script are written to DIR and kept
+ * (so a plot can be redrawn); gnuplot runs as a child, no shell.
+ *
+ *   throughput.{svg,png}  NDR (and PDR) frames/s against the frame size
+ *   loss.{svg,png}        frame loss rate against the offered load, per size
+ *   latency.{svg,png}     latency percentiles against the frame size (only
+ *                         when the measurement core measured them)
+ *   summary.md            settings, tables, the plots
+ */
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "rfc2544/rfc2544.h"
+
+extern char **environ;
+
+static FILE *open_in(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+static int run_gnuplot(const char *dir, char *err, size_t errlen)
+{
+	char script[512];
+	snprintf(script, sizeof(script), "%s/plots.gp", dir);
+	char *argv[] = { "gnuplot", script, NULL };
+	pid_t pid;
+	int r = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	if (r) {
+		snprintf(err, errlen, "cannot run gnuplot: %s (install gnuplot-nox; scripts/deps.sh does)", strerror(r));
+		return -1;
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, errlen, "gnuplot failed on %s (exit %d)", script, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return -1;
+	}
+	return 0;
+}
+
+/* One plot in both formats: the terminal lines and the plot command. */
+static void both(FILE *gp, const char *name, const char *body)
+{
+	fprintf(gp, "set terminal svg size 800,500 dynamic background '#ffffff'\nset output '%s.svg'\n%s\n", name, body);
+	fprintf(gp, "set terminal pngcairo size 800,500\nset output '%s.png'\n%s\n", name, body);
+}
+
+int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t errlen)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	bool tp = false, flr = false, lat = false;
+	FILE *d = open_in(dir, "throughput.dat", err, errlen);
+	if (!d)
+		return -1;
+	fprintf(d, "# bytes ndr_fps pdr_fps ndr_l1_bps max_fps\n");
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		const struct xp_rfc_size *z = &r->sizes[i];
+		if (!z->tp_run)
+			continue;
+		tp = true;
+		fprintf(d, "%u %.0f %.0f %.0f %.0f\n", z->len, z->ndr_pps, z->pdr_pps, xp_rfc_l1_bps(z->ndr_pps, z->len),
+			z->max_pps);
+	}
+	fclose(d);
+	if (!(d = open_in(dir, "loss.dat", err, errlen)))
+		return -1;
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		const struct xp_rfc_size *z = &r->sizes[i];
+		if (!z->flr_n)
+			continue;
+		flr = true;
+		fprintf(d, "# %u bytes: offered_fps loss_percent\n", z->len);
+		for (unsigned k = z->flr_n; k-- > 0;)
+			fprintf(d, "%.0f %.6f\n", z->flr_offered[k], z->flr_loss[k]);
+		fprintf(d, "\n\n");
+	}
+	fclose(d);
+	if (!(d = open_in(dir, "latency.dat", err, errlen)))
+		return -1;
+	fprintf(d, "# bytes min mean p50 p99 p99.9 max (us)\n");
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		const struct xp_rfc_size *z = &r->sizes[i];
+		if (!z->lat.known)
+			continue;
+		lat = true;
+		fprintf(d, "%u %.3f %.3f %.3f %.3f %.3f %.3f\n", z->len, z->lat.min_us, z->lat.mean_us, z->lat.p50_us,
+			z->lat.p99_us, z->lat.p999_us, z->lat.max_us);
+	}
+	fclose(d);
+
+	FILE *gp = open_in(dir, "plots.gp", err, errlen);
+	if (!gp)
+		return -1;
+	fprintf(gp, "# Made by xdpperf --rfc2544 --plot; run from this directory: gnuplot plots.gp\n");
+	fprintf(gp, "cd '%s'\nset grid\nset key top right\n", dir);
+	if (tp)
+		both(gp, "throughput",
+		     "set title 'Throughput (RFC 2544 26.1)'\nset xlabel 'frame size (bytes)'\nset ylabel 'frames/s'\n"
+		     "set logscale x 2\nset yrange [0:*]\n"
+		     "plot 'throughput.dat' using 1:2 with linespoints title 'NDR (zero loss)', "
+		     "'' using 1:3 with linespoints title 'PDR', '' using 1:5 with lines dashtype 2 title 'top of the search'\n"
+		     "unset logscale x");
+	if (flr)
+		both(gp, "loss",
+		     "set title 'Frame loss rate (RFC 2544 26.3)'\nset xlabel 'offered load (frames/s)'\n"
+		     "set ylabel 'frames lost (%)'\nset yrange [0:*]\n"
+		     "plot for [i=0:*] 'loss.dat' index i using 1:2 with linespoints title columnheader(1)");
+	if (lat)
+		both(gp, "latency",
+		     "set title 'Latency at the throughput rate (RFC 2544 26.2)'\nset xlabel 'frame size (bytes)'\n"
+		     "set ylabel 'microseconds'\nset logscale x 2\n"
+		     "plot 'latency.dat' using 1:4 w lp t 'p50', '' using 1:5 w lp t 'p99', '' using 1:6 w lp t 'p99.9', "
+		     "'' using 1:7 w lp t 'max'\nunset logscale x");
+	fclose(gp);
+	if ((tp || flr || lat) && run_gnuplot(dir, err, errlen))
+		return -1;
+
+	FILE *md = open_in(dir, "summary.md", err, errlen);
+	if (!md)
+		return -1;
+	fprintf(md, "# RFC 2544 benchmark: %s\n\n```\n", r->o->host);
+	xp_rfc_report_text(md, r);
+	fprintf(md, "```\n\n");
+	if (tp)
+		fprintf(md, "![Throughput against frame size](throughput.svg)\n\n");
+	if (flr)
+		fprintf(md, "![Frame loss rate against offered load](loss.svg)\n\n");
+	if (lat)
+		fprintf(md, "![Latency percentiles against frame size](latency.svg)\n\n");
+	else
+		fprintf(md, "Latency: not measured (per-frame latency needs the measurement core, issue 10).\n\n");
+	fprintf(md, "Every trial is in `xdpperf --rfc2544 -J`'s \"trials\"; the plots' data are the `.dat` files here.\n");
+	fclose(md);
+	return 0;
+}

@@ -1,0 +1,214 @@
+/*
+ * The RFC 2544 suite's report: a text table per test, as a commercial
+ * tester's RFC 2544 report has them (frame size, frames/s, L1 and L2 bit/s,
+ * % of the line rate when --line-rate is known, loss, latency), and -J with
+ * every trial.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "rfc2544/rfc2544.h"
+
+static const char *rate(double v, const char *unit, char *buf, size_t len)
+{
+	return xp_fmt_rate(v, unit, buf, len);
+}
+
+static void pct_line(char *buf, size_t len, const struct xp_rfc_run *r, const struct xp_rfc_size *z, double pps)
+{
+	if (r->o->rfc_line_bps > 0)
+		snprintf(buf, len, "%6.2f %%", 100.0 * pps / z->max_pps);
+	else
+		snprintf(buf, len, "%8s", "-");
+}
+
+static void settings(FILE *f, const struct xp_rfc_run *r)
+{
+	const struct xp_opts *o = r->o;
+	char a[32];
+	fprintf(f, "RFC 2544 against %s: trials of %g s, settle %g s, throughput resolution 0.5 %%, "
+		"loss tolerance (PDR) %g %%, %s\n", o->host, o->rfc_trial_s, r->settle_s, o->rfc_loss_tol,
+		o->rfc_line_bps > 0 ? "line rate " : "top of the search: the sender's measured maximum");
+	if (o->rfc_line_bps > 0)
+		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
+}
+
+void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
+{
+	char a[32], b[32], c[32], p[32];
+	settings(f, r);
+	bool any_tp = false, any_flr = false, any_b2b = false, any_lat = false;
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		any_tp |= r->sizes[i].tp_run;
+		any_flr |= r->sizes[i].flr_n > 0;
+		any_b2b |= r->sizes[i].b2b_run || r->sizes[i].b2b_skip;
+		any_lat |= r->sizes[i].lat_run;
+	}
+	if (any_tp) {
+		fprintf(f, "\nThroughput (RFC 2544 26.1): the highest rate with zero loss (NDR), and at %g %% loss (PDR)\n",
+			r->o->rfc_loss_tol);
+		fprintf(f, "%6s %14s %14s %14s %9s %14s %7s  %s\n", "bytes", "NDR frames/s", "L1 bit/s", "L2 bit/s",
+			"% line", "PDR frames/s", "trials", "limited by");
+		for (unsigned i = 0; i < r->nsizes; i++) {
+			const struct xp_rfc_size *z = &r->sizes[i];
+			if (!z->tp_run)
+				continue;
+			pct_line(p, sizeof(p), r, z, z->ndr_pps);
+			fprintf(f, "%6u %14.0f %14s %14s %9s %14.0f %7u  %s\n", z->len, z->ndr_pps,
+				rate(xp_rfc_l1_bps(z->ndr_pps, z->len), "bit/s", a, sizeof(a)),
+				rate(xp_rfc_l2_bps(z->ndr_pps, z->len), "bit/s", b, sizeof(b)), p, z->pdr_pps, z->tp_trials,
+				z->sender_limited ? "sender-limited: the sender's maximum, not the device's throughput"
+						  : "the device (loss or pushback above it)");
+		}
+	}
+	if (any_lat) {
+		fprintf(f, "\nLatency (RFC 2544 26.2) at the throughput rate\n");
+		for (unsigned i = 0; i < r->nsizes; i++) {
+			const struct xp_rfc_size *z = &r->sizes[i];
+			if (!z->lat_run)
+				continue;
+			if (!z->lat.known) {
+				fprintf(f, "%6u  not measured: per-frame latency needs the measurement core (issue 10), "
+					"which this build does not have\n", z->len);
+				continue;
+			}
+			fprintf(f, "%6u  min %.1f us  mean %.1f us  max %.1f us  p50 %.1f us  p99 %.1f us  p99.9 %.1f us"
+				"  (%u trials)\n", z->len, z->lat.min_us, z->lat.mean_us, z->lat.max_us, z->lat.p50_us,
+				z->lat.p99_us, z->lat.p999_us, z->lat_n);
+		}
+	}
+	if (any_flr) {
+		fprintf(f, "\nFrame loss rate (RFC 2544 26.3): from 100 %% of %s down in 10 %% steps\n",
+			r->o->rfc_line_bps > 0 ? "the line rate" : "the sender's maximum");
+		fprintf(f, "%6s %6s %14s %14s %14s %10s\n", "bytes", "step", "asked fps", "offered fps", "L1 bit/s", "loss %");
+		for (unsigned i = 0; i < r->nsizes; i++) {
+			const struct xp_rfc_size *z = &r->sizes[i];
+			for (unsigned k = 0; k < z->flr_n; k++)
+				fprintf(f, "%6u %5u%% %14.0f %14.0f %14s %10.4f\n", z->len, 100 - 10 * k, z->flr_target[k],
+					z->flr_offered[k], rate(xp_rfc_l1_bps(z->flr_offered[k], z->len), "bit/s", c, sizeof(c)),
+					z->flr_loss[k]);
+		}
+	}
+	if (any_b2b) {
+		fprintf(f, "\nBack-to-back (RFC 2544 26.4, RFC 9004): the longest burst at the maximum rate with no loss\n");
+		fprintf(f, "%6s %14s %7s %16s %16s\n", "bytes", "mean frames", "trials", "implied buffer", "corrected");
+		for (unsigned i = 0; i < r->nsizes; i++) {
+			const struct xp_rfc_size *z = &r->sizes[i];
+			if (z->b2b_skip)
+				fprintf(f, "%6u  not run: %s\n", z->len, z->b2b_skip);
+			else if (z->b2b_run)
+				fprintf(f, "%6u %s%13.0f %7u %s%12.3f ms %s%12.3f ms%s\n", z->len, z->b2b_at_max ? ">" : " ",
+					z->b2b_mean, z->b2b_n, z->b2b_at_max ? ">" : " ", z->implied_s * 1e3,
+					z->b2b_at_max ? ">" : " ", z->corrected_s * 1e3,
+					z->b2b_at_max ? "  (the largest burst tried lost nothing: lower bounds; on veth "
+							"the device may push back instead of buffering)" : "");
+		}
+	}
+	fprintf(f, "\n%u trials in %.0f s%s%s\n", r->ntrials, r->seconds, r->error ? "; stopped: " : "",
+		r->error ? r->error : "");
+}
+
+static void add_d(struct json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
+}
+
+void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
+{
+	const struct xp_opts *o = r->o;
+	struct json_object *doc = json_object_new_object(), *set = json_object_new_object();
+	json_object_object_add(set, "server", json_object_new_string(o->host));
+	add_d(set, "trial_seconds", o->rfc_trial_s);
+	add_d(set, "settle_seconds", r->settle_s);
+	add_d(set, "loss_tolerance_percent", o->rfc_loss_tol);
+	add_d(set, "line_rate_bps", o->rfc_line_bps > 0 ? o->rfc_line_bps : NAN);
+	json_object_object_add(doc, "settings", set);
+	struct json_object *sizes = json_object_new_array();
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		const struct xp_rfc_size *z = &r->sizes[i];
+		struct json_object *s = json_object_new_object();
+		json_object_object_add(s, "frame_bytes", json_object_new_int((int)z->len));
+		add_d(s, "max_frames_per_second", z->max_pps);
+		json_object_object_add(s, "max_is_line_rate", json_object_new_boolean(z->max_is_line));
+		if (z->tp_run) {
+			struct json_object *t = json_object_new_object();
+			add_d(t, "ndr_frames_per_second", z->ndr_pps);
+			add_d(t, "ndr_l1_bps", xp_rfc_l1_bps(z->ndr_pps, z->len));
+			add_d(t, "ndr_l2_bps", xp_rfc_l2_bps(z->ndr_pps, z->len));
+			add_d(t, "pdr_frames_per_second", z->pdr_pps);
+			json_object_object_add(t, "sender_limited", json_object_new_boolean(z->sender_limited));
+			json_object_object_add(t, "trials", json_object_new_int((int)z->tp_trials));
+			json_object_object_add(s, "throughput", t);
+		}
+		if (z->lat_run) {
+			struct json_object *l = json_object_new_object();
+			json_object_object_add(l, "measured", json_object_new_boolean(z->lat.known));
+			if (z->lat.known) {
+				add_d(l, "min_us", z->lat.min_us);
+				add_d(l, "mean_us", z->lat.mean_us);
+				add_d(l, "max_us", z->lat.max_us);
+				add_d(l, "p50_us", z->lat.p50_us);
+				add_d(l, "p99_us", z->lat.p99_us);
+				add_d(l, "p99_9_us", z->lat.p999_us);
+			}
+			json_object_object_add(s, "latency", l);
+		}
+		if (z->flr_n) {
+			struct json_object *a = json_object_new_array();
+			for (unsigned k = 0; k < z->flr_n; k++) {
+				struct json_object *e = json_object_new_object();
+				add_d(e, "target_frames_per_second", z->flr_target[k]);
+				add_d(e, "offered_frames_per_second", z->flr_offered[k]);
+				add_d(e, "loss_percent", z->flr_loss[k]);
+				json_object_array_add(a, e);
+			}
+			json_object_object_add(s, "frame_loss_rate", a);
+		}
+		if (z->b2b_run || z->b2b_skip) {
+			struct json_object *b = json_object_new_object();
+			if (z->b2b_skip)
+				json_object_object_add(b, "skipped", json_object_new_string(z->b2b_skip));
+			else {
+				add_d(b, "mean_frames", z->b2b_mean);
+				json_object_object_add(b, "at_least", json_object_new_boolean(z->b2b_at_max));
+				json_object_object_add(b, "trials", json_object_new_int((int)z->b2b_n));
+				add_d(b, "implied_buffer_seconds", z->implied_s);
+				add_d(b, "corrected_buffer_seconds", z->corrected_s);
+			}
+			json_object_object_add(s, "back_to_back", b);
+		}
+		json_object_array_add(sizes, s);
+	}
+	json_object_object_add(doc, "sizes", sizes);
+	struct json_object *trials = json_object_new_array();
+	for (unsigned i = 0; i < r->ntrials; i++) {
+		const struct xp_rfc_trial_rec *t = &r->trials[i];
+		struct json_object *e = json_object_new_object();
+		json_object_object_add(e, "frame_bytes", json_object_new_int((int)t->len));
+		json_object_object_add(e, "test", json_object_new_string(t->test));
+		add_d(e, "target_frames_per_second", t->t.target_pps);
+		if (t->t.burst)
+			json_object_object_add(e, "burst", json_object_new_int((int)t->t.burst));
+		add_d(e, "seconds", t->t.seconds);
+		json_object_object_add(e, "sent", json_object_new_int64((int64_t)t->t.sent));
+		json_object_object_add(e, "received", json_object_new_int64((int64_t)t->t.received));
+		add_d(e, "offered_frames_per_second", t->t.offered_pps);
+		add_d(e, "loss_percent", xp_rfc_loss_pct(&t->t));
+		json_object_object_add(e, "short_of_target", json_object_new_boolean(t->t.short_of_target));
+		if (t->t.held_back_by)
+			json_object_object_add(e, "held_back_by", json_object_new_string(t->t.held_back_by));
+		json_object_object_add(e, "kernel_sleeps", json_object_new_boolean(t->t.kernel_sleeps));
+		json_object_object_add(e, "bursty", json_object_new_boolean(t->t.bursty));
+		json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
+		json_object_array_add(trials, e);
+	}
+	json_object_object_add(doc, "trials", trials);
+	add_d(doc, "seconds", r->seconds);
+	if (r->error)
+		json_object_object_add(doc, "error", json_object_new_string(r->error));
+	fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+}

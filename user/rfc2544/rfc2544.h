@@ -1,0 +1,72 @@
+/*
+ * The RFC 2544 suite (xdpperf -c ADDR --rfc2544): per frame size, the
+ * tests --tests chose, each a series of trials run through the client
+ * (client.h, xp_client_trial) and judged by search.h; then the tables
+ * (report.c), -J with every trial, and with --plot DIR the gnuplot plots and
+ * a Markdown summary (plot.c).
+ */
+#ifndef XP_RFC2544_H
+#define XP_RFC2544_H
+
+#include <stdio.h>
+
+#include "cli/opts.h"
+#include "rfc2544/search.h"
+
+#define XP_RFC_MAX_TRIALS 512
+
+/* One size's results. */
+struct xp_rfc_size {
+	unsigned len;              /* frame bytes with FCS */
+	double max_pps;            /* the search's top: the line rate, or the sender's measured maximum */
+	bool max_is_line;
+	const char *max_held_by;   /* the calibration: who held the sender's maximum back */
+	/* throughput */
+	bool tp_run;
+	double ndr_pps, pdr_pps;
+	bool sender_limited;
+	unsigned tp_trials;
+	/* latency at the throughput rate */
+	bool lat_run;
+	unsigned lat_n;            /* trials with latency figures */
+	struct xp_rfc_latency lat; /* their mean */
+	/* frame loss rate */
+	unsigned flr_n;
+	double flr_offered[10], flr_target[10], flr_loss[10];
+	/* back-to-back */
+	bool b2b_run;
+	const char *b2b_skip;      /* why it did not run at this size */
+	double b2b_mean;           /* frames */
+	bool b2b_at_max;           /* every search passed the largest burst: the figures are lower bounds */
+	unsigned b2b_n;
+	double implied_s, corrected_s;
+};
+
+struct xp_rfc_trial_rec {
+	unsigned len;
+	const char *test;          /* "calibrate", "throughput", "latency", "loss", "b2b" */
+	struct xp_rfc_trial t;
+	enum xp_rfc_verdict v;
+};
+
+struct xp_rfc_run {
+	const struct xp_opts *o;
+	struct xp_rfc_size sizes[XP_RFC_MAX_SIZES];
+	unsigned nsizes;
+	struct xp_rfc_trial_rec *trials;
+	unsigned ntrials;
+	double started, seconds;
+	double settle_s;
+	const char *error;
+};
+
+/* The whole suite; returns the exit status. */
+int xp_rfc2544_run(const struct xp_opts *o);
+
+/* report.c */
+void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r);
+void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r);
+/* plot.c: data, gnuplot SVG+PNG and summary.md in dir. 0 or -1 with err. */
+int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * The RFC 2544 suite's driver (rfc2544.h): per frame size, the sender's
+ * maximum (or --line-rate's), then throughput, latency, frame loss rate and
+ * back-to-back as --tests asks, every trial through trial_run() below and
+ * judged by search.c. Before the first trial it says how many trials and
+ * about how long; after each, one progress line on stderr.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "client/client.h"
+#include "rfc2544/rfc2544.h"
+#include "util/process.h"
+#include "util/time.h"
+
+/* RFC 2544 section 12, and RFC 5180 section 5 for IPv6 (64 is too small
+ * for IPv6/TCP with the stamp; 78 is its smallest). */
+static const unsigned sizes_v4[] = { 64, 128, 256, 512, 1024, 1280, 1518 };
+static const unsigned sizes_v6[] = { 78, 128, 256, 512, 1024, 1280, 1518 };
+
+#define SEARCH_RES_PCT 0.5      /* throughput resolution: 0.5 % of the failing rate */
+#define CALIBRATE_PPS 1e8       /* "as fast as you can": a target no sender here reaches */
+#define B2B_TRIAL_S 2.0         /* RFC 9004: bursts of up to 2 s at the maximum rate */
+#define B2B_MAX_FRAMES 1048576u /* the engines' largest --burst */
+
+/* Settle after each trial: RFC 2544 section 23 waits 2 s for frames in
+ * flight and lets the device restabilise; short (quick) trials wait less. */
+static double settle_of(double trial_s)
+{
+	return trial_s < 2 ? trial_s : 2.0;
+}
+
+static struct xp_rfc_trial_rec *trial_run(struct xp_rfc_run *r, const char *test, unsigned len, double pps,
+					  unsigned burst, double secs)
+{
+	if (r->ntrials >= XP_RFC_MAX_TRIALS)
+		return NULL;
+	struct xp_rfc_trial_rec *rec = &r->trials[r->ntrials++];
+	struct xp_trial_req req = { .pps = pps, .frame_len = len, .burst = burst, .seconds = secs,
+				    .settle_s = r->settle_s };
+	struct xp_trial_out out;
+	/* A paced trial that lost frames after the sender stalled and made the
+	 * stall up in a burst (other processes took its CPU, or the kernel held
+	 * it) did not offer a constant load: run it again, twice at most. */
+	for (int attempt = 0;; attempt++) {
+		xp_client_trial(r->o, &req, &out);
+		bool bursty = !burst && pps > 0 && out.max_catchup > pps * 1e-3;
+		/* A catch-up costs a few frames, not most of them: heavy loss is the device's. */
+		bool few = out.received < out.sent && out.sent - out.received < out.sent / 20;
+		if (out.rc || !bursty || !few || attempt == 2)
+			break;
+		fprintf(stderr, "      %u B %s at %.0f fps lost %llu frames after a catch-up burst of %u frames: again\n",
+			len, test, pps, (unsigned long long)(out.sent - out.received), out.max_catchup);
+	}
+	rec->len = len;
+	rec->test = test;
+	rec->t = (struct xp_rfc_trial){ .target_pps = pps, .burst = burst, .seconds = out.seconds, .sent = out.sent,
+					.received = out.received, .offered_pps = out.offered_pps,
+					.short_of_target = pps > 0 && pps < CALIBRATE_PPS && out.short_of_target,
+					.held_back_by = out.held_back_by, .kernel_sleeps = out.kernel_sleeps,
+					.bursty = !burst && pps > 0 && out.max_catchup > pps * 1e-3,
+					.error = out.rc };
+	rec->t.lat = (struct xp_rfc_latency){ .known = out.lat_known, .min_us = out.lat_min_us,
+					      .mean_us = out.lat_mean_us, .max_us = out.lat_max_us,
+					      .p50_us = out.lat_p50_us, .p99_us = out.lat_p99_us,
+					      .p999_us = out.lat_p999_us };
+	rec->v = xp_rfc_judge(&rec->t, 0);
+	if (out.rc) {
+		r->error = strdup(out.error);
+		fprintf(stderr, "xdpperf: rfc2544: %u-byte %s trial did not run: %s\n", len, test, out.error);
+		return rec;
+	}
+	char extra[64] = "";
+	if (burst)
+		snprintf(extra, sizeof(extra), "burst %u, ", burst);
+	char held[48] = "";
+	if ((rec->t.short_of_target || pps >= CALIBRATE_PPS) && out.held_back_by)
+		snprintf(held, sizeof(held), " (held back by the %s)", out.held_back_by);
+	if (pps >= CALIBRATE_PPS)
+		fprintf(stderr, "[%3u] %5u B %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s\n",
+			r->ntrials, len, test, out.offered_pps, (unsigned long long)out.sent,
+			(unsigned long long)out.received, held);
+	else
+		fprintf(stderr, "[%3u] %5u B %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
+			"%s%s\n", r->ntrials, len, test, extra, pps, out.offered_pps, (unsigned long long)out.sent,
+			(unsigned long long)out.received, xp_rfc_loss_pct(&rec->t), xp_rfc_verdict_name(rec->v), held);
+	return rec;
+}
+
+static bool failed(const struct xp_rfc_trial_rec *rec)
+{
+	return !rec || rec->t.error;
+}
+
+/* The top of the search: the line rate, or the sender's maximum measured in a trial. */
+static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
+{
+	const struct xp_opts *o = r->o;
+	if (o->rfc_line_bps > 0) {
+		z->max_pps = xp_rfc_line_pps(o->rfc_line_bps, z->len);
+		z->max_is_line = true;
+		return 0;
+	}
+	struct xp_rfc_trial_rec *rec = trial_run(r, "calibrate", z->len, CALIBRATE_PPS, 0, o->rfc_trial_s);
+	if (failed(rec))
+		return -1;
+	z->max_pps = floor(rec->t.offered_pps);
+	z->max_held_by = rec->t.held_back_by ? rec->t.held_back_by : "sender";
+	return z->max_pps > 0 ? 0 : -1;
+}
+
+static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
+{
+	struct xp_rfc_search s;
+	xp_rfc_search_init(&s, 0, z->max_pps, SEARCH_RES_PCT, r->o->rfc_loss_tol);
+	double rate;
+	while ((rate = xp_rfc_search_next(&s)) > 0) {
+		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z->len, floor(rate), 0, r->o->rfc_trial_s);
+		if (failed(rec))
+			return -1;
+		xp_rfc_search_record(&s, &rec->t);
+	}
+	z->tp_run = true;
+	z->tp_trials = s.trials;
+	z->ndr_pps = s.ndr_pps;
+	z->pdr_pps = s.pdr_pps;
+	bool max_is_sender = !z->max_is_line && z->max_held_by && strcmp(z->max_held_by, "path");
+	z->sender_limited = xp_rfc_search_sender_limited(&s, max_is_sender);
+	return 0;
+}
+
+static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
+{
+	/* Per-frame latency needs the measurement core (issue 10). Without it a
+	 * trial has no latency to give: run one to find out, not twenty. */
+	double rate = z->ndr_pps > 0 ? z->ndr_pps : z->max_pps;
+	unsigned n = r->o->rfc_lat_trials;
+	z->lat_run = true;
+	for (unsigned i = 0; i < n; i++) {
+		struct xp_rfc_trial_rec *rec = trial_run(r, "latency", z->len, floor(rate), 0, r->o->rfc_trial_s);
+		if (failed(rec))
+			return -1;
+		if (!rec->t.lat.known)
+			return 0; /* lat_n stays 0: the report says why */
+		const struct xp_rfc_latency *l = &rec->t.lat;
+		z->lat.min_us = z->lat_n ? fmin(z->lat.min_us, l->min_us) : l->min_us;
+		z->lat.max_us = fmax(z->lat.max_us, l->max_us);
+		z->lat.mean_us += l->mean_us / n;
+		z->lat.p50_us += l->p50_us / n;
+		z->lat.p99_us += l->p99_us / n;
+		z->lat.p999_us += l->p999_us / n;
+		z->lat_n++;
+	}
+	z->lat.known = z->lat_n > 0;
+	return 0;
+}
+
+static int frame_loss(struct xp_rfc_run *r, struct xp_rfc_size *z)
+{
+	struct xp_rfc_flr f;
+	xp_rfc_flr_init(&f, z->max_pps);
+	double rate;
+	while ((rate = xp_rfc_flr_next(&f)) > 0 && z->flr_n < 10) {
+		struct xp_rfc_trial_rec *rec = trial_run(r, "loss", z->len, floor(rate), 0, r->o->rfc_trial_s);
+		if (failed(rec))
+			return -1;
+		z->flr_target[z->flr_n] = floor(rate);
+		z->flr_offered[z->flr_n] = rec->t.offered_pps;
+		z->flr_loss[z->flr_n] = xp_rfc_loss_pct(&rec->t);
+		z->flr_n++;
+		xp_rfc_flr_record(&f, &rec->t);
+	}
+	return 0;
+}
+
+static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
+{
+	/* RFC 9004: only where the throughput is below the maximum rate (else
+	 * the device never needs its buffer). */
+	if (z->tp_run && z->ndr_pps >= z->max_pps * (1 - SEARCH_RES_PCT / 100)) {
+		z->b2b_skip = "throughput at the maximum rate: no buffering to measure";
+		return 0;
+	}
+	double secs = r->o->rfc_trial_s < B2B_TRIAL_S ? r->o->rfc_trial_s : B2B_TRIAL_S;
+	double top = z->max_pps * B2B_TRIAL_S;
+	uint64_t max_burst = top < B2B_MAX_FRAMES ? (uint64_t)top : B2B_MAX_FRAMES;
+	double sum = 0;
+	z->b2b_run = true;
+	z->b2b_at_max = true;
+	for (unsigned k = 0; k < r->o->rfc_b2b_trials; k++) {
+		struct xp_rfc_b2b b;
+		xp_rfc_b2b_init(&b, max_burst, max_burst / 200 ? max_burst / 200 : 1);
+		uint64_t n;
+		while ((n = xp_rfc_b2b_next(&b)) > 0) {
+			/* One burst: the next would be due 1.5 trial lengths later. */
+			struct xp_rfc_trial_rec *rec = trial_run(r, "b2b", z->len, n / (secs * 1.5), (unsigned)n, secs);
+			if (failed(rec))
+				return -1;
+			xp_rfc_b2b_record(&b, &rec->t);
+		}
+		sum += (double)xp_rfc_b2b_result(&b);
+		z->b2b_at_max &= xp_rfc_b2b_result(&b) >= max_burst;
+		z->b2b_n++;
+	}
+	z->b2b_mean = z->b2b_n ? sum / z->b2b_n : 0;
+	z->implied_s = xp_rfc_implied_buffer_s(z->b2b_mean, z->max_pps);
+	z->corrected_s = xp_rfc_corrected_buffer_s(z->b2b_mean, z->max_pps, z->ndr_pps);
+	return 0;
+}
+
+/* About how many trials: calibration, a search of ~log2(200)+1, loss ~5, b2b ~8 each. */
+static void announce(const struct xp_rfc_run *r)
+{
+	const struct xp_opts *o = r->o;
+	unsigned per = (o->rfc_line_bps > 0 ? 0 : 1) + ((o->rfc_tests & XP_RFC_T_THROUGHPUT) ? 9 : 0) +
+		       ((o->rfc_tests & XP_RFC_T_LATENCY) ? 1 : 0) + ((o->rfc_tests & XP_RFC_T_LOSS) ? 5 : 0);
+	unsigned b2b = (o->rfc_tests & XP_RFC_T_B2B) ? 8 * o->rfc_b2b_trials : 0;
+	double each = o->rfc_trial_s + r->settle_s + 1.5; /* + the session's set-up and settle */
+	double b2b_each = (o->rfc_trial_s < B2B_TRIAL_S ? o->rfc_trial_s : B2B_TRIAL_S) + r->settle_s + 1.5;
+	double secs = r->nsizes * (per * each + b2b * b2b_each);
+	fprintf(stderr, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s)\n", r->nsizes,
+		r->nsizes * (per + b2b), o->rfc_trial_s, secs / 60, secs);
+}
+
+int xp_rfc2544_run(const struct xp_opts *o)
+{
+	struct xp_rfc_run r = { .o = o };
+	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
+	if (!r.trials) {
+		fprintf(stderr, "xdpperf: out of memory\n");
+		return 1;
+	}
+	char perr[256];
+	if (xp_check_privileges(perr, sizeof(perr))) {
+		fprintf(stderr, "xdpperf: %s\n", perr);
+		free(r.trials);
+		return 1;
+	}
+	xp_install_signals();
+	r.settle_s = settle_of(o->rfc_trial_s);
+	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
+	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
+	r.nsizes = o->rfc_nsizes ? o->rfc_nsizes : 7;
+	for (unsigned i = 0; i < r.nsizes; i++)
+		r.sizes[i].len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
+	announce(&r);
+	r.started = xp_now();
+	int rc = 0;
+	for (unsigned i = 0; i < r.nsizes && !rc && !xp_signalled; i++) {
+		struct xp_rfc_size *z = &r.sizes[i];
+		if (size_max(&r, z)) {
+			rc = 1;
+			break;
+		}
+		if ((o->rfc_tests & (XP_RFC_T_THROUGHPUT | XP_RFC_T_LATENCY | XP_RFC_T_B2B)) && throughput(&r, z))
+			rc = 1;
+		if (!rc && (o->rfc_tests & XP_RFC_T_LATENCY) && latency(&r, z))
+			rc = 1;
+		if (!rc && (o->rfc_tests & XP_RFC_T_LOSS) && frame_loss(&r, z))
+			rc = 1;
+		if (!rc && (o->rfc_tests & XP_RFC_T_B2B) && back_to_back(&r, z))
+			rc = 1;
+	}
+	r.seconds = xp_now() - r.started;
+	if (xp_signalled && !rc) {
+		r.error = "interrupted";
+		rc = 1;
+	}
+	if (o->json)
+		xp_rfc_report_json(stdout, &r);
+	else
+		xp_rfc_report_text(stdout, &r);
+	char err[256];
+	if (o->rfc_plot_dir[0] && xp_rfc_plot(&r, o->rfc_plot_dir, err, sizeof(err))) {
+		fprintf(stderr, "xdpperf: --plot: %s\n", err);
+		rc = rc ? rc : 1;
+	}
+	free(r.trials);
+	return rc;
+}

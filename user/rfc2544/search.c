@@ -1,0 +1,206 @@
+/* RFC 2544 searches and trial verdicts; see search.h. Pure: no I/O, no clock. */
+#include "rfc2544/search.h"
+
+#include <math.h>
+
+#define L1_OVERHEAD 20u /* preamble 7, SFD 1, inter-frame gap 12 */
+
+double xp_rfc_loss_pct(const struct xp_rfc_trial *t)
+{
+	if (!t->sent || t->received >= t->sent)
+		return 0;
+	return 100.0 * (double)(t->sent - t->received) / (double)t->sent;
+}
+
+enum xp_rfc_verdict xp_rfc_judge(const struct xp_rfc_trial *t, double loss_tol_pct)
+{
+	if (t->error || !t->sent)
+		return XP_RFC_ERROR;
+	if (t->short_of_target)
+		return XP_RFC_SHORT;
+	/* Zero tolerance means zero frames, not "below some rounding". */
+	if (loss_tol_pct <= 0 ? t->received < t->sent : xp_rfc_loss_pct(t) > loss_tol_pct)
+		return XP_RFC_LOSS;
+	return XP_RFC_PASS;
+}
+
+const char *xp_rfc_verdict_name(enum xp_rfc_verdict v)
+{
+	switch (v) {
+	case XP_RFC_PASS: return "pass";
+	case XP_RFC_LOSS: return "loss";
+	case XP_RFC_SHORT: return "short";
+	default: return "error";
+	}
+}
+
+void xp_rfc_search_init(struct xp_rfc_search *s, double floor_pps, double max_pps, double res_pct, double loss_tol_pct)
+{
+	*s = (struct xp_rfc_search){ 0 };
+	s->max_pps = max_pps > 0 ? max_pps : 0;
+	s->floor_pps = floor_pps > 0 && floor_pps < s->max_pps ? floor_pps : 0;
+	s->res_pct = res_pct > 0 ? res_pct : 0.5;
+	s->loss_tol_pct = loss_tol_pct;
+	s->lo = s->floor_pps;
+	s->hi = s->max_pps;
+	s->done = s->max_pps <= 0;
+}
+
+double xp_rfc_search_next(const struct xp_rfc_search *s)
+{
+	if (s->done)
+		return 0;
+	if (!s->trials)
+		return s->max_pps;
+	return (s->lo + s->hi) / 2;
+}
+
+enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct xp_rfc_trial *t)
+{
+	enum xp_rfc_verdict v = xp_rfc_judge(t, 0), vp = xp_rfc_judge(t, s->loss_tol_pct);
+	double rate = t->target_pps;
+	s->trials++;
+	if (v == XP_RFC_ERROR) {
+		s->done = true; /* nothing to go on: the caller reports the error */
+		return v;
+	}
+	if (vp == XP_RFC_PASS && rate > s->pdr_pps)
+		s->pdr_pps = rate;
+	if (v == XP_RFC_PASS) {
+		if (rate > s->ndr_pps) {
+			s->ndr_pps = rate;
+			s->ndr_offered = t->offered_pps;
+		}
+		s->lo = rate;
+		s->lo_tested = true;
+		if (s->trials == 1) /* the maximum passed */
+			s->done = true;
+	} else {
+		s->hi = rate;
+		s->hi_by_sender = v == XP_RFC_SHORT && t->held_back_by &&
+				  (t->held_back_by[0] == 's' || t->held_back_by[0] == 'k'); /* "sender", "kernel" */
+		if (v == XP_RFC_SHORT) {
+			s->shorts++;
+			if (s->hi_by_sender)
+				s->sender_shorts++;
+		}
+	}
+	/* Relative to the failing bound: a 100 kpps limit is found to 0.5 % of
+	 * 100 kpps, not of the sender's 3 Mpps maximum. */
+	if (s->hi - s->lo <= s->hi * s->res_pct / 100 || s->hi - s->lo < 1)
+		s->done = true;
+	return v;
+}
+
+bool xp_rfc_search_sender_limited(const struct xp_rfc_search *s, bool max_is_sender)
+{
+	if (!s->trials)
+		return false;
+	/* The sender's own maximum passed: the device took everything it was given. */
+	if (s->lo_tested && s->ndr_pps >= s->max_pps)
+		return max_is_sender;
+	return s->hi_by_sender;
+}
+
+void xp_rfc_flr_init(struct xp_rfc_flr *f, double max_pps)
+{
+	*f = (struct xp_rfc_flr){ .max_pps = max_pps, .done = max_pps <= 0 };
+}
+
+double xp_rfc_flr_next(const struct xp_rfc_flr *f)
+{
+	if (f->done)
+		return 0;
+	return f->max_pps * (10 - f->step) / 10.0;
+}
+
+void xp_rfc_flr_record(struct xp_rfc_flr *f, const struct xp_rfc_trial *t)
+{
+	if (t->error) {
+		f->done = true;
+		return;
+	}
+	/* "Lose nothing" is about frames: a short trial that lost none still counts (its rate is reported). */
+	f->clean_in_row = t->sent && t->received >= t->sent ? f->clean_in_row + 1 : 0;
+	f->step++;
+	if (f->clean_in_row >= 2 || f->step >= 10)
+		f->done = true;
+}
+
+void xp_rfc_b2b_init(struct xp_rfc_b2b *b, uint64_t max_burst, uint64_t res_frames)
+{
+	*b = (struct xp_rfc_b2b){ .lo = 0, .hi = max_burst, .max_burst = max_burst, .res = res_frames ? res_frames : 1 };
+	b->done = max_burst == 0;
+}
+
+uint64_t xp_rfc_b2b_next(const struct xp_rfc_b2b *b)
+{
+	if (b->done)
+		return 0;
+	if (!b->trials)
+		return b->max_burst;
+	uint64_t mid = b->lo + (b->hi - b->lo) / 2;
+	return mid ? mid : 1;
+}
+
+void xp_rfc_b2b_record(struct xp_rfc_b2b *b, const struct xp_rfc_trial *t)
+{
+	uint64_t n = t->burst;
+	b->trials++;
+	if (t->error) {
+		b->done = true;
+		return;
+	}
+	if (t->sent && t->received >= t->sent) {
+		b->lo = n;
+		b->lo_tested = true;
+		if (n >= b->max_burst)
+			b->done = true;
+	} else {
+		b->hi = n;
+	}
+	if (b->hi <= b->lo + b->res || b->hi <= 1)
+		b->done = true;
+}
+
+uint64_t xp_rfc_b2b_result(const struct xp_rfc_b2b *b)
+{
+	return b->lo_tested ? b->lo : 0;
+}
+
+double xp_rfc_implied_buffer_s(double b2b_frames, double max_rate)
+{
+	if (!(b2b_frames > 0) || !(max_rate > 0))
+		return 0;
+	return b2b_frames / max_rate;
+}
+
+/*
+ * The model of RFC 9004: during a burst of B frames at the maximum rate R
+ * (B / R seconds) the device forwards at its throughput T, so it sends
+ * T * B / R of them on and buffers only B * (1 - T / R); as a time at R,
+ * (B / R) * (1 - T / R). A throughput at (or above) R buffers nothing.
+ */
+double xp_rfc_corrected_buffer_s(double b2b_frames, double max_rate, double throughput)
+{
+	double implied = xp_rfc_implied_buffer_s(b2b_frames, max_rate);
+	if (implied <= 0 || !(throughput >= 0))
+		return 0;
+	double keep = 1 - throughput / max_rate;
+	return keep > 0 ? implied * keep : 0;
+}
+
+double xp_rfc_l2_bps(double pps, unsigned frame_len)
+{
+	return pps * frame_len * 8.0;
+}
+
+double xp_rfc_l1_bps(double pps, unsigned frame_len)
+{
+	return pps * (frame_len + L1_OVERHEAD) * 8.0;
+}
+
+double xp_rfc_line_pps(double line_bps, unsigned frame_len)
+{
+	return line_bps > 0 && frame_len ? line_bps / ((frame_len + L1_OVERHEAD) * 8.0) : 0;
+}
