@@ -45,6 +45,14 @@ struct xp_server_config {
  * (and RST back with XP_CLOSE_RST), client FIN -> FIN-ACK. Frames it does not
  * answer are counted and dropped (or passed with XP_SLOT_PASS) as before. */
 #define XP_SLOT_RESPOND  (1u << 2)
+/* Round trip (issue 10, hosts with different clocks): send every stamped
+ * frame of the slot back to where it came from (MACs, addresses and ports
+ * swapped, TTL / hop limit reset, XDP_TX or the reply_redirect path), after
+ * counting and accounting it as any slot's; the client's program
+ * (bpf/rtt.bpf.c) times it on its own clock. Frames without a stamp are
+ * dropped as in any slot. Stream tests only: not with XP_SLOT_RESPOND or
+ * XP_SLOT_PASS (the loader refuses those). */
+#define XP_SLOT_REFLECT  (1u << 3)
 
 /* Protocols a slot counts (struct xp_slot_cfg.protos bit mask). */
 #define XP_PROTO_TCP     (1u << 0)
@@ -156,6 +164,12 @@ struct xp_meas_stats {
 	__u64 hw_timed;     /* of stamped: timed by the NIC's RX timestamp
 			     * (XP_MEAS_HWTS, device-bound program); the rest by the
 			     * kernel's clock */
+	/* XP_SLOT_REFLECT slots: of stamped, the frames sent back to the
+	 * client, and those refused (a multicast or broadcast MAC or IP
+	 * address on either side, which a reflection would send from or to:
+	 * dropped instead). stamped == reflected + reflect_refused there. */
+	__u64 reflected;
+	__u64 reflect_refused;
 };
 
 /* Global (slot independent) counters: index into the stats map. Every frame
