@@ -82,7 +82,7 @@ static __always_inline int xp_reflect(void *data, void *data_end, void *l3, void
 		ip6h->hop_limit = XP_REPLY_TTL;
 	} else {
 		struct iphdr *iph = l3;
-		__u16 *ttl_word, old;
+		__u16 old, neww;
 		__u32 a;
 
 		if ((void *)(iph + 1) > data_end)
@@ -92,11 +92,16 @@ static __always_inline int xp_reflect(void *data, void *data_end, void *l3, void
 		a = iph->saddr;
 		iph->saddr = iph->daddr;
 		iph->daddr = a;
-		/* TTL and protocol are one 16-bit word of the checksum. */
-		ttl_word = (__u16 *)&iph->ttl;
-		old = *ttl_word;
+		/* TTL and protocol are one 16-bit word of the checksum, here as
+		 * it lies in memory (like check). Built from the fields, not
+		 * loaded through a __u16 pointer over them: clang took that
+		 * load to be unchanged by the TTL store and cancelled the
+		 * update (seen: the reflected header's sum was off by exactly
+		 * the TTL change). */
+		old = bpf_htons((__u16)(iph->ttl << 8 | iph->protocol));
+		neww = bpf_htons((__u16)(XP_REPLY_TTL << 8 | iph->protocol));
 		iph->ttl = XP_REPLY_TTL;
-		iph->check = xp_csum_replace(iph->check, old, *ttl_word, 1);
+		iph->check = xp_csum_replace(iph->check, old, neww, 1);
 	}
 	if (is_tcp) {
 		struct tcphdr *th = l4;
