@@ -85,10 +85,11 @@ static const struct sdef SLOTS[] = {
 	{ 2, 63210, 63219, XP_PROTO_TCP, XP_SLOT_RESPOND | XP_SLOT_PASS, XP_CLOSE_NONE },
 	{ 3, 63220, 63229, XP_PROTO_TCP | XP_PROTO_UDP, 0, 0 },
 	{ 5, 63230, 63239, XP_PROTO_TCP | XP_PROTO_UDP, XP_SLOT_PASS, 0 },
+	{ 6, 63240, 63249, XP_PROTO_TCP | XP_PROTO_UDP, XP_SLOT_REFLECT, 0 }, /* round trip */
 };
 #define NSLOTS (sizeof(SLOTS) / sizeof(SLOTS[0]))
 #define PORTS_LO 63200
-#define PORTS_HI 63239
+#define PORTS_HI 63249
 
 static int ncpus;
 static unsigned long nframes = 50000;
