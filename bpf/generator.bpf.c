@@ -12,12 +12,14 @@
  *     TTL in place) may have changed them: only a full copy is safe;
  *  2. set the per-frame fields: source and destination port (flow i, dport
  *     fastest, as xp_flow_ports), the TCP sequence number (each flow's
- *     segments follow on from each other), and, when the payload has room,
- *     the stamp of generator.h (magic, stream, sequence, timestamp);
+ *     segments follow on from each other), and the 8-byte stamp of
+ *     lib/stamp.h (stream, sequence, send time) where the frame has a place
+ *     for it, counted into its send interval (see generator.h);
  *  3. fix the L4 checksum incrementally from the template's (RFC 1624
  *     eqn. 3 over the changed 16-bit words): a few adds, whatever the
- *     frame size. IP headers never change, so neither does the IPv4
- *     header checksum nor the pseudo-header part of the L4 checksum.
+ *     frame size. The addresses never change, so neither does the
+ *     pseudo-header part of the L4 checksum; the IPv4 header checksum
+ *     changes only where the stamp uses the IPv4 ID (64-byte IPv4/TCP).
  *
  * SYN mode (syn_mode, the XDP connection engine's -x tests): frame n of
  * thread tid is the SYN of connection k = n * nthreads + tid, numbered as
@@ -52,6 +54,12 @@
 /* Set by xp_gen_load (user/loader/generator_prog.c) before load; see struct
  * xp_generator_config. */
 const volatile struct xp_generator_config config = { .nthreads = 1, .conn_space = 1 };
+
+/* t0 and ival of the send intervals: writable after load (generator.h). */
+volatile struct xp_gen_meas gen_meas = { 0 };
+/* Per thread, bumped by userspace before each BPF_PROG_RUN call: where the
+ * program's batches start (XP_GEN_BATCH in generator.h). */
+volatile __u64 gen_call[XP_GEN_MAX_THREADS] = { 0 };
 
 /* One entry; per CPU so the hot path needs no atomics (see generator.h). */
 struct {
@@ -164,8 +172,94 @@ static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_s
 }
 
 /*
+ * Stream mode: the send interval of send time ts (full ticks), (ts - t0) /
+ * ival, frames before t0 in interval 0, made st's current one (its bin
+ * reset if it held an older interval). Run at each clock read, i.e. once
+ * per batch, and it divides only when the interval has ended: the clock
+ * only moves forward on a CPU. Each frame then adds one to the current
+ * bin (see write_stamp).
+ */
+static __always_inline void next_interval(struct xp_gen_state *st, __u64 ts)
+{
+	__u64 t0 = gen_meas.t0, ival = gen_meas.ival, idx;
+	struct xp_sbin *b;
+
+	if (!ival || ts < st->ival_end)
+		return;
+	idx = ts < t0 ? 0 : (ts - t0) / ival;
+	st->ival_idx = idx;
+	st->ival_end = t0 + (idx + 1) * ival;
+	b = &st->sbins[idx & (XP_IBINS - 1)];
+	if (b->tag != idx + 1) { /* the bin held an older interval: reuse it */
+		b->tag = idx + 1;
+		b->sent = 0;
+	}
+}
+
+/*
+ * 2''. Stream mode: the stamp of lib/stamp.h (stream stream_base + tid,
+ * seq n, the batch's send time) where config.stamp says, accounted in cd for the L4
+ * checksum; at XP_STAMP_AT_IPID its first two bytes go into the IPv4 ID
+ * instead, whose header checksum is fixed here (RFC 1624 eqn 3, as SYN mode
+ * does for addresses; the ID is not in the L4 pseudo-header). The payload
+ * starts at an even offset (14 [+4] + 20/40 + 20/8), so the stamp's 16-bit
+ * words are the checksum's words. 0 or -1.
+ */
+static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen_state *st, __u64 n,
+				       struct csum_delta *cd)
+{
+	void *pl = data + config.payload_off;
+	__u64 call = gen_call[st->tid & (XP_GEN_MAX_THREADS - 1)], ts;
+
+	/* The first frame of a call, and of each batch in it, reads the clock;
+	 * the rest of the batch leaves with it (see XP_GEN_BATCH). */
+	if (call != st->call || ((n - st->call_n0) & (XP_GEN_BATCH - 1)) == 0) {
+		if (call != st->call) {
+			st->call = call;
+			st->call_n0 = n;
+		}
+		st->ts = (config.stamp_tai ? bpf_ktime_get_tai_ns() : bpf_ktime_get_ns()) >> XP_STAMP_TICK_SHIFT;
+		next_interval(st, st->ts);
+	}
+	ts = st->ts;
+	__u64 v = xp_stamp_pack(config.stream_base + st->tid, n, ts);
+
+	if (config.stamp == XP_STAMP_AT_PAYLOAD) {
+		__u64 w = bpf_cpu_to_be64(v);
+
+		if (pl + XP_STAMP_BYTES > data_end)
+			return -1;
+		cd->old_sum += xp_csum_words64(LD(__u64, pl));
+		cd->sum += xp_csum_words64(w);
+		cd->nwords += XP_STAMP_BYTES / 2;
+		ST(__u64, pl, w);
+	} else if (config.stamp == XP_STAMP_AT_IPID) {
+		void *ip = data + config.l3_off;
+		__u16 id = bpf_htons((__u16)(v >> 48)), old_id;
+		__u16 w16 = bpf_htons((__u16)(v >> 32));
+		__u32 w32 = bpf_htonl((__u32)v);
+
+		if (ip + 20 > data_end || pl + XP_STAMP_BYTES - 2 > data_end)
+			return -1;
+		old_id = LD(__u16, ip + 4);
+		ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), old_id, id, 1));
+		ST(__u16, ip + 4, id);
+		cd->old_sum += LD(__u16, pl) + xp_csum_words32(LD(__u32, pl + 2));
+		cd->sum += w16 + xp_csum_words32(w32);
+		cd->nwords += (XP_STAMP_BYTES - 2) / 2;
+		ST(__u16, pl, w16);
+		ST(__u32, pl + 2, w32);
+	} else {
+		return 0;
+	}
+	/* Counted in its send interval (ival 0: no bins, the tag stays 0). */
+	st->sbins[st->ival_idx & (XP_IBINS - 1)].sent++;
+	return 0;
+}
+
+/*
  * 2. Stream mode: flow i = sent * nthreads + tid, kept decomposed as
- * (k, s, d) in st: its ports, its TCP sequence number and the payload stamp.
+ * (k, s, d) in st: its ports, its TCP sequence number and the stamp.
  * 0 or -1.
  */
 static __always_inline int write_stream(void *data, void *data_end, void *l4, struct xp_gen_state *st, __u64 n,
@@ -189,23 +283,8 @@ static __always_inline int write_stream(void *data, void *data_end, void *l4, st
 		put32_csum(l4 + 4, bpf_htonl(config.seq0 + (__u32)st->k * config.payload_len), cd);
 	}
 
-	if (config.stamp && config.payload_len >= XP_STAMP_LEN) {
-		void *pl = data + config.payload_off;
-
-		if (pl + XP_STAMP_LEN > data_end)
-			return -1;
-		__u64 w0 = bpf_cpu_to_be64(((__u64)XP_STAMP_MAGIC << 32) | (config.stream_base + st->tid));
-		__u64 w1 = bpf_cpu_to_be64(n);
-		__u64 w2 = bpf_cpu_to_be64(bpf_ktime_get_ns());
-
-		cd->old_sum += xp_csum_words64(LD(__u64, pl)) + xp_csum_words64(LD(__u64, pl + 8)) +
-			       xp_csum_words64(LD(__u64, pl + 16));
-		cd->nwords += XP_STAMP_LEN / 2;
-		cd->sum += xp_csum_words64(w0) + xp_csum_words64(w1) + xp_csum_words64(w2);
-		ST(__u64, pl, w0); /* magic, then stream */
-		ST(__u64, pl + 8, w1);
-		ST(__u64, pl + 16, w2);
-	}
+	if (config.stamp)
+		return write_stamp(data, data_end, st, n, cd);
 	return 0;
 }
 

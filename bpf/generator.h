@@ -15,6 +15,8 @@
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
+#include "lib/stamp.h"
+#include "measure.h"
 
 /*
  * Largest template (frame without FCS) the generator takes. BPF_PROG_RUN
@@ -28,25 +30,42 @@
  * (XP_MAX_BIND of user/engine/engine.h). A power of two. */
 #define XP_GEN_MAX_BIND 256u
 
-/* Payload stamp: written at the start of the payload when it has room. */
-#define XP_STAMP_MAGIC 0x58505453u /* "XPTS" on the wire */
-#define XP_STAMP_LEN   24u
+/*
+ * Stream mode writes the 8-byte stamp of lib/stamp.h (stream, seq, send
+ * time) into every frame that has a place for it (xp_stamp_place_of): the
+ * first 8 payload bytes, or, at 64-byte IPv4/TCP, the IPv4 ID and the 6
+ * payload bytes. stream = stream_base + tid, seq = the CPU's frame number.
+ * Each stamped frame is counted into its send interval (struct xp_sbin of
+ * measure.h, interval = (ts - t0) / ival with t0/ival of struct
+ * xp_gen_meas). SYN mode never stamps.
+ *
+ * When the test's intervals start and how long they are, in stamp ticks:
+ * the writable global gen_meas (.data), not the frozen rodata, because the
+ * client learns t0 only just before it starts the engine, after load.
+ * Written by xp_gen_set_meas (user/loader/generator_prog.c) before the
+ * first frame; the per-CPU state caches the current interval's end.
+ */
+struct xp_gen_meas {
+	__u64 t0;            /* start of interval 0; frames before it count in interval 0 */
+	__u64 ival;          /* ticks per interval; 0 = no bins (the stamp is still written) */
+};
 
 /*
- * The stamp as it appears in the payload, every field big-endian (network
- * order), unaligned (it starts wherever the headers end).
- *   magic   XP_STAMP_MAGIC
- *   stream  stream_base + sending thread's index: one sequence space each
- *   seq     0, 1, 2, ... per stream, one per frame: a gap is a loss
- *   ts_ns   bpf_ktime_get_ns() (CLOCK_MONOTONIC) when the frame was made:
- *           a receiver on the same host gets one-way latency from it
+ * The send time: one clock read per kernel batch, not per frame. A clock
+ * read (bpf_ktime_get_ns) costs ~32 ns here, a third of a frame's budget
+ * at full rate (measured: 19 ns per frame without stamps, 57 with a read
+ * per frame, 25 without the read). Live mode runs the program on a batch of
+ * up to XP_GEN_BATCH frames and transmits the batch's XDP_TX frames
+ * together after it, so every frame of a batch leaves at the same moment:
+ * the batch's first frame reads the clock and the others take that time,
+ * which is no further from when they go out than a read of their own.
+ * The program knows where a batch starts from userspace: before each
+ * BPF_PROG_RUN call the thread bumps gen_call[tid] (xp_gen_new_call), and
+ * batches start every XP_GEN_BATCH frames of a call (the kernel's
+ * batch_size, which the live engine sets to this).
  */
-struct xp_stamp {
-	__u32 magic;
-	__u32 stream;
-	__u64 seq;
-	__u64 ts_ns;
-} __attribute__((packed));
+#define XP_GEN_BATCH 64u
+#define XP_GEN_MAX_THREADS 1024u /* gen_call entries: threads are at most the CPUs */
 
 /*
  * The program's configuration: the rodata variable `config`, set by
@@ -62,7 +81,7 @@ struct xp_generator_config {
 	__u16 payload_off;
 	__u16 payload_len;
 	__u8 l4_proto;       /* IPPROTO_TCP or IPPROTO_UDP */
-	__u8 stamp;          /* write the stamp (payload_len >= XP_STAMP_LEN) */
+	__u8 stamp;          /* where the stamp goes: enum xp_stamp_place (0: none) */
 	__u8 syn_mode;       /* one SYN per frame (connection tests) */
 	__u8 is_v6;          /* the template's family (SYN mode) */
 	__u16 sport_lo, sport_hi;
@@ -70,6 +89,9 @@ struct xp_generator_config {
 	__u32 nthreads;      /* flow stride: threads sending (1 if unset) */
 	__u32 seq0;          /* the template's TCP sequence number */
 	__u32 stream_base;   /* stamp stream = stream_base + tid */
+	__u8 stamp_tai;      /* stamp time from bpf_ktime_get_tai_ns (CLOCK_TAI), else
+			      * bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u8 pad0[3];
 	__u32 tx_ifindex;    /* live runs' ingress_ifindex; 0 = any (unit tests) */
 	/* SYN mode */
 	__u32 nbind;         /* source addresses in bind_addr; 0 = the template's */
@@ -102,6 +124,16 @@ struct xp_gen_state {
 	__u32 s;      /* (i / nd) % ns: source port index */
 	__u32 tid;    /* thread index (0..nthreads-1) that runs on this CPU */
 	__u32 inited; /* d/s/k set from tid (done by the first frame) */
+	/* Stamped frames per send interval (ring of XP_IBINS, measure.h):
+	 * the interval this CPU counts into now and the tick it ends at, so
+	 * the hot path divides only when an interval ends. */
+	__u64 ival_idx;
+	__u64 ival_end; /* 0: not yet computed (the first stamped frame does) */
+	struct xp_sbin sbins[XP_IBINS];
+	/* The batch's send time (see XP_GEN_BATCH): the call it belongs to
+	 * (gen_call[tid] when its first frame ran), that frame's number, and
+	 * the time it read (ticks). */
+	__u64 call, call_n0, ts;
 };
 
 #endif /* XDPPERF_GENERATOR_H */

@@ -25,6 +25,7 @@
 
 #include "proto/channel.h"
 #include "proto/messages.h"
+#include "bpf/lib/stamp.h"
 
 #define PROMISE(cond) do { if (!(cond)) { fprintf(stderr, "broken promise: %s\n", #cond); abort(); } } while (0)
 
@@ -77,6 +78,11 @@ static void check_test(struct json_object *o)
 	PROMISE(t2.nbind == t.nbind);
 	for (unsigned i = 0; i < t.nbind; i++)
 		PROMISE(xp_addr_eq(&t2.bind[i], &t.bind[i]));
+	/* The stamp settings: none, or an interval in range, and the same after the trip. */
+	PROMISE(!t.stamp.ival || (t.stamp.ival >= XP_STAMP_IVAL_MIN && t.stamp.ival <= XP_STAMP_IVAL_MAX));
+	PROMISE(t2.stamp.ival == t.stamp.ival && t2.stamp.t0 == t.stamp.t0 && t2.stamp.tai == t.stamp.tai &&
+		t2.stamp.oneway == t.stamp.oneway && t2.stamp.hwts == t.stamp.hwts &&
+		!strcmp(t2.stamp.boot_id, t.stamp.boot_id));
 	json_object_put(back);
 	json_object_put(e);
 }
@@ -100,6 +106,44 @@ static void check_counters(struct json_object *o)
 	PROMISE(back != NULL);
 	xp_sock_counts_from_json(back, &s2);
 	PROMISE(!memcmp(&s, &s2, sizeof(s)));
+	json_object_put(back);
+	json_object_put(e);
+}
+
+/* A server's final interval and per-stream figures (what the client reads back): if accepted, within
+ * their ranges and the same after their own round trip. */
+static void check_final(struct json_object *o)
+{
+	static struct xp_final_ival f, f2;
+	static struct xp_stream_figs st[XP_STAMP_MAX_STREAMS], st2[XP_STAMP_MAX_STREAMS];
+	char err[160];
+
+	if (!xp_final_from_json(o, &f, err, sizeof(err))) {
+		PROMISE(f.streams <= XP_STAMP_MAX_STREAMS);
+		uint64_t inb = 0;
+		for (unsigned b = 0; b < XP_LAT_BUCKETS; b++)
+			inb += f.lat.b[b];
+		PROMISE(inb <= f.lat.n);
+		struct json_object *e = xp_final_to_json(&f), *back = reparse(e);
+		PROMISE(back && !xp_final_from_json(back, &f2, err, sizeof(err)));
+		PROMISE(f2.index == f.index && f2.unknown == f.unknown && f2.streams == f.streams);
+		PROMISE(!memcmp(&f2.lat, &f.lat, sizeof(f.lat)));
+		json_object_put(back);
+		json_object_put(e);
+	} else {
+		PROMISE(err[0]);
+	}
+	struct json_object *a;
+	if (!json_object_object_get_ex(o, "streams", &a))
+		return;
+	int n = xp_streams_from_json(a, st, XP_STAMP_MAX_STREAMS, err, sizeof(err));
+	if (n < 0)
+		return;
+	struct json_object *e = xp_streams_to_json(st, (unsigned)n), *back = reparse(e);
+	PROMISE(back && xp_streams_from_json(back, st2, XP_STAMP_MAX_STREAMS, err, sizeof(err)) == n);
+	for (int i = 0; i < n; i++)
+		PROMISE(st2[i].stream == st[i].stream && st2[i].recv == st[i].recv && st2[i].dup == st[i].dup &&
+			st2[i].next_exp == st[i].next_exp);
 	json_object_put(back);
 	json_object_put(e);
 }
@@ -139,6 +183,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_counters(v);
 		if (json_object_object_get_ex(o, "sockets", &v))
 			check_counters(v);
+		check_final(o);
+		if (json_object_object_get_ex(o, "interval", &v))
+			check_final(v);
 	}
 	json_object_put(o);
 	return 0;

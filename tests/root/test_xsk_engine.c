@@ -1,7 +1,7 @@
 /*
  * The AF_XDP engine's connection tests (user/engine/xsk.c, kinds
- * XP_TEST_CONNECT and XP_TEST_HOLD) on a real veth pair, captured on the
- * far end with an AF_PACKET socket:
+ * XP_TEST_CONNECT and XP_TEST_HOLD) and its stamped stream frames on a real
+ * veth pair, captured on the far end with an AF_PACKET socket:
  *
  *   netns xpxc-a:  xpxca0 (engine, AF_XDP, 2 queues) <--veth--> xpxcb0 (capture)
  *
@@ -38,8 +38,11 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "bpf/lib/stamp.h"
+#include "bpf/measure.h"
 #include "net/csum.h"
 #include "engine/engine.h"
 #include "net/frame.h"
@@ -202,6 +205,7 @@ struct cap {
 	uint16_t sport, dport;
 	uint32_t seq;
 	uint8_t flags;
+	uint64_t stamp;   /* stream tests: the stamp read back (xp_stamp_pack layout) */
 };
 
 /* DEV_RX's interface counter, through getifaddrs (the netlink link stats of
@@ -231,6 +235,27 @@ static uint16_t ref_sum(const uint8_t *src, const uint8_t *dst, size_t alen, con
 	for (k = 0; k < alen; k += 2)
 		sum += (uint32_t)(src[k] << 8 | src[k + 1]) + (uint32_t)(dst[k] << 8 | dst[k + 1]);
 	sum += IPPROTO_TCP + len;
+	for (k = 0; k + 1 < len; k += 2)
+		sum += (uint32_t)(seg[k] << 8 | seg[k + 1]);
+	if (len & 1)
+		sum += (uint32_t)seg[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* The same sum for any protocol, and for an IPv4 header (alen 0, proto 0,
+ * len 0 over seg = the header). */
+static uint16_t ref_sum_proto(const uint8_t *src, const uint8_t *dst, size_t alen, uint8_t proto, const uint8_t *seg,
+			      size_t len, bool pseudo)
+{
+	uint64_t sum = 0;
+	size_t k;
+
+	for (k = 0; k < alen; k += 2)
+		sum += (uint32_t)(src[k] << 8 | src[k + 1]) + (uint32_t)(dst[k] << 8 | dst[k + 1]);
+	if (pseudo)
+		sum += proto + len;
 	for (k = 0; k + 1 < len; k += 2)
 		sum += (uint32_t)(seg[k] << 8 | seg[k + 1]);
 	if (len & 1)
@@ -326,7 +351,10 @@ static void check_frame(const struct xp_engine_cfg *c, const uint8_t *f, size_t 
  * queued, so a frame too many still shows. The test frames, in arrival
  * order; returns how many, after checking them against DEV_RX's own
  * rx_packets counter. */
-static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size_t max, uint64_t want)
+typedef void check_fn(const struct xp_engine_cfg *c, const uint8_t *f, size_t len, struct cap *out);
+
+static size_t capture_read_with(const struct xp_engine_cfg *c, struct cap *caps, size_t max, uint64_t want,
+				check_fn *check)
 {
 	uint8_t buf[2048];
 	size_t n = 0;
@@ -347,7 +375,7 @@ static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size
 		if (from.sll_pkttype == PACKET_OUTGOING)
 			continue;
 		assert_true(n < max);
-		check_frame(c, buf, (size_t)r, &caps[n++]);
+		check(c, buf, (size_t)r, &caps[n++]);
 	}
 	/* The capture itself lost nothing: counts below are the engine's. */
 	struct tpacket_stats ps;
@@ -361,6 +389,11 @@ static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size
 	assert_int_equal(rx - rx_base, n);
 	rx_base = rx;
 	return n;
+}
+
+static size_t capture_read(const struct xp_engine_cfg *c, struct cap *caps, size_t max, uint64_t want)
+{
+	return capture_read_with(c, caps, max, want, check_frame);
 }
 
 /* The tuple number of a captured frame, by the documented mapping (see
@@ -611,6 +644,215 @@ static void test_hold_stopped_early(void **state)
 	assert_int_equal(st.tx.rst_sent, nrst);
 }
 
+/* ---- stream tests with stamps ------------------------------------------ */
+
+#define STAMP_BASE 9
+#define STAMP_IVAL (250000000ull >> XP_STAMP_TICK_SHIFT) /* 250 ms */
+
+static uint64_t mono_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
+}
+
+static void stream_cfg(struct xp_engine_cfg *c, bool v6, uint8_t proto, size_t size, unsigned queues)
+{
+	struct frame_spec *t = &c->frames.tmpl;
+
+	base_cfg(c, XP_TEST_STREAM, v6);
+	t->l4_proto = proto;
+	t->tcp_flags = TH_ACK | TH_PUSH;
+	t->tcp_syn_options = false;
+	t->no_payload = false;
+	t->window = 0;
+	t->seq = 1;
+	t->ack = 1;
+	t->frame_size = size;
+	t->payload_fill = 0x5a;
+	c->frames.queues = queues;
+	c->frames.stamp.ival = STAMP_IVAL;
+	c->frames.stamp.stream_base = STAMP_BASE;
+}
+
+/*
+ * A captured stream frame: IPv4 header and L4 checksums by the test's own
+ * RFC 1071 sum and by csum.h; every byte but the stamp and the checksums
+ * equal to a fresh frame_build with the frame's ports; the stamp read back
+ * from where lib/stamp.h puts it (payload, or IPv4 ID + payload).
+ */
+static void check_stream_frame(const struct xp_engine_cfg *c, const uint8_t *f, size_t len, struct cap *out)
+{
+	const struct frame_spec *t = &c->frames.tmpl;
+	bool v6 = t->src.family == AF_INET6;
+	size_t l3 = 14, l4 = l3 + (v6 ? 40 : 20), l4_len, ck;
+	uint8_t want[2048], a[2048], st[8];
+	struct frame_spec s = *t;
+	struct frame_layout lay;
+
+	assert_int_equal(len, t->frame_size - 4);
+	assert_int_equal(frame_layout_of(t, &lay, NULL), 0);
+	memset(out, 0, sizeof(*out));
+	if (v6) {
+		l4_len = (size_t)(f[l3 + 4] << 8 | f[l3 + 5]);
+		assert_int_equal(ref_sum_proto(f + l3 + 8, f + l3 + 24, 16, t->l4_proto, f + l4, l4_len, true), 0);
+	} else {
+		assert_int_equal(ref_sum_proto(NULL, NULL, 0, 0, f + l3, 20, false), 0);
+		assert_int_equal(csum_ipv4_hdr(f + l3, 20), 0);
+		l4_len = (size_t)(f[l3 + 2] << 8 | f[l3 + 3]) - 20;
+		assert_int_equal(ref_sum_proto(f + l3 + 12, f + l3 + 16, 4, t->l4_proto, f + l4, l4_len, true), 0);
+	}
+	assert_true(l4 + l4_len <= len);
+	ck = l4 + (t->l4_proto == IPPROTO_TCP ? 16 : 6);
+	if (t->l4_proto == IPPROTO_UDP)
+		assert_true(f[ck] | f[ck + 1]); /* 0 would mean "no checksum" */
+	out->sport = (uint16_t)(f[l4] << 8 | f[l4 + 1]);
+	out->dport = (uint16_t)(f[l4 + 2] << 8 | f[l4 + 3]);
+
+	enum xp_stamp_place place = xp_stamp_place_of(v6, lay.payload_len);
+	memset(st, 0, sizeof(st));
+	if (place == XP_STAMP_AT_PAYLOAD) {
+		memcpy(st, f + lay.payload_off, 8);
+	} else if (place == XP_STAMP_AT_IPID) {
+		memcpy(st, f + l3 + 4, 2);
+		memcpy(st + 2, f + lay.payload_off, 6);
+	}
+	for (int k = 0; k < 8; k++)
+		out->stamp = out->stamp << 8 | st[k];
+
+	s.sport = out->sport;
+	s.dport = out->dport;
+	assert_int_equal(frame_build(&s, want, sizeof(want), NULL), len);
+	memcpy(a, f, len);
+	/* Mask what the stamp may change: the stamp bytes and the checksums. */
+	memset(a + ck, 0, 2);
+	memset(want + ck, 0, 2);
+	if (place != XP_STAMP_NONE) {
+		size_t n = place == XP_STAMP_AT_IPID ? 6 : 8;
+		memset(a + lay.payload_off, 0, n);
+		memset(want + lay.payload_off, 0, n);
+	}
+	if (place == XP_STAMP_AT_IPID) {
+		memset(a + l3 + 4, 0, 2);
+		memset(want + l3 + 4, 0, 2);
+		memset(a + l3 + 10, 0, 2);
+		memset(want + l3 + 10, 0, 2);
+	}
+	if (memcmp(a, want, len))
+		fail_msg("captured stream frame differs from a fresh build of its ports beyond the stamp");
+}
+
+/*
+ * A stamped stream test: nframes at pps on `queues` queues, captured on the
+ * peer. Every frame carries stream STAMP_BASE + thread, seq 0, 1, 2... per
+ * stream in arrival order (a frame rewritten before the kernel was done with
+ * it would show as a repeated or missing seq), a send time between t0 and the
+ * end of the run, non-decreasing per stream; the engine's sent_in of every
+ * interval equals the frames captured with that interval's send times, and
+ * all add up to the engine's count and the interface's.
+ */
+static void stream_stamp_case(bool v6, uint8_t proto, size_t size, unsigned queues, double pps, uint64_t nframes,
+			      enum xp_stamp_place place)
+{
+	struct xp_engine_cfg c;
+	struct xp_engine_stats st;
+	uint64_t next[4] = { 0 }, last[4] = { 0 }, cnt[8] = { 0 }, t0, t1, got;
+	size_t n;
+	char err[256] = "";
+
+	stream_cfg(&c, v6, proto, size, queues);
+	c.pps = pps;
+	capture_open();
+	if (ops->create(&c, &eng, err, sizeof(err)))
+		fail_msg("create: %s", err);
+	t0 = mono_ticks();
+	ops->set_t0(eng, t0);
+	if (ops->start(eng, err, sizeof(err)))
+		fail_msg("start: %s", err);
+	wait_tx(nframes, 30);
+	ops->stop(eng);
+	t1 = mono_ticks();
+	ops->read(eng, &st);
+	n = capture_read_with(&c, caps, MAXCAP, st.tx.pkts, check_stream_frame);
+	print_message("sent %llu stamped frames on %u queue(s) in %.3f s, captured %zu\n",
+		      (unsigned long long)st.tx.pkts, queues, (double)((t1 - t0) << XP_STAMP_TICK_SHIFT) / 1e9, n);
+	assert_int_equal(n, st.tx.pkts);
+	assert_true(n >= nframes);
+	assert_int_equal(st.tx.errors, 0);
+	if (place == XP_STAMP_NONE) {
+		assert_int_equal(ops->sent_in(eng, 0, &got), -EOPNOTSUPP);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = caps[i].stamp, ts = xp_stamp_ts_extend(t0, xp_stamp_ts32(s));
+		unsigned q = xp_stamp_stream(s) - STAMP_BASE;
+
+		assert_true(q < queues);
+		if (xp_stamp_seq24(s) != (next[q] & XP_STAMP_SEQ_MASK))
+			fail_msg("frame %zu: stream %u seq %u, expected %llu", i, q + STAMP_BASE, xp_stamp_seq24(s),
+				 (unsigned long long)next[q]);
+		next[q]++;
+		assert_true(ts >= t0 && ts <= t1);
+		assert_true(ts >= last[q]);
+		last[q] = ts;
+		uint64_t k = (ts - t0) / STAMP_IVAL;
+		assert_true(k < 8);
+		cnt[k]++;
+	}
+	for (unsigned q = 0; q < queues; q++)
+		assert_true(next[q] > 0); /* every thread sent */
+	uint64_t k_last = (t1 - t0) / STAMP_IVAL, sum = 0;
+	for (uint64_t k = 0; k <= k_last && k < 8; k++) {
+		int r = ops->sent_in(eng, k, &got);
+		if (k + XP_IBINS <= k_last) {
+			/* older than the ring: only a run slower than planned gets here */
+			assert_true(r == -ENOENT || r == 0);
+			continue;
+		}
+		assert_int_equal(r, 0);
+		print_message("interval %llu: sent_in %llu, captured %llu\n", (unsigned long long)k,
+			      (unsigned long long)got, (unsigned long long)cnt[k]);
+		assert_int_equal(got, cnt[k]);
+		sum += got;
+	}
+	if (k_last < XP_IBINS)
+		assert_int_equal(sum, n);
+}
+
+/* 64-byte IPv4/TCP: stamp in the IPv4 ID + 6 payload bytes. 20000 frames
+ * through the 4096-frame UMEM: each frame rewritten about 5 times. */
+static void test_stream_stamp_v4_tcp_64(void **state)
+{
+	stream_stamp_case(false, IPPROTO_TCP, 64, 1, 50000, 20000, XP_STAMP_AT_IPID);
+}
+
+static void test_stream_stamp_v4_udp_64_two_queues(void **state)
+{
+	stream_stamp_case(false, IPPROTO_UDP, 64, 2, 20000, 6000, XP_STAMP_AT_PAYLOAD);
+}
+
+static void test_stream_stamp_v4_tcp_128(void **state)
+{
+	stream_stamp_case(false, IPPROTO_TCP, 128, 1, 20000, 5000, XP_STAMP_AT_PAYLOAD);
+}
+
+static void test_stream_stamp_v4_udp_1518(void **state)
+{
+	stream_stamp_case(false, IPPROTO_UDP, 1518, 1, 20000, 5000, XP_STAMP_AT_PAYLOAD);
+}
+
+static void test_stream_stamp_v6_tcp_86(void **state)
+{
+	stream_stamp_case(true, IPPROTO_TCP, 86, 1, 20000, 5000, XP_STAMP_AT_PAYLOAD);
+}
+
+/* 78-byte IPv6/TCP: no room, no stamp, frames as prebuilt. */
+static void test_stream_stamp_v6_tcp_78_none(void **state)
+{
+	stream_stamp_case(true, IPPROTO_TCP, 78, 1, 20000, 2000, XP_STAMP_NONE);
+}
+
 static void test_config_errors(void **state)
 {
 	struct xp_engine_cfg c;
@@ -645,6 +887,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_connect_two_queues, case_teardown),
 		cmocka_unit_test_teardown(test_hold_300, case_teardown),
 		cmocka_unit_test_teardown(test_hold_stopped_early, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v4_tcp_64, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v4_udp_64_two_queues, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v4_tcp_128, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v4_udp_1518, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v6_tcp_86, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v6_tcp_78_none, case_teardown),
 	};
 
 	if (geteuid() != 0) {

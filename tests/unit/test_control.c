@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -99,6 +100,130 @@ static void test_refused_fields(void **state)
 			fail_msg("%s: message '%s', want -1 and '%s'", cases[i].line, err, cases[i].word);
 		assert_null(strchr(err, '\n'));
 	}
+}
+
+/* The stamp settings travel with the request; a request without them asks for none. */
+static void test_stamp_roundtrip(void **state)
+{
+	struct xp_test t = { .version = 1, .kind = XP_TEST_STREAM, .engine = "live", .family = AF_INET,
+			     .port_lo = 63000, .port_hi = 63015, .duration = 3, .frame_size = 64 }, u;
+	t.stamp = (struct xp_test_stamp){ .t0 = 1234567890123ull, .ival = 250000000, .tai = true, .oneway = true,
+					  .hwts = true, .boot_id = "0f3e2a64-7c0b-4a1e-9b1a-2f4d6c8e0a12" };
+	char err[256];
+	struct json_object *o = xp_test_to_json(&t);
+	assert_int_equal(xp_test_from_json(o, &u, err, sizeof(err)), 0);
+	json_object_put(o);
+	assert_true(u.stamp.t0 == 1234567890123ull);
+	assert_true(u.stamp.ival == 250000000);
+	assert_true(u.stamp.tai);
+	assert_true(u.stamp.oneway);
+	assert_true(u.stamp.hwts);
+	assert_string_equal(u.stamp.boot_id, t.stamp.boot_id);
+	/* the other fields as before */
+	assert_int_equal(u.frame_size, 64);
+	assert_string_equal(u.engine, "live");
+	/* defaults: monotonic clock, no one-way, no NIC timestamps; absent: no stamps */
+	assert_int_equal(decode(START ",\"stamp\":{\"t0\":5,\"ival\":250000}}", &u, err, sizeof(err)), 0);
+	assert_true(u.stamp.t0 == 5 && u.stamp.ival == 250000);
+	assert_false(u.stamp.tai || u.stamp.oneway || u.stamp.hwts);
+	assert_string_equal(u.stamp.boot_id, "");
+	assert_int_equal(decode(START "}", &u, err, sizeof(err)), 0);
+	assert_true(u.stamp.ival == 0);
+	/* a test without stamps sends no "stamp" */
+	t.stamp.ival = 0;
+	o = xp_test_to_json(&t);
+	assert_false(json_object_object_get_ex(o, "stamp", NULL));
+	json_object_put(o);
+}
+
+static void test_stamp_refused(void **state)
+{
+	static const struct { const char *line, *word; } cases[] = {
+		{ START ",\"stamp\":5}", "'stamp' must be an object" },
+		{ START ",\"stamp\":{\"t0\":1}}", "'ival'" },
+		{ START ",\"stamp\":{\"t0\":1,\"ival\":1}}", "'ival' is out of range" },        /* 4 ns */
+		{ START ",\"stamp\":{\"t0\":1,\"ival\":2.5e8}}", "'ival' must be an integer" },
+		{ START ",\"stamp\":{\"t0\":-1,\"ival\":250000}}", "'t0' is out of range" },
+		{ START ",\"stamp\":{\"t0\":1,\"ival\":250000,\"clock\":\"gps\"}}", "unknown clock" },
+		{ START ",\"stamp\":{\"t0\":1,\"ival\":250000,\"oneway\":1}}", "'oneway' must be true or false" },
+		{ START ",\"stamp\":{\"t0\":1,\"ival\":250000,\"hwts\":\"y\"}}", "'hwts' must be true or false" },
+		{ START ",\"stamp\":{\"t0\":1,\"ival\":250000,\"boot_id\":\"../../etc/passwd\"}}", "boot id" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xp_test t;
+		char err[256];
+		if (decode(cases[i].line, &t, err, sizeof(err)) != -1 || !strstr(err, cases[i].word))
+			fail_msg("%s: message '%s', want -1 and '%s'", cases[i].line, err, cases[i].word);
+	}
+}
+
+/* The sample reply's final interval and the stop reply's streams, both ways. */
+static void test_final_and_streams(void **state)
+{
+	struct xp_final_ival *f = calloc(1, sizeof(*f)), *g = calloc(1, sizeof(*g));
+	char err[256];
+	assert_non_null(f);
+	assert_non_null(g);
+	f->index = 7;
+	xp_lat_init(&f->lat);
+	f->lat.recv = 1000, f->lat.dup = 2, f->lat.late = 3, f->lat.reordered = 4, f->lat.clock_neg = 0;
+	f->lat.n = 1000, f->lat.sum = 1000 * 2500, f->lat.min = 2000, f->lat.max = 3000;
+	f->lat.b[xp_lat_bucket(2000)] = 600;
+	f->lat.b[xp_lat_bucket(3000)] = 400;
+	f->streams = 2, f->jitter_mean_ns = 120.5, f->jitter_max_ns = 200;
+	struct json_object *o = xp_final_to_json(f);
+	struct json_object *k = json_tokener_parse(json_object_to_json_string(o));
+	assert_int_equal(xp_final_from_json(k, g, err, sizeof(err)), 0);
+	assert_true(g->index == 7);
+	assert_false(g->unknown);
+	assert_memory_equal(&f->lat, &g->lat, sizeof(f->lat));
+	assert_int_equal(g->streams, 2);
+	assert_true(g->jitter_mean_ns == 120.5 && g->jitter_max_ns == 200);
+	json_object_put(k);
+	json_object_put(o);
+	/* bins the server could no longer read: unknown, no histogram */
+	f->unknown = true;
+	f->streams = 0;
+	o = xp_final_to_json(f);
+	assert_false(json_object_object_get_ex(o, "latency", NULL));
+	assert_int_equal(xp_final_from_json(o, g, err, sizeof(err)), 0);
+	assert_true(g->unknown);
+	assert_int_equal(g->lat.n, 0);
+	json_object_put(o);
+	/* a hostile server: no index, a negative one, a histogram missing, a jitter that is not a number */
+	static const char *const bad[] = {
+		"{\"unknown\":true}",
+		"{\"index\":-3,\"unknown\":true}",
+		"{\"index\":3,\"unknown\":false}",
+		"{\"index\":3,\"unknown\":true,\"streams\":1,\"jitter_mean_ns\":\"x\",\"jitter_max_ns\":1}",
+		"{\"index\":3,\"unknown\":true,\"streams\":1,\"jitter_mean_ns\":-1,\"jitter_max_ns\":1}",
+		"{\"index\":3,\"unknown\":true,\"streams\":9999}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k = json_tokener_parse(bad[i]);
+		assert_non_null(k);
+		if (xp_final_from_json(k, g, err, sizeof(err)) != -1)
+			fail_msg("accepted %s", bad[i]);
+		json_object_put(k);
+	}
+	free(f);
+	free(g);
+
+	static const struct xp_stream_figs s[2] = {
+		{ .stream = 0, .recv = 10, .dup = 1, .reordered = 2, .reorder_max = 3, .too_old = 0, .next_exp = 12,
+		  .jitter_ns = 44 },
+		{ .stream = 5, .recv = 20, .next_exp = 20, .jitter_ns = 8 },
+	};
+	struct xp_stream_figs back[2];
+	o = xp_streams_to_json(s, 2);
+	assert_int_equal(xp_streams_from_json(o, back, 2, err, sizeof(err)), 2);
+	assert_memory_equal(back, s, sizeof(s));
+	assert_int_equal(xp_streams_from_json(o, back, 1, err, sizeof(err)), -1); /* more than room for */
+	json_object_put(o);
+	k = json_tokener_parse("[{\"stream\":300,\"received\":1,\"duplicates\":0,\"reordered\":0,"
+			       "\"reorder_extent_max\":0,\"too_old\":0,\"next_expected\":1}]");
+	assert_int_equal(xp_streams_from_json(k, back, 2, err, sizeof(err)), -1); /* stream ids are 0..255 */
+	json_object_put(k);
 }
 
 static void test_printable(void **state)
@@ -235,6 +360,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid_request_roundtrip),
 		cmocka_unit_test(test_refused_fields),
+		cmocka_unit_test(test_stamp_roundtrip),
+		cmocka_unit_test(test_stamp_refused),
+		cmocka_unit_test(test_final_and_streams),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_queued_send_limit),
 		cmocka_unit_test(test_queued_send_peer_gone),

@@ -4,11 +4,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
+#include "report/latency.h"
 #include "proto/messages.h"
 
 static double jd(struct json_object *o, const char *path)
@@ -207,6 +209,213 @@ static void test_test_spec_roundtrip(void **state)
 	json_object_put(o);
 }
 
+/*
+ * Stamps: 1000 frames stamped into send intervals 4-5, 990 of them arrived
+ * (dup 2, reordered 3, late 1 of an earlier interval); 500 took 250 ticks
+ * (1000 ns), 490 took 1000 ticks (4000 ns); two streams with RFC 3550
+ * jitter 150 and 200 ns (mean 175).
+ */
+static void meas_fixture(struct xp_meas_figs *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->valid = true;
+	m->first = 4, m->last = 5;
+	m->sent = 1000;
+	xp_lat_init(&m->lat);
+	m->lat.recv = 990, m->lat.dup = 2, m->lat.reordered = 3, m->lat.late = 1;
+	m->lat.n = 990, m->lat.sum = 500 * 250 + 490 * 1000, m->lat.min = 250, m->lat.max = 1000;
+	m->lat.b[xp_lat_bucket(250)] = 500;
+	m->lat.b[xp_lat_bucket(1000)] = 490;
+	m->lost = 10;
+	m->oneway = true;
+	m->streams = 2, m->jitter_mean_ns = 175, m->jitter_max_ns = 200;
+	m->have_streams = true, m->reorder_max = 7, m->too_old = 4;
+}
+
+static struct xp_period meas_period(void)
+{
+	struct xp_period p = period();
+	p.figures = XP_FIGS_FRAMES;
+	meas_fixture(&p.meas);
+	return p;
+}
+
+static double jget(struct json_object *o, const char *a, const char *b)
+{
+	struct json_object *x, *y;
+	assert_true(json_object_object_get_ex(o, a, &x));
+	if (!b)
+		return json_object_get_double(x);
+	assert_true(json_object_object_get_ex(x, b, &y));
+	return json_object_get_double(y);
+}
+
+static void test_measurement_json(void **state)
+{
+	struct xp_period p = meas_period();
+	struct json_object *o = xp_period_json(&p), *m, *v;
+	/* with stamps the loss is the stamps': 1000 stamped - 990 arrived, not sent - XDP-counted */
+	assert_true(jd(o, "lost_packets") == 10);
+	assert_true(jd(o, "loss_percent") == 1.0);
+	assert_true(json_object_object_get_ex(o, "measurement", &m));
+	assert_true(jget(m, "sent", NULL) == 1000);
+	assert_true(jget(m, "received", NULL) == 990);
+	assert_true(jget(m, "lost", NULL) == 10);
+	assert_true(jget(m, "loss_percent", NULL) == 1.0);
+	assert_true(jget(m, "duplicates", NULL) == 2);
+	assert_true(jget(m, "reordered", NULL) == 3);
+	assert_true(jget(m, "late", NULL) == 1);
+	assert_true(jget(m, "reorder_extent_max", NULL) == 7);
+	assert_true(jget(m, "too_old", NULL) == 4);
+	assert_true(json_object_object_get_ex(m, "send_intervals", &v));
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(v, 0)), 4);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(v, 1)), 5);
+	/* latency: min 250 ticks, max 1000; p50 = the 495th frame, bucket [248, 252): 252 ticks = 1008 ns;
+	 * p90 and up: bucket [992, 1008) clamped to max 1000 ticks = 4000 ns; mean 615000/990 ticks */
+	assert_true(jget(m, "latency", "min_ns") == 1000);
+	assert_true(jget(m, "latency", "max_ns") == 4000);
+	assert_true(jget(m, "latency", "p50_ns") == 1008);
+	assert_true(jget(m, "latency", "p90_ns") == 4000);
+	assert_true(jget(m, "latency", "p99_99_ns") == 4000);
+	assert_true(fabs(jget(m, "latency", "mean_ns") - 615000.0 * 4 / 990) < 1e-6);
+	assert_true(jget(m, "latency", "tick_ns") == 4);
+	assert_true(json_object_object_get_ex(m, "latency", &v) && json_object_object_get_ex(v, "buckets", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_true(jget(m, "jitter", "mean_ns") == 175);
+	assert_true(jget(m, "jitter", "max_ns") == 200);
+	assert_true(jget(m, "jitter", "streams") == 2);
+	json_object_put(o);
+
+	/* different clocks: the counts stay, the times are withheld with the reason */
+	p.meas.oneway = false;
+	p.meas.lat_why = "not measured one way (different clocks; use the round-trip mode)";
+	o = xp_period_json(&p);
+	assert_true(json_object_object_get_ex(o, "measurement", &m));
+	assert_true(json_object_object_get_ex(m, "latency", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(m, "latency_withheld", &v));
+	assert_non_null(strstr(json_object_get_string(v), "different clocks"));
+	assert_true(jget(m, "duplicates", NULL) == 2);
+	json_object_put(o);
+	/* clocks that disagree (frames before their send time): withheld too */
+	p.meas.oneway = true;
+	p.meas.lat.clock_neg = 6;
+	o = xp_period_json(&p);
+	assert_true(json_object_object_get_ex(o, "measurement", &m));
+	assert_true(json_object_object_get_ex(m, "latency_withheld", &v));
+	assert_non_null(strstr(json_object_get_string(v), "6 frames arrived before"));
+	json_object_put(o);
+}
+
+/* The whole report with stamps, in the three formats. */
+static char *render_meas(enum xp_report_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_report r;
+	struct xp_report_info i = info();
+	i.figures = XP_FIGS_FRAMES;
+	i.stamps = true, i.oneway = true, i.grace = 1.0, i.setup_s = 0.012;
+	i.stamp_place = "first 8 payload bytes", i.stamp_clock = "CLOCK_MONOTONIC";
+	i.stamp_t0 = 123456789, i.stamp_ival = 250000000;
+	i.rx_clock = "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
+	struct xp_period p = meas_period();
+	struct xp_summary *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	s->total = meas_period();
+	s->client_cpu_pct = 50, s->server_cpu_pct = -1;
+	xp_report_init(&r, fmt, f);
+	xp_report_start(&r, &i);
+	xp_report_interval(&r, &p);
+	xp_report_end(&r, s);
+	xp_report_free(&r);
+	fclose(f);
+	free(s);
+	return buf;
+}
+
+static void test_measurement_text(void **state)
+{
+	char *s = render_meas(XP_REPORT_TEXT);
+	assert_non_null(strstr(s, "Stamps in every frame (first 8 payload bytes: stream, sequence number, send time), "
+				  "CLOCK_MONOTONIC; one-way latency"));
+	assert_non_null(strstr(s, "each line is printed 1 s after its interval ends"));
+	assert_non_null(strstr(s, "Arrivals timed by the server's CLOCK_MONOTONIC (bpf_ktime_get_ns)"));
+	assert_non_null(strstr(s, "Send intervals start 12 ms before the lines"));
+	assert_non_null(strstr(s, "      stamped 1000 lost 10 (1.000%) dup 2 reord 3 late 1; latency min 1.00us mean "
+				  "2.48us p50 1.01us p90 4.00us p99 4.00us p99.9 4.00us p99.99 4.00us max 4.00us; "
+				  "jitter 175ns (max 200ns, 2 streams) (send intervals 4-5)"));
+	assert_non_null(strstr(s, "Lost                10 frames  (1.0000 %)  (by stamps)"));
+	assert_non_null(strstr(s, "Stamped           1000 frames in send intervals 4-5"));
+	assert_non_null(strstr(s, "Dup                  2  reordered 3 (RFC 4737; extent up to 7 sequence numbers)  late 1"));
+	assert_non_null(strstr(s, "4 frames came more than 1024 sequence numbers behind"));
+	assert_non_null(strstr(s, "Latency   one way, 990 frames timed"));
+	assert_non_null(strstr(s, "p50 1.01us p90 4.00us p99 4.00us p99.9 4.00us p99.99 4.00us"));
+	assert_non_null(strstr(s, "Jitter    RFC 3550 interarrival: 175ns (mean of 2 streams), max 200ns"));
+	/* the summary's own line carries no interval stamp line */
+	assert_int_equal((int)(strstr(strstr(s, "      stamped") + 1, "      stamped") == NULL), 1);
+	free(s);
+}
+
+static void test_measurement_json_formats(void **state)
+{
+	char *s = render_meas(XP_REPORT_JSON);
+	struct json_object *o = json_tokener_parse(s), *st, *iv;
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "start", &st) && json_object_object_get_ex(st, "stamps", &st));
+	assert_true(jget(st, "t0_ticks", NULL) == 123456789);
+	assert_true(jget(st, "interval_ticks", NULL) == 250000000);
+	assert_true(jget(st, "line_lag_seconds", NULL) == 1.0);
+	assert_true(jget(st, "server_memory_bytes", "stream_state") == 208.0 * 256 * 64);
+	assert_true(jget(st, "server_memory_bytes", "interval_bins_per_cpu") == 3664.0 * 4 * 64);
+	struct json_object *rc;
+	assert_true(json_object_object_get_ex(st, "rx_clock", &rc));
+	assert_string_equal(json_object_get_string(rc), "CLOCK_MONOTONIC (bpf_ktime_get_ns)");
+	assert_true(json_object_object_get_ex(o, "intervals", &iv));
+	assert_true(jd(json_object_array_get_idx(iv, 0), "measurement.lost") == 10);
+	assert_true(jd(o, "end.sum.measurement.latency.p50_ns") == 1008);
+	assert_true(jd(o, "end.sum.measurement.reorder_extent_max") == 7);
+	json_object_put(o);
+	free(s);
+	s = render_meas(XP_REPORT_JSON_STREAM);
+	int n = 0;
+	char *save = NULL; /* jd() uses strtok */
+	for (char *line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		struct json_object *e = json_tokener_parse(line);
+		assert_non_null(e);
+		if (n == 1)
+			assert_true(jd(e, "data.measurement.latency.p90_ns") == 4000);
+		if (n == 2)
+			assert_true(jd(e, "data.sum.measurement.jitter.mean_ns") == 175);
+		json_object_put(e);
+	}
+	assert_int_equal(n, 3);
+	free(s);
+}
+
+/* Frames without a stamp: the header says so, and no zeros stand in for latency. */
+static void test_no_stamp_header(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_report r;
+	struct xp_report_info i = info();
+	snprintf(i.stamp_note, sizeof(i.stamp_note), "no stamp: loss by count only, no latency (80-byte frames have "
+		 "no room for one; -l 86 or more do)");
+	struct xp_period p = period();
+	xp_report_init(&r, XP_REPORT_TEXT, f);
+	xp_report_start(&r, &i);
+	xp_report_interval(&r, &p);
+	xp_report_free(&r);
+	fclose(f);
+	assert_non_null(strstr(buf, "Stamps: no stamp: loss by count only, no latency"));
+	assert_null(strstr(buf, "latency min"));
+	assert_null(strstr(buf, "stamped"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +427,10 @@ int main(void)
 		cmocka_unit_test(test_text_summary),
 		cmocka_unit_test(test_counters_roundtrip),
 		cmocka_unit_test(test_test_spec_roundtrip),
+		cmocka_unit_test(test_measurement_json),
+		cmocka_unit_test(test_measurement_text),
+		cmocka_unit_test(test_measurement_json_formats),
+		cmocka_unit_test(test_no_stamp_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

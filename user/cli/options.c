@@ -213,6 +213,20 @@ static int opt_max_loss(struct xp_opts *o, const char *arg, char *err, size_t er
 	return parse_percent(arg, &o->max_loss, err, errlen);
 }
 
+/* --clock: the stamps' clock (issue 10). */
+static int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "tai"))
+		o->clock_tai = true;
+	else if (!strcmp(arg, "mono"))
+		o->clock_tai = false;
+	else
+		return xp_cli_fail(err, errlen, "unknown clock '%s' (mono: this host's monotonic clock, tai: CLOCK_TAI of "
+				   "PTP-synchronised hosts)", arg);
+	o->clock_set = true;
+	return 0;
+}
+
 /* --device-netns: issue 12's connection-test options start here. */
 static int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -331,13 +345,26 @@ const struct xp_option xp_options[] = {
 	{ NULL, '4', NULL, XP_SEC_CLIENT, 0, opt_ipv4, CLIENT_ANY, .help = "use IPv4 (default: from ADDR)" },
 	{ NULL, '6', NULL, XP_SEC_CLIENT, 0, opt_ipv6, CLIENT_ANY, .help = "use IPv6 (default: from ADDR)" },
 	{ "time", 't', "SECS", XP_SEC_CLIENT, 0, opt_time, CLIENT_ANY, .help = "test duration (default 10)", .sample = "5" },
-	{ "interval", 'i', "SECS", XP_SEC_CLIENT, 0, opt_interval, CLIENT_ANY, .help = "report interval (default 1)", .sample = "0.5" },
+	{ "interval", 'i', "SECS", XP_SEC_CLIENT, 0, opt_interval, CLIENT_ANY,
+	  .help = "report interval (default 1); with stamps each line\n"
+	          "is printed 1 s after its interval ends (the grace\n"
+	          "for late frames; at most 2 intervals)", .sample = "0.5" },
 	{ "length", 'l', "BYTES", XP_SEC_CLIENT, 0, opt_length, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = XP_E_FRAMES,
 	  .instead = { [XP_ENGINE_SOCKET] = "TCP sizes its segments (the MSS)",
 		       [XP_ENGINE_XDP] = "its SYNs have their own size",
 		       [XP_ENGINE_NONE] = "it sends nothing; the server counts frames of any size" },
-	  .help = "Ethernet frame size incl. FCS, 64..MTU+18 (default 64)", .sample = "1518" },
+	  .help = "Ethernet frame size incl. FCS, 64..MTU+18 (default:\n"
+	          "the smallest that carries a stamp: 64, IPv6 UDP 74,\n"
+	          "IPv6 TCP 86)", .sample = "1518" },
+	{ "clock", 0, "CLOCK", XP_SEC_CLIENT, 0, opt_clock, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = XP_E_FRAMES,
+	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
+		       [XP_ENGINE_NONE] = "it sends nothing to stamp" },
+	  .instead_kind = "connection tests' frames carry no stamp",
+	  .help = "the stamps' clock: mono (default; one-way latency\n"
+	          "only when the server is this host) or tai (CLOCK_TAI:\n"
+	          "you say both hosts are PTP-synchronised)", .sample = "tai" },
 	{ "bitrate", 'b', "RATE", XP_SEC_CLIENT, RATE, opt_bitrate, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = XP_E_FRAMES,
 	  .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit (for an exact offered load use --engine live or xsk)",

@@ -100,6 +100,9 @@ struct xp_opts {
 	bool allow_lo;               /* --allow-lo */
 	struct xp_cidr allow[XP_MAX_ALLOW]; /* --allow, none = any address */
 	unsigned nallow;
+	/* Issue 10 (measurement core) */
+	bool clock_tai;              /* --clock tai: stamps in CLOCK_TAI, the user says both hosts are synchronised */
+	bool clock_set;              /* --clock given */
 	/* Issue 12 (connection tests) */
 	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 };

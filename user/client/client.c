@@ -20,6 +20,7 @@
 
 #include "client/client.h"
 #include "client/diag.h"
+#include "client/measure.h"
 #include "proto/auth.h"
 #include "proto/channel.h"
 #include "net/netdev.h"
@@ -55,7 +56,10 @@ struct client {
 	char errbuf[512];
 	bool no_server;             /* --peer kernel against a TCP server without xdpperf: no control channel */
 	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
+	struct xp_cmeas meas;       /* frame tests: the stamps, and interval lines waiting for their figures */
 };
+
+static int wait_until(struct client *c, double until);
 
 /* Why the client stopped, for --compare's report; see xp_client_last_error. */
 static char last_error[512];
@@ -122,8 +126,25 @@ static int server_sample(struct client *c, const char *op, struct snap *out, dou
 		*cpu = xp_json_double(r, "cpu_percent", -1);
 	c->last.rx = out->rx;
 	c->last.srv = out->srv;
+	/* The stop reply of a test with stamps: its per-stream figures. */
+	e = json_object_object_get_ex(r, "streams", &v) ? xp_cmeas_streams_json(&c->meas, v, c->errbuf, sizeof(c->errbuf)) : 0;
 	json_object_put(r);
-	return 0;
+	return e;
+}
+
+/* Wait until `until` (as wait_until), reading the send intervals that become final meanwhile. */
+static int wait_reading(struct client *c, double until)
+{
+	for (;;) {
+		double due = c->meas.on ? xp_cmeas_due(&c->meas) : until + 1;
+		int w = wait_until(c, due < until ? due : until);
+		if (w || due > until)
+			return w;
+		int e = xp_cmeas_fetch(&c->meas, &c->ctrl, c->ops, c->eng, c->errbuf, sizeof(c->errbuf));
+		if (e)
+			return e;
+		xp_cmeas_flush(&c->meas, &c->rep, false);
+	}
 }
 
 static const char *ctrl_errstr(struct client *c, int e)
@@ -423,6 +444,7 @@ static int request_test(struct client *c)
 	/* The engine's part: count, count and pass, answer handshakes, listen. */
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
+	xp_cmeas_request(&c->meas, &t->stamp);
 	struct json_object *m = xp_test_to_json(t), *r = NULL;
 	int e = send_request(c, m);
 	json_object_put(m);
@@ -456,6 +478,7 @@ static int request_test(struct client *c)
 	/* Printed in the report: nothing from the other end reaches the terminal raw. */
 	xp_msg_printable(xp_json_str(r, "dev", "?"), c->server_dev, sizeof(c->server_dev));
 	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
+	xp_cmeas_started(&c->meas, o, r);
 	json_object_put(r);
 	return 0;
 }
@@ -553,6 +576,7 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	if (c->ops->describe)
 		c->ops->describe(c->eng, i);
 	i->client_only = c->no_server;
+	xp_cmeas_info(&c->meas, i);
 }
 
 /* One interval: our counts and the server's, as of the same moment. 0 or -errno. */
@@ -585,10 +609,11 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 	struct snap prev = { 0 };
 	double tick = t0, end = t0 + o->duration;
 	while (!c->error) {
+		double nominal = tick - t0; /* the line's start on the interval schedule */
 		tick += o->interval;
 		if (tick > end - o->interval * 0.25)
 			tick = end;
-		int w = wait_until(c, tick);
+		int w = wait_reading(c, tick);
 		if (w < 0) {
 			c->error = ctrl_errstr(c, w);
 			c->server_gone = true;
@@ -606,7 +631,11 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		}
 		struct xp_period p = { .t0 = prev.t, .t1 = now->t };
 		period_of(c, now, &prev, &p);
-		xp_report_interval(&c->rep, &p);
+		/* With stamps, the line waits until its send intervals are final. */
+		if (!c->meas.on)
+			xp_report_interval(&c->rep, &p);
+		else if (xp_cmeas_queue(&c->meas, &p, nominal, tick - t0))
+			c->error = "out of memory";
 		xp_diag_watch_sample(&c->diag);
 		if (p.sock.open_now > *peak_open)
 			*peak_open = p.sock.open_now;
@@ -642,16 +671,44 @@ static void pace_of(struct client *c, const struct snap *end, struct xp_summary 
 	xp_pace_judge(&end->eng.pace, p);
 }
 
+/*
+ * After the settle wait every frame that will arrive has: read the send
+ * intervals not yet read, up to the one we are in now (late frames count in
+ * the interval they arrived in), and print their lines. The engine stopped,
+ * so the rings are no longer overwritten.
+ */
+static void finish_intervals(struct client *c)
+{
+	if (!c->meas.on || c->error)
+		return;
+	uint64_t now = xp_cmeas_now_ticks(&c->meas);
+	uint64_t cur = now > c->meas.t0 ? (now - c->meas.t0) / c->meas.ival : 0;
+	xp_cmeas_extend(&c->meas, cur);
+	while (c->meas.next <= cur) {
+		int e = xp_cmeas_fetch(&c->meas, &c->ctrl, c->ops, c->eng, c->errbuf, sizeof(c->errbuf));
+		if (e) {
+			c->error = ctrl_errstr(c, e);
+			c->server_gone = true;
+			return;
+		}
+	}
+	xp_cmeas_flush(&c->meas, &c->rep, false);
+}
+
 static int run_test(struct client *c, struct xp_summary *sum)
 {
 	char err[256];
 	struct snap now = { 0 };
 	c->ops->read(c->eng, &now.eng);
 	struct xp_report_info info;
+	c->meas.setup_s = c->meas.on ? xp_now() - c->meas.t0_s : 0; /* to the engine's start, below */
 	fill_info(c, &info, &now.eng);
 	xp_report_start(&c->rep, &info);
 
 	double cpu0 = xp_cpu_seconds();
+	/* The lines' schedule starts with the engine, as without stamps (the test sends for -t); the stamps'
+	 * send intervals started at t0, just before the request: line k holds send interval k, which began
+	 * that much earlier (the header says how much; -J has t0). */
 	double t0 = xp_now();
 	if (c->ops->start(c->eng, err, sizeof(err))) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "the %s engine did not start: %s", c->ops->name, err);
@@ -672,6 +729,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 		/* Frames of our own still in flight belong to the test; an outside sender's after the end do not. */
 		if (sent)
 			settle(c, &now);
+		finish_intervals(c);
 		struct snap fin = now;
 		int e = server_sample(c, "stop", &fin, &sum->server_cpu_pct);
 		if (e) {
@@ -701,7 +759,11 @@ static int run_test(struct client *c, struct xp_summary *sum)
 			sum->sent_after_lost = now.eng.tx.pkts - c->good.eng.tx.pkts;
 		}
 	}
+	/* Lines still waiting (the server went away, or an error): printed without the stamps' figures. */
+	xp_cmeas_flush(&c->meas, &c->rep, true);
 	period_of(c, &end, &zero, &sum->total);
+	if (c->meas.on && !c->error)
+		xp_cmeas_summary(&c->meas, &sum->total);
 	/* For the whole test, "open" is the most that were open at once. */
 	sum->total.sock.open_now = peak_open;
 	sum->total.sock.s_open_now = peak_s_open;
@@ -741,6 +803,16 @@ static double target_pps(const struct xp_opts *o, enum xp_template t)
 	return 0;
 }
 
+/* Tests whose frames are not ours to stamp: what the report says instead of latency figures. */
+static void no_stamp_note(struct client *c)
+{
+	const char *what = c->ops->figures == XP_FIGS_SOCKETS ? "TCP segments through the kernel"
+			   : c->ops->figures == XP_FIGS_HANDSHAKES ? "handshake frames"
+			   : "nothing of its own (an outside generator's frames)";
+	snprintf(c->meas.note, sizeof(c->meas.note), "none: the %s engine sends %s, with no stamp: no per-frame loss, "
+		 "duplicates, reordering or latency", c->ops->name, what);
+}
+
 /* The engine's configuration from the options and the path. Exit status or 0. */
 static int engine_cfg(struct client *c, struct xp_opts *o)
 {
@@ -771,12 +843,28 @@ static int engine_cfg(struct client *c, struct xp_opts *o)
 	snprintf(ec->ifname, sizeof(ec->ifname), "%s", c->link.name);
 	if (c->ops->tmpl != XP_TMPL_NONE) {
 		build_template(c, &ec->frames.tmpl);
+		/* No -l: the smallest valid frame of the family and protocol that carries a stamp. */
+		if (c->ops->tmpl == XP_TMPL_DATA && !o->frame_size_set) {
+			unsigned n = xp_stamp_min_frame(&ec->frames.tmpl);
+			if (n)
+				ec->frames.tmpl.frame_size = n;
+		}
 		o->frame_size = ec->frames.tmpl.frame_size;
 		int rc = check_limits(c, &ec->frames.tmpl, &ec->frames.queues);
 		if (rc)
 			return rc;
 	}
 	ec->pps = target_pps(o, c->ops->tmpl);
+	/* Last, just before the engine is made: the stamps' interval 0 starts now (or, where the engine takes
+	 * it later, just before the request: xp_cmeas_t0). */
+	if (c->ops->tmpl == XP_TMPL_DATA && ec->kind == XP_TEST_STREAM) {
+		char err[200];
+		int rc = xp_cmeas_setup(&c->meas, o, ec, err, sizeof(err));
+		if (rc)
+			return fail(c, rc, "%s", err);
+	} else {
+		no_stamp_note(c);
+	}
 	return 0;
 }
 
@@ -815,6 +903,13 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		rc = fail(c, 1, "%s", err);
 		goto out;
 	}
+	/* auto's choice may be an engine that stamps nothing */
+	rc = xp_cmeas_engine(&c->meas, o, c->ops, err, sizeof(err));
+	if (rc) {
+		fail(c, rc, "%s", err);
+		goto out;
+	}
+
 	if (c->ops->figures == XP_FIGS_HANDSHAKES &&
 	    xp_diag_watch_start(&c->diag, o->device_netns, c->link.ifindex, err, sizeof(err))) {
 		rc = fail(c, 1, "%s", err);
@@ -822,6 +917,7 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	}
 	if (c->no_server)
 		snprintf(c->server_dev, sizeof(c->server_dev), "-");
+	xp_cmeas_t0(&c->meas, c->ops, c->eng);
 	rc = c->no_server ? 0 : request_test(c);
 	if (rc)
 		goto out;
@@ -835,6 +931,7 @@ out:
 	if (c->ctrl.fd >= 0)
 		close(c->ctrl.fd);
 	xp_auth_key_clear(&c->key);
+	xp_cmeas_free(&c->meas);
 	free(c);
 	return rc;
 }

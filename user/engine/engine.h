@@ -138,9 +138,14 @@ struct xp_engine_ops {
 	int (*start)(struct xp_engine *e, char *err, size_t errlen);
 	void (*read)(struct xp_engine *e, struct xp_engine_stats *st);
 	/* Frames it stamped into send interval i (bpf/measure.h), all threads:
-	 * 0, or -ENOENT when its bins no longer (or do not yet) hold i. Ask
-	 * only for an interval that has ended. NULL: the engine stamps nothing. */
+	 * 0, or -ENOENT when its bins no longer (or do not yet) hold i, or
+	 * -EOPNOTSUPP when this test's frames carry no stamp (ival 0, SYNs, no
+	 * room in the frame). Ask only for an interval that has ended. NULL:
+	 * the engine never stamps. */
 	int (*sent_in)(struct xp_engine *e, uint64_t interval, uint64_t *sent);
+	/* The stamp's t0 (xp_stamp_cfg.t0), when the client learns it only
+	 * after create(): call before start(). NULL with sent_in. */
+	void (*set_t0)(struct xp_engine *e, uint64_t t0);
 	void (*stop)(struct xp_engine *e);   /* stop sending, wait for threads and for replies in flight */
 	void (*destroy)(struct xp_engine *e);
 	/* Its lines of the report's header (NULL: none beyond the common ones). */

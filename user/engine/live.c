@@ -7,6 +7,11 @@
  * ndo_xdp_xmit. No sockets, no UMEM, no copies through an skb on our side:
  * on veth ~7 Mpps per core into an XDP receiver, ~3x AF_XDP copy mode.
  *
+ * Stream tests stamp every frame that has room (bpf/lib/stamp.h: stream =
+ * thread, seq, send time) and count them per send interval in the
+ * generator's per-CPU bins (sent_in); cfg->frames.stamp.ival 0 turns both
+ * off. The SYNs of connection tests carry no stamp.
+ *
  * Connection tests (kind XP_TEST_CONNECT, the XDP connection engine's -x):
  * the generator runs in SYN mode and makes every frame the SYN of the next
  * connection, with the tuple and ISN the AF_XDP engine would give it
@@ -68,7 +73,7 @@
 #include "engine/tuples.h"
 
 #define CHUNK      16384   /* unpaced: frames per call (~1-10 ms) */
-#define BATCH      64      /* frames per kernel batch (page_pool size, flush) */
+#define BATCH      XP_GEN_BATCH /* frames per kernel batch (page_pool size, flush; the stamp's clock read) */
 #define MAX_BURST  (1u << 20)
 #define FIRST_WAIT_S 2.0   /* start() waits this long for every thread's first call */
 
@@ -105,9 +110,10 @@ struct xp_engine {
 	bool sync_init;
 };
 
-/* One BPF_PROG_RUN call of n frames. 0 or -errno. */
-static int run_frames(struct xp_engine *e, struct xdp_md *md, uint32_t n)
+/* One BPF_PROG_RUN call of n frames by thread tid. 0 or -errno. */
+static int run_frames(struct xp_engine *e, unsigned tid, struct xdp_md *md, uint32_t n)
 {
+	xp_gen_new_call(e->skel, tid); /* the stamp: a new call, new batches */
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = e->tmpl,
 		.data_size_in = e->in_len,
@@ -164,12 +170,12 @@ static void *worker_main(void *arg)
 		if (!unit)
 			continue; /* not due yet (it slept): ask again */
 		double tr = xp_now();
-		int rc = run_frames(e, &md, unit);
+		int rc = run_frames(e, w->idx, &md, unit);
 		busy += xp_now() - tr;
 		if (first && rc == -EINVAL && md.rx_queue_index) {
 			/* Fewer rx queues than tx queues: any existing queue does. */
 			md.rx_queue_index = 0;
-			rc = run_frames(e, &md, unit);
+			rc = run_frames(e, w->idx, &md, unit);
 		}
 		if (first) {
 			first = false;
@@ -354,6 +360,22 @@ static void live_read(struct xp_engine *e, struct xp_engine_stats *st)
 	st->mode = "live";
 }
 
+/* Stamped frames of send interval i: the generator's per-CPU bins. */
+static int live_sent_in(struct xp_engine *e, uint64_t interval, uint64_t *sent)
+{
+	__u64 n = 0;
+	int r = xp_gen_sent_in(e->skel, interval, &n);
+
+	*sent = n;
+	return r;
+}
+
+static void live_set_t0(struct xp_engine *e, uint64_t t0)
+{
+	e->cfg.frames.stamp.t0 = t0;
+	xp_gen_set_meas(e->skel, t0, e->cfg.frames.stamp.ival);
+}
+
 static void live_destroy(struct xp_engine *e)
 {
 	if (!e)
@@ -378,4 +400,6 @@ const struct xp_engine_ops xp_engine_live = {
 	XP_FRAME_ENGINE,
 	.probe = xp_gen_check,
 	XP_ENGINE_LIFECYCLE(live),
+	.sent_in = live_sent_in,
+	.set_t0 = live_set_t0,
 };

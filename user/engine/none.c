@@ -46,4 +46,5 @@ const struct xp_engine_ops xp_engine_none = {
 	.nexthop = false,
 	.figures = XP_FIGS_RECEIVED,
 	XP_ENGINE_LIFECYCLE(none),
+	.sent_in = NULL, /* no frames, no stamps */
 };

@@ -278,4 +278,7 @@ const struct xp_engine_ops xp_engine_socket = {
 	.ask_server = sock_ask_server,
 	.verdict = sock_verdict,
 	XP_ENGINE_LIFECYCLE(sock),
+	/* No stamps: the kernel's TCP makes the segments, there is no frame of
+	 * ours to put one in (the report says so instead of a loss figure). */
+	.sent_in = NULL,
 };

@@ -193,4 +193,7 @@ const struct xp_engine_ops xp_engine_xdp = {
 	XP_ENGINE_LIFECYCLE(xdpc),
 	.describe = xdpc_describe,
 	.verdict = xdpc_verdict,
+	/* The SYNs of connection tests carry no stamp (each one opens a new
+	 * connection: there is no stream to number). */
+	.sent_in = NULL,
 };

@@ -3,7 +3,12 @@
  * queue. Each socket's UMEM is filled once with prebuilt frames that differ
  * only in their ports (so the load spreads over flows and queues); the hot
  * loop then only posts descriptors, kicks the kernel and reaps completions.
- * No per-frame writes, checksums or allocations.
+ * No allocations. Stream tests with stamps (cfg->frames.stamp.ival != 0)
+ * write the 8-byte stamp of bpf/lib/stamp.h into each frame before it is
+ * posted (stream = stream_base + thread, seq = the thread's frame number,
+ * the batch's send time; net/frame_stamp.h fixes the checksums
+ * incrementally) and count the frames per send interval (sent_in); a frame
+ * is rewritten only once the kernel has completed its previous use.
  *
  * Connection tests (kind XP_TEST_CONNECT / XP_TEST_HOLD) cannot reuse a
  * frame as is: every SYN opens a new connection, with its own 4-tuple and
@@ -32,7 +37,10 @@
 #include <unistd.h>
 #include <xdp/xsk.h>
 
+#include "bpf/lib/stamp.h"
 #include "engine/engine.h"
+#include "engine/send_bins.h"
+#include "net/frame_stamp.h"
 #include "util/threadclock.h"
 #include "engine/pacer.h"
 #include "util/cpus.h"
@@ -80,6 +88,11 @@ struct xsk_worker {
 	double waited;        /* seconds waiting for the schedule */
 	uint64_t pushback;    /* TX ring or free frames exhausted, EBUSY/ENOBUFS from sendto */
 	struct xp_pace_stats pace;
+	/* stamps (stream tests): the next frame's seq, the send interval it
+	 * counts into now and where that ends (ticks), and the bins, written
+	 * by the worker and read by sent_in (relaxed atomics) */
+	uint64_t seq;
+	struct xp_send_bins bins;
 };
 
 struct xp_engine {
@@ -94,6 +107,10 @@ struct xp_engine {
 	struct xp_tuples map;      /* points into cfg */
 	uint8_t rst[128];             /* RST template, see xp_tuple_build_rst */
 	struct frame_layout rst_lay;
+	/* stream tests with stamps */
+	enum xp_stamp_place place;    /* XP_STAMP_NONE: frames go out as prebuilt */
+	struct frame_layout slay;     /* of the stream template */
+	clockid_t clock;              /* CLOCK_MONOTONIC or CLOCK_TAI */
 };
 
 static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl,
@@ -449,6 +466,15 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The stamp clock now, in ticks (ns >> XP_STAMP_TICK_SHIFT). */
+static inline uint64_t stamp_now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
+}
+
 static void stream_main(struct xsk_worker *w)
 {
 	struct xp_engine *e = w->eng;
@@ -457,6 +483,8 @@ static void stream_main(struct xsk_worker *w)
 	uint64_t posted = 0, next = 0;
 	double t0 = xp_now(), deadline = t0 + e->cfg.max_seconds;
 	unsigned iter = 0;
+	const bool stamp = e->place != XP_STAMP_NONE;
+	const uint32_t stream = e->cfg.frames.stamp.stream_base + w->rank;
 
 	while (!e->stop) {
 		if ((++iter & 1023) == 0 && xp_now() > deadline)
@@ -466,6 +494,28 @@ static void stream_main(struct xsk_worker *w)
 			reap(w);
 			continue;
 		}
+		uint64_t ts = 0;
+		if (stamp) {
+			/* A frame is rewritten only after the kernel completed its
+			 * previous use: at most NUM_FRAMES in flight. (The TX ring
+			 * is consumed in order, so done completions mean the
+			 * oldest done frames are free.) */
+			uint64_t busy = posted - __atomic_load_n(&w->done, __ATOMIC_RELAXED);
+			if (busy + want > NUM_FRAMES) {
+				want = busy < NUM_FRAMES ? (uint32_t)(NUM_FRAMES - busy) : 0;
+				w->pushback++;
+				if (!want) {
+					kick(w);
+					reap(w);
+					continue;
+				}
+			}
+			/* One clock read per batch, and every frame of the batch
+			 * gets that time: they all leave in the one sendto() below
+			 * anyway, so a read per frame (all before the kick) would
+			 * be no closer to when each frame really goes out. */
+			ts = stamp_now(e->clock);
+		}
 		uint32_t idx;
 		uint32_t n = xsk_ring_prod__reserve(&w->tx, want, &idx);
 		if (n < want)
@@ -474,9 +524,15 @@ static void stream_main(struct xsk_worker *w)
 			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
 			d->addr = (uint64_t)(next++ % NUM_FRAMES) * w->frame_sz;
 			d->len = w->frame_len;
+			if (stamp)
+				frame_put_stamp((uint8_t *)w->area + d->addr, &e->slay, e->place,
+						xp_stamp_pack(stream, w->seq++, ts));
 		}
-		if (n)
+		if (n) {
 			xsk_ring_prod__submit(&w->tx, n);
+			if (stamp)
+				xp_send_bins_count(&w->bins, e->cfg.frames.stamp.t0, e->cfg.frames.stamp.ival, ts, n);
+		}
 		posted += n;
 		xp_pacer_sent(&pc, n);
 		int f = kick(w);
@@ -493,6 +549,9 @@ static void stream_main(struct xsk_worker *w)
 		if (!reap(w))
 			xp_sleep(1e-4);
 	}
+	/* Posted but never completed (the drain timed out): not sent. */
+	if (stamp && w->done < posted)
+		xp_send_bins_uncount(&w->bins, posted - w->done);
 }
 
 /* Connection tests: the tuple numbering and the RST template. */
@@ -552,6 +611,11 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 		free(e);
 		return r;
 	}
+	/* Stamps: stream tests that asked for them, where the frame has room. */
+	e->slay = lay;
+	e->clock = cfg->frames.stamp.tai ? CLOCK_TAI : CLOCK_MONOTONIC;
+	e->place = cfg->kind == XP_TEST_STREAM && cfg->frames.stamp.ival ? frame_stamp_place(&cfg->frames.tmpl, &lay)
+									    : XP_STAMP_NONE;
 	for (unsigned q = 0; q < e->nw; q++) {
 		e->w[q].eng = e;
 		e->w[q].queue = cfg->frames.first_queue + q;
@@ -621,6 +685,26 @@ static void xsk_stop(struct xp_engine *e)
 	}
 }
 
+/* Stamped frames of send interval i, all threads (engine/send_bins.h). */
+static int xsk_sent_in(struct xp_engine *e, uint64_t interval, uint64_t *sent)
+{
+	int r = 0;
+
+	*sent = 0;
+	if (e->place == XP_STAMP_NONE)
+		return -EOPNOTSUPP;
+	for (unsigned q = 0; q < e->nw && !r; q++)
+		r = xp_send_bins_read(&e->w[q].bins, interval, sent);
+	if (r)
+		*sent = 0;
+	return r;
+}
+
+static void xsk_set_t0(struct xp_engine *e, uint64_t t0)
+{
+	e->cfg.frames.stamp.t0 = t0; /* the threads read it once started */
+}
+
 static void xsk_destroy(struct xp_engine *e)
 {
 	if (!e)
@@ -636,4 +720,6 @@ const struct xp_engine_ops xp_engine_xsk = {
 	.name = "xsk",
 	XP_FRAME_ENGINE,
 	XP_ENGINE_LIFECYCLE(xsk),
+	.sent_in = xsk_sent_in,
+	.set_t0 = xsk_set_t0,
 };

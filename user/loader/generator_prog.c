@@ -110,20 +110,25 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	ro->payload_off = lay->payload_off;
 	ro->payload_len = lay->payload_len;
 	ro->l4_proto = lay->l4_proto;
-	/* Stamp only where it fits in the payload (not in 64-byte TCP frames:
-	 * 6 bytes of payload); the receiver tells by the magic. */
-	ro->stamp = lay->payload_len >= XP_STAMP_LEN;
+	/* The stamp (lib/stamp.h) wherever the frame has a place for it, when
+	 * the test wants stamps (ival != 0); the payload starts at an even
+	 * offset, which the program's checksum update relies on. */
+	ro->l3_off = lay->l3_off;
+	ro->stamp = cfg->frames.stamp.ival && !(lay->payload_off & 1)
+			    ? (__u8)xp_stamp_place_of(cfg->frames.tmpl.src.family == AF_INET6, lay->payload_len)
+			    : XP_STAMP_NONE;
+	ro->stamp_tai = cfg->frames.stamp.tai;
 	ro->sport_lo = cfg->sport_lo;
 	ro->sport_hi = cfg->sport_hi;
 	ro->dport_lo = cfg->dport_lo;
 	ro->dport_hi = cfg->dport_hi;
 	ro->nthreads = nthreads ? nthreads : 1;
 	ro->seq0 = cfg->frames.tmpl.seq;
-	ro->stream_base = 0;
+	ro->stream_base = cfg->frames.stamp.stream_base;
 	ro->tx_ifindex = (__u32)cfg->ifindex;
 	if (cfg->kind == XP_TEST_CONNECT) {
 		ro->syn_mode = 1;
-		ro->stamp = 0;
+		ro->stamp = XP_STAMP_NONE; /* SYNs are connection tests: no stamp */
 		ro->is_v6 = cfg->frames.tmpl.src.family == AF_INET6;
 		ro->l3_off = lay->l3_off;
 		ro->nbind = cfg->nbind;
@@ -144,7 +149,58 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 		return r;
 	}
 	*out = skel;
+	xp_gen_set_meas(skel, cfg->frames.stamp.t0, cfg->frames.stamp.ival);
 	return 0;
+}
+
+void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival)
+{
+	/* .bss is mmapped: the program sees these stores at once. */
+	skel->bss->gen_meas.t0 = t0;
+	skel->bss->gen_meas.ival = ival;
+}
+
+void xp_gen_new_call(struct generator_bpf *skel, unsigned tid)
+{
+	/* One writer per entry (its thread); the program only reads it. */
+	volatile __u64 *c = &skel->bss->gen_call[tid & (XP_GEN_MAX_THREADS - 1)];
+	*c = *c + 1;
+}
+
+int xp_gen_sent_in(struct generator_bpf *skel, __u64 interval, __u64 *sent)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 key = 0;
+	int r = 0;
+
+	*sent = 0;
+	if (!skel->rodata->config.stamp || !skel->bss->gen_meas.ival)
+		return -EOPNOTSUPP;
+	if (ncpus <= 0)
+		return -EINVAL;
+	struct xp_gen_state *v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map__lookup_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0)) {
+		r = -errno;
+		goto out;
+	}
+	/* Each CPU is one thread: its bin of the interval, or nothing sent
+	 * then (an older tag: the thread had moved on or had not started),
+	 * or gone (a newer tag: XP_IBINS intervals later it took the bin). */
+	for (int c = 0; c < ncpus; c++) {
+		const struct xp_sbin *b = &v[c].sbins[interval % XP_IBINS];
+
+		if (b->tag == interval + 1)
+			*sent += b->sent;
+		else if (b->tag > interval + 1)
+			r = -ENOENT;
+	}
+out:
+	free(v);
+	if (r)
+		*sent = 0;
+	return r;
 }
 
 int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid)

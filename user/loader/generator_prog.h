@@ -48,4 +48,28 @@ int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err,
 /* Frames sent so far (the per-CPU counters summed). */
 __u64 xp_gen_sent(struct generator_bpf *skel);
 
+/*
+ * Set the start of interval 0 and the interval length (stamp ticks) the
+ * program counts stamped frames by (xp_gen_load sets those of
+ * cfg->frames.stamp): call before the first frame is sent, as the CPUs
+ * cache their current interval's end.
+ */
+void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival);
+
+/*
+ * Tell the program that thread tid starts a new BPF_PROG_RUN call: its
+ * first frame, and every XP_GEN_BATCH-th after it (the kernel's batches),
+ * read the clock for the stamp (see XP_GEN_BATCH in bpf/generator.h). Call
+ * before every run; a run without it carries on the previous call's batches.
+ */
+void xp_gen_new_call(struct generator_bpf *skel, unsigned tid);
+
+/*
+ * Stamped frames sent in interval i, summed over the CPUs (threads). 0;
+ * -ENOENT when a thread's bins no longer hold i (XP_IBINS intervals later);
+ * -EOPNOTSUPP when this load stamps nothing (SYN mode, ival 0, no room in
+ * the frame). Ask only for an interval that has ended.
+ */
+int xp_gen_sent_in(struct generator_bpf *skel, __u64 interval, __u64 *sent);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "bpf/lib/stamp.h"
 #include "engine/names.h"
 #include "proto/channel.h"
 
@@ -41,6 +42,17 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 	json_object_object_add(o, "respond", json_object_new_boolean(t->respond));
 	json_object_object_add(o, "listen", json_object_new_boolean(t->listen));
 	json_object_object_add(o, "close", json_object_new_string(t->close_mode == XP_CLOSE_RST ? "rst" : "none"));
+	if (t->stamp.ival) {
+		const struct xp_test_stamp *st = &t->stamp;
+		struct json_object *p = json_object_new_object();
+		json_object_object_add(p, "t0", json_object_new_int64((int64_t)st->t0));
+		json_object_object_add(p, "ival", json_object_new_int64((int64_t)st->ival));
+		json_object_object_add(p, "clock", json_object_new_string(st->tai ? "tai" : "mono"));
+		json_object_object_add(p, "oneway", json_object_new_boolean(st->oneway));
+		json_object_object_add(p, "hwts", json_object_new_boolean(st->hwts));
+		json_object_object_add(p, "boot_id", json_object_new_string(st->boot_id));
+		json_object_object_add(o, "stamp", p);
+	}
 	if (t->nbind) {
 		struct json_object *b = json_object_new_array();
 		char a[INET6_ADDRSTRLEN];
@@ -189,6 +201,56 @@ static int get_bind(struct json_object *o, struct xp_test *t, char *err, size_t 
 	return 0;
 }
 
+/* A boot id as Linux writes it: 36 characters of hex digits and dashes. */
+static bool boot_id_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+static const char *const clock_names[] = { "mono", "tai" };
+
+/* "stamp": the frames' stamp settings; absent or null: the frames carry none. */
+static int get_stamp(struct json_object *o, struct xp_test *t, char *err, size_t errlen)
+{
+	struct json_object *p;
+	struct xp_test_stamp *st = &t->stamp;
+	long long t0, ival;
+	unsigned clk;
+	const char *bid;
+	memset(st, 0, sizeof(*st));
+	if (!field(o, "stamp", &p))
+		return 0;
+	if (!json_object_is_type(p, json_type_object)) {
+		snprintf(err, errlen, "field 'stamp' must be an object");
+		return -1;
+	}
+	if (get_int(p, "t0", 0, 0, INT64_MAX, &t0, err, errlen) ||
+	    get_int(p, "ival", 0, (long long)XP_STAMP_IVAL_MIN, (long long)XP_STAMP_IVAL_MAX, &ival, err, errlen) ||
+	    get_name(p, "clock", "mono", clock_names, 2, &clk, err, errlen) ||
+	    get_bool(p, "oneway", false, &st->oneway, err, errlen) || get_bool(p, "hwts", false, &st->hwts, err, errlen) ||
+	    get_str(p, "boot_id", "", &bid, err, errlen))
+		return -1;
+	if (!ival) {
+		snprintf(err, errlen, "field 'stamp' needs its interval 'ival'");
+		return -1;
+	}
+	if (*bid && !boot_id_ok(bid)) {
+		snprintf(err, errlen, "field 'boot_id' is not a boot id");
+		return -1;
+	}
+	st->t0 = (uint64_t)t0;
+	st->ival = (uint64_t)ival;
+	st->tai = clk == 1;
+	snprintf(st->boot_id, sizeof(st->boot_id), "%s", bid);
+	return 0;
+}
+
 static const char *const proto_names[] = { "tcp", "udp" };
 static const char *const close_names[] = { [XP_CLOSE_NONE] = "none", [XP_CLOSE_RST] = "rst" };
 
@@ -259,7 +321,99 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	if (get_name(o, "close", "none", close_names, 2, &u, err, errlen))
 		return -1;
 	t->close_mode = u;
+	if (get_stamp(o, t, err, errlen))
+		return -1;
 	return get_bind(o, t, err, errlen);
+}
+
+void xp_boot_id(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!boot_id_ok(buf))
+		buf[0] = '\0';
+}
+
+struct json_object *xp_final_to_json(const struct xp_final_ival *f)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "index", json_object_new_int64((int64_t)f->index));
+	json_object_object_add(o, "unknown", json_object_new_boolean(f->unknown));
+	if (!f->unknown)
+		json_object_object_add(o, "latency", xp_lat_to_json(&f->lat));
+	json_object_object_add(o, "streams", json_object_new_int((int)f->streams));
+	if (f->streams) {
+		json_object_object_add(o, "jitter_mean_ns", json_object_new_double(f->jitter_mean_ns));
+		json_object_object_add(o, "jitter_max_ns", json_object_new_double(f->jitter_max_ns));
+	}
+	return o;
+}
+
+int xp_final_from_json(struct json_object *o, struct xp_final_ival *f, char *err, size_t errlen)
+{
+	long long n, ns;
+	struct json_object *v;
+	memset(f, 0, sizeof(*f));
+	xp_lat_init(&f->lat);
+	f->jitter_mean_ns = f->jitter_max_ns = NAN;
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "the server's interval is not an object");
+		return -1;
+	}
+	if (get_int(o, "index", -1, 0, INT64_MAX, &n, err, errlen) || get_bool(o, "unknown", false, &f->unknown, err, errlen) ||
+	    get_int(o, "streams", 0, 0, XP_STAMP_MAX_STREAMS, &ns, err, errlen))
+		return -1;
+	if (n < 0) {
+		snprintf(err, errlen, "the server's interval has no index");
+		return -1;
+	}
+	f->index = (uint64_t)n;
+	f->streams = (unsigned)ns;
+	if (!f->unknown && (!json_object_object_get_ex(o, "latency", &v) || xp_lat_from_json(v, &f->lat))) {
+		snprintf(err, errlen, "the server's interval %lld has no valid latency histogram", n);
+		return -1;
+	}
+	if (f->streams && (get_num(o, "jitter_mean_ns", NAN, &f->jitter_mean_ns, err, errlen) ||
+			   get_num(o, "jitter_max_ns", NAN, &f->jitter_max_ns, err, errlen)))
+		return -1;
+	if (f->streams && (!(f->jitter_mean_ns >= 0) || !(f->jitter_max_ns >= 0))) {
+		snprintf(err, errlen, "the server's jitter is not a duration");
+		return -1;
+	}
+	return 0;
+}
+
+struct json_object *xp_streams_to_json(const struct xp_stream_figs *s, unsigned n)
+{
+	struct json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, xp_stream_figs_to_json(&s[i]));
+	return a;
+}
+
+int xp_streams_from_json(struct json_object *o, struct xp_stream_figs *s, unsigned max, char *err, size_t errlen)
+{
+	if (!o || !json_object_is_type(o, json_type_array)) {
+		snprintf(err, errlen, "the server's streams are not an array");
+		return -1;
+	}
+	size_t n = json_object_array_length(o);
+	if (n > max) {
+		snprintf(err, errlen, "the server sent %zu streams, more than %u", n, max);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (xp_stream_figs_from_json(json_object_array_get_idx(o, i), &s[i])) {
+			snprintf(err, errlen, "the server's stream %zu is not valid", i);
+			return -1;
+		}
+	return (int)n;
 }
 
 void xp_msg_printable(const char *in, char *out, size_t len)

@@ -13,9 +13,26 @@
 
 #include "bpf/server.h"
 #include "net/addr.h"
+#include "report/latency.h"
 
 /* Most --bind addresses a start request carries (the XDP program's limit). */
 #define XP_TEST_MAX_BIND XP_SLOT_MAX_PEERS
+
+/*
+ * The stamps a frame test's frames carry (bpf/lib/stamp.h) and the send
+ * intervals both ends bin them by (bpf/measure.h): what the server's XDP
+ * program needs to count them. ival 0: the frames carry none.
+ */
+struct xp_test_stamp {
+	uint64_t t0, ival;    /* start of interval 0 and its length, ticks of the client's stamp clock */
+	bool tai;             /* the clock is CLOCK_TAI (PTP), else CLOCK_MONOTONIC */
+	bool oneway;          /* the user says both ends' clocks agree (--clock tai): time frames one way */
+	bool hwts;            /* time arrivals by the NIC's RX timestamp where it has one */
+	char boot_id[40];     /* the client's boot id: a server with the same one shares its clock */
+};
+/* Limits of a request's interval: 1 ms .. a day, in ticks. */
+#define XP_STAMP_IVAL_MIN (1000000ull >> 2)
+#define XP_STAMP_IVAL_MAX (86400000000000ull >> 2)
 
 enum xp_test_kind {
 	XP_TEST_STREAM = 0,  /* data frames / streams */
@@ -42,6 +59,7 @@ struct xp_test {
 	 * frames from these and that one only. Same family as the test. */
 	struct xp_addr bind[XP_TEST_MAX_BIND];
 	unsigned nbind;
+	struct xp_test_stamp stamp; /* frame tests: the stamps' settings ("stamp", absent: none) */
 };
 
 /* The longest test any server runs (the CLI's -t limit); a server's --max-duration can only lower it. */
@@ -76,5 +94,29 @@ struct xp_sock_counts {
 };
 struct json_object *xp_sock_counts_to_json(const struct xp_sock_counts *c);
 void xp_sock_counts_from_json(struct json_object *o, struct xp_sock_counts *c);
+
+/* This host's boot id (/proc/sys/kernel/random/boot_id) into buf, "" if unreadable. */
+void xp_boot_id(char *buf, size_t len);
+
+/*
+ * A final interval (the reply to {"op":"sample","final":i}): what the server
+ * got of send interval i, summed over its CPUs, once it closed it; or that
+ * its ring no longer held it (read too late: the figures are unknown). The
+ * streams' RFC 3550 jitter as of the read (a running estimate, like iperf3's).
+ */
+struct xp_final_ival {
+	uint64_t index;
+	bool unknown;            /* the bins of i were overwritten before they were read */
+	struct xp_lat_hist lat;
+	unsigned streams;        /* that had seen a frame at the read */
+	double jitter_mean_ns, jitter_max_ns; /* NAN when none */
+};
+struct json_object *xp_final_to_json(const struct xp_final_ival *f);
+/* 0 or -1 with err: strict, the server may be hostile. */
+int xp_final_from_json(struct json_object *o, struct xp_final_ival *f, char *err, size_t errlen);
+/* The stop reply's per-stream figures: an array of at most XP_STAMP_MAX_STREAMS. */
+struct json_object *xp_streams_to_json(const struct xp_stream_figs *s, unsigned n);
+/* Their count (at most max), or -1 with err. */
+int xp_streams_from_json(struct json_object *o, struct xp_stream_figs *s, unsigned max, char *err, size_t errlen);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "bpf/server.h"
 #include "proto/messages.h"
+#include "report/latency.h"
 
 /* How far below its target an offered load may fall and still count as
  * reached: the rate control's tolerance, which the tests hold every interval to. */
@@ -59,6 +60,30 @@ struct xp_handshake_figs {
 	uint64_t rst_closed;      /* -k: held connections reset at the end */
 };
 
+/*
+ * The stamps' figures of a period (the measurement core, bpf/measure.h): by
+ * SEND interval, so the loss of an interval is what it sent minus what
+ * arrived of it, never negative. Frames that arrived after their interval
+ * was closed are "late": in the interval they arrived in (lat.late), and for
+ * a whole test not lost.
+ */
+struct xp_meas_figs {
+	bool valid;               /* the period has them */
+	bool unknown;             /* the server's bins were reused before they were read: no figures */
+	uint64_t first, last;     /* the send intervals it covers */
+	uint64_t sent;            /* frames the engine stamped into them */
+	int64_t lost;             /* sent - lat.recv (a whole test: - lat.late too) */
+	struct xp_lat_hist lat;   /* what the server got of them: received, duplicates, reordered, late, latency */
+	bool oneway;              /* lat's latency figures are one-way times on a shared clock */
+	const char *lat_why;      /* when not oneway: why there is no latency ("different clocks ...") */
+	unsigned streams;         /* RFC 3550 jitter of the streams: at the end of the period */
+	double jitter_mean_ns, jitter_max_ns;
+	/* a whole test only, from the per-stream accounting */
+	bool have_streams;
+	uint64_t reorder_max;     /* largest reorder extent, in sequence numbers */
+	uint64_t too_old;         /* frames below the reorder window: counted received, not checked */
+};
+
 /* One interval's (or the whole test's) deltas. */
 struct xp_period {
 	double t0, t1;            /* seconds since the start */
@@ -68,6 +93,7 @@ struct xp_period {
 	struct xp_sock_figs sock; /* sockets; with --peer kernel also the server's s_* counts of handshakes */
 	struct xp_handshake_figs hs;
 	bool client_only;         /* no xdpperf on the server: completed = the client's completing ACKs */
+	struct xp_meas_figs meas; /* frame tests with stamps: loss by send interval, latency */
 };
 
 /* A connection test's warning about unanswered SYNs (report/diagnosis.h). */
@@ -164,6 +190,16 @@ struct xp_report_info {
 	bool client_only;         /* no xdpperf on the server (no control channel): the client's counters only */
 	double target_cps;        /* --cps, 0 = unlimited */
 	const char *client_xdp_mode; /* the client program's attach mode */
+	/* frame tests: the stamps (measurement core) */
+	bool stamps;              /* every frame carries one and the server reads them */
+	const char *stamp_place;  /* "payload" / "IPv4 ID + payload" */
+	const char *stamp_clock;  /* "CLOCK_MONOTONIC" / "CLOCK_TAI" */
+	const char *rx_clock;     /* what timed arrivals at the server ("CLOCK_MONOTONIC (bpf_ktime_get_ns)", the NIC's) */
+	bool oneway;              /* one-way latency (both ends share the clock) */
+	double grace;             /* s interval lines lag their interval's end (late frames' grace) */
+	double setup_s;           /* s the stamps' t0 precedes the lines' start (asking the server, starting the engine) */
+	uint64_t stamp_t0, stamp_ival; /* interval 0's start and the intervals' length, stamp ticks */
+	char stamp_note[200];     /* no stamps: why, and what the report gives instead; one way not: why */
 };
 
 /* Connections the server completed: its XDP program's count, or with --peer kernel its accepts. */

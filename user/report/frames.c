@@ -33,6 +33,7 @@ void xp_report_frames_start(struct xp_report *r, const struct xp_report_info *i)
 		i->frame_size, i->dev, i->engine, i->engine_mode ? i->engine_mode : "-", i->queues,
 		i->queues == 1 ? "" : "s", tgt, xp_fmt_secs(i->duration, secs, sizeof(secs)));
 	fprintf(r->out, "Server counts with XDP (%s mode) on %s\n", i->server_xdp_mode, i->server_dev);
+	xp_report_meas_start(r, i);
 	tcp_frames_note(r, i);
 	r->tcp = !strcmp(i->proto, "tcp");
 	fflush(r->out);
@@ -50,6 +51,9 @@ void xp_report_frames_line(struct xp_report *r, const char *tag, const struct xp
 		p->t1, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
 		xp_fmt_rate(x.rx_pps, "pps", c, sizeof(c)), xp_fmt_rate(x.rx_l1, "bit/s", d, sizeof(d)),
 		xp_fmt_rate(x.rx_l2, "bit/s", e, sizeof(e)), x.lost, x.loss_pct);
+	/* The whole test's stamps have their own block in the summary. */
+	if (strcmp(tag, "[SUM]") || !r->ended)
+		xp_report_meas_line(r, &p->meas);
 	fflush(r->out);
 }
 
@@ -67,7 +71,9 @@ void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s)
 	fprintf(r->out, "Received  %12" PRIu64 " frames  %12s  L1 %14s  L2 %14s  (server, XDP counters)\n",
 		(uint64_t)p->rx.pkts, xp_fmt_rate(x.rx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.rx_l1, "bit/s", b, sizeof(b)),
 		xp_fmt_rate(x.rx_l2, "bit/s", c, sizeof(c)));
-	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)\n", x.lost, x.loss_pct);
+	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)  %s\n", x.lost, x.loss_pct,
+		p->meas.valid && !p->meas.unknown ? "(by stamps)" : "(sent - received)");
+	xp_report_meas_end(r, p);
 	if (r->tcp && x.loss_pct > 50)
 		fprintf(r->out, "Most TCP frames were lost: a stateful firewall on the path drops data segments of "
 				"connections it never saw open; try -u\n");

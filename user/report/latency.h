@@ -43,4 +43,24 @@ double xp_lat_mean_ns(const struct xp_lat_hist *h);
 struct json_object *xp_lat_to_json(const struct xp_lat_hist *h);
 int xp_lat_from_json(struct json_object *j, struct xp_lat_hist *h); /* 0 or -EINVAL */
 
+/* The percentiles the reports give (p50 .. p99.99): JSON key, text label, q. */
+struct xp_lat_pct {
+	const char *json, *label;
+	double q;
+};
+#define XP_LAT_NPCTS 5
+extern const struct xp_lat_pct xp_lat_pcts[XP_LAT_NPCTS];
+
+/* A test's streams together (the stop reply's per-stream figures). */
+struct xp_stream_sum {
+	unsigned streams;                   /* that saw a frame */
+	uint64_t recv, dup, reordered, too_old;
+	uint64_t reorder_max;               /* largest extent, sequence numbers */
+	uint64_t gaps;                      /* sum of next_exp - recv: numbers below the highest seen that never came */
+	double jitter_mean_ns, jitter_max_ns; /* RFC 3550 jitter: mean over streams, and the largest; NAN if none */
+};
+void xp_stream_figs_sum(const struct xp_stream_figs *s, unsigned n, struct xp_stream_sum *out);
+struct json_object *xp_stream_figs_to_json(const struct xp_stream_figs *s);
+int xp_stream_figs_from_json(struct json_object *j, struct xp_stream_figs *s); /* 0 or -EINVAL */
+
 #endif /* XDPPERF_REPORT_LATENCY_H */

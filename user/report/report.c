@@ -73,6 +73,8 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 		add_d(o, "target_cps", i->target_cps);
 		add_s(o, "client_xdp_mode", i->client_xdp_mode);
 	}
+	if (i->stamps || i->stamp_note[0])
+		json_object_object_add(o, "stamps", xp_stamps_info_json(i));
 	json_object_object_add(o, "units", xp_units_json());
 	return o;
 }
@@ -104,6 +106,11 @@ void xp_rates_of(const struct xp_period *p, struct xp_rates *r)
 	r->rx_l2 = l2_bits(p->rx.pkts, p->rx.bytes) / s;
 	r->lost = (int64_t)p->tx_pkts - (int64_t)p->rx.pkts;
 	r->loss_pct = p->tx_pkts ? 100.0 * (double)r->lost / (double)p->tx_pkts : 0;
+	/* With stamps, loss is by send interval: what was stamped into it minus what arrived of it. */
+	if (p->meas.valid && !p->meas.unknown) {
+		r->lost = p->meas.lost;
+		r->loss_pct = p->meas.sent ? 100.0 * (double)r->lost / (double)p->meas.sent : 0;
+	}
 }
 
 struct json_object *xp_period_json(const struct xp_period *p)
@@ -142,6 +149,8 @@ struct json_object *xp_period_json(const struct xp_period *p)
 		break;
 	case XP_FIGS_FRAMES:
 		xp_frames_add_loss(o, p);
+		if (p->meas.valid)
+			json_object_object_add(o, "measurement", xp_meas_json(&p->meas));
 		break;
 	case XP_FIGS_RECEIVED:
 		break;
@@ -289,6 +298,12 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 		emit_stream(r, "start", xp_report_info_json(i));
 	else
 		formats[r->figures].start(r, i);
+	/* Sockets and handshakes: say that their frames carry no stamp rather than show no latency. */
+	if (r->fmt == XP_REPORT_TEXT && (i->figures == XP_FIGS_SOCKETS || i->figures == XP_FIGS_HANDSHAKES) &&
+	    i->stamp_note[0]) {
+		fprintf(r->out, "Stamps: %s\n", i->stamp_note);
+		fflush(r->out);
+	}
 }
 
 void xp_report_interval(struct xp_report *r, const struct xp_period *p)

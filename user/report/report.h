@@ -102,6 +102,15 @@ void xp_report_recv_start(struct xp_report *r, const struct xp_report_info *i);
 void xp_report_recv_line(struct xp_report *r, const char *tag, const struct xp_period *p);
 void xp_report_recv_end(struct xp_report *r, const struct xp_summary *s);
 
+/* The stamps' figures (measure.c): a line under an interval line, the summary's block, the header's line. */
+void xp_report_meas_start(struct xp_report *r, const struct xp_report_info *i);
+void xp_report_meas_line(struct xp_report *r, const struct xp_meas_figs *m);
+void xp_report_meas_end(struct xp_report *r, const struct xp_period *total);
+struct json_object *xp_meas_json(const struct xp_meas_figs *m);
+struct json_object *xp_stamps_info_json(const struct xp_report_info *i);
+/* "12.3us": nanoseconds in the unit that suits them. Returns buf. */
+const char *xp_fmt_ns(double ns, char *buf, size_t len);
+
 /* JSON encodings (new references), exposed for tests. */
 struct json_object *xp_report_info_json(const struct xp_report_info *info);
 struct json_object *xp_period_json(const struct xp_period *p);

@@ -195,10 +195,10 @@ static void on_message(struct server *s, struct srv_client *c, struct json_objec
 	if (!strcmp(op, "start")) {
 		srv_on_start(s, c, m);
 	} else if (!strcmp(op, "sample")) {
-		srv_on_counters(s, c, "sample");
+		srv_on_counters(s, c, "sample", m);
 	} else if (!strcmp(op, "stop")) {
 		bool had = c->state == SRV_RUNNING;
-		srv_on_counters(s, c, "result");
+		srv_on_counters(s, c, "result", m);
 		srv_drop(s, c, had ? "test done" : NULL);
 	} else {
 		char e[96];

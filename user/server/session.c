@@ -115,6 +115,7 @@ static void send_started(struct server *s, struct srv_client *c)
 	json_object_object_add(o, "slot", json_object_new_int(c->slot));
 	json_object_object_add(o, "dev", json_object_new_string(l.name));
 	json_object_object_add(o, "xdp_mode", json_object_new_string(c->mode));
+	srv_meas_started_json(s, c, o);
 	int r = xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
 	printf("[%s] %s test (%s engine), %s/IPv%d, ports %u:%u, %.0f s, counting with XDP (%s%s) on %s\n", c->peer_s,
@@ -196,6 +197,8 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	c->test_id = ++s->next_id;
 	c->ss = NULL;
 	c->ss_owned = false;
+	/* Before the client's first frame: it sends once we answer. */
+	srv_meas_start(s, c);
 	if (standing) {
 		c->ss = s->listeners;
 	} else if (own) {
@@ -271,8 +274,9 @@ static struct json_object *sock_stats_json(struct srv_client *c)
 }
 
 /* "sample" and "stop" both answer with the slot's counters and our CPU use. */
-void srv_on_counters(struct server *s, struct srv_client *c, const char *reply)
+void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, struct json_object *m)
 {
+	char err[200];
 	if (c->state != SRV_RUNNING) {
 		srv_refuse(s, c, "no test is running on this connection", NULL);
 		return;
@@ -290,6 +294,14 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply)
 	json_object_object_add(o, "cpu_percent", json_object_new_double(wall > 0 ? 100.0 * cpu / wall : 0));
 	if (c->ss)
 		json_object_object_add(o, "sockets", sock_stats_json(c));
+	/* A sample may ask for a final interval; the end has the per-stream figures. */
+	if (!strcmp(reply, "sample") && srv_meas_final(s, c, m, o, err, sizeof(err))) {
+		json_object_put(o);
+		srv_send_error(c, err);
+		return;
+	}
+	if (strcmp(reply, "sample"))
+		srv_meas_streams_json(s, c, o);
 	int r = xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
 	if (r)

@@ -59,6 +59,10 @@ struct srv_client {
 	struct xp_sock_server_stats ss_base;
 	struct xp_tcpext tcpext_base; /* the namespace's TcpExt counters at the test's start */
 	bool tcpext_ok;
+	/* frame tests with stamps (measure.c): the XDP program reads them */
+	bool meas;           /* server_prog_meas_start took the test's settings */
+	bool meas_oneway;    /* it times frames one way (same host, or the client says --clock tai) */
+	char meas_why[160];  /* why not, for the "started" reply ("" when meas) */
 };
 
 /* Listeners handed to the listener thread to close: their ports are still taken. */
@@ -90,7 +94,19 @@ void srv_drop(struct server *s, struct srv_client *c, const char *why);
 
 /* session.c */
 void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m);
-void srv_on_counters(struct server *s, struct srv_client *c, const char *reply);
+/* m: the request ("sample" may ask for a final interval). */
+void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, struct json_object *m);
+
+/* measure.c: the measurement core of frame tests with stamps. */
+/* Hand the test's stamp settings to the XDP program (before its first frame). */
+void srv_meas_start(struct server *s, struct srv_client *c);
+/* The "started" reply's part: our boot id, whether and how the stamps are read. */
+void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_object *o);
+/* A sample's "final": i: close intervals up to i, add i summed over CPUs to o. 0 or -1 with err. */
+int srv_meas_final(struct server *s, struct srv_client *c, struct json_object *m, struct json_object *o, char *err,
+		   size_t errlen);
+/* The stop reply's per-stream figures. */
+void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_object *o);
 /* End the client's test, if any: slot freed, listeners queued for closing. */
 void srv_release(struct server *s, struct srv_client *c);
 /* Results from the listener thread. */

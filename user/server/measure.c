@@ -1,0 +1,148 @@
+/*
+ * The server's part of the measurement core (bpf/measure.h): a frame test's
+ * stamp settings go to its XDP slot before the first frame; a sample that
+ * asks for a final interval closes it and gets its bins summed over CPUs;
+ * the end has the per-stream figures. Loss is the client's to compute: it
+ * knows what it stamped into each interval.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/state.h"
+#include "bpf/lib/stamp.h"
+
+/* Frame tests only: a socket test's segments are the kernel's, with no stamp. */
+static bool wants_stamps(const struct xp_test *t)
+{
+	return t->stamp.ival && t->frame_size && t->kind == XP_TEST_STREAM && !t->pass && !t->listen && !t->respond;
+}
+
+void srv_meas_start(struct server *s, struct srv_client *c)
+{
+	const struct xp_test *t = &c->test;
+	char bid[40];
+	c->meas = false;
+	c->meas_oneway = false;
+	if (!wants_stamps(t)) {
+		snprintf(c->meas_why, sizeof(c->meas_why), "%s", t->stamp.ival ? "not a frame test" : "not asked for");
+		return;
+	}
+	xp_boot_id(bid, sizeof(bid));
+	/* One kernel, one CLOCK_MONOTONIC: the same boot id is the same host (a
+	 * namespace lab included). Otherwise only the user can say the clocks
+	 * agree (--clock tai on PTP-synchronised hosts). */
+	bool same_host = bid[0] && !strcmp(bid, t->stamp.boot_id);
+	struct xp_slot_meas m = {
+		.t0 = t->stamp.t0,
+		.ival = t->stamp.ival,
+		.flags = (same_host || t->stamp.oneway ? XP_MEAS_ONEWAY : 0) | (t->stamp.tai ? XP_MEAS_TAI : 0) |
+			 (t->stamp.hwts ? XP_MEAS_HWTS : 0),
+	};
+	int r = server_prog_meas_start(s->rp, c->slot, &m);
+	if (r) {
+		snprintf(c->meas_why, sizeof(c->meas_why), "the server's XDP program cannot read stamps: %s", strerror(-r));
+		return;
+	}
+	c->meas = true;
+	c->meas_oneway = m.flags & XP_MEAS_ONEWAY;
+	c->meas_why[0] = '\0';
+}
+
+void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_object *o)
+{
+	char bid[40];
+	xp_boot_id(bid, sizeof(bid));
+	struct json_object *p = json_object_new_object();
+	json_object_object_add(p, "read", json_object_new_boolean(c->meas));
+	if (c->meas) {
+		json_object_object_add(p, "oneway", json_object_new_boolean(c->meas_oneway));
+		/* Which clock times a frame's arrival (the report says it). */
+		const char *why = NULL;
+		bool nic = c->test.stamp.hwts && server_prog_hwts_on(s->rp, c->ifindex, &why);
+		json_object_object_add(p, "rx_clock", json_object_new_string(nic ? "the NIC's receive timestamp"
+									 : c->test.stamp.tai ? "CLOCK_TAI (bpf_ktime_get_tai_ns)"
+									 : "CLOCK_MONOTONIC (bpf_ktime_get_ns)"));
+	} else
+		json_object_object_add(p, "why", json_object_new_string(c->meas_why));
+	json_object_object_add(o, "stamps", p);
+	json_object_object_add(o, "boot_id", json_object_new_string(bid));
+}
+
+/* The streams' jitter as of now (RFC 3550, a running estimate). */
+static void jitter_now(struct server *s, struct srv_client *c, struct xp_final_ival *f)
+{
+	struct xp_stream_figs *st = calloc(XP_STAMP_MAX_STREAMS, sizeof(*st));
+	f->streams = 0;
+	if (!st)
+		return;
+	int n = server_prog_read_streams(s->rp, c->slot, st, XP_STAMP_MAX_STREAMS);
+	if (n > 0) {
+		struct xp_stream_sum sum;
+		xp_stream_figs_sum(st, (unsigned)n, &sum);
+		f->streams = sum.streams;
+		f->jitter_mean_ns = sum.jitter_mean_ns;
+		f->jitter_max_ns = sum.jitter_max_ns;
+	}
+	free(st);
+}
+
+int srv_meas_final(struct server *s, struct srv_client *c, struct json_object *m, struct json_object *o, char *err,
+		   size_t errlen)
+{
+	struct json_object *v;
+	if (!m || !json_object_object_get_ex(m, "final", &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+	    json_object_get_uint64(v) > (uint64_t)1 << 40) {
+		snprintf(err, errlen, "field 'final' must be an interval number");
+		return -1;
+	}
+	if (!c->meas) {
+		snprintf(err, errlen, "this test's stamps are not read (%s): no interval to give", c->meas_why);
+		return -1;
+	}
+	uint64_t i = json_object_get_uint64(v);
+	struct xp_final_ival *f = calloc(1, sizeof(*f));
+	int r = -ENOMEM;
+	if (!f)
+		goto out;
+	f->index = i;
+	/* From now on, frames of intervals up to i arrive late (counted as such). */
+	r = server_prog_meas_close(s->rp, c->slot, i + 1);
+	if (r)
+		goto out;
+	xp_lat_init(&f->lat);
+	/* 0 with nothing added: nothing of i arrived (all lost). -ENOENT: some
+	 * CPU reused its bin for a later interval before we were asked. */
+	r = server_prog_read_ibin(s->rp, c->slot, i, &f->lat);
+	if (r == -ENOENT) {
+		f->unknown = true;
+		xp_lat_init(&f->lat);
+	} else if (r) {
+		goto out;
+	}
+	jitter_now(s, c, f);
+	json_object_object_add(o, "interval", xp_final_to_json(f));
+	r = 0;
+out:
+	if (r)
+		snprintf(err, errlen, "cannot read interval %llu of the test: %s", (unsigned long long)i, strerror(-r));
+	free(f);
+	return r ? -1 : 0;
+}
+
+void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_object *o)
+{
+	if (!c->meas)
+		return;
+	struct xp_stream_figs *st = calloc(XP_STAMP_MAX_STREAMS, sizeof(*st));
+	if (!st)
+		return;
+	int n = server_prog_read_streams(s->rp, c->slot, st, XP_STAMP_MAX_STREAMS);
+	if (n >= 0)
+		json_object_object_add(o, "streams", xp_streams_to_json(st, (unsigned)n));
+	free(st);
+}
