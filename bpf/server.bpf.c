@@ -24,6 +24,10 @@
  * the reply goes back to the frame's source. Every frame it does not answer
  * is counted in one noreply_* counter.
  *
+ * A slot with XP_SLOT_REFLECT (round-trip mode) sends each stamped frame
+ * back to the client after counting and accounting it (xp_reflect_frame,
+ * bpf/lib/reflect.h); the client's bpf/rtt.bpf.c times it there.
+ *
  * gstats accounting: every frame bumps XP_G_SEEN, then exactly one of
  * "counted in a slot", XP_G_PASSED or XP_G_MALFORMED, so
  * SEEN == sum(slot pkts) + PASSED + MALFORMED.
@@ -43,6 +47,7 @@
 #include "lib/syncookie.h"
 #include "lib/tcp_reply.h"
 #include "lib/mutate.h"
+#include "lib/reflect.h"
 #include "lib/stamp.h"
 #include "measure.h"
 #include "server_maps.h"
@@ -222,6 +227,24 @@ noroom:
 	 * of a SYN-ACK, say): the frame may be half rewritten, drop it. */
 	XP_INC(cnt, noreply_room);
 	return XDP_DROP;
+}
+
+/* XP_SLOT_REFLECT: send a stamped frame of slot (counted and accounted
+ * already) back to its sender, counted in meas_stats as reflected, or drop
+ * it (reflect_refused) when lib/reflect.h will not. */
+static __always_inline int xp_reflect_frame(struct xdp_md *ctx, __u32 slot, void *l3, void *l4, int is_v6,
+					    int is_tcp)
+{
+	struct xp_meas_stats *ms = bpf_map_lookup_elem(&meas_stats, &slot);
+
+	if (xp_reflect((void *)(long)ctx->data, (void *)(long)ctx->data_end, l3, l4, is_v6, is_tcp)) {
+		if (ms)
+			ms->reflect_refused++;
+		return XDP_DROP;
+	}
+	if (ms)
+		ms->reflected++;
+	return xp_reply_verdict(ctx, config.reply_redirect);
 }
 
 /* 1 if a frame that arrived on ifindex from (family, addr) belongs to the
@@ -464,6 +487,11 @@ int xdp_server(struct xdp_md *ctx)
 #else
 		xp_measure(slot, stamp, has);
 #endif
+		/* Round trip: the stamped frame goes back to the client, which
+		 * times it (lib/reflect.h, bpf/rtt.bpf.c). */
+		if (has && (cfg->flags & XP_SLOT_REFLECT))
+			return xp_reflect_frame(ctx, slot, l3, proto_bit == XP_PROTO_TCP ? (void *)th : (void *)uh,
+						is_v6, proto_bit == XP_PROTO_TCP);
 	}
 
 	other = (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;

@@ -51,6 +51,14 @@ struct xp_server_config {
  * for another test, passes the slot's frames uncounted (no frame counted
  * twice); the TC program counts only slots with this flag. */
 #define XP_SLOT_TC       (1u << 3)
+/* Round trip (issue 10, hosts with different clocks): send every stamped
+ * frame of the slot back to where it came from (MACs, addresses and ports
+ * swapped, TTL / hop limit reset, XDP_TX or the reply_redirect path), after
+ * counting and accounting it as any slot's; the client's program
+ * (bpf/rtt.bpf.c) times it on its own clock. Frames without a stamp are
+ * dropped as in any slot. Stream tests only: not with XP_SLOT_RESPOND or
+ * XP_SLOT_PASS (the loader refuses those). */
+#define XP_SLOT_REFLECT  (1u << 4)
 
 /* Protocols a slot counts (struct xp_slot_cfg.protos bit mask). */
 #define XP_PROTO_TCP     (1u << 0)
@@ -162,6 +170,12 @@ struct xp_meas_stats {
 	__u64 hw_timed;     /* of stamped: timed by the NIC's RX timestamp
 			     * (XP_MEAS_HWTS, device-bound program); the rest by the
 			     * kernel's clock */
+	/* XP_SLOT_REFLECT slots: of stamped, the frames sent back to the
+	 * client, and those refused (a multicast or broadcast MAC or IP
+	 * address on either side, which a reflection would send from or to:
+	 * dropped instead). stamped == reflected + reflect_refused there. */
+	__u64 reflected;
+	__u64 reflect_refused;
 };
 
 /* Global (slot independent) counters: index into the stats map. Every frame

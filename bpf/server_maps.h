@@ -97,43 +97,8 @@ struct {
 	__type(value, __u64);
 } gstats SEC(".maps");
 
-/*
- * The measurement core (bpf/measure.h, accounting in server_meas.h).
- * Memory, all preallocated at load: slot_meas 64 x 40 B; stream_acct
- * 64 slots x 256 streams x 208 B = 3.4 MB; ibins 64 x 4 x 3664 B = 0.94 MB
- * per possible CPU.
- */
-/* Slot -> its test's t0 / ival / closed_upto / flags; ival 0 = no stamps. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xp_slot_meas);
-} slot_meas SEC(".maps");
-
-/* slot * XP_STAMP_MAX_STREAMS + stream -> that stream's state, shared by
- * the CPUs under its bpf_spin_lock. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS * XP_STAMP_MAX_STREAMS);
-	__type(key, __u32);
-	__type(value, struct xp_stream_acct);
-} stream_acct SEC(".maps");
-
-/* slot * XP_IBINS + i % XP_IBINS -> this CPU's figures of send interval i. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS * XP_IBINS);
-	__type(key, __u32);
-	__type(value, struct xp_ibin);
-} ibins SEC(".maps");
-
-/* slot -> per-CPU struct xp_meas_stats. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XP_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xp_meas_stats);
-} meas_stats SEC(".maps");
+/* The measurement core's maps (slot_meas, stream_acct, ibins, meas_stats),
+ * shared with the client's round-trip program (bpf/rtt.bpf.c). */
+#include "meas_maps.h"
 
 #endif /* XDPPERF_SERVER_MAPS_H */

@@ -128,6 +128,15 @@ static struct sframe classify_server(const uint8_t *f, size_t len)
 /* A TCP stack would answer it at all: to our MAC and address, from a
  * unicast MAC and a unicast address that is not ours (bpf/lib/addr.h's
  * rules, restated), with a valid checksum (*csum_ok). */
+/* One host's address (lib/addr.h's rules, restated). */
+static int ip_unicast(const uint8_t *a, int v6)
+{
+	if (!v6)
+		return a[0] != 0 && a[0] != 127 && a[0] < 224;
+	static const uint8_t zero[16], one[16] = { [15] = 1 }, mapped[12] = { [10] = 0xff, [11] = 0xff };
+	return a[0] != 0xff && memcmp(a, zero, 16) && memcmp(a, one, 16) && memcmp(a, mapped, 12);
+}
+
 static int addressed_to_us(const uint8_t *f, const struct sframe *s)
 {
 	const uint8_t *a = s->saddr;
@@ -136,10 +145,52 @@ static int addressed_to_us(const uint8_t *f, const struct sframe *s)
 		return 0;
 	if (!in_list(s->daddr, s->v6, s->v6 ? SRV6 : SRV4, 1) || in_list(a, s->v6, s->v6 ? SRV6 : SRV4, 1))
 		return 0;
-	if (!s->v6)
-		return a[0] != 0 && a[0] != 127 && a[0] < 224;
-	static const uint8_t zero[16], one[16] = { [15] = 1 }, mapped[12] = { [10] = 0xff, [11] = 0xff };
-	return a[0] != 0xff && memcmp(a, zero, 16) && memcmp(a, one, 16) && memcmp(a, mapped, 12);
+	return ip_unicast(a, s->v6);
+}
+
+static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		uint8_t t = a[k];
+		a[k] = b[k];
+		b[k] = t;
+	}
+}
+
+/* XP_SLOT_REFLECT (lib/reflect.h, restated): a stamped frame goes back
+ * unless a MAC or an IP address on either side is a group's. Its
+ * reflection is the frame with MACs, addresses, ports and TCP seq/ack
+ * swapped and TTL / hop limit 64, nothing else changed but the IPv4 header
+ * checksum, which stays valid if it was (and wrong if it was: an
+ * incremental update keeps the error). */
+static int reflectable(const uint8_t *f, const struct sframe *s)
+{
+	return !(f[0] & 1) && !(f[6] & 1) && ip_unicast(s->saddr, s->v6) && ip_unicast(s->daddr, s->v6);
+}
+
+static void check_reflection(const uint8_t *in, size_t len, const uint8_t *out, size_t olen, const struct sframe *s)
+{
+	uint8_t exp[MAXF];
+
+	FZ_CHECK(olen == len, "reflection of %zu bytes is %zu", len, olen);
+	memcpy(exp, in, len);
+	swap_bytes(exp, exp + 6, 6);
+	if (s->v6) {
+		swap_bytes(exp + s->l3 + 8, exp + s->l3 + 24, 16);
+		exp[s->l3 + 7] = 64;
+	} else {
+		size_t hdr = (in[s->l3] & 15) * 4u;
+		int ok_in = w_fold(w_sum(in + s->l3, hdr, 0)) == 0, ok_out = w_fold(w_sum(out + s->l3, hdr, 0)) == 0;
+
+		FZ_CHECK(ok_in == ok_out, "IPv4 header checksum %s by the reflection", ok_in ? "broken" : "repaired");
+		swap_bytes(exp + s->l3 + 12, exp + s->l3 + 16, 4);
+		exp[s->l3 + 8] = 64;
+		memcpy(exp + s->l3 + 10, out + s->l3 + 10, 2); /* judged above */
+	}
+	swap_bytes(exp + s->l4, exp + s->l4 + 2, 2);
+	if (s->tcp)
+		swap_bytes(exp + s->l4 + 4, exp + s->l4 + 8, 4);
+	FZ_CHECK(!memcmp(exp, out, len), "reflection differs from the frame turned around");
 }
 
 struct srv {
@@ -149,6 +200,7 @@ struct srv {
 	/* The measurement core (every slot measures, one-way): frames the
 	 * model says carry a stamp (lib/stamp.h's places, restated) or not. */
 	uint64_t stamped[NSLOTS], nostamp[NSLOTS];
+	uint64_t reflected[NSLOTS], refused[NSLOTS]; /* XP_SLOT_REFLECT */
 	uint64_t g[XP_G_NSTATS];
 	struct figs figs;
 	uint32_t cookie_seen[2];      /* a SYN-ACK's cookie and our ISN, for the next ACK */
@@ -215,6 +267,10 @@ static void srv_compare(struct srv *v, size_t i)
 			 (unsigned long long)((__u64 *)&got)[k], (unsigned long long)((__u64 *)&v->model[i])[k]);
 	struct xp_meas_stats ms;
 	percpu_sum(bpf_map__fd(v->s->maps.meas_stats), SLOTS[i].slot, sizeof(ms), &ms);
+	FZ_CHECK(ms.reflected == v->reflected[i] && ms.reflect_refused == v->refused[i],
+		 "slot %u: %llu reflected, %llu refused, model %llu, %llu", SLOTS[i].slot,
+		 (unsigned long long)ms.reflected, (unsigned long long)ms.reflect_refused,
+		 (unsigned long long)v->reflected[i], (unsigned long long)v->refused[i]);
 	FZ_CHECK(ms.stamped == v->stamped[i] && ms.nostamp == v->nostamp[i] && ms.hw_timed == 0,
 		 "slot %u: %llu stamped, %llu without, model %llu, %llu", SLOTS[i].slot,
 		 (unsigned long long)ms.stamped, (unsigned long long)ms.nostamp, (unsigned long long)v->stamped[i],
@@ -311,10 +367,28 @@ static void srv_one(struct srv *v, const uint8_t *in, size_t len)
 		c->data_pkts++;
 		c->data_bytes += s.payload;
 	}
-	if (s.payload >= 8 || (!s.v6 && s.payload >= 6))
+	int stamped = s.payload >= 8 || (!s.v6 && s.payload >= 6);
+	if (stamped)
 		v->stamped[i]++;
 	else
 		v->nostamp[i]++;
+	if (s.sd->flags & XP_SLOT_REFLECT) {
+		if (stamped && reflectable(in, &s)) {
+			FZ_CHECK(r == XDP_TX, "stamped frame of a reflecting slot: verdict %d", r);
+			check_reflection(in, len, out, olen, &s);
+			v->reflected[i]++;
+			v->figs.replies++;
+		} else {
+			FZ_CHECK(r == XDP_DROP && olen == len && !memcmp(in, out, len),
+				 "%s frame of a reflecting slot not dropped untouched",
+				 stamped ? "unreflectable" : "unstamped");
+			if (stamped)
+				v->refused[i]++;
+			v->figs.dropped++;
+		}
+		srv_compare(v, i);
+		return;
+	}
 	int other = s.sd->flags & XP_SLOT_PASS ? XDP_PASS : XDP_DROP;
 	if (!(s.sd->flags & XP_SLOT_RESPOND) || !s.tcp) {
 		FZ_CHECK(r == other && olen == len && !memcmp(in, out, len), "counted frame not %s untouched",
@@ -467,6 +541,13 @@ static void test_server(void **state)
 		       (unsigned long long)v->nostamp[i], (unsigned long long)in_bins);
 	}
 	report("server", &v->figs);
+	for (size_t i = 0; i < NSLOTS; i++) {
+		if (!(SLOTS[i].flags & XP_SLOT_REFLECT))
+			continue;
+		printf("figures: server: reflecting slot %u: %llu reflected, %llu refused (group address)\n",
+		       SLOTS[i].slot, (unsigned long long)v->reflected[i], (unsigned long long)v->refused[i]);
+		assert_true(v->reflected[i] > 0 && v->refused[i] > 0);
+	}
 	struct xp_counters *c = &v->model[0];
 	printf("figures: server: responding slot: %llu SYN-ACKs, %llu FIN-ACKs, %llu RSTs, %llu established; not answered: "
 	       "%llu addressing, %llu shape, %llu checksum, %llu room, %llu other\n",

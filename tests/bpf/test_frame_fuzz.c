@@ -16,7 +16,14 @@
  *  checksum); every TCP frame of a responding slot is answered or counted
  *  as not; the global counts add up. Handshakes are completed now and then
  *  (SYN, then the ACK with the real cookie, mutated or not), so the cookie
- *  paths are fuzzed too.
+ *  paths are fuzzed too. A reflecting slot (round trip) sends each
+ *  stamped frame with unicast MACs and addresses back as exactly that frame
+ *  turned around, and drops the rest untouched.
+ *
+ *  round trip (bpf/rtt.bpf.c, an IPv4 and an IPv6 test; fuzz_rtt.h): a
+ *  stamped frame from the server's test address and ports to ours is
+ *  dropped and in its stream once, every other frame passes unchanged,
+ *  every frame is counted once.
  *
  *  client (bpf/client.bpf.c, RST and data modes): the same for its test
  *  flows (server port -> client port): non-test frames pass unchanged, every
@@ -85,10 +92,11 @@ static const struct sdef SLOTS[] = {
 	{ 2, 63210, 63219, XP_PROTO_TCP, XP_SLOT_RESPOND | XP_SLOT_PASS, XP_CLOSE_NONE },
 	{ 3, 63220, 63229, XP_PROTO_TCP | XP_PROTO_UDP, 0, 0 },
 	{ 5, 63230, 63239, XP_PROTO_TCP | XP_PROTO_UDP, XP_SLOT_PASS, 0 },
+	{ 6, 63240, 63249, XP_PROTO_TCP | XP_PROTO_UDP, XP_SLOT_REFLECT, 0 }, /* round trip */
 };
 #define NSLOTS (sizeof(SLOTS) / sizeof(SLOTS[0]))
 #define PORTS_LO 63200
-#define PORTS_HI 63239
+#define PORTS_HI 63249
 
 static int ncpus;
 static unsigned long nframes = 50000;
@@ -168,6 +176,7 @@ static struct wp check_reply(const uint8_t *in, size_t ilen, const uint8_t *out,
 
 #include "fuzz_server.h"
 #include "fuzz_client.h"
+#include "fuzz_rtt.h"
 
 /* ==== generator ====================================================== */
 
@@ -300,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_client_rst),
 		cmocka_unit_test(test_client_data),
 		cmocka_unit_test(test_client_tc),
+		cmocka_unit_test(test_rtt),
 		cmocka_unit_test(test_generator_udp_small),
 		cmocka_unit_test(test_generator_tcp_large),
 		cmocka_unit_test(test_generator_syn),

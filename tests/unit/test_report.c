@@ -352,7 +352,8 @@ static void test_measurement_json(void **state)
 	json_object_put(o);
 }
 
-/* The whole report with stamps, in the three formats. */
+/* The whole report with stamps, in the three formats (round trip: --rtt's). */
+static bool render_rtt;
 static char *render_meas(enum xp_report_format fmt)
 {
 	char *buf = NULL;
@@ -370,6 +371,7 @@ static char *render_meas(enum xp_report_format fmt)
 	assert_non_null(s);
 	s->total = meas_period();
 	s->client_cpu_pct = 50, s->server_cpu_pct = -1;
+	i.rtt = p.meas.rtt = s->total.meas.rtt = render_rtt;
 	xp_report_init(&r, fmt, f);
 	xp_report_start(&r, &i);
 	xp_report_interval(&r, &p);
@@ -439,6 +441,34 @@ static void test_measurement_json_formats(void **state)
 	free(s);
 }
 
+/* --rtt: the same figures, said to be round trips timed on this host. */
+static void test_round_trip_report(void **state)
+{
+	render_rtt = true;
+	char *s = render_meas(XP_REPORT_TEXT);
+	assert_non_null(strstr(s, "CLOCK_MONOTONIC; round-trip latency (the server sends each stamped frame back; "
+				  "this host times it)"));
+	assert_non_null(strstr(s, "Returns timed by this host's CLOCK_MONOTONIC"));
+	assert_null(strstr(s, "Arrivals timed by the server's"));
+	assert_non_null(strstr(s, "Latency   round trip, 990 frames timed"));
+	assert_null(strstr(s, "one way"));
+	free(s);
+	s = render_meas(XP_REPORT_JSON);
+	struct json_object *o = json_tokener_parse(s), *st, *v;
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "start", &st) && json_object_object_get_ex(st, "stamps", &st));
+	assert_true(json_object_object_get_ex(st, "round_trip", &v) && json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(st, "oneway", &v) && !json_object_get_boolean(v));
+	assert_true(jd(o, "end.sum.measurement.round_trip") == 1);
+	assert_true(jd(o, "end.sum.measurement.latency.p50_ns") == 1008);
+	json_object_put(o);
+	free(s);
+	s = render_meas(XP_REPORT_JSON_STREAM);
+	assert_non_null(strstr(s, "\"round_trip\":true"));
+	free(s);
+	render_rtt = false;
+}
+
 /* Frames without a stamp: the header says so, and no zeros stand in for latency. */
 static void test_no_stamp_header(void **state)
 {
@@ -476,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_measurement_json),
 		cmocka_unit_test(test_measurement_text),
 		cmocka_unit_test(test_measurement_json_formats),
+		cmocka_unit_test(test_round_trip_report),
 		cmocka_unit_test(test_no_stamp_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,6 +58,7 @@ FLAG(opt_keepalive, keepalive)
 FLAG(opt_zero, zero)
 FLAG(opt_compare, compare)
 FLAG(opt_fin, fin)
+FLAG(opt_rtt, rtt)
 FLAG(opt_require_rate, require_rate)
 
 UINT(opt_control_port, control_port, unsigned short, 1, 65535, "control port")
@@ -470,6 +471,14 @@ const struct xp_option xp_options[] = {
 	  .help = "the stamps' clock: mono (default; one-way latency\n"
 	          "only when the server is this host) or tai (CLOCK_TAI:\n"
 	          "you say both hosts are PTP-synchronised)", .sample = "tai" },
+	{ "rtt", 0, NULL, XP_SEC_CLIENT, 0, opt_rtt, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = XP_E_FRAMES,
+	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
+		       [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .instead_kind = "connection tests' frames carry no stamp",
+	  .help = "round-trip latency, for hosts whose clocks differ:\n"
+	          "the server sends every stamped frame back and this\n"
+	          "host times it (the path carries the test both ways)" },
 	{ "bitrate", 'b', "RATE", XP_SEC_CLIENT, RATE, opt_bitrate, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = XP_E_FRAMES,
 	  .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit (for an exact offered load use --engine live or xsk)",

@@ -112,6 +112,7 @@ struct xp_opts {
 	/* Issue 10 (measurement core) */
 	bool clock_tai;              /* --clock tai: stamps in CLOCK_TAI, the user says both hosts are synchronised */
 	bool clock_set;              /* --clock given */
+	bool rtt;                    /* --rtt: round-trip latency (the server reflects, we time) */
 	/* Issue 12 (connection tests) */
 	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 	/* Issue 11: the RFC 2544 suite (user/rfc2544) */

@@ -495,6 +495,11 @@ static int request_test(struct client *c)
 	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
 	xp_cmeas_started(&c->meas, o, r);
 	json_object_put(r);
+	/* --rtt: the program that times the returning frames, attached before
+	 * the engine sends the first one. */
+	char err[256];
+	if (xp_cmeas_rtt_start(&c->meas, o, &c->ec.frames.tmpl, c->link.ifindex, err, sizeof(err)))
+		return fail(c, 1, "%s", err);
 	return 0;
 }
 

@@ -7,6 +7,8 @@
  */
 #include "client/measure.h"
 
+#include "loader/rtt_prog.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,9 +66,15 @@ int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine
 	memset(m, 0, sizeof(*m));
 	xp_lat_init(&m->total.lat);
 	m->tai = o->clock_tai;
+	m->rtt = o->rtt;
 	m->place = xp_stamp_place_of_spec(&ec->frames.tmpl);
 	if (m->place == XP_STAMP_NONE) {
 		unsigned need = xp_stamp_min_frame(&ec->frames.tmpl);
+		if (o->rtt) {
+			snprintf(err, errlen, "--rtt: %u-byte frames carry no stamp to time (use -l %u or more)",
+				 (unsigned)ec->frames.tmpl.frame_size, need);
+			return XP_EXIT_USAGE;
+		}
 		if (o->clock_set) {
 			snprintf(err, errlen, "--clock: %u-byte frames carry no stamp to time (use -l %u or more)",
 				 (unsigned)ec->frames.tmpl.frame_size, need);
@@ -103,8 +111,9 @@ int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_opts *o, const struct xp
 	if (!m->on || ops->sent_in)
 		return 0;
 	m->on = false;
-	if (o->clock_set) {
-		snprintf(err, errlen, "--clock: the %s engine puts no stamp in its frames", ops->name);
+	if (o->clock_set || o->rtt) {
+		snprintf(err, errlen, "%s: the %s engine puts no stamp in its frames", o->rtt ? "--rtt" : "--clock",
+			 ops->name);
 		return XP_EXIT_USAGE;
 	}
 	snprintf(m->note, sizeof(m->note), "none: the %s engine does not stamp its frames (loss by count only, no latency)",
@@ -122,6 +131,7 @@ void xp_cmeas_request(const struct xp_cmeas *m, struct xp_test_stamp *st)
 	st->tai = m->tai;
 	/* The user's word that the clocks agree; the same host needs none (the boot ids). */
 	st->oneway = m->tai;
+	st->reflect = m->rtt;
 	xp_boot_id(st->boot_id, sizeof(st->boot_id));
 }
 
@@ -149,6 +159,12 @@ void xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_o
 	/* Both must agree: we know our boot id, the server what it times with. */
 	m->oneway = server_oneway && (same_host || o->clock_tai);
 	xp_msg_printable(xp_json_str(p, "rx_clock", "the server's kernel clock"), m->rx_clock, sizeof(m->rx_clock));
+	m->server_reflects = json_object_object_get_ex(p, "reflect", &v) && json_object_get_boolean(v);
+	if (m->rtt) {
+		/* One clock, ours: the round trip is timed whatever the server's. */
+		m->oneway = true;
+		return;
+	}
 	if (!m->oneway)
 		snprintf(m->note, sizeof(m->note), "not measured one way (different clocks; use the round-trip mode)");
 }
@@ -160,6 +176,7 @@ void xp_cmeas_info(const struct xp_cmeas *m, struct xp_report_info *i)
 	i->stamp_clock = m->tai ? "CLOCK_TAI" : "CLOCK_MONOTONIC";
 	i->rx_clock = m->rx_clock;
 	i->oneway = m->oneway;
+	i->rtt = m->rtt && m->rp;
 	i->grace = m->grace;
 	i->setup_s = m->setup_s;
 	i->stamp_t0 = m->t0;
@@ -196,6 +213,7 @@ int xp_cmeas_queue(struct xp_cmeas *m, const struct xp_period *p, double t0, dou
 	l->p.meas.first = l->first;
 	l->p.meas.last = l->last;
 	l->p.meas.oneway = m->oneway;
+	l->p.meas.rtt = m->rtt;
 	l->p.meas.lat_why = m->oneway ? NULL : m->note;
 	xp_lat_init(&l->p.meas.lat);
 	return 0;
@@ -295,6 +313,7 @@ void xp_cmeas_summary(struct xp_cmeas *m, struct xp_period *total)
 	/* Over the whole test, a late frame arrived: it is not lost. */
 	t->lost = (int64_t)t->sent - (int64_t)t->lat.recv - (int64_t)t->lat.late;
 	t->oneway = m->oneway;
+	t->rtt = m->rtt;
 	t->lat_why = m->oneway ? NULL : m->note;
 	if (!t->have_streams) {
 		t->streams = m->streams_last;
@@ -336,6 +355,27 @@ int xp_cmeas_fetch(struct xp_cmeas *m, struct xp_ctrl *ctrl, const struct xp_eng
 		snprintf(err, errlen, "server: no valid figures of send interval %llu", (unsigned long long)i);
 		goto out;
 	}
+	if (m->rp) {
+		/* Round trip: what came back of i, timed here, instead of what
+		 * reached the server (whose clock may differ from ours). The
+		 * server's jitter stays: RFC 3550's needs no shared clock. */
+		rc = rtt_prog_meas_close(m->rp, i + 1);
+		if (rc) {
+			snprintf(err, errlen, "cannot close send interval %llu of the round trip: %s",
+				 (unsigned long long)i, strerror(-rc));
+			goto out;
+		}
+		xp_lat_init(&f->lat);
+		rc = rtt_prog_read_ibin(m->rp, i, &f->lat);
+		f->unknown = rc == -ENOENT;
+		if (rc && rc != -ENOENT) {
+			snprintf(err, errlen, "cannot read send interval %llu of the round trip: %s",
+				 (unsigned long long)i, strerror(-rc));
+			goto out;
+		}
+		if (f->unknown)
+			xp_lat_init(&f->lat);
+	}
 	/* What the engine stamped into i, read now that i is over (its ring still holds it). */
 	int sr = ops->sent_in(e, i, &sent);
 	xp_cmeas_add(m, f, sr, sent);
@@ -375,8 +415,41 @@ int xp_cmeas_streams_json(struct xp_cmeas *m, struct json_object *a, char *err, 
 	return n < 0 ? -EPROTO : 0;
 }
 
+int xp_cmeas_rtt_start(struct xp_cmeas *m, const struct xp_opts *o, const struct frame_spec *tmpl, int ifindex,
+		       char *err, size_t errlen)
+{
+	const char *mode;
+	if (!m->on || !m->rtt)
+		return 0;
+	if (!m->server_reflects) {
+		snprintf(err, errlen, "--rtt: the server does not send frames back (an older xdpperf?)");
+		return 1;
+	}
+	struct rtt_prog_cfg rc = { .server = tmpl->dst, .client = tmpl->src, .port_lo = o->port_lo,
+				   .port_hi = o->port_hi, .protos = o->udp ? XP_PROTO_UDP : XP_PROTO_TCP };
+	if (rtt_prog_open(&rc, &m->rp, err, errlen))
+		return 1;
+	if (rtt_prog_attach(m->rp, ifindex, o->xdp_mode, &mode, err, errlen)) {
+		rtt_prog_close(m->rp);
+		m->rp = NULL;
+		return 1;
+	}
+	struct xp_slot_meas sm = { .t0 = m->t0, .ival = m->ival,
+				   .flags = XP_MEAS_ONEWAY | (m->tai ? XP_MEAS_TAI : 0) };
+	int r = rtt_prog_meas_start(m->rp, &sm);
+	if (r) {
+		snprintf(err, errlen, "cannot start the round-trip accounting: %s", strerror(-r));
+		rtt_prog_close(m->rp);
+		m->rp = NULL;
+		return 1;
+	}
+	return 0;
+}
+
 void xp_cmeas_free(struct xp_cmeas *m)
 {
+	rtt_prog_close(m->rp);
+	m->rp = NULL;
 	free(m->q);
 	m->q = NULL;
 	m->qn = m->qcap = 0;

@@ -53,7 +53,19 @@ struct xp_cmeas {
 	struct xp_meas_figs total;/* the whole test, summed over its intervals */
 	double jitter_last_mean, jitter_last_max; /* the latest read (for a line) */
 	unsigned streams_last;
+	/* --rtt: the server reflects the stamped frames, this program (on the
+	 * sending interface) times them; its bins replace the server's. */
+	bool rtt, server_reflects;
+	struct rtt_prog *rp;
 };
+
+struct rtt_prog;
+/* --rtt, after the server's "started" and before the engine sends: load the
+ * round-trip program for the test's addresses and ports (tmpl, the server's
+ * ports port_lo..port_hi) and attach it to ifindex. 0 or exit status 1 with
+ * err set. */
+int xp_cmeas_rtt_start(struct xp_cmeas *m, const struct xp_opts *o, const struct frame_spec *tmpl, int ifindex,
+		       char *err, size_t errlen);
 
 /* Decide the stamps for a frame test (after its template is built) and set
  * ec->frames.stamp; t0 is now. Exit status (2: --clock tai where it cannot

@@ -1,184 +1,53 @@
 /*
- * The server loader's side of the measurement core (bpf/measure.h; the BPF
- * side is bpf/server_meas.h): a test's start (zero its streams and bins,
- * then hand the program t0/ival/flags), the closing of intervals, and
- * reading interval bins and stream states back. Declared in
+ * The server loader's side of the measurement core: its program's maps
+ * through the shared implementation of loader/meas_maps.c. Declared in
  * loader/server_prog.h.
  */
 #include "loader/server_prog.h"
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "bpf/lib/stamp.h"
 #include "bpf/server.skel.h"
-#include "loader/percpu.h"
-#include "report/latency.h"
+#include "loader/meas_maps.h"
 
-static int slot_ok(int slot)
+static struct xp_meas_maps maps_of(struct server_prog *rp)
 {
-	return slot >= 0 && slot < XP_MAX_SLOTS;
+	struct server_bpf *s = server_prog_skel(rp);
+
+	return (struct xp_meas_maps){ .slot_meas = s->maps.slot_meas, .stream_acct = s->maps.stream_acct,
+				      .ibins = s->maps.ibins, .meas_stats = s->maps.meas_stats,
+				      .nslots = XP_MAX_SLOTS };
 }
 
 int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slot_meas *m)
 {
-	struct server_bpf *s = server_prog_skel(rp);
-	struct xp_slot_meas off = { 0 }, on;
-	struct xp_stream_acct zero;
-	__u32 key = (__u32)slot;
-	int r;
+	struct xp_meas_maps mm = maps_of(rp);
 
-	if (!slot_ok(slot) || !m)
-		return -EINVAL;
-	/* Off first: frames that arrive while the old test's state is being
-	 * cleared are not accounted against half of it. */
-	r = bpf_map__update_elem(s->maps.slot_meas, &key, sizeof(key), &off, sizeof(off), 0);
-	if (r || !m->ival)
-		return r;
-	memset(&zero, 0, sizeof(zero));
-	for (__u32 st = 0; st < XP_STAMP_MAX_STREAMS; st++) {
-		__u32 k = key * XP_STAMP_MAX_STREAMS + st;
-		/* BPF_F_LOCK: written under the element's lock, so a CPU still in
-		 * the old test's frame never sees half a zeroed state. */
-		r = bpf_map__update_elem(s->maps.stream_acct, &k, sizeof(k), &zero, sizeof(zero), BPF_F_LOCK);
-		if (r)
-			return r;
-	}
-	r = xp_percpu_zero(s->maps.meas_stats, &key, sizeof(key), sizeof(struct xp_meas_stats));
-	if (r)
-		return r;
-	for (__u32 b = 0; b < XP_IBINS; b++) {
-		__u32 k = key * XP_IBINS + b;
-		r = xp_percpu_zero(s->maps.ibins, &k, sizeof(k), sizeof(struct xp_ibin));
-		if (r)
-			return r;
-	}
-	on = *m;
-	on.pad = 0;
-	return bpf_map__update_elem(s->maps.slot_meas, &key, sizeof(key), &on, sizeof(on), 0);
+	return xp_meas_maps_start(&mm, slot, m);
 }
 
 int server_prog_read_meas_stats(struct server_prog *rp, int slot, struct xp_meas_stats *sum)
 {
-	__u32 key = (__u32)slot;
+	struct xp_meas_maps mm = maps_of(rp);
 
-	if (!slot_ok(slot))
-		return -EINVAL;
-	return xp_percpu_read(server_prog_skel(rp)->maps.meas_stats, &key, sizeof(key), sizeof(*sum), sum,
-			      sizeof(*sum));
+	return xp_meas_maps_read_stats(&mm, slot, sum);
 }
 
 int server_prog_meas_close(struct server_prog *rp, int slot, uint64_t upto)
 {
-	struct server_bpf *s = server_prog_skel(rp);
-	struct xp_slot_meas m;
-	__u32 key = (__u32)slot;
-	int r;
+	struct xp_meas_maps mm = maps_of(rp);
 
-	if (!slot_ok(slot))
-		return -EINVAL;
-	r = bpf_map__lookup_elem(s->maps.slot_meas, &key, sizeof(key), &m, sizeof(m), 0);
-	if (r)
-		return r;
-	if (!m.ival)
-		return -ENOENT; /* no measured test in this slot */
-	if (upto <= m.closed_upto)
-		return 0; /* intervals are closed once, in order: never reopened */
-	/* Only closed_upto changes; the program reads it with one 8-byte load,
-	 * and the update copies the value in 8-byte words. */
-	m.closed_upto = upto;
-	return bpf_map__update_elem(s->maps.slot_meas, &key, sizeof(key), &m, sizeof(m), 0);
-}
-
-/* h += one CPU's bin (what xp_lat_add_bin of report/latency.c does; done
- * here so the loader does not depend on the report). */
-static void add_bin(struct xp_lat_hist *h, const struct xp_ibin *b)
-{
-	h->recv += b->recv;
-	h->dup += b->dup;
-	h->late += b->late;
-	h->reordered += b->reordered;
-	h->clock_neg += b->clock_neg;
-	if (!b->lat_n)
-		return;
-	h->n += b->lat_n;
-	h->sum += b->lat_sum;
-	if (b->lat_min < h->min)
-		h->min = b->lat_min;
-	if (b->lat_max > h->max)
-		h->max = b->lat_max;
-	for (unsigned k = 0; k < XP_LAT_BUCKETS; k++)
-		h->b[k] += b->hist[k];
+	return xp_meas_maps_close(&mm, slot, upto);
 }
 
 int server_prog_read_ibin(struct server_prog *rp, int slot, uint64_t i, struct xp_lat_hist *h)
 {
-	struct server_bpf *s = server_prog_skel(rp);
-	int ncpus = libbpf_num_possible_cpus(), r, gone = 0, held = 0;
-	__u32 key = (__u32)slot * XP_IBINS + (__u32)(i % XP_IBINS);
-	struct xp_ibin *v;
+	struct xp_meas_maps mm = maps_of(rp);
 
-	if (!slot_ok(slot) || !h)
-		return -EINVAL;
-	if (ncpus <= 0)
-		return ncpus < 0 ? ncpus : -EINVAL;
-	v = calloc((size_t)ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r = bpf_map__lookup_elem(s->maps.ibins, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0);
-	if (r) {
-		free(v);
-		return r;
-	}
-	/* A CPU whose bin has an older tag got no frame of i (nothing to add);
-	 * one whose bin has a newer tag may have had frames of i and lost
-	 * them to the ring: then i cannot be read whole. */
-	for (int c = 0; c < ncpus; c++) {
-		if (v[c].tag > i + 1)
-			gone = 1;
-		else if (v[c].tag == i + 1)
-			held = 1;
-	}
-	if (gone) {
-		free(v);
-		return -ENOENT;
-	}
-	for (int c = 0; held && c < ncpus; c++)
-		if (v[c].tag == i + 1)
-			add_bin(h, &v[c]);
-	free(v);
-	return 0;
+	return xp_meas_maps_read_ibin(&mm, slot, i, h);
 }
 
 int server_prog_read_streams(struct server_prog *rp, int slot, struct xp_stream_figs *out, unsigned max)
 {
-	struct server_bpf *s = server_prog_skel(rp);
-	struct xp_stream_acct a;
-	int n = 0, r;
+	struct xp_meas_maps mm = maps_of(rp);
 
-	if (!slot_ok(slot) || (!out && max))
-		return -EINVAL;
-	for (__u32 st = 0; st < XP_STAMP_MAX_STREAMS && (unsigned)n < max; st++) {
-		__u32 k = (__u32)slot * XP_STAMP_MAX_STREAMS + st;
-		/* BPF_F_LOCK: one consistent copy, taken under the lock. */
-		r = bpf_map__lookup_elem(s->maps.stream_acct, &k, sizeof(k), &a, sizeof(a), BPF_F_LOCK);
-		if (r)
-			return r;
-		if (!a.seen)
-			continue;
-		struct xp_stream_figs *f = &out[n++];
-		memset(f, 0, sizeof(*f));
-		f->stream = st;
-		f->recv = a.recv;
-		f->dup = a.dup;
-		f->reordered = a.reordered;
-		f->reorder_max = a.reorder_max;
-		f->too_old = a.too_old;
-		f->next_exp = a.next_exp;
-		f->jitter_ns = (double)a.jitter_x16 / 16.0 * XP_STAMP_TICK_NS;
-	}
-	return n;
+	return xp_meas_maps_read_streams(&mm, slot, out, max);
 }

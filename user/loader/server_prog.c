@@ -340,6 +340,12 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 			   const struct xp_addr *bind, unsigned nbind, char *err, size_t errlen)
 {
 	int slot = -1, r;
+	/* Reflection sends the stream's own frames back; a responder's or a
+	 * socket test's frames have other places to go. */
+	if ((flags & XP_SLOT_REFLECT) && (flags & (XP_SLOT_RESPOND | XP_SLOT_PASS))) {
+		snprintf(err, errlen, "round trip (reflect) is for stream tests only, not for connection or socket tests");
+		return -EINVAL;
+	}
 	if (nbind > XP_SLOT_MAX_PEERS) {
 		snprintf(err, errlen, "at most %d client addresses (--bind) per test", XP_SLOT_MAX_PEERS);
 		return -EINVAL;

@@ -89,6 +89,7 @@ struct xp_meas_figs {
 	int64_t lost;             /* sent - lat.recv (a whole test: - lat.late too) */
 	struct xp_lat_hist lat;   /* what the server got of them: received, duplicates, reordered, late, latency */
 	bool oneway;              /* lat's latency figures are one-way times on a shared clock */
+	bool rtt;                 /* ... or (with oneway) round trips, timed on the client's clock (--rtt) */
 	const char *lat_why;      /* when not oneway: why there is no latency ("different clocks ...") */
 	unsigned streams;         /* RFC 3550 jitter of the streams: at the end of the period */
 	double jitter_mean_ns, jitter_max_ns;
@@ -223,6 +224,7 @@ struct xp_report_info {
 	const char *stamp_clock;  /* "CLOCK_MONOTONIC" / "CLOCK_TAI" */
 	const char *rx_clock;     /* what timed arrivals at the server ("CLOCK_MONOTONIC (bpf_ktime_get_ns)", the NIC's) */
 	bool oneway;              /* one-way latency (both ends share the clock) */
+	bool rtt;                 /* round-trip latency instead (--rtt: the server reflects, we time) */
 	double grace;             /* s interval lines lag their interval's end (late frames' grace) */
 	double setup_s;           /* s the stamps' t0 precedes the lines' start (asking the server, starting the engine) */
 	uint64_t stamp_t0, stamp_ival; /* interval 0's start and the intervals' length, stamp ticks */

@@ -101,8 +101,12 @@ void xp_report_meas_start(struct xp_report *r, const struct xp_report_info *i)
 		return;
 	}
 	fprintf(r->out, "Stamps in every frame (%s: stream, sequence number, send time), %s; %s\n", i->stamp_place,
-		i->stamp_clock, i->oneway ? "one-way latency (both ends share the clock)" : i->stamp_note);
-	if (i->oneway && i->rx_clock && i->rx_clock[0])
+		i->stamp_clock,
+		i->rtt ? "round-trip latency (the server sends each stamped frame back; this host times it)"
+		: i->oneway ? "one-way latency (both ends share the clock)" : i->stamp_note);
+	if (i->rtt)
+		fprintf(r->out, "Returns timed by this host's %s\n", i->stamp_clock);
+	else if (i->oneway && i->rx_clock && i->rx_clock[0])
 		fprintf(r->out, "Arrivals timed by the server's %s\n", i->rx_clock);
 	fprintf(r->out, "Loss by send interval; each line is printed %s after its interval ends (the grace for late "
 			"frames)\n", xp_fmt_secs(i->grace, g, sizeof(g)));
@@ -134,8 +138,8 @@ void xp_report_meas_end(struct xp_report *r, const struct xp_period *p)
 		fprintf(r->out, "Latency   %s\n", w);
 		return;
 	}
-	fprintf(r->out, "Latency   one way, %" PRIu64 " frames timed (every stamped frame; buckets within 1.6 %%): min %s mean %s max %s\n",
-		m->lat.n, xp_fmt_ns((double)m->lat.min * XP_STAMP_TICK_NS, a, sizeof(a)),
+	fprintf(r->out, "Latency   %s, %" PRIu64 " frames timed (every stamped frame; buckets within 1.6 %%): min %s mean %s max %s\n",
+		m->rtt ? "round trip" : "one way", m->lat.n, xp_fmt_ns((double)m->lat.min * XP_STAMP_TICK_NS, a, sizeof(a)),
 		xp_fmt_ns(xp_lat_mean_ns(&m->lat), b, sizeof(b)), xp_fmt_ns((double)m->lat.max * XP_STAMP_TICK_NS, why, sizeof(why)));
 	fprintf(r->out, "         ");
 	for (unsigned i = 0; i < XP_LAT_NPCTS; i++)
@@ -181,7 +185,8 @@ struct json_object *xp_meas_json(const struct xp_meas_figs *m)
 		add_u(o, "too_old", m->too_old);
 	}
 	const char *w = withheld(m, why, sizeof(why));
-	json_object_object_add(o, "oneway", json_object_new_boolean(m->oneway));
+	json_object_object_add(o, "oneway", json_object_new_boolean(m->oneway && !m->rtt));
+	json_object_object_add(o, "round_trip", json_object_new_boolean(m->rtt));
 	/* Figures of clocks that disagree would mislead: the counts stay, the times go. */
 	if (w && m->lat.n) {
 		json_object_object_add(o, "latency", NULL);
@@ -205,7 +210,8 @@ struct json_object *xp_stamps_info_json(const struct xp_report_info *i)
 	if (i->stamps) {
 		json_object_object_add(o, "place", json_object_new_string(i->stamp_place));
 		json_object_object_add(o, "clock", json_object_new_string(i->stamp_clock));
-		json_object_object_add(o, "oneway", json_object_new_boolean(i->oneway));
+		json_object_object_add(o, "oneway", json_object_new_boolean(i->oneway && !i->rtt));
+		json_object_object_add(o, "round_trip", json_object_new_boolean(i->rtt));
 		if (i->rx_clock && i->rx_clock[0])
 			json_object_object_add(o, "rx_clock", json_object_new_string(i->rx_clock));
 		add_d(o, "line_lag_seconds", i->grace);

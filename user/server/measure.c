@@ -59,6 +59,7 @@ void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_o
 	json_object_object_add(p, "read", json_object_new_boolean(c->meas));
 	if (c->meas) {
 		json_object_object_add(p, "oneway", json_object_new_boolean(c->meas_oneway));
+		json_object_object_add(p, "reflect", json_object_new_boolean(c->test.stamp.reflect));
 		/* Which clock times a frame's arrival (the report says it). */
 		const char *why = NULL;
 		bool nic = c->test.stamp.hwts && server_prog_hwts_on(s->rp, c->ifindex, &why);

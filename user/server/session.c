@@ -224,6 +224,10 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	uint32_t flags = (t.pass ? XP_SLOT_PASS : 0) | (t.respond ? XP_SLOT_RESPOND : 0) |
 			 (c->counted_tc ? XP_SLOT_TC : 0);
 	c->ifindex = ifindex;
+	/* Round trip (--rtt): stamped stream frames go back to the client
+	 * (bpf/lib/reflect.h); the loader refuses it for other tests. */
+	if (t.stamp.reflect && t.stamp.ival)
+		flags |= XP_SLOT_REFLECT;
 	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
 					  t.close_mode, ifindex, &c->peer, t.bind, t.nbind, err, sizeof(err));
 	if (slot < 0) {

@@ -1,0 +1,44 @@
+/*
+ * The measurement core's maps (bpf/meas_maps.h) as userspace handles them,
+ * whichever program holds them: the server's (one slot per test,
+ * loader/server_meas.c) or the client's round-trip program (one slot,
+ * loader/rtt_prog.c). One implementation of a test's start, the closing of
+ * intervals and the readers, on the maps it is given.
+ */
+#ifndef XP_MEAS_MAPS_H
+#define XP_MEAS_MAPS_H
+
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "bpf/server.h"
+#include "bpf/measure.h"
+
+struct bpf_map;
+struct xp_lat_hist;
+struct xp_stream_figs;
+
+/* One program's measurement maps, and how many slots they hold. */
+struct xp_meas_maps {
+	struct bpf_map *slot_meas, *stream_acct, *ibins, *meas_stats;
+	int nslots;
+};
+
+/*
+ * start: zero the slot's streams, stats and bins and set its t0/ival/flags
+ * (ival 0 = no stamps: the slot only goes off). close: intervals below upto
+ * are closed (-ENOENT if the slot measures nothing). read_ibin: interval i
+ * summed over CPUs, added into *h (which the caller initialised), -ENOENT
+ * when the ring no longer holds i whole. read_streams: the streams that saw
+ * a frame, at most max; their count. read_stats: struct xp_meas_stats
+ * summed over CPUs. All 0 (or a count) or -errno; -EINVAL for a slot
+ * outside [0, nslots).
+ */
+int xp_meas_maps_start(const struct xp_meas_maps *mm, int slot, const struct xp_slot_meas *m);
+int xp_meas_maps_close(const struct xp_meas_maps *mm, int slot, uint64_t upto);
+int xp_meas_maps_read_ibin(const struct xp_meas_maps *mm, int slot, uint64_t i, struct xp_lat_hist *h);
+int xp_meas_maps_read_streams(const struct xp_meas_maps *mm, int slot, struct xp_stream_figs *out, unsigned max);
+int xp_meas_maps_read_stats(const struct xp_meas_maps *mm, int slot, struct xp_meas_stats *sum);
+
+#endif
