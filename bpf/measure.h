@@ -97,5 +97,10 @@ struct xp_slot_meas {
 #define XP_MEAS_ONEWAY (1u << 0) /* both ends share a clock: time frames one way */
 #define XP_MEAS_TAI    (1u << 1) /* the clock is CLOCK_TAI (else CLOCK_MONOTONIC) */
 #define XP_MEAS_HWTS   (1u << 2) /* prefer the NIC's RX timestamp (metadata kfunc) */
+/* With XP_MEAS_HWTS (--rx-timestamp hw): the NIC's time or none. A frame the
+ * NIC gave no time for is counted (received, lost, reordered) but neither
+ * timed nor a jitter sample: mixing the NIC's clock with the kernel's in one
+ * histogram would mean nothing. meas_stats says how many were timed. */
+#define XP_MEAS_HWTS_ONLY (1u << 3)
 
 #endif /* XDPPERF_MEASURE_H */

@@ -116,7 +116,7 @@ static __always_inline __u64 *xp_win_word(struct xp_stream_acct *a, __u64 seq, _
  * lock), so everything the lock protects is plain arithmetic.
  */
 static __always_inline enum xp_arrival_kind xp_stream_account(struct xp_stream_acct *a, __u64 t0, __u32 seq24,
-							      __u32 ts32, __u64 rx, __u64 *ts)
+							      __u32 ts32, __u64 rx, int timed, __u64 *ts)
 {
 	enum xp_arrival_kind kind = XP_ARR_NEXT;
 	__u64 seq, bit, *word;
@@ -133,7 +133,8 @@ static __always_inline enum xp_arrival_kind xp_stream_account(struct xp_stream_a
 		word = xp_win_word(a, seq, &bit);
 		*word |= bit;
 		a->recv++;
-		a->last_transit = (__s64)(rx - *ts);
+		if (timed)
+			a->last_transit = (__s64)(rx - *ts);
 		return XP_ARR_NEXT;
 	}
 	seq = xp_stamp_seq_extend(a->next_exp - 1, seq24);
@@ -173,7 +174,10 @@ static __always_inline enum xp_arrival_kind xp_stream_account(struct xp_stream_a
 	}
 	/* RFC 3550 6.4.1 / A.8 in arrival order: J += (|D| - J) / 16, kept
 	 * as 16 J in integers. The clocks' offset cancels in D, so this needs
-	 * no shared clock. */
+	 * no shared clock; but not a change of clock (XP_MEAS_HWTS_ONLY: a
+	 * frame without the NIC's time is no sample). */
+	if (!timed)
+		return kind;
 	transit = (__s64)(rx - *ts);
 	d = transit - a->last_transit;
 	if (d < 0)
@@ -248,7 +252,7 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 	__u64 rx = 0, ts = 0, i, bk;
 	__u32 key, flags;
 	__s64 lat;
-	int hw = 0;
+	int hw = 0, untimed;
 
 	m = bpf_map_lookup_elem(&slot_meas, &slot);
 	ms = bpf_map_lookup_elem(&meas_stats, &slot);
@@ -273,6 +277,8 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 		}
 	}
 #endif
+	/* --rx-timestamp hw: no NIC time, no time (measure.h); counted all the same. */
+	untimed = !hw && (flags & XP_MEAS_HWTS_ONLY);
 	if (!hw)
 		rx = xp_rx_clock(flags);
 
@@ -281,7 +287,7 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 	if (!a)
 		return 0;
 	bpf_spin_lock(&a->lock);
-	kind = xp_stream_account(a, m->t0, xp_stamp_seq24(s), xp_stamp_ts32(s), rx, &ts);
+	kind = xp_stream_account(a, m->t0, xp_stamp_seq24(s), xp_stamp_ts32(s), rx, !untimed, &ts);
 	bpf_spin_unlock(&a->lock);
 
 	/* The interval that sent it. A send time before t0 (a sender whose
@@ -315,7 +321,7 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 	if (kind == XP_ARR_REORDERED)
 		b->reordered++;
 	b->recv++;
-	if (!(flags & XP_MEAS_ONEWAY))
+	if (!(flags & XP_MEAS_ONEWAY) || untimed)
 		return 0; /* no shared clock: one-way times would be the clocks' offset */
 	lat = (__s64)(rx - ts);
 	if (lat < 0) {

@@ -584,6 +584,52 @@ static void test_jitter(void **state)
 	assert_true(f.jitter_ns < 100e3);
 }
 
+/*
+ * --rx-timestamp hw (XP_MEAS_HWTS | XP_MEAS_HWTS_ONLY) where no NIC time
+ * comes: BPF_PROG_RUN runs the main program, which has none (only the
+ * device-bound variant may ask the driver, and BPF_PROG_RUN cannot run
+ * that one), the same answer as a driver that gives none for a frame.
+ * Every frame is counted (sequence, loss, duplicates) and none is timed or
+ * a jitter sample: no kernel time slips into a histogram the user asked to
+ * be the NIC's. The same frames with XP_MEAS_HWTS alone (--rx-timestamp
+ * auto) fall back to the kernel's clock: all timed.
+ */
+static void test_hwts_only_untimed(void **state)
+{
+	struct env *e = *state;
+	const uint64_t ms = 250000;
+
+	for (int only = 1; only >= 0; only--) {
+		start(e, now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10,
+		      XP_MEAS_ONEWAY | XP_MEAS_HWTS | (only ? XP_MEAS_HWTS_ONLY : 0));
+		for (uint32_t k = 0; k < 30; k++) {
+			if (k == 7)
+				continue; /* one lost */
+			struct sf f = { .payload = 18, .stream = 3, .seq = k, .ts = now_ticks() - (k & 1 ? ms : 0) };
+			assert_int_equal(run(e, &f), XDP_DROP);
+		}
+		struct sf d = { .payload = 18, .stream = 3, .seq = 29, .ts = now_ticks() };
+		assert_int_equal(run(e, &d), XDP_DROP); /* a duplicate */
+		struct xp_lat_hist h = bin(e, 0);
+		struct xp_stream_figs f = stream(e, 3);
+		struct xp_meas_stats m = mstats(e);
+		assert_int_equal(h.recv, 29);
+		assert_int_equal(h.dup, 1);
+		assert_int_equal(f.recv, 29);
+		assert_int_equal(f.next_exp, 30);
+		assert_int_equal(m.stamped, 30);
+		assert_int_equal(m.hw_timed, 0);
+		assert_int_equal(h.clock_neg, 0);
+		if (only) {
+			assert_int_equal(h.n, 0);
+			assert_int_equal(f.jitter_ns, 0);
+		} else {
+			assert_int_equal(h.n, 29);
+			assert_true(f.jitter_ns > 0);
+		}
+	}
+}
+
 /* ---- where the stamp is ----------------------------------------------- */
 
 /* 64-byte IPv4/TCP (60 without FCS): 6 payload bytes, the stamp's first
@@ -714,6 +760,7 @@ int main(void)
 		T(test_clock_neg),
 		T(test_tai_clock),
 		T(test_jitter),
+		T(test_hwts_only_untimed),
 		T(test_ipv4_tcp_64),
 		T(test_ipv6_and_udp),
 		T(test_ival_zero),
