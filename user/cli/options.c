@@ -239,6 +239,22 @@ static int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+/* --rx-timestamp: which clock times a frame's arrival at the server (issue 10 item 5). */
+static int opt_rx_timestamp(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "sw"))
+		o->rx_ts = XP_RXTS_SW;
+	else if (!strcmp(arg, "auto"))
+		o->rx_ts = XP_RXTS_AUTO;
+	else if (!strcmp(arg, "hw"))
+		o->rx_ts = XP_RXTS_HW;
+	else
+		return xp_cli_fail(err, errlen, "unknown receive timestamp '%s' (sw: the server's kernel clock, hw: the "
+				   "NIC's or refuse, auto: the NIC's where it has one, else the kernel's)", arg);
+	o->rx_ts_set = true;
+	return 0;
+}
+
 /* ---- issue 11: the RFC 2544 suite's settings ---- */
 FLAG(opt_rfc2544, rfc2544)
 UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
@@ -479,6 +495,16 @@ const struct xp_option xp_options[] = {
 	  .help = "round-trip latency, for hosts whose clocks differ:\n"
 	          "the server sends every stamped frame back and this\n"
 	          "host times it (the path carries the test both ways)" },
+	{ "rx-timestamp", 0, "MODE", XP_SEC_CLIENT, 0, opt_rx_timestamp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = XP_E_FRAMES,
+	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
+		       [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .instead_kind = "connection tests' frames carry no stamp",
+	  .help = "what times arrivals at the server: sw (default, its\n"
+	          "kernel clock at XDP), hw (the NIC's receive time, or\n"
+	          "refuse; frames without one are counted, not timed) or\n"
+	          "auto (the NIC's where it has one, else sw, said);\n"
+	          "hw and auto need --clock tai (a PTP-disciplined NIC)", .sample = "auto" },
 	{ "bitrate", 'b', "RATE", XP_SEC_CLIENT, RATE, opt_bitrate, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = XP_E_FRAMES,
 	  .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit (for an exact offered load use --engine live or xsk)",

@@ -110,9 +110,14 @@ struct xp_opts {
 	struct xp_cidr allow[XP_MAX_ALLOW]; /* --allow, none = any address */
 	unsigned nallow;
 	/* Issue 10 (measurement core) */
+#define XP_RXTS_SW 0   /* the server's kernel clock at XDP */
+#define XP_RXTS_AUTO 1 /* the NIC's receive time where it gives one, else the kernel clock (said) */
+#define XP_RXTS_HW 2   /* the NIC's or none: refused where the driver has none, untimed frames said */
 	bool clock_tai;              /* --clock tai: stamps in CLOCK_TAI, the user says both hosts are synchronised */
 	bool clock_set;              /* --clock given */
 	bool rtt;                    /* --rtt: round-trip latency (the server reflects, we time) */
+	unsigned rx_ts;              /* --rx-timestamp: XP_RXTS_SW (default), XP_RXTS_AUTO or XP_RXTS_HW */
+	bool rx_ts_set;              /* --rx-timestamp given */
 	/* Issue 12 (connection tests) */
 	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 	/* Issue 11: the RFC 2544 suite (user/rfc2544) */

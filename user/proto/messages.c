@@ -50,6 +50,8 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 		json_object_object_add(p, "clock", json_object_new_string(st->tai ? "tai" : "mono"));
 		json_object_object_add(p, "oneway", json_object_new_boolean(st->oneway));
 		json_object_object_add(p, "hwts", json_object_new_boolean(st->hwts));
+		if (st->hwts_only) /* only when asked; a server that ignores it says no "rx_timestamp": "hw" (the client then stops) */
+			json_object_object_add(p, "hwts_only", json_object_new_boolean(true));
 		json_object_object_add(p, "reflect", json_object_new_boolean(st->reflect));
 		json_object_object_add(p, "boot_id", json_object_new_string(st->boot_id));
 		json_object_object_add(o, "stamp", p);
@@ -235,6 +237,7 @@ static int get_stamp(struct json_object *o, struct xp_test *t, char *err, size_t
 	    get_int(p, "ival", 0, (long long)XP_STAMP_IVAL_MIN, (long long)XP_STAMP_IVAL_MAX, &ival, err, errlen) ||
 	    get_name(p, "clock", "mono", clock_names, 2, &clk, err, errlen) ||
 	    get_bool(p, "oneway", false, &st->oneway, err, errlen) || get_bool(p, "hwts", false, &st->hwts, err, errlen) ||
+	    get_bool(p, "hwts_only", false, &st->hwts_only, err, errlen) ||
 	    get_bool(p, "reflect", false, &st->reflect, err, errlen) ||
 	    get_str(p, "boot_id", "", &bid, err, errlen))
 		return -1;

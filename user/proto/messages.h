@@ -28,6 +28,7 @@ struct xp_test_stamp {
 	bool tai;             /* the clock is CLOCK_TAI (PTP), else CLOCK_MONOTONIC */
 	bool oneway;          /* the user says both ends' clocks agree (--clock tai): time frames one way */
 	bool hwts;            /* time arrivals by the NIC's RX timestamp where it has one */
+	bool hwts_only;       /* with hwts: the NIC's or none (--rx-timestamp hw): refuse where it cannot be had */
 	bool reflect;         /* round trip (--rtt): send every stamped frame back to the client */
 	char boot_id[40];     /* the client's boot id: a server with the same one shares its clock */
 };
