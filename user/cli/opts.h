@@ -110,9 +110,6 @@ struct xp_opts {
 	struct xp_cidr allow[XP_MAX_ALLOW]; /* --allow, none = any address */
 	unsigned nallow;
 	/* Issue 10 (measurement core) */
-#define XP_RXTS_SW 0   /* the server's kernel clock at XDP */
-#define XP_RXTS_AUTO 1 /* the NIC's receive time where it gives one, else the kernel clock (said) */
-#define XP_RXTS_HW 2   /* the NIC's or none: refused where the driver has none, untimed frames said */
 	bool clock_tai;              /* --clock tai: stamps in CLOCK_TAI, the user says both hosts are synchronised */
 	bool clock_set;              /* --clock given */
 	bool rtt;                    /* --rtt: round-trip latency (the server reflects, we time) */

@@ -382,6 +382,8 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	}
 	if (!c->error && !sum->interrupted && c->ops->verdict)
 		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
+	if (!c->error && !sum->interrupted && xp_cmeas_verdict(&c->meas, c->errbuf, sizeof(c->errbuf)))
+		c->error = c->errbuf;
 	sum->error = c->error;
 	xp_report_end(&c->rep, sum);
 	if (c->error) {

@@ -67,11 +67,29 @@ int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine
 	xp_lat_init(&m->total.lat);
 	m->tai = o->clock_tai;
 	m->rtt = o->rtt;
+	m->rx_ts = o->rx_ts;
+	/* The NIC's clock is its PTP hardware clock: comparable with the
+	 * client's stamps only when both are disciplined to TAI. */
+	if (o->rx_ts != XP_RXTS_SW && o->rtt) {
+		snprintf(err, errlen, "--rx-timestamp %s: with --rtt this host times the returning frames by its own "
+			 "clock (drop --rx-timestamp)", o->rx_ts == XP_RXTS_HW ? "hw" : "auto");
+		return XP_EXIT_USAGE;
+	}
+	if (o->rx_ts != XP_RXTS_SW && !o->clock_tai) {
+		snprintf(err, errlen, "--rx-timestamp %s: the NIC's clock compares only with CLOCK_TAI stamps of "
+			 "PTP-synchronised hosts (add --clock tai)", o->rx_ts == XP_RXTS_HW ? "hw" : "auto");
+		return XP_EXIT_USAGE;
+	}
 	m->place = xp_stamp_place_of_spec(&ec->frames.tmpl);
 	if (m->place == XP_STAMP_NONE) {
 		unsigned need = xp_stamp_min_frame(&ec->frames.tmpl);
 		if (o->rtt) {
 			snprintf(err, errlen, "--rtt: %u-byte frames carry no stamp to time (use -l %u or more)",
+				 (unsigned)ec->frames.tmpl.frame_size, need);
+			return XP_EXIT_USAGE;
+		}
+		if (o->rx_ts_set) {
+			snprintf(err, errlen, "--rx-timestamp: %u-byte frames carry no stamp to time (use -l %u or more)",
 				 (unsigned)ec->frames.tmpl.frame_size, need);
 			return XP_EXIT_USAGE;
 		}
@@ -111,9 +129,9 @@ int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_opts *o, const struct xp
 	if (!m->on || ops->sent_in)
 		return 0;
 	m->on = false;
-	if (o->clock_set || o->rtt) {
-		snprintf(err, errlen, "%s: the %s engine puts no stamp in its frames", o->rtt ? "--rtt" : "--clock",
-			 ops->name);
+	if (o->clock_set || o->rtt || o->rx_ts_set) {
+		snprintf(err, errlen, "%s: the %s engine puts no stamp in its frames",
+			 o->rtt ? "--rtt" : o->clock_set ? "--clock" : "--rx-timestamp", ops->name);
 		return XP_EXIT_USAGE;
 	}
 	snprintf(m->note, sizeof(m->note), "none: the %s engine does not stamp its frames (loss by count only, no latency)",
@@ -132,25 +150,28 @@ void xp_cmeas_request(const struct xp_cmeas *m, struct xp_test_stamp *st)
 	/* The user's word that the clocks agree; the same host needs none (the boot ids). */
 	st->oneway = m->tai;
 	st->reflect = m->rtt;
+	st->hwts = m->rx_ts != XP_RXTS_SW;
+	st->hwts_only = m->rx_ts == XP_RXTS_HW;
 	xp_boot_id(st->boot_id, sizeof(st->boot_id));
 }
 
-void xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_object *reply)
+int xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_object *reply, char *err,
+		     size_t errlen)
 {
 	struct json_object *p, *v;
 	char why[120], ours[40], theirs[40];
 	if (!m->on)
-		return;
+		return 0;
 	if (!json_object_object_get_ex(reply, "stamps", &p) || !json_object_is_type(p, json_type_object)) {
 		m->on = false;
 		snprintf(m->note, sizeof(m->note), "not read: the server is an older xdpperf (loss by count only, no latency)");
-		return;
+		goto hw_check;
 	}
 	if (!json_object_object_get_ex(p, "read", &v) || !json_object_get_boolean(v)) {
 		m->on = false;
 		xp_msg_printable(xp_json_str(p, "why", "no reason given"), why, sizeof(why));
 		snprintf(m->note, sizeof(m->note), "not read by the server (%s): loss by count only, no latency", why);
-		return;
+		goto hw_check;
 	}
 	xp_boot_id(ours, sizeof(ours));
 	xp_msg_printable(xp_json_str(reply, "boot_id", ""), theirs, sizeof(theirs));
@@ -159,14 +180,34 @@ void xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_o
 	/* Both must agree: we know our boot id, the server what it times with. */
 	m->oneway = server_oneway && (same_host || o->clock_tai);
 	xp_msg_printable(xp_json_str(p, "rx_clock", "the server's kernel clock"), m->rx_clock, sizeof(m->rx_clock));
+	xp_msg_printable(xp_json_str(p, "rx_note", ""), m->rx_note, sizeof(m->rx_note));
 	m->server_reflects = json_object_object_get_ex(p, "reflect", &v) && json_object_get_boolean(v);
 	if (m->rtt) {
 		/* One clock, ours: the round trip is timed whatever the server's. */
 		m->oneway = true;
-		return;
+		return 0;
 	}
 	if (!m->oneway)
 		snprintf(m->note, sizeof(m->note), "not measured one way (different clocks; use the round-trip mode)");
+hw_check:
+	/* hw: the server says it took it up (a server that ignores the field
+	 * would time by its kernel clock), else no run. */
+	if (m->rx_ts == XP_RXTS_HW && (!m->on || strcmp(xp_json_str(p, "rx_timestamp", ""), "hw"))) {
+		snprintf(err, errlen, "--rx-timestamp hw: the server does not time arrivals by the NIC (%s; --rx-timestamp "
+			 "auto falls back to its kernel clock)", m->on ? "an older xdpperf?" : m->note);
+		return 1;
+	}
+	return 0;
+}
+
+int xp_cmeas_verdict(const struct xp_cmeas *m, char *err, size_t errlen)
+{
+	if (!m->on || m->rx_ts != XP_RXTS_HW || !m->rx_counts || !m->rx_stamped || m->rx_nic)
+		return 0;
+	snprintf(err, errlen, "--rx-timestamp hw: the server's NIC gave a receive time to none of the %llu frames (%s); "
+		 "they were counted, not timed (--rx-timestamp auto times them by the server's kernel clock)",
+		 (unsigned long long)m->rx_stamped, m->rx_note[0] ? m->rx_note : "its driver gives none for them");
+	return 1;
 }
 
 void xp_cmeas_info(const struct xp_cmeas *m, struct xp_report_info *i)
@@ -175,6 +216,7 @@ void xp_cmeas_info(const struct xp_cmeas *m, struct xp_report_info *i)
 	i->stamp_place = m->place == XP_STAMP_AT_IPID ? "IPv4 ID + first 6 payload bytes" : "first 8 payload bytes";
 	i->stamp_clock = m->tai ? "CLOCK_TAI" : "CLOCK_MONOTONIC";
 	i->rx_clock = m->rx_clock;
+	i->rx_note = m->rx_note;
 	i->oneway = m->oneway;
 	i->rtt = m->rtt && m->rp;
 	i->grace = m->grace;
@@ -315,6 +357,10 @@ void xp_cmeas_summary(struct xp_cmeas *m, struct xp_period *total)
 	t->oneway = m->oneway;
 	t->rtt = m->rtt;
 	t->lat_why = m->oneway ? NULL : m->note;
+	t->rx_ts = m->rx_ts;
+	t->rx_counts = m->rx_counts && m->rx_ts != XP_RXTS_SW;
+	t->rx_stamped = m->rx_stamped;
+	t->rx_nic = m->rx_nic;
 	if (!t->have_streams) {
 		t->streams = m->streams_last;
 		t->jitter_mean_ns = m->jitter_last_mean;
@@ -354,6 +400,18 @@ int xp_cmeas_fetch(struct xp_cmeas *m, struct xp_ctrl *ctrl, const struct xp_eng
 	    f->index != i) {
 		snprintf(err, errlen, "server: no valid figures of send interval %llu", (unsigned long long)i);
 		goto out;
+	}
+	/* The server's running count of what the NIC timed (--rx-timestamp hw|auto). */
+	if (json_object_object_get_ex(r, "rx_timed", &v) && json_object_is_type(v, json_type_object)) {
+		struct json_object *a, *b;
+		if (json_object_object_get_ex(v, "stamped", &a) && json_object_is_type(a, json_type_int) &&
+		    json_object_object_get_ex(v, "nic", &b) && json_object_is_type(b, json_type_int) &&
+		    json_object_get_int64(a) >= 0 && json_object_get_int64(b) >= 0 &&
+		    json_object_get_int64(b) <= json_object_get_int64(a)) {
+			m->rx_counts = true;
+			m->rx_stamped = (uint64_t)json_object_get_int64(a);
+			m->rx_nic = (uint64_t)json_object_get_int64(b);
+		}
 	}
 	if (m->rp) {
 		/* Round trip: what came back of i, timed here, instead of what

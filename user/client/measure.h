@@ -47,6 +47,10 @@ struct xp_cmeas {
 	bool oneway;              /* both ends share the clock */
 	char note[200];           /* no stamps (why) / no one-way latency (why) */
 	char rx_clock[64];        /* what times arrivals at the server (its "started" reply) */
+	unsigned rx_ts;           /* --rx-timestamp: XP_RXTS_* */
+	char rx_note[160];        /* the server's word on NIC timestamps: why not, or per frame */
+	bool rx_counts;           /* the server sent rx_stamped / rx_nic (its final samples) */
+	uint64_t rx_stamped, rx_nic; /* frames the server accounted, and of them timed by the NIC */
 	uint64_t next;            /* the next send interval to read */
 	struct xp_meas_line *q;   /* lines waiting, oldest first */
 	unsigned qn, qcap;
@@ -78,8 +82,13 @@ int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_opts *o, const struct xp
 void xp_cmeas_t0(struct xp_cmeas *m, const struct xp_engine_ops *ops, struct xp_engine *e);
 /* The request's stamp settings. */
 void xp_cmeas_request(const struct xp_cmeas *m, struct xp_test_stamp *st);
-/* The server's "started": does it read them, and is the clock shared. */
-void xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_object *reply);
+/* The server's "started": does it read them, and is the clock shared.
+ * 0, or 1 with err (--rx-timestamp hw that the server did not take up). */
+int xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_object *reply, char *err,
+		     size_t errlen);
+/* After the summary: --rx-timestamp hw with no frame the NIC timed is a
+ * failed run (1 with err), the rest 0. */
+int xp_cmeas_verdict(const struct xp_cmeas *m, char *err, size_t errlen);
 /* The report header's part. */
 void xp_cmeas_info(const struct xp_cmeas *m, struct xp_report_info *i);
 /* Now in the stamp clock, ticks. */

@@ -167,11 +167,14 @@ int xp_client_request_test(struct client *c)
 	/* Printed in the report: nothing from the other end reaches the terminal raw. */
 	xp_msg_printable(xp_json_str(r, "dev", "?"), c->server_dev, sizeof(c->server_dev));
 	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
-	xp_cmeas_started(&c->meas, o, r);
+	char err[256];
+	if (xp_cmeas_started(&c->meas, o, r, err, sizeof(err))) {
+		json_object_put(r);
+		return xp_client_fail(c, 1, "%s", err);
+	}
 	json_object_put(r);
 	/* --rtt: the program that times the returning frames, attached before
 	 * the engine sends the first one. */
-	char err[256];
 	if (xp_cmeas_rtt_start(&c->meas, o, &c->ec.frames.tmpl, c->link.ifindex, err, sizeof(err)))
 		return xp_client_fail(c, 1, "%s", err);
 	return 0;

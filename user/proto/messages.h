@@ -32,6 +32,11 @@ struct xp_test_stamp {
 	bool reflect;         /* round trip (--rtt): send every stamped frame back to the client */
 	char boot_id[40];     /* the client's boot id: a server with the same one shares its clock */
 };
+/* --rx-timestamp (cli/opts.h rx_ts, report/figures.h): what times a frame's arrival at the server. */
+#define XP_RXTS_SW 0   /* the server's kernel clock at XDP */
+#define XP_RXTS_AUTO 1 /* the NIC's receive time where it gives one, else the kernel clock (said) */
+#define XP_RXTS_HW 2   /* the NIC's or none: refused where the driver has none, untimed frames said */
+
 /* Limits of a request's interval: 1 ms .. a day, in ticks. */
 #define XP_STAMP_IVAL_MIN (1000000ull >> 2)
 #define XP_STAMP_IVAL_MAX (86400000000000ull >> 2)

@@ -97,6 +97,12 @@ struct xp_meas_figs {
 	bool have_streams;
 	uint64_t reorder_max;     /* largest reorder extent, in sequence numbers */
 	uint64_t too_old;         /* frames below the reorder window: counted received, not checked */
+	/* --rx-timestamp hw|auto (a whole test): of the frames the server
+	 * accounted, how many the NIC timed; the rest are the kernel clock's
+	 * (auto) or untimed (hw) */
+	unsigned rx_ts;           /* XP_RXTS_* of cli/opts.h */
+	bool rx_counts;
+	uint64_t rx_stamped, rx_nic;
 };
 
 /* One interval's (or the whole test's) deltas. */
@@ -223,6 +229,7 @@ struct xp_report_info {
 	const char *stamp_place;  /* "payload" / "IPv4 ID + payload" */
 	const char *stamp_clock;  /* "CLOCK_MONOTONIC" / "CLOCK_TAI" */
 	const char *rx_clock;     /* what timed arrivals at the server ("CLOCK_MONOTONIC (bpf_ktime_get_ns)", the NIC's) */
+	const char *rx_note;      /* --rx-timestamp hw|auto: the server's word (why no NIC time, or per frame) */
 	bool oneway;              /* one-way latency (both ends share the clock) */
 	bool rtt;                 /* round-trip latency instead (--rtt: the server reflects, we time) */
 	double grace;             /* s interval lines lag their interval's end (late frames' grace) */

@@ -41,6 +41,8 @@ static const char *withheld(const struct xp_meas_figs *m, char *buf, size_t len)
 			 "disagree)", m->lat.clock_neg);
 		return buf;
 	}
+	if (!m->lat.n && m->rx_ts == XP_RXTS_HW)
+		return "no frame timed: none had a NIC receive time (--rx-timestamp hw)";
 	if (!m->lat.n)
 		return "no frame timed";
 	return NULL;
@@ -106,13 +108,29 @@ void xp_report_meas_start(struct xp_report *r, const struct xp_report_info *i)
 		: i->oneway ? "one-way latency (both ends share the clock)" : i->stamp_note);
 	if (i->rtt)
 		fprintf(r->out, "Returns timed by this host's %s\n", i->stamp_clock);
-	else if (i->oneway && i->rx_clock && i->rx_clock[0])
-		fprintf(r->out, "Arrivals timed by the server's %s\n", i->rx_clock);
+	else if (i->rx_clock && i->rx_clock[0])
+		fprintf(r->out, "Arrivals timed by the server's %s%s\n", i->rx_clock,
+			i->oneway ? "" : " (for jitter only: no shared clock)");
+	if (!i->rtt && i->rx_note && i->rx_note[0])
+		fprintf(r->out, "Receive timestamps: %s\n", i->rx_note);
 	fprintf(r->out, "Loss by send interval; each line is printed %s after its interval ends (the grace for late "
 			"frames)\n", xp_fmt_secs(i->grace, g, sizeof(g)));
 	if (i->setup_s > 0.0005)
 		fprintf(r->out, "Send intervals start %.0f ms before the lines (t0 was set before asking the server and "
 				"starting the engine)\n", i->setup_s * 1e3);
+}
+
+/* --rx-timestamp hw|auto: how many arrivals the NIC's clock timed (said
+ * before the latency, which may be withheld because of it). */
+static void rx_timed_line(struct xp_report *r, const struct xp_meas_figs *m)
+{
+	if (!m->rx_counts)
+		return;
+	uint64_t rest = m->rx_stamped - m->rx_nic;
+	fprintf(r->out, "Rx clock  the NIC timed %" PRIu64 " of %" PRIu64 " frames; %s %" PRIu64 "%s\n", m->rx_nic,
+		m->rx_stamped, m->rx_ts == XP_RXTS_HW ? "counted, not timed (no NIC time, --rx-timestamp hw):"
+		: "timed by the server's kernel clock instead (no NIC time, --rx-timestamp auto):", rest,
+		rest && m->rx_nic && m->rx_ts != XP_RXTS_HW ? " (two clocks in one histogram: compare with care)" : "");
 }
 
 void xp_report_meas_end(struct xp_report *r, const struct xp_period *p)
@@ -133,6 +151,7 @@ void xp_report_meas_end(struct xp_report *r, const struct xp_period *p)
 	if (m->too_old)
 		fprintf(r->out, "          %" PRIu64 " frames came more than %u sequence numbers behind: counted as "
 			"received, not checked for duplicates\n", m->too_old, XP_SEQ_WINDOW);
+	rx_timed_line(r, m);
 	const char *w = withheld(m, why, sizeof(why));
 	if (w) {
 		fprintf(r->out, "Latency   %s\n", w);
@@ -151,6 +170,7 @@ void xp_report_meas_end(struct xp_report *r, const struct xp_period *p)
 			xp_fmt_ns(m->jitter_mean_ns, a, sizeof(a)), m->streams, m->streams == 1 ? "" : "s",
 			xp_fmt_ns(m->jitter_max_ns, b, sizeof(b)));
 }
+
 
 static void add_d(struct json_object *o, const char *k, double v)
 {
@@ -184,6 +204,14 @@ struct json_object *xp_meas_json(const struct xp_meas_figs *m)
 		add_u(o, "reorder_extent_max", m->reorder_max);
 		add_u(o, "too_old", m->too_old);
 	}
+	if (m->rx_counts) {
+		struct json_object *x = json_object_new_object();
+		json_object_object_add(x, "mode", json_object_new_string(m->rx_ts == XP_RXTS_HW ? "hw" : "auto"));
+		add_u(x, "accounted", m->rx_stamped);
+		add_u(x, "nic", m->rx_nic);
+		add_u(x, m->rx_ts == XP_RXTS_HW ? "untimed" : "kernel_clock", m->rx_stamped - m->rx_nic);
+		json_object_object_add(o, "rx_timed", x);
+	}
 	const char *w = withheld(m, why, sizeof(why));
 	json_object_object_add(o, "oneway", json_object_new_boolean(m->oneway && !m->rtt));
 	json_object_object_add(o, "round_trip", json_object_new_boolean(m->rtt));
@@ -212,8 +240,12 @@ struct json_object *xp_stamps_info_json(const struct xp_report_info *i)
 		json_object_object_add(o, "clock", json_object_new_string(i->stamp_clock));
 		json_object_object_add(o, "oneway", json_object_new_boolean(i->oneway && !i->rtt));
 		json_object_object_add(o, "round_trip", json_object_new_boolean(i->rtt));
-		if (i->rx_clock && i->rx_clock[0])
+		if (i->rx_clock && i->rx_clock[0] && !i->rtt)
 			json_object_object_add(o, "rx_clock", json_object_new_string(i->rx_clock));
+		else if (i->rtt) /* the returns are timed here, on the stamps' clock */
+			json_object_object_add(o, "rx_clock", json_object_new_string(i->stamp_clock));
+		if (i->rx_note && i->rx_note[0] && !i->rtt)
+			json_object_object_add(o, "rx_note", json_object_new_string(i->rx_note));
 		add_d(o, "line_lag_seconds", i->grace);
 		add_d(o, "send_intervals_lead_seconds", i->setup_s); /* t0 before the lines' start */
 		/* So that a capture of the same frames can be binned as xdpperf bins them. */

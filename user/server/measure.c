@@ -20,15 +20,31 @@ static bool wants_stamps(const struct xp_test *t)
 	return t->stamp.ival && t->frame_size && t->kind == XP_TEST_STREAM && !t->pass && !t->listen && !t->respond;
 }
 
-void srv_meas_start(struct server *s, struct srv_client *c)
+void srv_meas_prepare(struct server *s, const struct xp_test *t)
+{
+	/* Only an interface's first attach chooses its program: one already
+	 * attached keeps what it has, and srv_meas_start says which it is. */
+	server_prog_set_hwts(s->rp, wants_stamps(t) && t->stamp.hwts);
+}
+
+int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t errlen)
 {
 	const struct xp_test *t = &c->test;
 	char bid[40];
+	const char *why = NULL;
 	c->meas = false;
 	c->meas_oneway = false;
+	server_prog_set_hwts(s->rp, false);
 	if (!wants_stamps(t)) {
 		snprintf(c->meas_why, sizeof(c->meas_why), "%s", t->stamp.ival ? "not a frame test" : "not asked for");
-		return;
+		return 0;
+	}
+	bool nic = t->stamp.hwts && server_prog_hwts_on(s->rp, c->ifindex, &why);
+	if (t->stamp.hwts && t->stamp.hwts_only && !nic) {
+		/* --rx-timestamp hw: the user asked for the NIC's time or no run. */
+		snprintf(err, errlen, "no NIC receive timestamps on this interface: %s (the client's --rx-timestamp auto "
+			 "falls back to the server's kernel clock)", why ? why : "the XDP program there cannot read them");
+		return -1;
 	}
 	xp_boot_id(bid, sizeof(bid));
 	/* One kernel, one CLOCK_MONOTONIC: the same boot id is the same host (a
@@ -39,16 +55,17 @@ void srv_meas_start(struct server *s, struct srv_client *c)
 		.t0 = t->stamp.t0,
 		.ival = t->stamp.ival,
 		.flags = (same_host || t->stamp.oneway ? XP_MEAS_ONEWAY : 0) | (t->stamp.tai ? XP_MEAS_TAI : 0) |
-			 (t->stamp.hwts ? XP_MEAS_HWTS : 0),
+			 (t->stamp.hwts ? XP_MEAS_HWTS : 0) | (t->stamp.hwts && t->stamp.hwts_only ? XP_MEAS_HWTS_ONLY : 0),
 	};
 	int r = server_prog_meas_start(s->rp, c->slot, &m);
 	if (r) {
 		snprintf(c->meas_why, sizeof(c->meas_why), "the server's XDP program cannot read stamps: %s", strerror(-r));
-		return;
+		return 0;
 	}
 	c->meas = true;
 	c->meas_oneway = m.flags & XP_MEAS_ONEWAY;
 	c->meas_why[0] = '\0';
+	return 0;
 }
 
 void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_object *o)
@@ -61,11 +78,31 @@ void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_o
 		json_object_object_add(p, "oneway", json_object_new_boolean(c->meas_oneway));
 		json_object_object_add(p, "reflect", json_object_new_boolean(c->test.stamp.reflect));
 		/* Which clock times a frame's arrival (the report says it). */
-		const char *why = NULL;
-		bool nic = c->test.stamp.hwts && server_prog_hwts_on(s->rp, c->ifindex, &why);
-		json_object_object_add(p, "rx_clock", json_object_new_string(nic ? "the NIC's receive timestamp"
-									 : c->test.stamp.tai ? "CLOCK_TAI (bpf_ktime_get_tai_ns)"
-									 : "CLOCK_MONOTONIC (bpf_ktime_get_ns)"));
+		const struct xp_test_stamp *st = &c->test.stamp;
+		const char *why = NULL, *kernel = st->tai ? "CLOCK_TAI (bpf_ktime_get_tai_ns)"
+							   : "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
+		char clock[96], note[200];
+		bool nic = st->hwts && server_prog_hwts_on(s->rp, c->ifindex, &why);
+		note[0] = '\0';
+		if (nic && st->hwts_only) {
+			snprintf(clock, sizeof(clock), "NIC hardware clock (bpf_xdp_metadata_rx_timestamp)");
+			snprintf(note, sizeof(note), "the NIC's time or none: a frame the driver gives no time for is counted, "
+				 "not timed");
+		} else if (nic) {
+			snprintf(clock, sizeof(clock), "NIC hardware clock (bpf_xdp_metadata_rx_timestamp), else %s", kernel);
+			snprintf(note, sizeof(note), "per frame: the NIC's time where the driver gives one, else the kernel's "
+				 "clock at XDP (the end says how many of each)");
+		} else {
+			snprintf(clock, sizeof(clock), "%s", kernel);
+			if (st->hwts)
+				snprintf(note, sizeof(note), "NIC timestamps asked for, not available: %s; falling back to "
+					 "the kernel's clock at XDP", why ? why : "?");
+		}
+		json_object_object_add(p, "rx_clock", json_object_new_string(clock));
+		json_object_object_add(p, "rx_timestamp", json_object_new_string(nic && st->hwts_only ? "hw"
+										  : nic ? "auto" : "sw"));
+		if (note[0])
+			json_object_object_add(p, "rx_note", json_object_new_string(note));
 	} else
 		json_object_object_add(p, "why", json_object_new_string(c->meas_why));
 	json_object_object_add(o, "stamps", p);
@@ -127,6 +164,16 @@ int srv_meas_final(struct server *s, struct srv_client *c, struct json_object *m
 	}
 	jitter_now(s, c, f);
 	json_object_object_add(o, "interval", xp_final_to_json(f));
+	if (c->test.stamp.hwts) {
+		/* The running count of what the NIC timed, for the client's report. */
+		struct xp_meas_stats ms;
+		if (!server_prog_read_meas_stats(s->rp, c->slot, &ms)) {
+			struct json_object *x = json_object_new_object();
+			json_object_object_add(x, "stamped", json_object_new_int64((int64_t)ms.stamped));
+			json_object_object_add(x, "nic", json_object_new_int64((int64_t)ms.hw_timed));
+			json_object_object_add(o, "rx_timed", x);
+		}
+	}
 	r = 0;
 out:
 	if (r)

@@ -217,6 +217,8 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		fflush(stdout);
 		c->counted_tc = false;
 	}
+	if (!c->counted_tc)
+		srv_meas_prepare(s, &t);
 	if (!c->counted_tc && server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
@@ -242,7 +244,11 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	c->ss = NULL;
 	c->ss_owned = false;
 	/* Before the client's first frame: it sends once we answer. */
-	srv_meas_start(s, c);
+	if (srv_meas_start(s, c, err, sizeof(err))) {
+		unclaim(s, c);
+		srv_refuse(s, c, err, err);
+		return;
+	}
 	if (standing) {
 		c->ss = s->listeners;
 	} else if (own) {

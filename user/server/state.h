@@ -100,7 +100,11 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 
 /* measure.c: the measurement core of frame tests with stamps. */
 /* Hand the test's stamp settings to the XDP program (before its first frame). */
-void srv_meas_start(struct server *s, struct srv_client *c);
+/* Before the interface's attach: which program it gets (--rx-timestamp). */
+void srv_meas_prepare(struct server *s, const struct xp_test *t);
+/* 0, or -1 with err: the test cannot be run as asked (--rx-timestamp hw
+ * where no NIC time can be had); the caller refuses it. */
+int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t errlen);
 /* The "started" reply's part: our boot id, whether and how the stamps are read. */
 void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_object *o);
 /* A sample's "final": i: close intervals up to i, add i summed over CPUs to o. 0 or -1 with err. */
