@@ -46,7 +46,7 @@ struct xp_cmeas {
 	double setup_s;           /* time from t0 until the engine started */
 	bool oneway;              /* both ends share the clock */
 	char note[200];           /* no stamps (why) / no one-way latency (why) */
-	char rx_clock[64];        /* what times arrivals at the server (its "started" reply) */
+	char rx_clock[128];       /* what times arrivals at the server (its "started" reply) */
 	unsigned rx_ts;           /* --rx-timestamp: XP_RXTS_* */
 	char rx_note[160];        /* the server's word on NIC timestamps: why not, or per frame */
 	bool rx_counts;           /* the server sent rx_stamped / rx_nic (its final samples) */
