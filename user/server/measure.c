@@ -34,7 +34,6 @@ int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t err
 	const char *why = NULL;
 	c->meas = false;
 	c->meas_oneway = false;
-	server_prog_set_hwts(s->rp, false);
 	if (!wants_stamps(t)) {
 		snprintf(c->meas_why, sizeof(c->meas_why), "%s", t->stamp.ival ? "not a frame test" : "not asked for");
 		return 0;

@@ -219,7 +219,10 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	}
 	if (!c->counted_tc)
 		srv_meas_prepare(s, &t);
-	if (!c->counted_tc && server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err))) {
+	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err));
+	/* The choice was for this attach only: the next interface's first attach makes its own. */
+	server_prog_set_hwts(s->rp, false);
+	if (attach_r) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
