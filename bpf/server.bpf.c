@@ -51,7 +51,6 @@
 #include "lib/stamp.h"
 #include "measure.h"
 #include "server_maps.h"
-#include "server_slot.h"
 #include "server_meas.h"
 
 /* Set by the loader before load; see struct xp_server_config. */

@@ -6,7 +6,7 @@
  * On server_maps.h's slot_peers map (the slot's --bind addresses).
  *
  * Not in bpf/lib (helpers that hold no map): it reads a map by name.
- * Include after server_maps.h.
+ * Included by server_maps.h, after the maps.
  */
 #ifndef XDPPERF_SERVER_SLOT_H
 #define XDPPERF_SERVER_SLOT_H

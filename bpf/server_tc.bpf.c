@@ -37,7 +37,6 @@
 #include "lib/csum.h"
 #include "lib/parsing.h"
 #include "server_maps.h"
-#include "server_slot.h" /* xp_slot_owns: server.bpf.c's rule, on the same maps */
 
 /* TC_ACT_UNSPEC: the next program or filter, or the default (pass). */
 #define XP_TC_NEXT (-1)
