@@ -12,7 +12,6 @@
 
 #include "report/report.h"
 #include "bpf/lib/stamp.h"
-#include "report/json_add.h"
 
 /* "812ns", "12.3us", "1.25ms", "1.002s": a duration a tester reads at a glance. */
 const char *xp_fmt_ns(double ns, char *buf, size_t len)
@@ -151,6 +150,16 @@ void xp_report_meas_end(struct xp_report *r, const struct xp_period *p)
 		fprintf(r->out, "Jitter    RFC 3550 interarrival: %s (mean of %u stream%s), max %s\n",
 			xp_fmt_ns(m->jitter_mean_ns, a, sizeof(a)), m->streams, m->streams == 1 ? "" : "s",
 			xp_fmt_ns(m->jitter_max_ns, b, sizeof(b)));
+}
+
+static void add_d(struct json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
+}
+
+static void add_u(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
 struct json_object *xp_meas_json(const struct xp_meas_figs *m)
