@@ -2,7 +2,9 @@
  * The reports' JSON members, one rule for all of report/: a count as an
  * integer, a figure as a double, or null where the figure is NaN or
  * infinite (JSON has neither: a rate over no time, a mean of nothing), a
- * string or null. latency.c, measure.c and report.c each had a copy.
+ * string or null. latency.c and report.c each had a copy (measure.c still
+ * has its own, to be dropped once the --rx-timestamp branch that edits next
+ * to it is merged).
  */
 #ifndef XDPPERF_REPORT_JSON_ADD_H
 #define XDPPERF_REPORT_JSON_ADD_H
