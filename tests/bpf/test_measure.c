@@ -545,15 +545,15 @@ static void test_hwts_only_untimed(void **state)
 	const uint64_t ms = 250000;
 
 	for (int only = 1; only >= 0; only--) {
-		start(e, now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10,
+		start(e, xt_now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10,
 		      XP_MEAS_ONEWAY | XP_MEAS_HWTS | (only ? XP_MEAS_HWTS_ONLY : 0));
 		for (uint32_t k = 0; k < 30; k++) {
 			if (k == 7)
 				continue; /* one lost */
-			struct sf f = { .payload = 18, .stream = 3, .seq = k, .ts = now_ticks() - (k & 1 ? ms : 0) };
+			struct sf f = { .payload = 18, .stream = 3, .seq = k, .ts = xt_now_ticks() - (k & 1 ? ms : 0) };
 			assert_int_equal(run(e, &f), XDP_DROP);
 		}
-		struct sf d = { .payload = 18, .stream = 3, .seq = 29, .ts = now_ticks() };
+		struct sf d = { .payload = 18, .stream = 3, .seq = 29, .ts = xt_now_ticks() };
 		assert_int_equal(run(e, &d), XDP_DROP); /* a duplicate */
 		struct xp_lat_hist h = bin(e, 0);
 		struct xp_stream_figs f = stream(e, 3);
