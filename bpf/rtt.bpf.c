@@ -28,6 +28,7 @@
 #define XP_MEAS_SLOTS 1
 #include "meas_maps.h"
 #include "server_meas.h"
+#include "lib/mutate.h"
 
 const volatile struct xp_rtt_config config = {};
 
@@ -38,14 +39,16 @@ struct {
 	__type(value, __u64);
 } rtt_stats SEC(".maps");
 
-static __always_inline int stat_inc(__u32 idx, int verdict)
-{
-	__u64 *v = bpf_map_lookup_elem(&rtt_stats, &idx);
-
-	if (v)
-		*v += 1;
-	return verdict;
-}
+/* rtt_stats[idx] += 1, then verdict. A macro for the counter's own mutation
+ * name (lib/mutate.h: -DXP_MUT_rtt_seen breaks only XP_RTT_SEEN). */
+#define stat_inc(idx, name, verdict)                                         \
+	({                                                                   \
+		__u32 _k = (idx);                                            \
+		__u64 *_v = bpf_map_lookup_elem(&rtt_stats, &_k);            \
+		if (_v)                                                      \
+			XP_ADD_AS(name, *_v, 1);                             \
+		(verdict);                                                   \
+	})
 
 /* (src, dst) are the server's test address and ours. */
 static __always_inline int xp_rtt_addrs(const __u32 *src, const __u32 *dst, int is_v6)
@@ -74,7 +77,7 @@ int xdp_rtt(struct xdp_md *ctx)
 	__u8 l4proto;
 	int is_v6;
 
-	stat_inc(XP_RTT_SEEN, 0);
+	stat_inc(XP_RTT_SEEN, rtt_seen, 0);
 	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
 		goto pass;
 	if (h_proto == bpf_htons(ETH_P_IP)) {
@@ -116,12 +119,12 @@ int xdp_rtt(struct xdp_md *ctx)
 	 * stamp (the server reflects only those) and a test is started. */
 	meas = bpf_map_lookup_elem(&slot_meas, &slot);
 	if (!meas || !meas->ival || xp_stamp_read(c.pos, data_end, payload, is_v6, ip_id, &stamp))
-		return stat_inc(XP_RTT_NOSTAMP, XDP_PASS);
+		return stat_inc(XP_RTT_NOSTAMP, rtt_nostamp, XDP_PASS);
 	xp_measure(slot, stamp, 1);
-	return stat_inc(XP_RTT_TIMED, XDP_DROP);
+	return stat_inc(XP_RTT_TIMED, rtt_timed, XDP_DROP);
 
 pass:
-	return stat_inc(XP_RTT_PASSED, XDP_PASS);
+	return stat_inc(XP_RTT_PASSED, rtt_passed, XDP_PASS);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

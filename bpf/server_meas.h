@@ -29,6 +29,7 @@
 #include "measure.h"
 #include "lib/latency.h"
 #include "lib/stamp.h"
+#include "lib/mutate.h"
 
 #ifdef XP_SERVER_HWTS
 /* The NIC's receive time of this frame (ns, the NIC's clock). Only a
@@ -132,7 +133,7 @@ static __always_inline enum xp_arrival_kind xp_stream_account(struct xp_stream_a
 		a->last_ts = *ts;
 		word = xp_win_word(a, seq, &bit);
 		*word |= bit;
-		a->recv++;
+		XP_INC_AS(stream_recv, a, recv);
 		if (timed)
 			a->last_transit = (__s64)(rx - *ts);
 		return XP_ARR_NEXT;
@@ -154,20 +155,20 @@ static __always_inline enum xp_arrival_kind xp_stream_account(struct xp_stream_a
 		*word |= bit;
 		a->next_exp = seq + 1;
 		a->last_ts = *ts;
-		a->recv++;
+		XP_INC_AS(stream_recv, a, recv);
 	} else if (a->next_exp - seq > XP_SEQ_WINDOW) {
-		a->too_old++;
-		a->recv++;
+		XP_INC_AS(stream_too_old, a, too_old);
+		XP_INC_AS(stream_recv, a, recv);
 		kind = XP_ARR_TOO_OLD;
 	} else {
 		word = xp_win_word(a, seq, &bit);
 		if (*word & bit) {
-			a->dup++;
+			XP_INC_AS(stream_dup, a, dup);
 			return XP_ARR_DUP; /* no jitter sample: RFC 3550 times packets, not copies */
 		}
 		*word |= bit;
-		a->recv++;
-		a->reordered++;
+		XP_INC_AS(stream_recv, a, recv);
+		XP_INC_AS(stream_reordered, a, reordered);
 		if (a->next_exp - 1 - seq > a->reorder_max)
 			a->reorder_max = a->next_exp - 1 - seq;
 		kind = XP_ARR_REORDERED;
@@ -260,10 +261,10 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 		return 0;
 	flags = m->flags;
 	if (!has_stamp) {
-		ms->nostamp++;
+		XP_INC_AS(meas_nostamp, ms, nostamp);
 		return 0;
 	}
-	ms->stamped++;
+	XP_INC_AS(meas_stamped, ms, stamped);
 #ifdef XP_SERVER_HWTS
 	if (flags & XP_MEAS_HWTS) {
 		__u64 nic = 0;
@@ -311,25 +312,25 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 		}
 		b = xp_ibin_of(slot, at);
 		if (b)
-			b->late++;
+			XP_INC_AS(ibin_late, b, late);
 		return 0;
 	}
 	if (kind == XP_ARR_DUP) {
-		b->dup++;
+		XP_INC_AS(ibin_dup, b, dup);
 		return 0;
 	}
 	if (kind == XP_ARR_REORDERED)
-		b->reordered++;
-	b->recv++;
+		XP_INC_AS(ibin_reordered, b, reordered);
+	XP_INC_AS(ibin_recv, b, recv);
 	if (!(flags & XP_MEAS_ONEWAY) || untimed)
 		return 0; /* no shared clock: one-way times would be the clocks' offset */
 	lat = (__s64)(rx - ts);
 	if (lat < 0) {
-		b->clock_neg++;
+		XP_INC_AS(ibin_clock_neg, b, clock_neg);
 		return 0;
 	}
-	b->lat_n++;
-	b->lat_sum += (__u64)lat;
+	XP_INC_AS(ibin_lat_n, b, lat_n);
+	XP_ADD_AS(ibin_lat_sum, b->lat_sum, (__u64)lat);
 	if ((__u64)lat < b->lat_min)
 		b->lat_min = (__u64)lat;
 	if ((__u64)lat > b->lat_max)
@@ -342,7 +343,7 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 	if (bk >= XP_LAT_BUCKETS)
 		return 0;
 	asm volatile("" : "+r"(bk));
-	b->hist[bk]++;
+	XP_ADD_AS(ibin_hist, b->hist[bk], 1);
 	return 0;
 }
 

@@ -37,6 +37,7 @@
 #include "lib/csum.h"
 #include "lib/parsing.h"
 #include "server_maps.h"
+#include "lib/mutate.h"
 
 /* TC_ACT_UNSPEC: the next program or filter, or the default (pass). */
 #define XP_TC_NEXT (-1)
@@ -164,33 +165,35 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 	if (!segs)
 		segs = 1;
 	hdr = c.pos - data; /* Ethernet to the end of the L4 header */
-	cnt->pkts += segs;
-	cnt->bytes += segs > 1 ? payload + (__u64)segs * hdr : len;
+	/* XP_ADD_AS / XP_INC_AS: lib/mutate.h (tc_ names: the XDP program
+	 * has counters of the same fields, mutated on their own). */
+	XP_ADD_AS(tc_pkts, cnt->pkts, segs);
+	XP_ADD_AS(tc_bytes, cnt->bytes, segs > 1 ? payload + (__u64)segs * hdr : len);
 	if (is_v6)
-		cnt->ipv6_pkts += segs;
+		XP_ADD_AS(tc_ipv6_pkts, cnt->ipv6_pkts, segs);
 	else
-		cnt->ipv4_pkts += segs;
+		XP_ADD_AS(tc_ipv4_pkts, cnt->ipv4_pkts, segs);
 
 	if (proto_bit == XP_PROTO_UDP) {
-		cnt->udp_pkts += segs;
+		XP_ADD_AS(tc_udp_pkts, cnt->udp_pkts, segs);
 	} else {
 		if (flags & XP_TCPF_SYN) {
 			if (flags & XP_TCPF_ACK)
-				cnt->tcp_synack++;
+				XP_INC_AS(tc_tcp_synack, cnt, tcp_synack);
 			else
-				cnt->tcp_syn++;
+				XP_INC_AS(tc_tcp_syn, cnt, tcp_syn);
 		}
 		if (flags & XP_TCPF_FIN)
-			cnt->tcp_fin++;
+			XP_INC_AS(tc_tcp_fin, cnt, tcp_fin);
 		if (flags & XP_TCPF_RST)
-			cnt->tcp_rst++;
+			XP_INC_AS(tc_tcp_rst, cnt, tcp_rst);
 		if ((flags & (XP_TCPF_ACK | XP_TCPF_SYN | XP_TCPF_FIN | XP_TCPF_RST)) ==
 		    XP_TCPF_ACK && payload == 0)
-			cnt->tcp_ack_only += segs;
+			XP_ADD_AS(tc_tcp_ack_only, cnt->tcp_ack_only, segs);
 	}
 	if (payload) {
-		cnt->data_pkts += segs;
-		cnt->data_bytes += payload;
+		XP_ADD_AS(tc_data_pkts, cnt->data_pkts, segs);
+		XP_ADD_AS(tc_data_bytes, cnt->data_bytes, payload);
 	}
 	return XP_TC_DONE;
 }

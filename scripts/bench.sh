@@ -27,6 +27,7 @@ while getopts "t:" o; do
 	*) echo "usage: $0 [-t SECS] [xsk|live|socket|xconn|trafgen|stamp|all]" >&2; exit 2 ;;
 	esac
 done
+ARGS=("$@")
 shift $((OPTIND - 1))
 WHAT=${1:-all}
 
@@ -46,11 +47,35 @@ trap cleanup EXIT INT TERM
 [[ -x $BIN ]] || { echo "bench: build first (make)" >&2; exit 1; }
 
 ROUNDS=${BENCH_ROUNDS:-3}
+case $WHAT in
+xsk | socket | live | xconn | trafgen | stamp | all) ;;
+*) echo "bench: unknown benchmark '$WHAT' (xsk, live, socket, xconn, trafgen, stamp or all)" >&2; exit 2 ;;
+esac
 
 for f in scripts/bench/lib.sh scripts/bench/{trafgen,xsk,live,socket,xconn,stamp}.sh; do
 	# shellcheck source=/dev/null
 	. "$f"
 done
+
+# The run as it can be pasted (README: one run's output, as printed): what
+# ran, when, on what; then every section; then every target it checked.
+: >"$TMP/targets.txt"
+T0=$SECONDS
+echo "\$ scripts/bench.sh ${ARGS[*]}"
+echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "machine: $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)," \
+	"kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; xdpperf $("$BIN" --version 2>/dev/null | head -1 | awk '{print $NF}')"
+echo "settings: $T s per run, BENCH_ROUNDS=$ROUNDS"
+echo
+footer() {
+	local met notmet
+	met=$(grep -c ': met$' "$TMP/targets.txt" || true)
+	notmet=$(grep -c ': NOT met$' "$TMP/targets.txt" || true)
+	echo "== Targets: $met met, $notmet not met"
+	cat "$TMP/targets.txt"
+	echo
+	echo "took $(((SECONDS - T0) / 60)) min $(((SECONDS - T0) % 60)) s; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+}
 
 case $WHAT in
 xsk) bench_xsk ;;
@@ -62,3 +87,5 @@ stamp) bench_stamp ;;
 all) bench_trafgen; bench_xsk; bench_live; bench_socket; bench_xconn; bench_stamp ;;
 *) echo "bench: unknown benchmark '$WHAT' (xsk, live, socket, xconn, trafgen, stamp or all)" >&2; exit 2 ;;
 esac
+footer
+

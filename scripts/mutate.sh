@@ -10,12 +10,17 @@
 #   1  AF_XDP engine: tx.pkts + 1      -> build/tests/root_test_xsk_engine
 #   2  live engine:   tx.pkts + 1      -> build/tests/bpf_test_generator
 #   3  socket engine: conn_ok + 1      -> build/tests/test_socket_engine
-# BPF counter mutations (-DXP_MUT_<field>, given through CLANG; see
-# bpf/lib/mutate.h) make one counter of the server's or the client's XDP
-# program (every XP_INC in bpf/server.bpf.c and bpf/client.bpf.c) count one
-# frame too many; the BPF_PROG_RUN tests (build/tests/bpf_test_*) must notice.
-# A MUTATION is 1, 2, 3, a counter's field name (tcp_syn, rst_seen, ...), or
-# "engines" / "bpf" for each group.
+# BPF counter mutations (-DXP_MUT_<name>, given through CLANG; see
+# bpf/lib/mutate.h) make one counter count one frame too many: every
+# XP_INC(p, name), XP_INC_AS(name, ...) and XP_ADD_AS(name, ...) in bpf/:
+# the server's and the client's XDP programs (server.bpf.c, client.bpf.c:
+# their tests are every BPF_PROG_RUN test, build/tests/bpf_test_*), the TC
+# counter (server_tc.bpf.c, tc_*: build/tests/root_test_server_tc), the
+# measurement accounting (server_meas.h, stream_*, ibin_*, meas_*, which
+# the server's and the round-trip programs share) and the round-trip
+# program's own counts (rtt.bpf.c, rtt_*): bpf_test_measure and bpf_test_rtt.
+# A MUTATION is 1, 2, 3, a counter's name (tcp_syn, rst_seen, tc_pkts,
+# ibin_late, ...), or "engines" / "bpf" for each group.
 # A copy of the committed tree (git archive HEAD, so the worktree and its
 # build/ are untouched) is built once; each mutation rebuilds only what the
 # flag changes. A mutation is CAUGHT when its tests fail.
@@ -25,10 +30,27 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 declare -A TEST=([1]=root_test_xsk_engine [2]=bpf_test_generator [3]=test_socket_engine)
 declare -A WHAT=([1]="AF_XDP engine tx.pkts + 1" [2]="live engine tx.pkts + 1" [3]="socket engine conn_ok + 1")
-# Every counter XP_INC increments, and in which program.
-mapfile -t BPF_FIELDS < <(grep -ohE 'XP_INC\(cnt, [a-z_0-9]+\)' bpf/server.bpf.c bpf/client.bpf.c |
-	sed -E 's/XP_INC\(cnt, (.*)\)/\1/' | sort -u)
-prog_of() { grep -lE "XP_INC\(cnt, $1\)" bpf/server.bpf.c bpf/client.bpf.c | xargs -n1 basename | sed 's/\.bpf\.c//' | paste -sd+; }
+# Every mutation name in bpf/ (mutate.h itself only defines the macros), and
+# the files that use it.
+BPF_SRC=$(ls bpf/*.c bpf/*.h | grep -v mutate.h)
+# shellcheck disable=SC2086
+# (Lines that end in a backslash are macro bodies, whose name is a parameter;
+# rtt.bpf.c's stat_inc(IDX, name, verdict) is XP_ADD_AS on rtt_stats[IDX].)
+mapfile -t BPF_FIELDS < <(grep -hE 'XP_INC\(|XP_(INC|ADD)_AS\(|stat_inc\(' $BPF_SRC | grep -v '\\$' |
+	grep -oE 'XP_INC\([a-z_>-]+, [a-z_0-9]+\)|XP_(INC|ADD)_AS\([a-z_0-9]+,|stat_inc\([A-Z_]+, [a-z_0-9]+,' |
+	sed -E 's/XP_INC\([^,]+, (.*)\)/\1/; s/XP_(INC|ADD)_AS\(([^,]+),/\2/; s/stat_inc\([^,]+, ([^,]+),/\1/' | sort -u)
+# shellcheck disable=SC2086
+prog_of() {
+	grep -lE "XP_INC\([a-z_>-]+, $1\)|XP_(INC|ADD)_AS\($1,|stat_inc\([A-Z_]+, $1," $BPF_SRC | xargs -n1 basename | paste -sd+
+}
+# The tests that check a counter (a run.sh PATTERN, see above).
+tests_of() {
+	case $1 in
+	tc_*) echo root_test_server_tc ;;
+	stream_* | ibin_* | meas_* | rtt_*) echo 'bpf_test_[mr][et]*' ;;
+	*) echo bpf_ ;;
+	esac
+}
 
 MUTS=()
 for a in "${@:-engines bpf}"; do
@@ -97,7 +119,7 @@ for m in "${MUTS[@]}"; do
 		echo "mutate: build with -DXP_MUT_$m failed: $(tail -n 3 "$BASE.m.log")" >&2
 		exit 1
 	fi
-	verdict "$m" "$(prog_of "$m") counter $m + 1" bpf_ "$BASE"
+	verdict "$m" "$(prog_of "$m") counter $m + 1" "$(tests_of "$m")" "$BASE"
 done
 echo "$caught caught, $missed missed"
 ((missed == 0))

@@ -24,8 +24,10 @@
 # group setup error) adds one failure; one that exits 77 with nothing run
 # (no root, a tool missing) FAILS too: scripts/deps.sh installs every tool
 # and make check runs as root, so a skip there would hide untested code.
-# Only a case that finds a kernel feature missing may SKIP, and every skip
-# is named on the last line. A fuzzer counts as one test: passed if it ran
+# Only a case that finds a kernel feature missing may SKIP: its output (a
+# cmocka case's) or its message (an e2e case's) names it with the word
+# "kernel", and the last line lists every skip with that reason; a skip
+# that names none FAILS. A fuzzer counts as one test: passed if it ran
 # its time without a crash, leak, sanitizer report or broken promise (the
 # input that broke it is kept in build/fuzz/crashes/). An e2e script contributes its RESULT lines (see tests/e2e/lib.sh);
 # a non-zero exit without a FAIL line, or a timeout, adds one failure.
@@ -42,7 +44,7 @@ PATTERN=""
 while (($#)); do
 	case $1 in
 	-v | --verbose) VERBOSE=1 ;;
-	-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option '$1' (usage: tests/run.sh [-v] [PATTERN])" >&2; exit 2 ;;
 	*)
 		[[ -z $PATTERN ]] || { echo "run.sh: only one PATTERN allowed" >&2; exit 2; }
@@ -122,7 +124,7 @@ run_logged() {
 
 # Run one cmocka binary and add its per-case results to the totals.
 run_cmocka() { # PATH [NAME]
-	local bin=$1 name log rc=0 p=0 f=0 s=0 pc=0 fc=0 sc=0 summary=0 listing=0 running="" l n figs=""
+	local bin=$1 name log rc=0 p=0 f=0 s=0 pc=0 fc=0 sc=0 summary=0 listing=0 running="" l n figs="" why="" badskip=0
 	name=${2:-$(basename "$bin")}
 	log=$TMP/$name.log
 	# Line-buffer stdout so cmocka's stdout (per case) and stderr (summaries)
@@ -132,7 +134,7 @@ run_cmocka() { # PATH [NAME]
 	while IFS= read -r l; do
 		case $l in
 		"[==========]"*) listing=0 ;;
-		"[ RUN      ] "*) listing=0 lastmsg="" running=${l#"[ RUN      ] "} ;;
+		"[ RUN      ] "*) listing=0 lastmsg="" why="" running=${l#"[ RUN      ] "} ;;
 		"[  ERROR   ] "* | "[   LINE   ] "*) lastmsg=${l#*] --- } ;;
 		"[       OK ] "*)
 			line PASS "$name: ${l#"[       OK ] "}"
@@ -163,13 +165,28 @@ run_cmocka() { # PATH [NAME]
 			fi
 			;;
 		"[  SKIPPED ] "*)
-			((listing)) || { line SKIP "$name: ${l#"[  SKIPPED ] "}"; SKIPPED_NAMES+=("$name: ${l#"[  SKIPPED ] "}"); sc=$((sc + 1)) running=""; }
+			((listing)) && continue
+			# A skip must say which kernel feature is missing (a line of the
+			# case's output with "kernel" in it); any other skip is a failure.
+			if [[ -n $why ]]; then
+				line SKIP "$name: ${l#"[  SKIPPED ] "}" "$why"
+				SKIPPED_NAMES+=("$name: ${l#"[  SKIPPED ] "} ($why)")
+				sc=$((sc + 1))
+			else
+				FAILED_NAMES+=("$name: ${l#"[  SKIPPED ] "}")
+				line FAIL "$name: ${l#"[  SKIPPED ] "}" "skipped without naming a missing kernel feature"
+				fc=$((fc + 1)) badskip=$((badskip + 1))
+			fi
+			running=""
 			;;
+		*kernel*) [[ -n $running ]] && why=$l ;;
 		esac
 	done <"$log"
 	# The summary lines are authoritative; without any (the binary died
 	# before printing them) fall back to the per-case lines seen so far.
 	((summary)) || p=$pc f=$fc s=$sc
+	# cmocka's summary counted a skip that named no kernel feature as skipped: it failed.
+	((summary && badskip)) && s=$((s - badskip)) f=$((f + badskip))
 	NPASS=$((NPASS + p)) NFAIL=$((NFAIL + f)) NSKIP=$((NSKIP + s))
 
 	if ((rc == 124)); then
@@ -239,7 +256,14 @@ run_e2e() { # PATH
 		case $st in
 		PASS) pass "$cname" ;;
 		FAIL) nfail=$((nfail + 1)); fail "$cname" "$msg" ;;
-		SKIP) skip "$cname" "$msg" ;;
+		SKIP)
+			# Only a missing kernel feature may skip, and the message names it.
+			if [[ $msg == *kernel* ]]; then
+				skip "$cname ($msg)" "$msg"
+			else
+				nfail=$((nfail + 1)); fail "$cname" "skipped without naming a missing kernel feature: $msg"
+			fi
+			;;
 		*) nfail=$((nfail + 1)); fail "$name" "bad result line: $tag $st $rest" ;;
 		esac
 	done <"$res"

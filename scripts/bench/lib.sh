@@ -73,13 +73,19 @@ measure_rx() {
 	rx_sampler_start "$TMP/rx.smp"
 	"$@" || rc=$?
 	rx_sampler_stop
-	if ((rc == 75)); then # a tool's transient refusal (see run_trafgen): once more
-		echo "note: $*: $(grep -m1 -i "failed" "$TMP/tg.txt" 2>/dev/null), run again" >&2
+	# A tool's transient refusal (see run_trafgen: trafgen exits when the
+	# veth answers its TX ring flush with EAGAIN): run again, up to 3 times,
+	# each noted; a 4th refusal stops the bench like any failure. (Once was
+	# not enough: a whole-bench run stopped on two refusals in a row.)
+	local again=0
+	while ((rc == 75 && again < 3)); do
+		again=$((again + 1))
+		echo "note: $*: $(grep -m1 -i "failed" "$TMP/tg.txt" 2>/dev/null), run again ($again of 3)" >&2
 		rc=0
 		rx_sampler_start "$TMP/rx.smp"
 		"$@" || rc=$?
 		rx_sampler_stop
-	fi
+	done
 	((rc == 0)) || { echo "bench: $* failed (status $rc)" >&2; exit 1; }
 	out=$(steady "$TMP/rx.smp" "$target") ||
 		{ echo "bench: $*: the server veth's rx_packets did not rise for 1 s ($(wc -l <"$TMP/rx.smp") samples)" >&2; exit 1; }
@@ -131,11 +137,24 @@ fig_of() { mmm <"$TMP/$1.$2" | awk -v w="$3" '{print (w == "min" ? $1 : w == "me
 mmm_line() { # NAME INDEX: "min / median / max" formatted
 	printf "%s / %s / %s" "$(fmt "$(fig_of "$1" "$2" min)")" "$(fmt "$(fig_of "$1" "$2" med)")" "$(fmt "$(fig_of "$1" "$2" max)")"
 }
-# cmp_line LABEL NAME A B TARGET: the ratio of A's and B's medians, [worst - best pairing]
+# target LABEL VALUE OP GOAL UNIT: is VALUE OP GOAL (OP >= or <=)? Prints
+# "(target OP GOALUNIT: met)" or "... NOT met)" and adds the line to the run's
+# list of targets, which bench.sh prints at the end.
+target() {
+	local v
+	if [[ $3 == ">=" ]]; then v=$(echo "$2 >= $4" | bc -l); else v=$(echo "$2 <= $4" | bc -l); fi
+	if ((v)); then v=met; else v="NOT met"; fi
+	printf "(target %s %s%s: %s)" "$3" "$4" "$5" "$v"
+	printf "%-62s %s%s  (target %s %s%s): %s\n" "$1" "$(printf "%.2f" "$2")" "$5" "$3" "$4" "$5" "$v" >>"$TMP/targets.txt"
+}
+# cmp_line LABEL NAME A B [GOAL]: the ratio of A's and B's medians, [worst -
+# best pairing]; GOAL (e.g. 1.8: the median ratio >= 1.8x) is a target.
 cmp_line() {
+	local med
+	med=$(echo "$(fig_of "$2" "$3" med) / $(fig_of "$2" "$4" med)" | bc -l)
 	printf "%-44s %s  [%s - %s]%s\n" "$1" "$(ratio "$(fig_of "$2" "$3" med)" "$(fig_of "$2" "$4" med)")" \
 		"$(ratio "$(fig_of "$2" "$3" min)" "$(fig_of "$2" "$4" max)")" "$(ratio "$(fig_of "$2" "$3" max)" "$(fig_of "$2" "$4" min)")" \
-		"${5:+  (target $5)}"
+		"${5:+  $(target "${1%:}" "$med" ">=" "$5" x)}"
 }
 
 lab_up() { # direct|routed|firewall

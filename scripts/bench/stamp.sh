@@ -79,7 +79,7 @@ bench_stamp() {
 	done
 	echo "(ratio rows: min/median/max of the rounds' own ratios, each round's sides measured side by side)"
 	echo
-	echo "live, stamps on vs off:  $(printf "%5.2fx" "${ST[3,med]}") median of the rounds [$(printf "%.2fx - %.2fx" "${ST[3,min]}" "${ST[3,max]}")]; medians per side $(ratio "${ST[1,med]}" "${ST[2,med]}")  (target >= 0.9x)"
+	echo "live, stamps on vs off:  $(printf "%5.2fx" "${ST[3,med]}") median of the rounds [$(printf "%.2fx - %.2fx" "${ST[3,min]}" "${ST[3,max]}")]; medians per side $(ratio "${ST[1,med]}" "${ST[2,med]}")  $(target "live, stamps on vs off (median of the rounds)" "${ST[3,med]}" ">=" 0.9 x)"
 	echo "xsk, stamps on vs off:   $(printf "%5.2fx" "${ST[6,med]}") median of the rounds [$(printf "%.2fx - %.2fx" "${ST[6,min]}" "${ST[6,max]}")]; medians per side $(ratio "${ST[4,med]}" "${ST[5,med]}")"
 	echo
 }

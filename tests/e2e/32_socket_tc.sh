@@ -45,8 +45,10 @@ stream_vs_kernel() { # FAMILY SERVER_ADDR HDR
 	# shellcheck disable=SC2086
 	s0=$(nstat_sum server $segs); o0=$(nstat_sum server $octets); q0=$(nstat_sum server TcpInSegs)
 	r0=$(rx_bytes); rt0=$(nstat_sum client TcpRetransSegs)
-	# Mid-test: what is on the server's interface while the stream runs.
-	(sleep 1.5; { xp_exec server ip -o link show xps0; echo "tcx: $(tcx_progs)"; } >"$XP_TMP/mid.txt") &
+	# Mid-test: what is on the server's interface while the stream runs, once
+	# 1 MB of it has crossed xps0 (its rx_bytes: the stream is under way).
+	(xp_wait 10 "1 MB received on xps0" eval '(( $(rx_bytes) > r0 + 1048576 ))'
+	 { xp_exec server ip -o link show xps0; echo "tcx: $(tcx_progs)"; } >"$XP_TMP/mid.txt") &
 	local mid=$!
 	xp_check "client -P 4 -t 3 to $addr" eval 'client -c "$addr" -P 4 -t 3 -J >"$J"'
 	wait "$mid"
@@ -107,7 +109,8 @@ xp_check "frame test, 20 kpps for 5 s, ports 9000:9001, in the background" \
 	eval 'xp_run_bg client bash -c "exec \"\$@\" 2>/dev/null" - "$BIN" -c "$XP_SERVER4" -p 9000:9001 -b 20kpps -t 5 --queues 1 -J
 	      FR=$XP_BG_PID; FRLOG=$XP_BG_LOG'
 xp_check "frame test started" eval 'xp_wait 5 "XDP on xps0" xdp_on_xps0'
-sleep 0.5
+# Its frames arriving (the kernel's XDP drop counter moving), not a fixed wait.
+xp_check "frame test's frames arrive (xdp_drops)" xp_wait 5 "frames dropped by XDP on xps0" eval '(( $(xdp_drops) > d0 + 1000 ))'
 xp_check "socket test -P 2 -t 2 beside it" eval 'client -c "$XP_SERVER4" -P 2 -t 2 -J >"$J"'
 xp_check "frame test done" wait "$FR"
 d1=$(xdp_drops); rt1=$(nstat_sum client TcpRetransSegs)
@@ -144,7 +147,9 @@ xp_pass
 xp_case clsact_fallback_removed
 stop_server
 xp_check "server with XDPPERF_TC_HOOK=1" eval 'xp_run_bg server env XDPPERF_TC_HOOK=1 "$BIN" -s; SRV_PID=$XP_BG_PID; SRV_LOG=$XP_BG_LOG; xp_wait_port server 5301 5'
-(sleep 1; xp_exec server tc filter show dev xps0 ingress >"$XP_TMP/filt.txt") &
+# The filter as it is once the test has put one there.
+(xp_wait 10 "a filter on xps0's ingress" eval '[[ -n $(xp_exec server tc filter show dev xps0 ingress) ]]'
+ xp_exec server tc filter show dev xps0 ingress >"$XP_TMP/filt.txt") &
 mid=$!
 xp_check "socket test -P 2 -t 2" eval 'client -c "$XP_SERVER4" -P 2 -t 2 -J >"$J"'
 wait "$mid"

@@ -44,6 +44,7 @@ xp_check "router counts the SYNs, drops every SYN-ACK" eval 'rules <<-NFT
 xp_check "-x -P 100 --syn-retries 0 for 3 s, the router's count half a second in" eval '
 	n0=$(tests_started)
 	client -c "$XP_SERVER4" --engine xdp -x -P 100 --syn-retries 0 -t 3 -J >"$J" 2>/dev/null &
+	# (sleep: the sampling moment is the subject, between the first 100 SYNs and their 1 s timeout)
 	A=$!; wait_test_started $n0; sleep 0.5; EARLY=$(nft_count 0); wait $A; true'
 xp_check "exactly 100 SYNs out in the first half second (router nft counter)" expect_eq early "$EARLY" 100
 sent=$(conn syn_sent)
@@ -136,6 +137,7 @@ xp_check "router drops 10 % of the SYN-ACKs" eval 'rules <<-NFT
 xp_check "-k -P 50000 for 10 s, conntrack sampled at 9 s" eval '
 	n0=$(tests_started)
 	client -c "$XP_SERVER4" --engine xdp -k -P 50000 -t 10 --bind "$XP_CLIENT4_RANGE" -J >"$J" &
+	# (sleep: the sampling moment is the subject, after the last retransmission at 7 s, before the end at 10 s)
 	A=$!; wait_test_started $n0; sleep 9; HELD_CT=$(ct_state ESTABLISHED); wait $A'
 held=$(jqv .end.hold.open_at_end)
 echo "held $held, conntrack ESTABLISHED $HELD_CT, dropped $(nft_count 0), retransmitted $(conn syn_retransmitted)"
@@ -158,7 +160,10 @@ xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "-k -P 3000 --syn-engine xsk for 2 s, conntrack sampled at 1.5 s" eval '
 	n0=$(tests_started)
 	client -c "$XP_SERVER4" --engine xdp -k -P 3000 --syn-engine xsk -t 2 -J >"$J" &
-	A=$!; wait_test_started $n0; sleep 1.5; XSK_CT=$(ct_state ESTABLISHED); wait $A'
+	# Sampled once 3001 are in the table, or when the client is done (then it says how many were).
+	A=$!; wait_test_started $n0
+	until (( $(ct_state ESTABLISHED) >= 3001 )) || ! kill -0 $A 2>/dev/null; do sleep 0.05; done
+	XSK_CT=$(ct_state ESTABLISHED); wait $A'
 xp_check "SYNs from AF_XDP" eval '[[ $(jqv .start.engine_mode) == copy || $(jqv .start.engine_mode) == zerocopy ]]'
 xp_check "exactly 3000 SYNs, all held" eval 'expect_eq syn_sent "$(conn syn_sent)" 3000 && expect_eq held "$(jqv .end.hold.open_at_end)" 3000'
 xp_check "conntrack ESTABLISHED = 3000 + the control connection" expect_eq ESTABLISHED "$XSK_CT" 3001
@@ -186,6 +191,7 @@ xp_check "router counts pure ACKs to the test ports" eval 'rules <<-NFT
 xp_check "-k -P 2000 --keepalive-interval 1 for 10 s, conntrack sampled at 8 s" eval '
 	n0=$(tests_started)
 	client -c "$XP_SERVER4" --engine xdp -k -P 2000 --keepalive-interval 1 -t 10 -J >"$J" &
+	# (sleep: waits out the 4 s established timeout on purpose: the table at 8 s is the subject)
 	A=$!; wait_test_started $n0; sleep 8; KA_CT=$(ct_state ESTABLISHED); wait $A'
 ka=$(conn keepalives_sent)
 echo "conntrack ESTABLISHED at 8 s: $KA_CT; keepalives $ka; router pure ACKs $(nft_count 0)"
@@ -196,6 +202,7 @@ xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "without keepalives: gone from the table by 8 s" eval '
 	n0=$(tests_started)
 	client -c "$XP_SERVER4" --engine xdp -k -P 2000 -t 10 -J >"$J" &
+	# (sleep: the 4 s timeout waited out on purpose, as above)
 	A=$!; wait_test_started $n0; sleep 8; NOKA_CT=$(ct_state ESTABLISHED); wait $A
 	echo "conntrack ESTABLISHED at 8 s without keepalives: $NOKA_CT"; (( NOKA_CT <= 1 ))'
 xp_check "no keepalive sent" expect_eq keepalives "$(conn keepalives_sent)" 0

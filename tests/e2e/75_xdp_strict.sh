@@ -60,16 +60,24 @@ xp_pass
 
 xp_case hostile_frames_not_answered
 xp_check "capture on the client's interface" eval '
-	xp_run_bg "$NSC" tcpdump -i xpsxc0 -U -w "$PCAP" "tcp portrange 60000-60699"; CAP_PID=$XP_BG_PID; sleep 1'
+	xp_capture_bg "$NSC" tcpdump -i xpsxc0 -U -w "$PCAP" "tcp portrange 60000-60699"; CAP_PID=$XP_BG_PID'
 RST0=$(nstat_abs TcpOutRsts)
 xp_check "client: -k -P 100 for 5 s, answered by the server's XDP" eval '
 	xp_run_bg "$NSC" bash -c "exec \"\$0\" -c 198.18.241.2 --engine xdp -k -P 100 -t 5 -J >\"\$1\"" "$XP_BIN" "$J"
-	CLI_PID=$XP_BG_PID; CLI_LOG=$XP_BG_LOG; sleep 2'
+	CLI_PID=$XP_BG_PID; CLI_LOG=$XP_BG_LOG
+	xp_wait 10 "the server'"'"'s XDP program on xpsxs0" xdp_on'
 xp_check "the test is attached" xdp_on
 xp_check "hostile_frames: $N of each kind" ip netns exec "$NSC" "$HOSTILE" --dev xpsxc0 --dst-mac "$SMAC" \
 	--client 198.18.241.1 --stranger 198.18.241.9 --server 198.18.241.2 --dport 63003 -n $N
 xp_check "client finished" eval '{ wait "$CLI_PID" || { cat "$CLI_LOG"; false; }; } && jq -e .end.sum "$J" >/dev/null'
-xp_check "capture written" eval 'sleep 1; kill -INT "$CAP_PID"; wait "$CAP_PID" 2>/dev/null; test -s "$PCAP"'
+# tcpdump writes a block of the kernel's ring once it is full or its timeout
+# (1 s) passed: stopped before, the last frames are lost. Stopped once the
+# file holds every frame sent (7 kinds of N) and the N SYN-ACKs to the good
+# SYNs, or after 10 s (the checks below then say what is missing).
+cap_holds_all() { (( $(count 'tcp.srcport >= 60000 && tcp.srcport < 60700 && tcp.flags.reset == 0') >= 7 * N &&
+	$(count 'tcp.flags.syn == 1 && tcp.flags.ack == 1 && tcp.dstport >= 60600') >= N )); }
+xp_check "capture written" eval 'xp_wait 10 "every frame in the capture" cap_holds_all
+	kill -INT "$CAP_PID"; wait "$CAP_PID" 2>/dev/null; test -s "$PCAP"'
 RST1=$(nstat_abs TcpOutRsts)
 # What the capture saw leave (the independent count of what was sent).
 for k in 0 1 2 3 4 5 6; do

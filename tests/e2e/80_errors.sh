@@ -112,7 +112,10 @@ xp_check "--json-stream: an error event" eval '
 	out=$(client -c "$XP_SERVER4" --control-port 5399 -t 1 --json-stream 2>/dev/null); echo "$out"
 	[[ $(jq -r .event <<<"$out") == error && $(jq -r .data <<<"$out") == *refused* ]]'
 xp_check "a test that ends early: top-level error in the document" eval '
-	client -c "$XP_SERVER4" -t 4 -b 1kpps --queues 1 -J >"$J" 2>/dev/null & A=$!; sleep 1.5
+	n0=$(tests_started); p0=$(xp_exec server cat /sys/class/net/xps0/statistics/rx_packets)
+	client -c "$XP_SERVER4" -t 4 -b 1kpps --queues 1 -J >"$J" 2>/dev/null & A=$!
+	# Killed once the test runs: started in the server'"'"'s log, 200 of its frames on xps0.
+	wait_test_started $n0 && xp_wait 10 "200 frames on xps0" eval "(( \$(xp_exec server cat /sys/class/net/xps0/statistics/rx_packets) > p0 + 200 ))"
 	kill $SRV_PID; wait $A; rc=$?; wait $SRV_PID 2>/dev/null
 	(( rc == 1 )) && [[ $(jqv .error) == *server* && $(jqv .end.error) == "$(jqv .error)" ]]'
 xp_check "server again" start_server

@@ -187,7 +187,10 @@ xp_check "the event loop's answers timed from the router meanwhile" eval '
 	hostile router ping "$XP_SERVER4" $CP 12 >"$XP_TMP/ping3.out" & PING=$!'
 xp_check "-k -P 20000: listeners (worker processes) started and 20000 held connections closed by the server" eval '
 	client -c "$XP_SERVER4" -P 20000 -k -t 3 -J >"$J" & HOLDC=$!
-	sleep 1.5; echo "soft open-file limit during the test: $(soft_nofile)"; NOF_DURING=$(soft_nofile); wait $HOLDC'
+	# During the test: once the 20000 are held (established sockets in the server namespace).
+	held() { ! kill -0 $HOLDC 2>/dev/null || (( $(xp_exec server ss -Htn state established | wc -l) >= 20000 )); }
+	xp_wait 10 "20000 established on the server" held
+	echo "soft open-file limit during the test: $(soft_nofile)"; NOF_DURING=$(soft_nofile); wait $HOLDC'
 xp_check "20000 held" expect_eq server_open "$(jqv .end.sum.sockets.server_open)" 20000
 xp_check "the limit was raised for the test" eval '(( NOF_DURING > 1024 ))'
 # The largest listen test the defaults allow, started and stopped at once, three times: 256 ports
@@ -213,7 +216,8 @@ xp_pass
 xp_case finding4_lockout_contained
 L=$XP_TMP/lock.out
 xp_check "64 connections from 198.18.1.12, {} every 5 s, for up to 40 s (background)" eval '
-	hostile client --src 198.18.1.12 lockout "$XP_SERVER4" $CP 64 5 40 >"$L" & LOCK=$!; sleep 2'
+	hostile client --src 198.18.1.12 lockout "$XP_SERVER4" $CP 64 5 40 >"$L" & LOCK=$!
+	xp_wait_log "$L" "^accepted " 1 10'
 xp_check "meanwhile a legitimate client (198.18.1.2) completes its test" eval 'client --engine xsk -c "$XP_SERVER4" -t 1 -b 5kpps --queues 1 -J >"$J"'
 xp_check "received == sent" expect_eq received "$(jqv .end.sum.received.packets)" "$(jqv .end.sum.sent.packets)"
 xp_check "the HTTP service answers" svc_answers

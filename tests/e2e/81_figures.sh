@@ -34,7 +34,7 @@ d0=$(xdp_drops); f0=$(stat_of router "$XP_ROUTER_SERVER_DEV" tx_packets)
 # The outside generator starts before the test and runs on after its end.
 xp_check "trafgen at 20 kpps for 4 s, an --engine none test of 2 s in between" eval '
 	xp_run_bg client trafgen -o "$XP_CLIENT_DEV" -i "$XP_TMP/udp.cfg" -b 20000pps -P 1 -n 80000 -Q; TG=$XP_BG_PID; TGLOG=$XP_BG_LOG
-	sleep 0.7
+	xp_wait 10 "1000 trafgen frames forwarded by the router" eval "(( \$(stat_of router \"\$XP_ROUTER_SERVER_DEV\" tx_packets) > f0 + 1000 ))"
 	client -c "$XP_SERVER4" -u --engine none -t 2 -J >"$J"; rc=$?
 	wait $TG; (( rc == 0 ))'
 d1=$(xdp_drops); f1=$(stat_of router "$XP_ROUTER_SERVER_DEV" tx_packets)
@@ -64,8 +64,10 @@ xp_pass
 xp_case server_vanishes_no_made_up_loss
 r0=$(stat_of router "$XP_ROUTER_CLIENT_DEV" rx_packets); d0=$(xdp_drops)
 xp_check "kill -9 the server 2.5 s into a 6 s test" eval '
+	n0=$(tests_started)
 	client -c "$XP_SERVER4" --engine xsk --queues 1 -t 6 -b 20kpps -J >"$J" 2>"$XP_TMP/k.err" & A=$!
-	sleep 2.5; kill -9 $SRV_PID; wait $A; rc=$?; wait $SRV_PID 2>/dev/null; echo "exit $rc: $(cat "$XP_TMP/k.err")"; (( rc == 1 ))'
+	# (sleep: the moment of the kill is the subject: 2 s after the test began in the server'"'"'s log)
+	wait_test_started $n0; sleep 2; kill -9 $SRV_PID; wait $A; rc=$?; wait $SRV_PID 2>/dev/null; echo "exit $rc: $(cat "$XP_TMP/k.err")"; (( rc == 1 ))'
 r1=$(stat_of router "$XP_ROUTER_CLIENT_DEV" rx_packets); d1=$(xdp_drops)
 sent=$(jqv .end.sum.sent.packets); after=$(jqv .end.sent_after_server_lost)
 echo "server lost at $(jqv .end.server_lost_at) s: sent $sent up to then, $after after, lost $(jqv .end.sum.lost_packets);" \

@@ -268,6 +268,52 @@ static void test_only_the_tests_frames(void **state)
 	server_prog_slot_free(e->rp, slot);
 }
 
+/* UDP datagrams (a GSO one as its segments), a SYN-ACK and a RST, each in
+ * its own counter and nowhere else (issue 15: every increment of the
+ * program is checked by some case, see scripts/mutate.sh). */
+static void test_udp_synack_rst(void **state)
+{
+	struct env *e = *state;
+	struct xp_addr c = xa(CLIENT);
+	uint8_t f[4096];
+	char err[256];
+	int slot = server_prog_slot_alloc(e->rp, PORT_LO, PORT_HI, XP_PROTO_TCP | XP_PROTO_UDP,
+					  XP_SLOT_PASS | XP_SLOT_TC, XP_CLOSE_NONE, (int)ifi, &c, NULL, 0, err,
+					  sizeof(err));
+	struct wf u = { .l4 = IPPROTO_UDP, .sport = 40000, .dport = PORT_LO + 2, .payload = 1200 };
+	size_t len;
+
+	if (slot < 0)
+		fail_msg("slot_alloc: %s", err);
+	memcpy(u.dmac, mac, 6);
+	memcpy(u.smac, (uint8_t[6]){ 0x02, 0xc1, 0, 0, 0, 1 }, 6);
+	inet_pton(AF_INET, CLIENT, u.saddr);
+	inet_pton(AF_INET, "198.18.233.1", u.daddr);
+	len = w_build(&u, f, sizeof(f));
+	assert_int_equal(len, 14 + 20 + 8 + 1200);
+	assert_int_equal(run_tc(e, f, len, ifi, 0, 0), TC_UNSPEC);
+	/* A UDP GSO packet of 3 x 400 payload bytes. */
+	assert_int_equal(run_tc(e, f, len, ifi, 3, 400), TC_UNSPEC);
+	len = tcp_frame(f, sizeof(f), CLIENT, PORT_LO, W_SYN | W_ACK, 0, 0);
+	assert_int_equal(run_tc(e, f, len, ifi, 0, 0), TC_UNSPEC);
+	len = tcp_frame(f, sizeof(f), CLIENT, PORT_LO, W_RST, 0, 0);
+	assert_int_equal(run_tc(e, f, len, ifi, 0, 0), TC_UNSPEC);
+
+	struct xp_counters k = counters(e, slot);
+	assert_int_equal(k.udp_pkts, 1 + 3);
+	assert_int_equal(k.pkts, 1 + 3 + 1 + 1);
+	assert_int_equal(k.ipv4_pkts, 6);
+	assert_int_equal(k.tcp_synack, 1);
+	assert_int_equal(k.tcp_syn, 0);
+	assert_int_equal(k.tcp_rst, 1);
+	assert_int_equal(k.tcp_fin, 0);
+	assert_int_equal(k.tcp_ack_only, 0);
+	assert_int_equal(k.data_pkts, 4);
+	assert_int_equal(k.data_bytes, 2400);
+	assert_int_equal(k.bytes, (14 + 20 + 8 + 1200) + (1200 + 3 * (14 + 20 + 8)) + 2 * 54);
+	server_prog_slot_free(e->rp, slot);
+}
+
 /* Programs on ifindex's tcx ingress (BPF_PROG_QUERY). */
 static unsigned tcx_count(void)
 {
@@ -362,6 +408,7 @@ int main(void)
 		T(test_ipv6_gso),
 		T(test_each_slot_counted_by_one_program),
 		T(test_only_the_tests_frames),
+		T(test_udp_synack_rst),
 		T(test_tcx_link_reference_counted),
 		T(test_clsact_fallback_removed),
 #undef T
