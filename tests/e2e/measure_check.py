@@ -18,9 +18,15 @@ Frames are matched by their stamp (stream, sequence number). Checks:
     of the same frames' capture times minus their stamps' send times, between
     the router's ingress and egress captures widened by the tolerance
     (default 0.5 us + 15 %: the clock conversion is good to ~0.2 us, a veth hop
-    costs ~1 us, and the capture itself delays frames under load); p99's upper
-    bound is 50 us wider: the wait for the server's poll after the router's
-    egress tap is in xdpperf's figure and in no capture.
+    costs ~1 us, and the capture itself delays frames under load). The upper
+    bound adds, per frame, the wait the egress tap cannot see: on veth the
+    router forwards a burst (up to a NAPI poll's 64 frames) in one softirq
+    before the server veth's poll runs on the same CPU, so a frame reaches
+    the server's XDP program only after the rest of its burst left the
+    router: its latency at egress plus the egress capture's own span from it
+    to the last frame of its burst (frames less than 20 us apart, at most 64).
+    p99's upper bound is 50 us wider still: on a loaded 2-core host the
+    server's poll can wait for the CPU, which no capture sees.
 Prints the figures; exit 0 when every check holds, 1 otherwise.
 """
 import json
@@ -111,7 +117,9 @@ def main():
 
     # Latency of the frames the server got: the kernel's capture time of each minus its stamp's send time
     # (extended from t0), where the router received it (ingress) and where it sent it on (egress).
-    def lat_of(fr):
+    def lat_of(fr, in_order=False):
+        """Each frame's capture time minus its send time, sorted (in_order: in fr's order; every frame of fr
+        must be one the router forwarded)."""
         res = []
         for ns, s, q, ts32 in fr:
             if (s, q) not in seen_out:
@@ -120,9 +128,21 @@ def main():
             if d >= 1 << 31:
                 d -= 1 << 32
             res.append((ns - offset) - (t0 + d) * 4)
-        return sorted(res)
+        return res if in_order else sorted(res)
 
     lin, lout = lat_of(fin), lat_of(fout)
+
+    # The egress latency of each forwarded frame plus the egress span to the last frame of its burst (see
+    # the docstring): the latest the server's XDP program could have timed it without waiting for the CPU.
+    BURST_GAP_NS, NAPI_WEIGHT = 20_000, 64
+    fo = sorted(fout)
+    ends, start = [0] * len(fo), 0
+    for i in range(1, len(fo) + 1):
+        if i == len(fo) or fo[i][0] - fo[i - 1][0] >= BURST_GAP_NS or i - start >= NAPI_WEIGHT:
+            for j in range(start, i):
+                ends[j] = fo[i - 1][0]
+            start = i
+    lout_burst = sorted(l + (e - f[0]) for l, e, f in zip(lat_of(fo, True), ends, fo)) if fo else []
     xl = end["latency"]
     if not xl:
         fail("no latency figures in the summary: " + str(end.get("latency_withheld")))
@@ -130,16 +150,15 @@ def main():
         # The server's XDP program times a frame after the router saw it come in and (in principle) after it
         # sent it on; allow the stated tolerance on both sides of that window.
         for key, q in (("p50_ns", 0.5), ("p90_ns", 0.9), ("p99_ns", 0.99)):
-            a, b = pct(lin, q), pct(lout, q)
+            a, b, c = pct(lin, q), pct(lout, q), pct(lout_burst, q)
             lo = min(a, b) * (1 - lat_rel) - lat_abs_us * 1e3
-            hi = max(a, b) * (1 + lat_rel) + lat_abs_us * 1e3
+            hi = max(a, b, c) * (1 + lat_rel) + lat_abs_us * 1e3
             if key == "p99_ns":
-                # The tail: after the router's egress tap a frame still waits for the server veth's
-                # poll, which on a loaded 2-core host can be tens of us that no capture sees (one CI
-                # run: p99 36.9 us against 19.0 us at egress). Tight below, 50 us more above.
+                # The tail: the server veth's poll may also wait for the CPU on a loaded 2-core host,
+                # tens of us that no capture sees (one CI run: p99 36.9 us against 19.0 us at egress).
                 hi += 50e3
-            print(f"latency {key[:-3]}: xdpperf {xl[key]:.0f} ns; capture at router ingress {a} ns, egress {b} ns; "
-                  f"allowed {lo:.0f}..{hi:.0f} ns")
+            print(f"latency {key[:-3]}: xdpperf {xl[key]:.0f} ns; capture at router ingress {a} ns, egress {b} ns, "
+                  f"egress to its burst's end {c} ns; allowed {lo:.0f}..{hi:.0f} ns")
             if not lo <= xl[key] <= hi:
                 fail(f"{key}: xdpperf {xl[key]:.0f} ns outside {lo:.0f}..{hi:.0f} ns")
         if xl["timed"] != len(fout):
