@@ -49,6 +49,10 @@ BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf_%,$(BPFT_SRCS))
 # The C tests' runner of tests/lib/netns.sh (namespaces and veths), for tests that make them.
 NETNS_HELPER := $(BUILD)/tests/lib/netns_helper.o
+# tests/lib/*.c: what the BPF and root tests share (netns_helper.c and the
+# others), linked before libxdpperf.a so that what they use of it is pulled in.
+TESTLIB_SRCS := $(wildcard tests/lib/*.c)
+TESTLIB_OBJS := $(patsubst tests/lib/%.c,$(BUILD)/tests/lib/%.o,$(TESTLIB_SRCS))
 # Programs the e2e tests and the benchmarks run (nltest, xdpconn, connloop).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
@@ -112,17 +116,21 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(USER_HDRS) $(BPF_HDRS) $(SKELS) $(wildcard tests/lib/*.h)
+$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(TESTLIB_OBJS) $(USER_HDRS) $(BPF_HDRS) $(SKELS) $(wildcard tests/lib/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB_OBJS) $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(SKELS) $(USER_HDRS) $(wildcard tests/bpf/*.h tests/lib/*.h)
+$(BUILD)/tests/bpf_%: tests/bpf/%.c $(BUILD)/libxdpperf.a $(TESTLIB_OBJS) $(SKELS) $(USER_HDRS) $(wildcard tests/bpf/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(NETNS_HELPER) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB_OBJS) $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
 $(NETNS_HELPER): tests/lib/netns_helper.c tests/lib/netns_helper.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DXP_NETNS_SH='"$(CURDIR)/tests/lib/netns.sh"' -c $< -o $@
+
+$(BUILD)/tests/lib/%.o: tests/lib/%.c $(wildcard tests/lib/*.h) $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)

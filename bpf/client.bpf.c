@@ -54,29 +54,9 @@ struct {
 	__type(value, struct xp_cc_counters);
 } cc_counters SEC(".maps");
 
-/* The window's maps (bpf/window.h): max_entries 1 here, the engine's own
- * maps (bpf_map__reuse_fd) when config.win_size is set. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct xp_win_slot);
-} win_slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_QUEUE);
-	__uint(max_entries, 1);
-	__type(value, __u32);
-} win_free SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct xp_win_ctl);
-} win_ctl SEC(".maps");
+/* The window's maps (win_slots, win_free, win_ctl): max_entries 1 here, the
+ * engine's own maps (bpf_map__reuse_fd) when config.win_size is set. */
+#include "window_maps.h"
 
 /* Window of our ACKs: with window scaling (7, what the client's SYN offers,
  * see FRAME_SYN_WSCALE) 502 << 7 = 64256 bytes, as Linux shows. */

@@ -74,29 +74,10 @@ struct {
 	__type(value, struct xp_gen_state);
 } gen_state SEC(".maps");
 
-/* SYN mode's window (bpf/window.h); created with max_entries 1 and replaced
- * by the engine's maps (bpf_map__reuse_fd) when config.win_size is set. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct xp_win_slot);
-} win_slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_QUEUE);
-	__uint(max_entries, 1);
-	__type(value, __u32);
-} win_free SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct xp_win_ctl);
-} win_ctl SEC(".maps");
+/* SYN mode's window (win_slots, win_free, win_ctl); created with max_entries 1
+ * and replaced by the engine's maps (bpf_map__reuse_fd) when config.win_size
+ * is set. */
+#include "window_maps.h"
 
 /*
  * Packet stores and loads of whole fields. The fields are not aligned

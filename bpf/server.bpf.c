@@ -296,25 +296,6 @@ static __always_inline int xp_reflect_frame(struct xdp_md *ctx, __u32 slot, void
 	return xp_reply_verdict(ctx, config.reply_redirect);
 }
 
-/* 1 if a frame that arrived on ifindex from (family, addr) belongs to the
- * slot: its interface, and its client's address or one of its --bind
- * addresses. */
-static __always_inline int xp_slot_owns(const struct xp_slot_cfg *cfg, __u32 slot, __u32 ifindex,
-					__u32 family, const __u32 addr[4])
-{
-	struct xp_peer_key k = { .slot = slot, .family = family };
-
-	if (cfg->ifindex != ifindex || !cfg->peer_family)
-		return 0;
-	if (cfg->peer_family == family && cfg->peer[0] == addr[0] && cfg->peer[1] == addr[1] &&
-	    cfg->peer[2] == addr[2] && cfg->peer[3] == addr[3])
-		return 1;
-	if (!cfg->npeers)
-		return 0;
-	__builtin_memcpy(k.addr, addr, 16);
-	return bpf_map_lookup_elem(&slot_peers, &k) != NULL;
-}
-
 /* Is (family, addr) one of the addresses of interface ifindex? */
 static __always_inline int xp_is_local(__u32 ifindex, __u32 is_v6, const __u32 *addr)
 {

@@ -48,24 +48,6 @@
  * whose frames are never a test's (as in server.bpf.c). */
 const volatile __u16 ctrl_port = 0;
 
-/* 1 if a frame that arrived on ifindex from (family, addr) belongs to the
- * slot: the rule of xp_slot_owns() in server.bpf.c, on the same maps. */
-static __always_inline int tc_slot_owns(const struct xp_slot_cfg *cfg, __u32 slot, __u32 ifindex,
-					__u32 family, const __u32 addr[4])
-{
-	struct xp_peer_key k = { .slot = slot, .family = family };
-
-	if (cfg->ifindex != ifindex || !cfg->peer_family)
-		return 0;
-	if (cfg->peer_family == family && cfg->peer[0] == addr[0] && cfg->peer[1] == addr[1] &&
-	    cfg->peer[2] == addr[2] && cfg->peer[3] == addr[3])
-		return 1;
-	if (!cfg->npeers)
-		return 0;
-	__builtin_memcpy(k.addr, addr, 16);
-	return bpf_map_lookup_elem(&slot_peers, &k) != NULL;
-}
-
 /* Headers that do not parse: XP_TC_SHORT if the packet has more than its
  * linear part holds (they may be past it: pull and look again), else not a
  * frame of ours. */
@@ -173,7 +155,7 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
 	if (!cfg || !(cfg->flags & XP_SLOT_TC) || !(cfg->protos & proto_bit))
 		return XP_TC_DONE;
-	if (!tc_slot_owns(cfg, slot, skb->ingress_ifindex, src_family, src))
+	if (!xp_slot_owns(cfg, slot, skb->ingress_ifindex, src_family, src))
 		return XP_TC_DONE;
 	cnt = bpf_map_lookup_elem(&counters, &slot);
 	if (!cnt)

@@ -13,8 +13,8 @@
  * UDP, no room) and a slot with ival 0 (nothing accounted).
  *
  * The frames come from tests/lib/wire.h (independent of the program's
- * parser); the stamp's byte layout is written out here from lib/stamp.h's
- * description, not with its pack helper. Needs root.
+ * parser); the stamp's byte layout is written out in tests/lib/stamped.c
+ * from lib/stamp.h's description, not with its pack helper. Needs root.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,6 +43,7 @@
 #include "bpf/server.skel.h"
 #include "loader/server_prog.h"
 #include "report/latency.h"
+#include "tests/lib/stamped.h"
 #include "tests/lib/wire.h"
 
 #define CTRL_PORT 5302
@@ -63,62 +64,22 @@ struct sf {
 	uint64_t ts;        /* ticks; the low 32 bits go in */
 };
 
-static void addr_of(const char *s, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	assert_int_equal(inet_pton(strchr(s, ':') ? AF_INET6 : AF_INET, s, out), 1);
-}
-
-/* The 8 stamp bytes, big-endian: stream, seq (24 bits), ts (32 bits). */
-static void stamp_bytes(const struct sf *f, uint8_t b[8])
-{
-	b[0] = (uint8_t)f->stream;
-	b[1] = (uint8_t)(f->seq >> 16);
-	b[2] = (uint8_t)(f->seq >> 8);
-	b[3] = (uint8_t)f->seq;
-	b[4] = (uint8_t)(f->ts >> 24);
-	b[5] = (uint8_t)(f->ts >> 16);
-	b[6] = (uint8_t)(f->ts >> 8);
-	b[7] = (uint8_t)f->ts;
-}
-
-/* The frame of f into buf: a stamp in the first 8 payload bytes, or (IPv4
- * with 6 or 7 payload bytes) bytes 0-1 in the IPv4 ID and 2-7 in the first
- * 6 payload bytes; checksums recomputed. Its length. */
+/* The frame of f into buf (tests/lib/stamped.h): a stamp in the first 8
+ * payload bytes, or (IPv4 with 6 or 7 payload bytes) bytes 0-1 in the IPv4
+ * ID and 2-7 in the first 6 payload bytes; checksums recomputed. Its length. */
 static size_t frame(const struct sf *f, uint8_t *buf, size_t cap)
 {
 	struct wf w = { .l4 = f->tcp ? IPPROTO_TCP : IPPROTO_UDP, .sport = 40000, .dport = PORT_LO,
 			.flags = W_ACK | W_PSH, .seq = 1, .ack = 1, .payload = f->payload, .v6 = f->v6,
 			.pad_to = 60 };
 	uint8_t st[8];
-	size_t len;
 
 	w.dmac[0] = 2; w.dmac[5] = 2;
 	w.smac[0] = 2; w.smac[5] = 1;
-	addr_of(f->v6 ? CLI6 : CLI4, w.saddr);
-	addr_of(f->v6 ? SRV6 : SRV4, w.daddr);
-	len = w_build(&w, buf, cap);
-	assert_true(len > 0);
-	struct wp p = w_parse(buf, len);
-	assert_true(p.ok);
-	stamp_bytes(f, st);
-	if (f->payload >= 8) {
-		memcpy(buf + p.l4 + p.hlen, st, 8);
-	} else if (!f->v6 && f->payload >= 6) {
-		memcpy(buf + p.l3 + 4, st, 2);
-		memcpy(buf + p.l4 + p.hlen, st + 2, 6);
-		buf[p.l3 + 10] = buf[p.l3 + 11] = 0;
-		w_put16(buf + p.l3 + 10, w_fold(w_sum(buf + p.l3, 20, 0)));
-	}
-	size_t co = p.l4 + (f->tcp ? 16 : 6);
-	buf[co] = buf[co + 1] = 0;
-	uint16_t c = w_fold(w_sum(buf + p.l4, p.l4len, w_pseudo(p.v6, p.saddr, p.daddr, p.proto, (uint32_t)p.l4len)));
-	if (!f->tcp && c == 0)
-		c = 0xffff;
-	w_put16(buf + co, c);
-	p = w_parse(buf, len);
-	assert_true(p.ok && p.ip_csum_ok && p.l4_csum_ok);
-	return len;
+	xt_addr(f->v6 ? CLI6 : CLI4, w.saddr);
+	xt_addr(f->v6 ? SRV6 : SRV4, w.daddr);
+	xt_stamp_bytes(f->stream, f->seq, f->ts, st);
+	return xt_stamped_frame(&w, st, 0, buf, cap);
 }
 
 /* ---- the loader and the program -------------------------------------- */
@@ -129,22 +90,6 @@ struct env {
 	int slot;
 	uint64_t t0, ival;
 };
-
-static uint64_t now_ticks(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t); /* bpf_ktime_get_ns()'s clock */
-	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
-}
-
-static uint64_t tai_ticks(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_TAI, &t); /* bpf_ktime_get_tai_ns()'s clock */
-	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
-}
 
 static int setup(void **state)
 {
@@ -258,7 +203,7 @@ static void test_in_order(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	for (uint32_t k = 0; k < 100; k++)
 		udp(e, 0, k, 0);
 	struct xp_stream_figs f = stream(e, 0);
@@ -281,7 +226,7 @@ static void test_gaps_duplicates_reordering(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	for (uint32_t k = 0; k < 100; k++) {
 		if (k >= 10 && k < 15)
 			continue;
@@ -321,7 +266,7 @@ static void test_window_edges(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	static const uint32_t seqs[] = { 0, 2000, 1000, 1000, 977, 976, 0 };
 	for (size_t k = 0; k < sizeof(seqs) / sizeof(seqs[0]); k++)
 		udp(e, 5, seqs[k], 0);
@@ -346,7 +291,7 @@ static void test_window_reuse(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	static const uint32_t seqs[] = { 1000, 1010, 2030, 2024, 1010, 1008 };
 	for (size_t k = 0; k < sizeof(seqs) / sizeof(seqs[0]); k++)
 		udp(e, 1, seqs[k], 0);
@@ -366,7 +311,7 @@ static void test_seq_wraps(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	for (uint32_t k = 0; k < 5; k++)
 		udp(e, 2, (0xfffffdu + k) & 0xffffffu, 0);
 	udp(e, 2, 0xffffff, 0);
@@ -410,7 +355,7 @@ static void test_interval_attribution(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks(), SEC_TICKS / 10, 0);
+	start(e, xt_now_ticks(), SEC_TICKS / 10, 0);
 	static const uint64_t iv[] = { 2, 0, 3, 1, 0, 2 };
 	for (uint32_t k = 0; k < 6; k++)
 		udp(e, 7, k, iv[k]);
@@ -439,7 +384,7 @@ static void test_late_after_close(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks() - 2 * SEC_TICKS - SEC_TICKS / 2, SEC_TICKS, 0);
+	start(e, xt_now_ticks() - 2 * SEC_TICKS - SEC_TICKS / 2, SEC_TICKS, 0);
 	udp(e, 0, 0, 0);
 	udp(e, 0, 2, 1);
 	assert_int_equal(server_prog_meas_close(e->rp, e->slot, 2), 0);
@@ -453,7 +398,7 @@ static void test_late_after_close(void **state)
 	udp(e, 0, 5, 1);
 	expect_bin(e, 2, 1, 0, 0, 3);
 
-	start(e, now_ticks() - 3 * SEC_TICKS - SEC_TICKS / 2, SEC_TICKS, XP_MEAS_ONEWAY);
+	start(e, xt_now_ticks() - 3 * SEC_TICKS - SEC_TICKS / 2, SEC_TICKS, XP_MEAS_ONEWAY);
 	udp(e, 0, 0, 0);
 	assert_int_equal(server_prog_meas_close(e->rp, e->slot, 2), 0);
 	udp(e, 0, 1, 1);
@@ -477,13 +422,13 @@ static void test_latency_buckets(void **state)
 	const uint64_t off = 250000; /* 1 ms in ticks */
 	uint64_t before, after;
 
-	start(e, now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY);
-	before = now_ticks();
+	start(e, xt_now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY);
+	before = xt_now_ticks();
 	for (uint32_t k = 0; k < 50; k++) {
-		struct sf f = { .payload = 18, .stream = 9, .seq = k, .ts = now_ticks() - off };
+		struct sf f = { .payload = 18, .stream = 9, .seq = k, .ts = xt_now_ticks() - off };
 		assert_int_equal(run(e, &f), XDP_DROP);
 	}
-	after = now_ticks();
+	after = xt_now_ticks();
 	struct xp_lat_hist h = bin(e, 0);
 	assert_int_equal(h.recv, 50);
 	assert_int_equal(h.n, 50);
@@ -514,20 +459,20 @@ static void test_tai_clock(void **state)
 {
 	struct env *e = *state;
 	const uint64_t off = 250000;
-	uint64_t before = tai_ticks();
+	uint64_t before = xt_tai_ticks();
 
 	start(e, before - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY | XP_MEAS_TAI);
 	for (uint32_t k = 0; k < 10; k++) {
-		struct sf f = { .payload = 18, .stream = 0, .seq = k, .ts = tai_ticks() - off };
+		struct sf f = { .payload = 18, .stream = 0, .seq = k, .ts = xt_tai_ticks() - off };
 		assert_int_equal(run(e, &f), XDP_DROP);
 	}
-	uint64_t after = tai_ticks();
+	uint64_t after = xt_tai_ticks();
 	struct xp_lat_hist h = bin(e, 0);
 	assert_int_equal(h.n, 10);
 	assert_true(h.min >= off && h.max <= off + (after - before));
 
-	start(e, tai_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY);
-	struct sf f = { .payload = 18, .stream = 0, .seq = 0, .ts = tai_ticks() - off };
+	start(e, xt_tai_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY);
+	struct sf f = { .payload = 18, .stream = 0, .seq = 0, .ts = xt_tai_ticks() - off };
 	assert_int_equal(run(e, &f), XDP_DROP);
 	h = bin(e, 0);
 	assert_int_equal(h.recv, 1);
@@ -541,11 +486,11 @@ static void test_clock_neg(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY);
-	struct sf f = { .payload = 18, .stream = 0, .seq = 0, .ts = now_ticks() + SEC_TICKS };
+	start(e, xt_now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, XP_MEAS_ONEWAY);
+	struct sf f = { .payload = 18, .stream = 0, .seq = 0, .ts = xt_now_ticks() + SEC_TICKS };
 	assert_int_equal(run(e, &f), XDP_DROP);
 	f.seq = 1;
-	f.ts = now_ticks() - 1000;
+	f.ts = xt_now_ticks() - 1000;
 	assert_int_equal(run(e, &f), XDP_DROP);
 	struct xp_lat_hist h = bin(e, 0);
 	assert_int_equal(h.recv, 2);
@@ -566,9 +511,9 @@ static void test_jitter(void **state)
 	const uint64_t ms = 250000;
 	double j = 0;
 
-	start(e, now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, 0);
+	start(e, xt_now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, 0);
 	for (uint32_t k = 0; k < 100; k++) {
-		struct sf f = { .payload = 18, .stream = 11, .seq = k, .ts = now_ticks() - (k & 1 ? ms : 0) };
+		struct sf f = { .payload = 18, .stream = 11, .seq = k, .ts = xt_now_ticks() - (k & 1 ? ms : 0) };
 		assert_int_equal(run(e, &f), XDP_DROP);
 		if (k)
 			j += (1e6 - j) / 16;
@@ -577,7 +522,7 @@ static void test_jitter(void **state)
 	fprintf(stderr, "figures: jitter %.1f us, expected %.1f us\n", f.jitter_ns / 1e3, j / 1e3);
 	assert_true(f.jitter_ns > j * 0.99 && f.jitter_ns < j * 1.01);
 	/* In order, steady: no jitter beyond the runs' spacing. */
-	start(e, now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, 0);
+	start(e, xt_now_ticks() - SEC_TICKS / 2, SEC_TICKS * 10, 0);
 	for (uint32_t k = 0; k < 20; k++)
 		udp(e, 12, k, 0); /* one send time for all: transit grows by the spacing */
 	f = stream(e, 12);
@@ -595,7 +540,7 @@ static void test_ipv4_tcp_64(void **state)
 	struct env *e = *state;
 	uint8_t buf[256];
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	struct sf f = { .tcp = 1, .payload = 6, .stream = 0xa5, .seq = 0x123456, .ts = e->t0 + 10 };
 	assert_int_equal(frame(&f, buf, sizeof(buf)), 60);
 	assert_int_equal(run(e, &f), XDP_DROP);
@@ -625,7 +570,7 @@ static void test_ipv6_and_udp(void **state)
 {
 	struct env *e = *state;
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	struct sf f = { .v6 = 1, .payload = 8, .stream = 200, .seq = 0, .ts = e->t0 + 10 };
 	assert_int_equal(run(e, &f), XDP_DROP);
 	f.tcp = 1;
@@ -655,7 +600,7 @@ static void test_ival_zero(void **state)
 	struct xp_addr cli;
 	char err[256];
 
-	start(e, now_ticks(), 0, XP_MEAS_ONEWAY);
+	start(e, xt_now_ticks(), 0, XP_MEAS_ONEWAY);
 	e->ival = SEC_TICKS; /* for udp()'s times only */
 	for (uint32_t k = 0; k < 10; k++)
 		udp(e, 0, k, 0);
@@ -670,7 +615,7 @@ static void test_ival_zero(void **state)
 	assert_int_equal(server_prog_read(e->rp, e->slot, &c), 0);
 	assert_int_equal(c.pkts, 10);
 
-	start(e, now_ticks(), SEC_TICKS, 0);
+	start(e, xt_now_ticks(), SEC_TICKS, 0);
 	udp(e, 0, 0, 0);
 	assert_int_equal(mstats(e).stamped, 1);
 	server_prog_slot_free(e->rp, e->slot);

@@ -13,8 +13,8 @@
  *     server and fed to it gives the exact loss / duplicate counts;
  *   - every frame that is not a reflection of the test passes untouched,
  *     byte for byte.
- * Frames come from tests/lib/wire.h, the stamp bytes are written out from
- * lib/stamp.h's description. Needs root.
+ * Frames come from tests/lib/wire.h, the stamp bytes are written out
+ * (tests/lib/stamped.c) from lib/stamp.h's description. Needs root.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,6 +46,7 @@
 #include "loader/server_prog.h"
 #include "loader/rtt_prog.h"
 #include "report/latency.h"
+#include "tests/lib/stamped.h"
 #include "tests/lib/wire.h"
 
 #define CTRL_PORT 5303
@@ -75,66 +76,24 @@ struct sf {
 	const uint8_t *dmac;       /* NULL: the test's */
 };
 
-static void addr_of(const char *s, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	assert_int_equal(inet_pton(strchr(s, ':') ? AF_INET6 : AF_INET, s, out), 1);
-}
-
-static void stamp_bytes(const struct sf *f, uint8_t b[8])
-{
-	b[0] = (uint8_t)f->stream;
-	b[1] = (uint8_t)(f->seq >> 16);
-	b[2] = (uint8_t)(f->seq >> 8);
-	b[3] = (uint8_t)f->seq;
-	b[4] = (uint8_t)(f->ts >> 24);
-	b[5] = (uint8_t)(f->ts >> 16);
-	b[6] = (uint8_t)(f->ts >> 8);
-	b[7] = (uint8_t)f->ts;
-}
-
-/* The frame of f: stamp at the payload (>= 8 bytes) or IPv4 ID + 6 payload
- * bytes (6-7 bytes, IPv4), none below; TTL as asked; checksums redone. */
+/* The frame of f (tests/lib/stamped.h): stamp at the payload (>= 8 bytes)
+ * or IPv4 ID + 6 payload bytes (6-7 bytes, IPv4), none below; TTL as asked;
+ * checksums redone. */
 static size_t frame(const struct sf *f, uint8_t *buf, size_t cap)
 {
 	int back = f->reflected;
 	struct wf w = { .l4 = f->tcp ? IPPROTO_TCP : IPPROTO_UDP, .flags = W_ACK | W_PSH, .seq = 1000, .ack = 7000,
 			.payload = f->payload, .v6 = f->v6, .pad_to = 60 };
 	uint8_t st[8];
-	size_t len;
 
 	w.sport = f->sport ? f->sport : back ? PORT_LO : CPORT;
 	w.dport = f->dport ? f->dport : back ? CPORT : PORT_LO;
 	memcpy(w.dmac, f->dmac ? f->dmac : back ? CMAC : SMAC, 6);
 	memcpy(w.smac, back ? SMAC : CMAC, 6);
-	addr_of(f->saddr ? f->saddr : f->v6 ? (back ? SRV6 : CLI6) : (back ? SRV4 : CLI4), w.saddr);
-	addr_of(f->daddr ? f->daddr : f->v6 ? (back ? CLI6 : SRV6) : (back ? CLI4 : SRV4), w.daddr);
-	len = w_build(&w, buf, cap);
-	assert_true(len > 0);
-	struct wp p = w_parse(buf, len);
-	assert_true(p.ok);
-	stamp_bytes(f, st);
-	if (f->payload >= 8) {
-		memcpy(buf + p.l4 + p.hlen, st, 8);
-	} else if (!f->v6 && f->payload >= 6) {
-		memcpy(buf + p.l3 + 4, st, 2);
-		memcpy(buf + p.l4 + p.hlen, st + 2, 6);
-	}
-	if (f->ttl)
-		buf[p.l3 + (f->v6 ? 7 : 8)] = f->ttl;
-	if (!f->v6) {
-		buf[p.l3 + 10] = buf[p.l3 + 11] = 0;
-		w_put16(buf + p.l3 + 10, w_fold(w_sum(buf + p.l3, 20, 0)));
-	}
-	size_t co = p.l4 + (f->tcp ? 16 : 6);
-	buf[co] = buf[co + 1] = 0;
-	uint16_t c = w_fold(w_sum(buf + p.l4, p.l4len, w_pseudo(p.v6, p.saddr, p.daddr, p.proto, (uint32_t)p.l4len)));
-	if (!f->tcp && c == 0)
-		c = 0xffff;
-	w_put16(buf + co, c);
-	p = w_parse(buf, len);
-	assert_true(p.ok && p.ip_csum_ok && p.l4_csum_ok);
-	return len;
+	xt_addr(f->saddr ? f->saddr : f->v6 ? (back ? SRV6 : CLI6) : (back ? SRV4 : CLI4), w.saddr);
+	xt_addr(f->daddr ? f->daddr : f->v6 ? (back ? CLI6 : SRV6) : (back ? CLI4 : SRV4), w.daddr);
+	xt_stamp_bytes(f->stream, f->seq, f->ts, st);
+	return xt_stamped_frame(&w, st, f->ttl, buf, cap);
 }
 
 /* ---- programs -------------------------------------------------------- */
@@ -146,14 +105,6 @@ struct env {
 	struct rtt_prog *rp;
 	uint64_t t0;
 };
-
-static uint64_t now_ticks(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t); /* bpf_ktime_get_ns()'s clock */
-	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
-}
 
 /* An empty sum of bins (what report/latency.c's xp_lat_init will do). */
 static void lat_empty(struct xp_lat_hist *h)
@@ -196,7 +147,7 @@ static int setup(void **state)
 		return -1;
 	}
 	/* The server's side of a round-trip test: no shared clock. */
-	e->t0 = now_ticks() - SEC_TICKS;
+	e->t0 = xt_now_ticks() - SEC_TICKS;
 	struct xp_slot_meas m = { .t0 = e->t0, .ival = SEC_TICKS, .flags = 0 };
 	if (server_prog_meas_start(e->sp, e->slot, &m))
 		return -1;
@@ -442,16 +393,16 @@ static void test_rtt_known_ts(void **state)
 {
 	struct env *e = *state;
 	uint8_t in[MAXF];
-	uint64_t t0 = now_ticks() - SEC_TICKS / 2;
+	uint64_t t0 = xt_now_ticks() - SEC_TICKS / 2;
 
 	e->rp = rtt_open(0, XP_PROTO_TCP | XP_PROTO_UDP);
 	rtt_start(e->rp, t0);
-	uint64_t ts = now_ticks() - 250000; /* 1 ms ago */
+	uint64_t ts = xt_now_ticks() - 250000; /* 1 ms ago */
 	struct sf f = { .reflected = 1, .payload = 18, .stream = 2, .seq = 0, .ts = ts };
 	size_t len = frame(&f, in, sizeof(in));
-	uint64_t before = now_ticks();
+	uint64_t before = xt_now_ticks();
 	assert_int_equal(run_prog(rtt_fd(e->rp), in, len, NULL, NULL), XDP_DROP);
-	uint64_t after = now_ticks();
+	uint64_t after = xt_now_ticks();
 
 	struct xp_lat_hist h = rtt_bin(e->rp, 0);
 	assert_int_equal(h.recv, 1);
@@ -492,17 +443,17 @@ static void round_trip(struct env *e, int v6, int tcp)
 	static const uint32_t seqs[] = { 0, 1, 2, 3, 5, 6, 6, 7, 8, 9 };
 	uint8_t in[MAXF], out[MAXF];
 	size_t olen;
-	uint64_t first = now_ticks();
+	uint64_t first = xt_now_ticks();
 
 	e->rp = rtt_open(v6, tcp ? XP_PROTO_TCP : XP_PROTO_UDP);
 	rtt_start(e->rp, e->t0);
 	for (size_t k = 0; k < sizeof(seqs) / sizeof(seqs[0]); k++) {
-		struct sf f = { .v6 = v6, .tcp = tcp, .payload = 32, .stream = 1, .seq = seqs[k], .ts = now_ticks() };
+		struct sf f = { .v6 = v6, .tcp = tcp, .payload = 32, .stream = 1, .seq = seqs[k], .ts = xt_now_ticks() };
 		size_t len = frame(&f, in, sizeof(in));
 		assert_int_equal(run_prog(server_fd(e), in, len, out, &olen), XDP_TX);
 		assert_int_equal(run_prog(rtt_fd(e->rp), out, olen, NULL, NULL), XDP_DROP);
 	}
-	uint64_t last = now_ticks();
+	uint64_t last = xt_now_ticks();
 	struct xp_stream_figs sf[4];
 	assert_int_equal(rtt_prog_read_streams(e->rp, sf, 4), 1);
 	assert_int_equal(sf[0].recv, 9);

@@ -44,6 +44,7 @@
 
 #include "bpf/server.h"
 #include "bpf/server.skel.h"
+#include "tests/lib/stamped.h" /* xt_addr */
 #include "tests/lib/wire.h"
 
 #define CTRL_PORT 5301
@@ -71,15 +72,6 @@ static int ncpus;
 
 /* ---- frames --------------------------------------------------------- */
 
-static void addr_of(const char *s, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	if (strchr(s, ':'))
-		assert_int_equal(inet_pton(AF_INET6, s, out), 1);
-	else
-		assert_int_equal(inet_pton(AF_INET, s, out), 1);
-}
-
 /* A client SYN from src to dst (one family), to the slot's first port. */
 static struct wf syn(const char *src, const char *dst)
 {
@@ -89,8 +81,8 @@ static struct wf syn(const char *src, const char *dst)
 	memcpy(f.dmac, SRV_MAC, 6);
 	memcpy(f.smac, CLI_MAC, 6);
 	f.v6 = strchr(src, ':') != NULL;
-	addr_of(src, f.saddr);
-	addr_of(dst, f.daddr);
+	xt_addr(src, f.saddr);
+	xt_addr(dst, f.daddr);
 	return f;
 }
 
@@ -105,7 +97,7 @@ static void key_of(const char *a, uint32_t *family, uint32_t addr[4])
 {
 	uint8_t b[16];
 
-	addr_of(a, b);
+	xt_addr(a, b);
 	*family = strchr(a, ':') ? XP_FAMILY_V6 : XP_FAMILY_V4;
 	memcpy(addr, b, 16);
 }

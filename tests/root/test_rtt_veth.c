@@ -56,6 +56,8 @@
 #include "net/netdev.h"
 #include "report/latency.h"
 #include "tests/lib/netns_helper.h"
+#include "tests/lib/stamped.h"
+#include "tests/lib/veth.h"
 #include "tests/lib/wire.h"
 
 #define DEV     "xprt0"   /* the server's end */
@@ -69,39 +71,6 @@
 
 static unsigned ifi, peer_ifi;
 static uint8_t dev_mac[6], peer_mac[6];
-
-static uint64_t now_ticks(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
-}
-
-/* The kernel's count of frames sent by interface name (/proc/net/dev). */
-static uint64_t tx_packets(const char *name)
-{
-	FILE *f = fopen("/proc/net/dev", "r");
-	char line[512];
-	uint64_t v[16] = { 0 };
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-		char *n = line;
-		if (!c)
-			continue;
-		*c = 0;
-		while (*n == ' ')
-			n++;
-		if (strcmp(n, name))
-			continue;
-		assert_int_equal(sscanf(c + 1, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3],
-					&v[4], &v[5], &v[6], &v[7], &v[8], &v[9]), 10);
-	}
-	fclose(f);
-	return v[9];
-}
 
 /* One of the driver's statistics (ethtool -S) by name, through the
  * SIOCETHTOOL ioctl: veth's per-queue XDP counts. Summed over the names
@@ -164,9 +133,9 @@ static void send_frames(unsigned out_ifi, const uint8_t *smac, const uint8_t *dm
 		if (k == 50 || k == 100 || k == 150)
 			continue;
 		struct wf w = { .l4 = IPPROTO_UDP, .sport = CPORT, .dport = PORT, .payload = 18 };
-		uint64_t ts = now_ticks();
-		uint8_t st[8] = { 0, (uint8_t)(k >> 16), (uint8_t)(k >> 8), (uint8_t)k,
-				  (uint8_t)(ts >> 24), (uint8_t)(ts >> 16), (uint8_t)(ts >> 8), (uint8_t)ts };
+		uint8_t st[8];
+
+		xt_stamp_bytes(0, k, xt_now_ticks(), st);
 
 		memcpy(w.dmac, dmac, 6);
 		memcpy(w.smac, smac, 6);
@@ -196,7 +165,7 @@ static void round_trip(enum xp_xdp_mode mode)
 	int slot = server_prog_slot_alloc(sp, PORT, PORT, XP_PROTO_UDP, XP_SLOT_REFLECT, XP_CLOSE_NONE, (int)ifi, &cli,
 					  NULL, 0, err, sizeof(err));
 	assert_true(slot >= 0);
-	uint64_t t0 = now_ticks() - SEC_TICKS / 2;
+	uint64_t t0 = xt_now_ticks() - SEC_TICKS / 2;
 	struct xp_slot_meas sm = { .t0 = t0, .ival = 10 * SEC_TICKS, .flags = 0 }; /* no shared clock */
 	assert_int_equal(server_prog_meas_start(sp, slot, &sm), 0);
 
@@ -210,11 +179,11 @@ static void round_trip(enum xp_xdp_mode mode)
 	struct xp_slot_meas cm = { .t0 = t0, .ival = 10 * SEC_TICKS, .flags = XP_MEAS_ONEWAY };
 	assert_int_equal(rtt_prog_meas_start(rp, &cm), 0);
 
-	uint64_t tx0 = tx_packets(PEER), xtx0 = ethtool_stat(DEV, "_xdp_tx"), xdrop0 = ethtool_stat(PEER, "_xdp_drops");
-	uint64_t first = now_ticks();
+	uint64_t tx0 = xt_tx_packets(PEER), xtx0 = ethtool_stat(DEV, "_xdp_tx"), xdrop0 = ethtool_stat(PEER, "_xdp_drops");
+	uint64_t first = xt_now_ticks();
 	send_frames(peer_ifi, peer_mac, dev_mac, CLI4, SRV4);
-	uint64_t last = now_ticks();
-	uint64_t sent = tx_packets(PEER) - tx0;
+	uint64_t last = xt_now_ticks();
+	uint64_t sent = xt_tx_packets(PEER) - tx0;
 	uint64_t xdp_tx = ethtool_stat(DEV, "_xdp_tx") - xtx0, xdp_drops = ethtool_stat(PEER, "_xdp_drops") - xdrop0;
 
 	struct xp_meas_stats ms, cs;
@@ -374,7 +343,7 @@ static void test_round_trip_routed(void **state)
 					  NULL, 0, err, sizeof(err));
 	if (slot < 0)
 		fail_msg("slot: %s", err);
-	uint64_t t0 = now_ticks() - SEC_TICKS / 2;
+	uint64_t t0 = xt_now_ticks() - SEC_TICKS / 2;
 	struct xp_slot_meas sm = { .t0 = t0, .ival = 10 * SEC_TICKS, .flags = 0 };
 	assert_int_equal(server_prog_meas_start(sp, slot, &sm), 0);
 
@@ -396,11 +365,11 @@ static void test_round_trip_routed(void **state)
 	uint64_t he0 = proc_stat("/proc/net/snmp", "Ip:", "InHdrErrors");
 	uint64_t ce0 = proc_stat("/proc/net/netstat", "IpExt:", "InCsumErrors");
 	enter(NS_C);
-	uint64_t tx0 = tx_packets("xprtc0"), xd0 = ethtool_stat("xprtc0", "_xdp_drops");
-	uint64_t first = now_ticks();
+	uint64_t tx0 = xt_tx_packets("xprtc0"), xd0 = ethtool_stat("xprtc0", "_xdp_drops");
+	uint64_t first = xt_now_ticks();
 	send_frames(cifi, cmac, rmac, RC4, RS4);
-	uint64_t last = now_ticks();
-	uint64_t sent = tx_packets("xprtc0") - tx0, xdrops = ethtool_stat("xprtc0", "_xdp_drops") - xd0;
+	uint64_t last = xt_now_ticks();
+	uint64_t sent = xt_tx_packets("xprtc0") - tx0, xdrops = ethtool_stat("xprtc0", "_xdp_drops") - xd0;
 	enter(NS_R);
 	uint64_t fw = proc_stat("/proc/net/snmp", "Ip:", "ForwDatagrams") - fw0;
 	uint64_t he = proc_stat("/proc/net/snmp", "Ip:", "InHdrErrors") - he0;
@@ -456,27 +425,19 @@ static void test_round_trip_native(void **state) { (void)state; round_trip(XP_XD
 
 static int group_setup(void **state)
 {
-	struct xp_netdev d;
+	struct xt_veth v;
 
 	(void)state;
 	home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (home_fd < 0)
 		return -1;
-	if (unshare(CLONE_NEWNET)) {
-		fprintf(stderr, "test_rtt_veth: unshare(CLONE_NEWNET): %s\n", strerror(errno));
+	if (xt_veth_private("test_rtt_veth", false, DEV, PEER, &v) || xp_netns("addr", "-", DEV, SRV4 "/24") ||
+	    xp_netns("addr", "-", PEER, CLI4 "/24"))
 		return -1;
-	}
-	if (xp_netns("add", "--no-ipv6", "-") || xp_netns("pair", "-", DEV, "-", PEER) ||
-	    xp_netns("addr", "-", DEV, SRV4 "/24") || xp_netns("addr", "-", PEER, CLI4 "/24"))
-		return -1;
-	ifi = if_nametoindex(DEV);
-	peer_ifi = if_nametoindex(PEER);
-	if (!ifi || !peer_ifi || xp_netdev_by_index((int)ifi, &d))
-		return -1;
-	memcpy(dev_mac, d.mac, 6);
-	if (xp_netdev_by_index((int)peer_ifi, &d))
-		return -1;
-	memcpy(peer_mac, d.mac, 6);
+	ifi = v.ifi;
+	peer_ifi = v.peer_ifi;
+	memcpy(dev_mac, v.mac, 6);
+	memcpy(peer_mac, v.peer_mac, 6);
 	return 0;
 }
 

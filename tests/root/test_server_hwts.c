@@ -48,6 +48,8 @@
 #include "net/netdev.h"
 #include "report/latency.h"
 #include "tests/lib/netns_helper.h"
+#include "tests/lib/stamped.h"
+#include "tests/lib/veth.h"
 #include "tests/lib/wire.h"
 
 #define DEV     "xpht0"   /* the server's side */
@@ -60,41 +62,6 @@
 static unsigned ifi, peer_ifi;
 static uint8_t dev_mac[6], peer_mac[6];
 
-static uint64_t now_ticks(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 2;
-}
-
-/* What the kernel counted as sent by interface name (/proc/net/dev of
- * this namespace): the independent count of the frames put on the wire. */
-static uint64_t tx_packets(const char *name)
-{
-	FILE *f = fopen("/proc/net/dev", "r");
-	char line[512];
-	uint64_t v[16] = { 0 };
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-		char *n = line;
-		if (!c)
-			continue;
-		*c = 0;
-		while (*n == ' ')
-			n++;
-		if (strcmp(n, name))
-			continue;
-		/* rx: bytes packets errs drop fifo frame compressed multicast, tx: bytes packets ... */
-		assert_int_equal(sscanf(c + 1, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3],
-					&v[4], &v[5], &v[6], &v[7], &v[8], &v[9]), 10);
-	}
-	fclose(f);
-	return v[9];
-}
-
 /* n stamped UDP frames (stream 0, seq 0..n-1, sent now) out of PEER. */
 static void send_frames(unsigned n)
 {
@@ -106,9 +73,9 @@ static void send_frames(unsigned n)
 	memcpy(to.sll_addr, dev_mac, 6);
 	for (unsigned k = 0; k < n; k++) {
 		struct wf w = { .l4 = IPPROTO_UDP, .sport = 40000, .dport = PORT, .payload = 18 };
-		uint64_t ts = now_ticks();
-		uint8_t st[8] = { 0, (uint8_t)(k >> 16), (uint8_t)(k >> 8), (uint8_t)k,
-				  (uint8_t)(ts >> 24), (uint8_t)(ts >> 16), (uint8_t)(ts >> 8), (uint8_t)ts };
+		uint8_t st[8];
+
+		xt_stamp_bytes(0, k, xt_now_ticks(), st);
 
 		memcpy(w.dmac, dev_mac, 6);
 		memcpy(w.smac, peer_mac, 6);
@@ -165,11 +132,11 @@ static void measure(struct env *e, enum xp_xdp_mode mode, uint32_t flags, unsign
 	e->slot = server_prog_slot_alloc(e->rp, PORT, PORT, XP_PROTO_UDP, 0, XP_CLOSE_NONE, (int)ifi, &cli, NULL, 0,
 					 err, sizeof(err));
 	assert_true(e->slot >= 0);
-	struct xp_slot_meas sm = { .t0 = now_ticks() - SEC_TICKS / 2, .ival = 10 * SEC_TICKS, .flags = flags };
+	struct xp_slot_meas sm = { .t0 = xt_now_ticks() - SEC_TICKS / 2, .ival = 10 * SEC_TICKS, .flags = flags };
 	assert_int_equal(server_prog_meas_start(e->rp, e->slot, &sm), 0);
-	uint64_t tx0 = tx_packets(PEER);
+	uint64_t tx0 = xt_tx_packets(PEER);
 	send_frames(n);
-	assert_int_equal(tx_packets(PEER) - tx0, n); /* the kernel's count of what left the peer */
+	assert_int_equal(xt_tx_packets(PEER) - tx0, n); /* the kernel's count of what left the peer */
 	memset(h, 0, sizeof(*h));
 	h->min = UINT64_MAX;
 	assert_int_equal(server_prog_read_ibin(e->rp, e->slot, 0, h), 0);
@@ -259,24 +226,15 @@ static void test_skb_mode(void **state)
 
 static int group_setup(void **state)
 {
-	struct xp_netdev d;
+	struct xt_veth v;
 
 	(void)state;
-	if (unshare(CLONE_NEWNET)) {
-		fprintf(stderr, "test_server_hwts: unshare(CLONE_NEWNET): %s\n", strerror(errno));
+	if (xt_veth_private("test_server_hwts", false, DEV, PEER, &v) || xp_netns("addr", "-", DEV, SRV4 "/24"))
 		return -1;
-	}
-	if (xp_netns("add", "--no-ipv6", "-") || xp_netns("pair", "-", DEV, "-", PEER) ||
-	    xp_netns("addr", "-", DEV, SRV4 "/24"))
-		return -1;
-	ifi = if_nametoindex(DEV);
-	peer_ifi = if_nametoindex(PEER);
-	if (!ifi || !peer_ifi || xp_netdev_by_index((int)ifi, &d))
-		return -1;
-	memcpy(dev_mac, d.mac, 6);
-	if (xp_netdev_by_index((int)peer_ifi, &d))
-		return -1;
-	memcpy(peer_mac, d.mac, 6);
+	ifi = v.ifi;
+	peer_ifi = v.peer_ifi;
+	memcpy(dev_mac, v.mac, 6);
+	memcpy(peer_mac, v.peer_mac, 6);
 	return 0;
 }
 

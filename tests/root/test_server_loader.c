@@ -45,6 +45,7 @@
 #include "loader/server_prog.h"
 #include "net/netdev.h"
 #include "tests/lib/netns_helper.h"
+#include "tests/lib/veth.h"
 #include "tests/lib/wire.h"
 
 #define DEV     "xpsl0"
@@ -312,22 +313,16 @@ static void test_reused_slot_starts_clean(void **state)
 /* The whole run in a namespace of its own, which goes with the process. */
 static int group_setup(void **state)
 {
-	struct xp_netdev d;
+	struct xt_veth v;
 
 	(void)state;
-	if (unshare(CLONE_NEWNET)) {
-		fprintf(stderr, "test_server_loader: unshare(CLONE_NEWNET): %s\n", strerror(errno));
+	if (xt_veth_private("test_server_loader", true, DEV, PEER, &v) || xp_netns("addr", "-", DEV, "198.18.232.1/24", "2001:2:0:232::1/64"))
 		return -1;
-	}
-	if (xp_netns("add", "-") || xp_netns("pair", "-", DEV, "-", PEER) ||
-	    xp_netns("addr", "-", DEV, "198.18.232.1/24", "2001:2:0:232::1/64"))
-		return -1;
-	ifi = if_nametoindex(DEV);
+	ifi = v.ifi;
 	lo_ifi = if_nametoindex("lo");
-	/* (netlink: /sys/class/net shows the namespace sysfs was mounted in) */
-	if (!ifi || !lo_ifi || xp_netdev_by_index((int)ifi, &d))
+	if (!lo_ifi)
 		return -1;
-	memcpy(mac, d.mac, 6);
+	memcpy(mac, v.mac, 6);
 	return 0;
 }
 
