@@ -395,12 +395,10 @@ static int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errle
 }
 
 /* ---- issue 12 point 4: the connection searches ---- */
+/* Which search follows from the test (validate.c check_search): -x rate, -x --fin teardown, -k capacity. */
 static int opt_search(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	enum xp_cs_mode m;
-	if (xp_cs_mode_parse(arg, &m))
-		return xp_cli_fail(err, errlen, "--search '%s': give rate, capacity or teardown", arg);
-	o->search = m;
+	o->search = XP_CS_RATE;
 	return 0;
 }
 
@@ -451,7 +449,9 @@ static int opt_search_settle(struct xp_opts *o, const char *arg, char *err, size
 #define SRCH   XP_OPT_SEARCH
 #define SEARCH_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_CONN, .engines = XP_E(XP_ENGINE_XDP), \
 	.instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: " \
-					  "--engine xdp" }
+					  "--engine xdp" }, \
+	.instead_kind = "a search runs -x (rate) or -k (capacity) trials"
+
 /* Where an option applies: roles, client test kinds, client engines. */
 #define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
@@ -693,25 +693,30 @@ const struct xp_option xp_options[] = {
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
 
 	/* Issue 12 point 4: the connection searches, one block. */
-	{ "search", 0, "MODE", XP_SEC_SEARCH, 0, opt_search, SEARCH_OPT,
-	  .help = "rate: the highest --cps with no failed connection;\n"
-	          "teardown: the same, closed with FIN; capacity: the\n"
-	          "most connections held at once (-k at --cps, up to\n"
-	          "-P); a line per trial, a table (-J: every trial)", .sample = "rate" },
-	{ "search-trial", 0, "SECS", XP_SEC_SEARCH, SRCH, opt_search_trial, SEARCH_OPT,
+	{ "search", 0, NULL, XP_SEC_SEARCH, XDPC, opt_search, SEARCH_OPT,
+	  .help = "a search instead of one test: with -x the highest\n"
+	          "--cps with no failed connection (with --fin: of FIN\n"
+	          "closes); with -k the most connections held at once\n"
+	          "(opened at --cps, default %u, up to -P, default %u);\n"
+	          "a line per trial, a table (-J: every trial)", .help_nums = { 10000, 100000 } },
+	{ "search-trial", 0, "SECS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_trial, SEARCH_OPT,
 	  .help = "trial length (default %u; capacity trials last until\n"
 	          "-P could be open, then 2 s)", .help_nums = { 10 }, .sample = "3" },
-	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, SRCH, opt_search_floor, SEARCH_OPT,
+	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_floor, SEARCH_OPT,
 	  .help = "the lowest rate, and the rate of the probe before\n"
 	          "each trial that shows the device accepts new\n"
 	          "connections again (default %u)", .help_nums = { 100 }, .sample = "500" },
-	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, SRCH, opt_search_ceiling, SEARCH_OPT,
-	  .help = "rate, teardown: the first trial's rate (default: the\n"
-	          "sender's maximum, measured in a first trial)", .sample = "50000" },
-	{ "search-resolution", 0, "PCT", XP_SEC_SEARCH, SRCH, opt_search_res, SEARCH_OPT,
+	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_ceiling, .roles = XP_IN_CLIENT,
+	  .kinds = XP_K(XP_KIND_CONNECT), .engines = XP_E(XP_ENGINE_XDP),
+	  .instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: "
+					    "--engine xdp" },
+	  .instead_kind = "a capacity search (-k) searches a count up to -P",
+	  .help = "-x: the first trial's rate (default: the sender's\n"
+	          "maximum, measured in a first trial)", .sample = "50000" },
+	{ "search-resolution", 0, "PCT", XP_SEC_SEARCH, XDPC | SRCH, opt_search_res, SEARCH_OPT,
 	  .help = "done when the bounds are this close, in percent\n"
 	          "(default %u)", .help_nums = { 1 }, .sample = "0.5" },
-	{ "search-settle", 0, "SECS", XP_SEC_SEARCH, SRCH, opt_search_settle, SEARCH_OPT,
+	{ "search-settle", 0, "SECS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_settle, SEARCH_OPT,
 	  .help = "without --device-netns: wait this long before each\n"
 	          "probe, for the device to drop the last trial's\n"
 	          "entries (default %u: a reset entry's life in Linux)", .help_nums = { 10 }, .sample = "2" },

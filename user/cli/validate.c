@@ -326,71 +326,52 @@ static int check_rfc2544(struct xp_opts *o, const struct xp_given *g, char *err,
 }
 
 /*
- * The connection searches (issue 12 point 4): their settings need --search;
- * --search sets the test kind (-x, or -k for capacity; --fin for teardown),
- * the engine (xdp) and no retransmission unless --syn-retries says otherwise
- * (a SYN that needed one is a connection the device did not take at that
- * rate). It picks rates and lengths itself.
+ * The connection searches (issue 12 point 4): their settings need --search,
+ * and --search's search follows from the test: -x the connection rate, -x
+ * --fin the teardown rate, -k the capacity. No retransmission unless
+ * --syn-retries says otherwise: a SYN that needed one is a connection the
+ * device did not take at that rate. It picks rates and lengths itself.
+ * (The option table has already refused --search outside -x/-k and the
+ * XDP connection engine.)
  */
 static int check_search(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
 	static const char *const its_own[] = { "time", "interval", "compare", "json-stream", "require-rate",
-					       "max-loss", "rfc2544" };
+					       "max-loss", "rfc2544", "bytes" };
 	char lbl[32];
-	const char *mode = xp_cs_mode_name((enum xp_cs_mode)o->search);
 	if (!o->search) {
 		if (g->last[XP_G_SEARCH])
-			return xp_cli_fail(err, errlen, "--%s is a setting of the connection searches: add --search "
-					   "rate, capacity or teardown", g->last[XP_G_SEARCH]->name);
+			return xp_cli_fail(err, errlen, "--%s is a setting of the connection searches: add --search",
+					   g->last[XP_G_SEARCH]->name);
 		return 0;
 	}
 	if (o->role != XP_ROLE_CLIENT)
-		return 0; /* check_applies names --search as a client option */
+		return 0;
 	for (size_t i = 0; i < sizeof(its_own) / sizeof(its_own[0]); i++) {
 		if (xp_given_has(g, its_own[i]))
-			return xp_cli_fail(err, errlen, "--search picks its trials' rates and lengths itself: drop %s "
-					   "(its settings are --search-trial, --search-floor, --search-ceiling, "
-					   "--search-resolution, --search-settle)",
+			return xp_cli_fail(err, errlen, "--search picks its trials' rates and lengths and counts "
+					   "handshakes and closes: drop %s (its settings are --search-trial, "
+					   "--search-floor, --search-ceiling, --search-resolution, --search-settle)",
 					   xp_option_label(xp_option_find(its_own[i]), lbl, sizeof(lbl)));
 	}
-	if (o->engine_set && o->engine != XP_ENGINE_XDP)
-		return xp_cli_fail(err, errlen, "--search runs the XDP connection engine's trials: drop --engine %s "
-				   "(or give --engine xdp)", xp_engine_name(o->engine));
-	o->engine = XP_ENGINE_XDP;
-	o->engine_set = true;
-	if (o->search == XP_CS_CAPACITY) {
-		if (o->close_each)
-			return xp_cli_fail(err, errlen, "--search capacity holds connections open (-k): drop -x");
+	if (o->keepalive) {
+		o->search = XP_CS_CAPACITY;
 		if (o->fin)
-			return xp_cli_fail(err, errlen, "--search capacity holds connections and resets them at the end: "
-					   "drop --fin (--search teardown measures FIN closes)");
+			return xp_cli_fail(err, errlen, "--search with -k (capacity) resets the held connections at the "
+					   "end: drop --fin (-x --fin --search measures the FIN close's rate)");
 		if (!xp_given_has(g, "parallel"))
-			return xp_cli_fail(err, errlen, "--search capacity opens up to -P N connections at once: give -P "
-					   "(more than the device should hold)");
-		if (xp_given_has(g, "search-ceiling"))
-			return xp_cli_fail(err, errlen, "--search capacity searches a count up to -P: drop "
-					   "--search-ceiling (a rate)");
-		o->keepalive = true;
+			o->parallel = 100000;
 		if (!(o->cps > 0))
 			o->cps = 10000;
 	} else {
-		if (o->keepalive)
-			return xp_cli_fail(err, errlen, "--search %s runs connection-rate trials (-x): drop -k (--search "
-					   "capacity holds connections)", mode);
+		o->search = o->fin ? XP_CS_TEARDOWN : XP_CS_RATE;
 		if (xp_given_has(g, "cps"))
-			return xp_cli_fail(err, errlen, "--search %s picks each trial's --cps: drop it (the range is "
-					   "--search-floor..--search-ceiling)", mode);
-		if (o->search == XP_CS_RATE && o->fin)
-			return xp_cli_fail(err, errlen, "--search rate closes with a reset: drop --fin (or use --search "
-					   "teardown, the FIN close's rate)");
+			return xp_cli_fail(err, errlen, "--search with -x picks each trial's --cps: drop it (the range is "
+					   "--search-floor..--search-ceiling)");
 		if (o->search_ceiling > 0 && o->search_ceiling <= o->search_floor)
 			return xp_cli_fail(err, errlen, "--search-ceiling %.0f is not above --search-floor %.0f",
 					   o->search_ceiling, o->search_floor);
-		o->close_each = true;
-		o->fin = o->search == XP_CS_TEARDOWN;
 	}
-	if (o->data_len)
-		return xp_cli_fail(err, errlen, "--search counts handshakes and closes: drop --bytes");
 	if (!xp_given_has(g, "syn-retries"))
 		o->syn_retries = 0;
 	return 0;
@@ -447,13 +428,13 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 	static rule_fn *const rules[] = {
 		check_role,
 		check_outputs,
-		check_search,
 		check_test_kind,
 		resolve_engine,
 		check_server,
 		check_compare,
 		check_engine_kind,
 		check_applies,
+		check_search,
 		check_xdp_conn,
 		check_rate,
 		check_rfc2544,

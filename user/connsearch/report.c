@@ -137,6 +137,8 @@ static struct json_object *trial_json(unsigned i, const struct xp_cs_rec *rec)
 	U("in_flight_at_end", t->in_flight);
 	U("fin_timeout", t->fin_timeout);
 	U("syn_retransmitted", t->syn_retx);
+	U("fins_sent", t->fins);
+	D("wall_start", t->wall_start);
 	json_object_object_add(o, "table_at_start", t->table_known ? json_object_new_int64((int64_t)t->table_at_start)
 								   : NULL);
 	U("probes", t->probes);

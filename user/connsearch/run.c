@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "client/client.h"
 #include "connsearch/connsearch.h"
@@ -57,6 +58,9 @@ static void run_test(const struct xp_cs_run *r, enum xp_cs_mode mode, const char
 	else if (mode != r->mode) /* a probe of a capacity search: its own small window */
 		o.parallel = 1024;
 
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t->wall_start = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	FILE *null = fopen("/dev/null", "w");
 	if (!null) {
 		t->error = 1;
@@ -86,6 +90,7 @@ static void run_test(const struct xp_cs_run *r, enum xp_cs_mode mode, const char
 	t->in_flight = x->in_flight;
 	t->fin_timeout = x->fin_timeout;
 	t->syn_retx = x->syn_retx;
+	t->fins = x->fins_sent + x->fin_retx;
 	t->offered_cps = t->seconds > 0 ? (double)x->syn_sent / t->seconds : 0;
 	t->short_of_target = cps > 0 && sum.pace.short_of_target;
 	t->held_back_by = t->short_of_target ? sum.pace.held_back_by : NULL;

@@ -44,6 +44,8 @@ struct xp_cs_trial {
 	uint64_t closed;           /* teardown: closes completed (the server's FIN answered) */
 	uint64_t held;             /* capacity: connections open at the end */
 	uint64_t fail_timeout, fail_reset, fail_unreach, in_flight, fin_timeout, syn_retx;
+	uint64_t fins;             /* ACK|FINs the client sent, first and again */
+	double wall_start;         /* CLOCK_REALTIME seconds when the test was started: for captures and samplers */
 	double offered_cps;        /* SYNs sent per second */
 	bool short_of_target;      /* the offered rate fell short of target_cps */
 	const char *held_back_by;  /* then: "sender", "path" or "kernel" */
