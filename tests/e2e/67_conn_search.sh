@@ -8,9 +8,10 @@
 #     the search finds it within 1 %;
 #   - teardown: nft limits FINs to 3000/s; the search finds it within 5 %, and
 #     the router's own count of FINs equals the FINs of every trial and probe.
-# The router's conntrack count is sampled by conntrack(8) in the background
-# and must be near 0 (<= 64 + its count before the search) when each trial
-# starts. The router's CLOSE and TIME_WAIT timeouts are shortened to 1 s (per
+# The router's live conntrack entries are counted by conntrack -L in the
+# background and must be near 0 (<= 64 + the count before the search) when
+# each trial starts (not conntrack -C: it counts expired entries until the
+# kernel's garbage collector removes them). The router's CLOSE and TIME_WAIT timeouts are shortened to 1 s (per
 # namespace, restored at the end) so that the table drains in a second.
 . "$(dirname "$0")/lib.sh"
 
@@ -23,11 +24,11 @@ CT=/proc/sys/net/netfilter
 ct_restore() {
 	[[ -z ${CLOSE0:-} ]] || xp_exec router sh -c "echo $CLOSE0 > $CT/nf_conntrack_tcp_timeout_close; echo $TW0 > $CT/nf_conntrack_tcp_timeout_time_wait" 2>/dev/null || true
 }
-# Sample the router's conntrack count (conntrack -C) every 0.1 s into $SAMPLES: "epoch count".
+# Sample the router's live conntrack entries (conntrack -L) every 0.1 s into $SAMPLES: "epoch count".
 SAMPLES=$(mktemp); xp_on_exit rm -f "$SAMPLES"
 sampler_start() {
 	: >"$SAMPLES"
-	( while :; do echo "$(date +%s.%N) $(xp_exec router conntrack -C 2>/dev/null)"; sleep 0.1; done ) >>"$SAMPLES" &
+	( while :; do echo "$(date +%s.%N) $(xp_exec router conntrack -L 2>/dev/null | wc -l)"; sleep 0.1; done ) >>"$SAMPLES" &
 	SAMPLER=$!; xp_on_exit "kill $SAMPLER 2>/dev/null"
 }
 sampler_stop() { kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null; true; }
@@ -39,7 +40,7 @@ trials_start_drained() {
 		n=$((n + 1))
 		((c <= base + 64)) || { echo "trial starting at $ts: router conntrack count $c (baseline $base)"; bad=1; }
 	done < <(jq -r '.trials[] | select(.kind != "probe") | .wall_start' "$J")
-	echo "$n trials checked against conntrack -C"
+	echo "$n trials checked against conntrack -L"
 	((n > 0 && !bad))
 }
 
@@ -60,7 +61,7 @@ xp_check "router limits new connections to 5000/s" eval 'rules <<-NFT
 		}
 	}
 	NFT'
-BASE=$(xp_exec router conntrack -C)
+BASE=$(xp_exec router conntrack -L 2>/dev/null | wc -l)
 sampler_start
 xp_check "-x --search from 1000 to 10000/s, 3-s trials" eval '
 	client -c "$XP_SERVER4" -x --search --search-floor 1000 --search-ceiling 10000 --search-trial 3 \
@@ -75,7 +76,7 @@ xp_check "SYNs the router saw = first SYNs of every trial and probe (nft counter
 	expect_eq syns "$(nft_count 0)" "$(jq '[.trials[].started] | add' "$J")"
 xp_check "SYNs the router dropped = failed connections of every trial and probe (nft counter)" \
 	expect_eq dropped "$(nft_count 1)" "$(jq '[.trials[].failed] | add' "$J")"
-xp_check "each trial started with the router's table drained (conntrack -C)" trials_start_drained "$BASE"
+xp_check "each trial started with the router's table drained (conntrack -L)" trials_start_drained "$BASE"
 xp_check "a line per trial on stderr" eval '(( $(grep -c "^\[ *[0-9]*\] trial" "$J.err") == $(jq "[.trials[] | select(.kind == \"trial\")] | length" "$J") ))'
 xp_check "rules removed" xp_exec router nft delete table inet xpsearch
 xp_pass
@@ -90,7 +91,7 @@ xp_check "router refuses new connections past 3000 open" eval 'rules <<-NFT
 		}
 	}
 	NFT'
-BASE=$(xp_exec router conntrack -C)
+BASE=$(xp_exec router conntrack -L 2>/dev/null | wc -l)
 sampler_start
 xp_check "-k -P 5000 --search at 10000/s" eval '
 	client -c "$XP_SERVER4" -k -P 5000 --cps 10000 --search --search-trial 2 --device-netns "$(xp_ns router)" \
@@ -105,7 +106,7 @@ xp_check "the first trial was refused past the limit: refused = asked - held (nf
 	(( $(nft_count 0) >= $(jq .failed <<<"$t") ))'
 xp_check "SYNs the router refused = failed connections of every trial (nft counter)" \
 	expect_eq refused "$(nft_count 0)" "$(jq '[.trials[].failed] | add' "$J")"
-xp_check "each trial started with the router's table drained (conntrack -C)" trials_start_drained "$BASE"
+xp_check "each trial started with the router's table drained (conntrack -L)" trials_start_drained "$BASE"
 xp_check "rules removed" xp_exec router nft delete table inet xpsearch
 xp_pass
 
@@ -120,7 +121,7 @@ xp_check "router counts the client's FINs, limits them to 3000/s" eval 'rules <<
 		}
 	}
 	NFT'
-BASE=$(xp_exec router conntrack -C)
+BASE=$(xp_exec router conntrack -L 2>/dev/null | wc -l)
 sampler_start
 xp_check "-x --fin --search from 500 to 6000/s, 3-s trials" eval '
 	client -c "$XP_SERVER4" -x --fin --search --search-floor 500 --search-ceiling 6000 --search-trial 3 \
@@ -133,7 +134,7 @@ xp_check "the router's FINs = the FINs of every trial and probe (nft counter)" \
 	expect_eq fins "$(nft_count 0)" "$(jq '[.trials[].fins_sent] | add' "$J")"
 xp_check "FINs the router dropped = failed closes (nft counter)" \
 	expect_eq dropped "$(nft_count 1)" "$(jq '[.trials[].failed] | add' "$J")"
-xp_check "each trial started with the router's table drained (conntrack -C)" trials_start_drained "$BASE"
+xp_check "each trial started with the router's table drained (conntrack -L)" trials_start_drained "$BASE"
 xp_check "rules removed" xp_exec router nft delete table inet xpsearch
 xp_check "timeouts restored" eval 'ct_restore; [[ $(xp_exec router cat $CT/nf_conntrack_tcp_timeout_close) == "$CLOSE0" ]]'
 xp_pass

@@ -42,6 +42,9 @@ struct xp_cs_run {
 
 int xp_connsearch_run(const struct xp_opts *o);
 
+/* table.c: the live entries of namespace netns's conntrack table (a dump, as conntrack -L). 0 or -errno with err. */
+int xp_cs_table_live(const char *netns, uint64_t *count, char *err, size_t errlen);
+
 /* report.c */
 void xp_cs_line(FILE *f, const struct xp_cs_run *r, const struct xp_cs_rec *rec);
 void xp_cs_report_text(FILE *f, const struct xp_cs_run *r);

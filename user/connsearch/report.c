@@ -67,7 +67,7 @@ void xp_cs_report_text(FILE *f, const struct xp_cs_run *r)
 	fprintf(f, "Connection search: %s, %s -> %s, trials of %g s, resolution %g %%, %u trials in %.0f s\n",
 		xp_cs_mode_name(r->mode), o->host, o->host, o->search_trial_s, o->search_res_pct, r->trials, r->seconds);
 	fprintf(f, "Each trial started from a drained table: %s\n",
-		r->table ? "probes at --search-floor accepted, then the device's conntrack count back within 64 of "
+		r->table ? "probes at --search-floor accepted, then the device's live conntrack entries back within 64 of "
 			   "its count before the search" :
 			   "probes at --search-floor accepted, --search-settle, probes again (the device's table "
 			   "itself is not visible from here: --device-netns reads it)");

@@ -9,7 +9,7 @@
  *      second until no connection fails: the path accepts new connections
  *      again (a full table, or a device still recovering, fails it; this is
  *      what a client can see of a remote device);
- *   2. the table: with --device-netns, its conntrack count read until it is
+ *   2. the table: with --device-netns, its live conntrack entries (table.c) counted until it is
  *      back within XP_CS_DRAIN_SLACK of what it was before the search (the
  *      probes' and the last trial's entries gone); without it, --search-settle
  *      seconds (the time the device keeps closed entries, which a client
@@ -24,7 +24,6 @@
 
 #include "client/client.h"
 #include "connsearch/connsearch.h"
-#include "net/devstate.h"
 #include "util/process.h"
 #include "util/time.h"
 
@@ -109,14 +108,12 @@ static struct xp_cs_rec *record(struct xp_cs_run *r, const struct xp_cs_trial *t
 
 static int table_count(struct xp_cs_run *r, uint64_t *count)
 {
-	struct xp_devstate d;
 	char err[200];
-	if (xp_devstate_read(r->o->device_netns, &d, err, sizeof(err))) {
+	if (xp_cs_table_live(r->o->device_netns, count, err, sizeof(err))) {
 		snprintf(r->errbuf, sizeof(r->errbuf), "--device-netns %s: %s", r->o->device_netns, err);
 		r->error = r->errbuf;
 		return -1;
 	}
-	*count = d.ct_count;
 	return 0;
 }
 
