@@ -90,7 +90,9 @@ static void run_test(const struct xp_cs_run *r, enum xp_cs_mode mode, const char
 	t->fin_timeout = x->fin_timeout;
 	t->syn_retx = x->syn_retx;
 	t->fins = x->fins_sent + x->fin_retx;
-	t->offered_cps = t->seconds > 0 ? (double)x->syn_sent / t->seconds : 0;
+	/* The pacer's own figure over the sending time (the period also covers the wait for the last replies). */
+	t->offered_cps = cps > 0 && sum.pace.reached_pps > 0 ? sum.pace.reached_pps
+			 : secs > 0 ? (double)x->syn_sent / secs : 0;
 	t->short_of_target = cps > 0 && sum.pace.short_of_target;
 	t->held_back_by = t->short_of_target ? sum.pace.held_back_by : NULL;
 }
