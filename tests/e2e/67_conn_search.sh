@@ -11,8 +11,11 @@
 # The router's live conntrack entries are counted by conntrack -L in the
 # background and must be near 0 (<= 64 + the count before the search) when
 # each trial starts (not conntrack -C: it counts expired entries until the
-# kernel's garbage collector removes them). The router's CLOSE and TIME_WAIT timeouts are shortened to 1 s (per
-# namespace, restored at the end) so that the table drains in a second.
+# kernel's garbage collector removes them). The router's timeouts of closing
+# connections (CLOSE, TIME_WAIT, FIN_WAIT, CLOSE_WAIT, LAST_ACK) are 1 s for
+# the test (per namespace, restored at the end) so that the table drains in a
+# second: a connection whose FIN the router dropped would otherwise stay in
+# FIN_WAIT for 120 s, and the search would rightly wait for it.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
@@ -21,8 +24,16 @@ rules() { xp_exec router nft delete table inet xpsearch 2>/dev/null; xp_exec rou
 nft_count() { xp_exec router nft -j list table inet xpsearch | jq "[.nftables[] | .rule? | select(.) | .expr[] | .counter? | select(.) | .packets] | .[$1]"; }
 between() { awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }' || { echo "$1: $2 not in [$3, $4]"; return 1; }; }
 CT=/proc/sys/net/netfilter
+# The router's TCP timeouts of closing connections (per namespace), saved and restored.
+CT_TMO=(close time_wait fin_wait close_wait last_ack)
+declare -A TMO0
+ct_save() { local k; for k in "${CT_TMO[@]}"; do TMO0[$k]=$(xp_exec router cat "$CT/nf_conntrack_tcp_timeout_$k"); done; }
+ct_short() { local k; for k in "${CT_TMO[@]}"; do xp_exec router sh -c "echo 1 > $CT/nf_conntrack_tcp_timeout_$k"; done; }
 ct_restore() {
-	[[ -z ${CLOSE0:-} ]] || xp_exec router sh -c "echo $CLOSE0 > $CT/nf_conntrack_tcp_timeout_close; echo $TW0 > $CT/nf_conntrack_tcp_timeout_time_wait" 2>/dev/null || true
+	local k
+	for k in "${CT_TMO[@]}"; do
+		[[ -z ${TMO0[$k]:-} ]] || xp_exec router sh -c "echo ${TMO0[$k]} > $CT/nf_conntrack_tcp_timeout_$k" 2>/dev/null || true
+	done
 }
 # Sample the router's live conntrack entries (conntrack -L) every 0.1 s into $SAMPLES: "epoch count".
 SAMPLES=$(mktemp); xp_on_exit rm -f "$SAMPLES"
@@ -47,10 +58,7 @@ trials_start_drained() {
 xp_case rate_search_finds_router_limit
 xp_check "lab up with the firewall" xp_lab_up --firewall
 xp_check "server" start_server
-xp_check "router's CLOSE and TIME_WAIT timeouts 1 s" eval '
-	CLOSE0=$(xp_exec router cat $CT/nf_conntrack_tcp_timeout_close); TW0=$(xp_exec router cat $CT/nf_conntrack_tcp_timeout_time_wait)
-	xp_on_exit ct_restore
-	xp_exec router sh -c "echo 1 > $CT/nf_conntrack_tcp_timeout_close; echo 1 > $CT/nf_conntrack_tcp_timeout_time_wait"'
+xp_check "router's timeouts of closing connections 1 s" eval 'ct_save && xp_on_exit ct_restore && ct_short'
 xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "router limits new connections to 5000/s" eval 'rules <<-NFT
 	table inet xpsearch {
@@ -71,7 +79,7 @@ found=$(jq -r .result.rate_cps "$J")
 echo "rate found $found/s; router dropped $(nft_count 1) SYNs over the search; $(jq '[.trials[] | select(.kind != "probe")] | length' "$J") trials"
 xp_check "found within 5 % of the router's 5000/s" between rate "$found" 4750 5250
 xp_check "every trial and probe in -J with its counts" eval '
-	jq -e "[.trials[] | select(.started > 0 and (.failed | type) == \"number\")] | length == (.trials | length)" "$J" >/dev/null'
+	jq -e "(.trials | length) as \$n | \$n > 0 and ([.trials[] | select(.started > 0 and (.failed | type) == \"number\")] | length) == \$n" "$J" >/dev/null'
 xp_check "SYNs the router saw = first SYNs of every trial and probe (nft counter)" \
 	expect_eq syns "$(nft_count 0)" "$(jq '[.trials[].started] | add' "$J")"
 xp_check "SYNs the router dropped = failed connections of every trial and probe (nft counter)" \
@@ -136,5 +144,5 @@ xp_check "FINs the router dropped = failed closes (nft counter)" \
 	expect_eq dropped "$(nft_count 1)" "$(jq '[.trials[].failed] | add' "$J")"
 xp_check "each trial started with the router's table drained (conntrack -L)" trials_start_drained "$BASE"
 xp_check "rules removed" xp_exec router nft delete table inet xpsearch
-xp_check "timeouts restored" eval 'ct_restore; [[ $(xp_exec router cat $CT/nf_conntrack_tcp_timeout_close) == "$CLOSE0" ]]'
+xp_check "timeouts restored" eval 'ct_restore; [[ $(xp_exec router cat $CT/nf_conntrack_tcp_timeout_fin_wait) == "${TMO0[fin_wait]}" ]]'
 xp_pass
