@@ -129,7 +129,10 @@ static int probe_until_clean(struct xp_cs_run *r, unsigned *probes)
 		(*probes)++;
 		struct xp_cs_rec *rec = record(r, &t);
 		if (!rec || t.error) {
-			r->error = rec ? "a probe did not run" : "too many trials";
+			if (rec)
+				snprintf(r->errbuf, sizeof(r->errbuf), "a probe did not run: %s",
+					 *xp_client_last_error() ? xp_client_last_error() : "the test failed");
+			r->error = rec ? r->errbuf : "too many trials";
 			return -1;
 		}
 		if (rec->v == XP_RFC_PASS || rec->v == XP_RFC_SHORT)
