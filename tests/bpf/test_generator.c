@@ -57,6 +57,7 @@
 #include "util/time.h"
 #include "engine/tuples.h"
 #include "tests/lib/netns_helper.h"
+#include "tests/lib/ref_sum.h" /* RFC 1071 written out */
 
 extern const struct xp_engine_ops xp_engine_live;
 
@@ -187,29 +188,6 @@ static uint16_t l4_csum(const struct gen *g, uint8_t *f)
 	if (s->src.family == AF_INET)
 		return csum_l4_v4(&s->src.v4, &s->dst.v4, s->l4_proto, f + g->lay.l4_off, l4len);
 	return csum_l4_v6(&s->src.v6, &s->dst.v6, s->l4_proto, f + g->lay.l4_off, l4len);
-}
-
-/*
- * RFC 1071 written out here, independent of user/net/csum.c and of the
- * program's incremental updates: the big-endian 16-bit words of a, then of
- * b (even lengths but the last), summed with end-around carry, plus extra.
- * Returns the folded sum (not complemented): 0xffff where a checksum over
- * a and b is right.
- */
-static uint16_t ref_sum(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, uint32_t extra)
-{
-	uint64_t sum = extra;
-	size_t k;
-
-	for (k = 0; k + 1 < alen; k += 2)
-		sum += (uint32_t)(a[k] << 8 | a[k + 1]);
-	for (k = 0; k + 1 < blen; k += 2)
-		sum += (uint32_t)(b[k] << 8 | b[k + 1]);
-	if (blen & 1)
-		sum += (uint32_t)b[blen - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
 }
 
 /* A receiver's checks: IPv4 header checksum and L4 checksum both verify,

@@ -18,35 +18,11 @@ NC=xpt10m-c NR=xpt10m-r NS=xpt10m-s
 S4=198.19.10.2 S6=2001:2:0:11::2
 J=$XP_TMP/run.json
 
-lab() {
-	xp_netns_add "$NC" "$NR" "$NS" &&
-		netns_pair "$NC" c0 "$NR" r0 && netns_pair "$NR" r1 "$NS" s0 &&
-		ip netns exec "$NR" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 &&
-		netns_addr "$NC" c0 198.18.10.2/24 2001:2:0:10::2/64 &&
-		netns_addr "$NR" r0 198.18.10.1/24 2001:2:0:10::1/64 &&
-		netns_addr "$NR" r1 198.19.10.1/24 2001:2:0:11::1/64 &&
-		netns_addr "$NS" s0 "$S4/24" "$S6/64" &&
-		ip -n "$NC" route add default via 198.18.10.1 && ip -n "$NC" -6 route add default via 2001:2:0:10::1 &&
-		ip -n "$NS" route add default via 198.19.10.1 && ip -n "$NS" -6 route add default via 2001:2:0:11::1 &&
-		netns_gro "$NR" r0 && # frames the client's XDP transmits into r0 need GRO (or XDP) there
-		ip netns exec "$NC" ping -c 1 -W 2 "$S4" >/dev/null && ip netns exec "$NC" ping -c 1 -W 2 "$S6" >/dev/null
-}
-server() {
-	xp_run_bg "$NS" "$BIN" -s
-	SRV_LOG=$XP_BG_LOG
-	for _ in $(seq 50); do
-		[[ -n $(ip netns exec "$NS" ss -Hltn "sport = :5301") ]] && return 0
-		sleep 0.1
-	done
-	cat "$SRV_LOG"
-	return 1
-}
+lab() { xp_routed_lab --v6 2001:2:0:10 2001:2:0:11 "$NC" "$NR" "$NS" 198.18.10 198.19.10; }
+server() { start_server_in "$NS" || { cat "$SRV_LOG"; return 1; }; }
 client() { ip netns exec "$NC" timeout 60 "$BIN" "$@"; }
 mono_to_real() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_REALTIME) - time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
-nft_drops() {
-	ip netns exec "$NR" nft -j list table inet xpt10m |
-		jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | add // 0'
-}
+nft_drops() { nft_counted "$NR" xpt10m; }
 
 # Two windows of stream 0's sequence numbers, dropped in the router's forward hook.
 drop_rules() {

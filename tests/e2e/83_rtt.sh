@@ -15,33 +15,12 @@ NC=xpt10r-c NR=xpt10r-r NS=xpt10r-s
 S4=198.19.12.2
 J=$XP_TMP/run.json
 
-lab() {
-	xp_netns_add "$NC" "$NR" "$NS" &&
-		netns_pair "$NC" c0 "$NR" r0 && netns_pair "$NR" r1 "$NS" s0 &&
-		ip netns exec "$NR" sysctl -qw net.ipv4.ip_forward=1 &&
-		netns_addr "$NC" c0 198.18.12.2/24 && netns_addr "$NR" r0 198.18.12.1/24 &&
-		netns_addr "$NR" r1 198.19.12.1/24 && netns_addr "$NS" s0 "$S4/24" &&
-		ip -n "$NC" route add default via 198.18.12.1 && ip -n "$NS" route add default via 198.19.12.1 &&
-		# frames XDP transmits into r0 (the client's) and r1 (the server's reflections) need GRO there
-		netns_gro "$NR" r0 r1 &&
-		ip netns exec "$NC" ping -c 1 -W 2 "$S4" >/dev/null
-}
-server() {
-	xp_run_bg "$NS" "$BIN" -s
-	SRV_LOG=$XP_BG_LOG
-	for _ in $(seq 50); do
-		[[ -n $(ip netns exec "$NS" ss -Hltn "sport = :5301") ]] && return 0
-		sleep 0.1
-	done
-	cat "$SRV_LOG"
-	return 1
-}
+# frames XDP transmits into r0 (the client's) and r1 (the server's reflections) need GRO there
+lab() { xp_routed_lab --gro "r0 r1" "$NC" "$NR" "$NS" 198.18.12 198.19.12; }
+server() { start_server_in "$NS" || { cat "$SRV_LOG"; return 1; }; }
 client() { ip netns exec "$NC" timeout 60 "$BIN" "$@"; }
 forwarded() { ip netns exec "$NR" nstat -as IpForwDatagrams | awk '/IpForwDatagrams/ {print $2}'; }
-nft_drops() {
-	ip netns exec "$NR" nft -j list table inet xpt10r |
-		jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | add // 0'
-}
+nft_drops() { nft_counted "$NR" xpt10r; }
 # 400 of stream 0's reflections dropped on their way back (from the server's test ports).
 drop_rule() {
 	ip netns exec "$NR" nft delete table inet xpt10r 2>/dev/null

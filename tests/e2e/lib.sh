@@ -42,6 +42,8 @@
 #                      trap: it would replace lib.sh's).
 #   xp_netns_add [--no-ipv6] NS...  private namespaces for a script that does
 #                      not use the lab: netns_add, and netns_del at exit.
+#   xp_routed_lab [--v6 C6 S6] [--gro IFS] NC NR NS C4 S4  a routed lab of the
+#                      script's own (client -> router -> server; see below)
 #   netns_pair, netns_addr, netns_gro, netns_del: tests/lib/netns.sh, the
 #                      helper shared with the C tests and scripts/lab.sh.
 # At exit: registered cleanups, background pids killed, `lab.sh down` (unless
@@ -203,6 +205,43 @@ xp_netns_add() { # [--no-ipv6] NS...
 	netns_add "$@"
 }
 
+# xp_routed_lab [--v6 CNET6 SNET6] [--gro "IF..."] NC NR NS CNET SNET: a routed
+# lab of the script's own (NC -> NR -> NS, removed at exit), for a script
+# that does not use the shared one:
+#   NC c0 CNET.2/24 -- r0 CNET.1/24 NR r1 SNET.1/24 -- s0 SNET.2/24 NS
+# CNET and SNET are three octets (198.18.10); with --v6 also CNET6::2/64 on
+# c0, CNET6::1 on r0, SNET6::1 on r1 and SNET6::2 on s0 (CNET6: four groups,
+# 2001:2:0:10). The router forwards, the ends route through it, GRO is on on
+# the router's IFs (default r0: frames an XDP program transmits into a veth
+# need GRO or XDP on the receiving end), and a ping from NC to the server's
+# addresses has come back.
+xp_routed_lab() {
+	local c6="" s6="" gro=(r0)
+	while [[ ${1:-} == --* ]]; do
+		case $1 in
+		--v6) c6=$2 s6=$3; shift 3 ;;
+		--gro) read -ra gro <<<"$2"; shift 2 ;;
+		*) echo "xp_routed_lab: unknown option $1" >&2; return 2 ;;
+		esac
+	done
+	local nc=$1 nr=$2 ns=$3 c4=$4 s4=$5
+	local fwd=(net.ipv4.ip_forward=1) ac=("$c4.2/24") ar0=("$c4.1/24") ar1=("$s4.1/24") as=("$s4.2/24")
+	if [[ -n $c6 ]]; then
+		fwd+=(net.ipv6.conf.all.forwarding=1)
+		ac+=("$c6::2/64") ar0+=("$c6::1/64") ar1+=("$s6::1/64") as+=("$s6::2/64")
+	fi
+	xp_netns_add "$nc" "$nr" "$ns" &&
+		netns_pair "$nc" c0 "$nr" r0 && netns_pair "$nr" r1 "$ns" s0 &&
+		ip netns exec "$nr" sysctl -qw "${fwd[@]}" &&
+		netns_addr "$nc" c0 "${ac[@]}" && netns_addr "$nr" r0 "${ar0[@]}" &&
+		netns_addr "$nr" r1 "${ar1[@]}" && netns_addr "$ns" s0 "${as[@]}" &&
+		ip -n "$nc" route add default via "$c4.1" && { [[ -z $c6 ]] || ip -n "$nc" -6 route add default via "$c6::1"; } &&
+		ip -n "$ns" route add default via "$s4.1" && { [[ -z $c6 ]] || ip -n "$ns" -6 route add default via "$s6::1"; } &&
+		netns_gro "$nr" "${gro[@]}" &&
+		ip netns exec "$nc" ping -c 1 -W 2 "$s4.2" >/dev/null &&
+		{ [[ -z $c6 ]] || ip netns exec "$nc" ping -c 1 -W 2 "$s6::2" >/dev/null; }
+}
+
 xp__kill_bg() {
 	local p live
 	((${#XP_BG_PIDS[@]})) || return 0
@@ -265,11 +304,20 @@ expect_near() {
 
 # xdpperf helpers shared by the test scripts.
 # start_server [ARGS]: `xdpperf -s ARGS` in the server namespace; SRV_PID, SRV_LOG; waits for port 5301.
-start_server() {
-	xp_run_bg server "$XP_BIN" -s "$@"
+start_server() { start_server_in server "$@"; }
+# start_server_in NS [ARGS]: the same in namespace NS (a script's own lab, xp_routed_lab).
+start_server_in() {
+	local ns=$1
+	shift
+	xp_run_bg "$ns" "$XP_BIN" -s "$@"
 	SRV_PID=$XP_BG_PID
 	SRV_LOG=$XP_BG_LOG
-	xp_wait_port server 5301 5
+	xp_wait_port "$ns" 5301 5
+}
+# nft_counted NS TABLE: the packets of every counter in nft table inet TABLE of NS, summed.
+nft_counted() {
+	ip netns exec "$1" nft -j list table inet "$2" |
+		jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | add // 0'
 }
 # tests_started: how many tests the server has begun ("[peer] KIND test (" in SRV_LOG)
 tests_started() { local n; n=$(grep -cE '^\[[^]]*\] (stream|connect|hold) test \(' "$SRV_LOG" 2>/dev/null); echo "${n:-0}"; }

@@ -74,3 +74,20 @@ size_t xt_stamped_frame(const struct wf *w, const uint8_t st[8], uint8_t ttl, ui
 	assert_true(p.ok && p.ip_csum_ok && p.l4_csum_ok);
 	return len;
 }
+
+size_t xt_udp4_stamped(const struct xt_udp4_path *path, uint32_t seq, uint8_t *buf, size_t cap)
+{
+	struct wf w = { .l4 = IPPROTO_UDP, .sport = path->sport, .dport = path->dport, .payload = 18 };
+	uint8_t st[8];
+
+	xt_stamp_bytes(0, seq, xt_now_ticks(), st);
+	memcpy(w.dmac, path->dmac, 6);
+	memcpy(w.smac, path->smac, 6);
+	inet_pton(AF_INET, path->cli, w.saddr);
+	inet_pton(AF_INET, path->srv, w.daddr);
+	size_t len = w_build(&w, buf, cap);
+	struct wp p = w_parse(buf, len);
+	memcpy(buf + p.l4 + 8, st, 8);
+	buf[p.l4 + 6] = buf[p.l4 + 7] = 0; /* UDP checksum 0: none (IPv4) */
+	return len;
+}

@@ -39,4 +39,18 @@ void xt_stamp_bytes(uint32_t stream, uint32_t seq, uint64_t ts, uint8_t b[8]);
  * options, VLAN tags or IPv6 extension headers (what the stamp tests send). */
 size_t xt_stamped_frame(const struct wf *w, const uint8_t st[8], uint8_t ttl, uint8_t *buf, size_t cap);
 
+/* Where the root tests' stamped UDP/IPv4 frames go: MACs, addresses
+ * (dotted quads), ports. */
+struct xt_udp4_path {
+	const uint8_t *smac, *dmac;
+	const char *cli, *srv;
+	uint16_t sport, dport;
+};
+
+/* A UDP/IPv4 frame cli:sport -> srv:dport with 18 payload bytes, the stamp
+ * (stream 0, seq, sent now) in its first 8 and no UDP checksum (0: none, as
+ * IPv4 allows), as the root tests put them on a veth with AF_PACKET. Its
+ * length. */
+size_t xt_udp4_stamped(const struct xt_udp4_path *path, uint32_t seq, uint8_t *buf, size_t cap);
+
 #endif

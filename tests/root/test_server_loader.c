@@ -316,7 +316,8 @@ static int group_setup(void **state)
 	struct xt_veth v;
 
 	(void)state;
-	if (xt_veth_private("test_server_loader", true, DEV, PEER, &v) || xp_netns("addr", "-", DEV, "198.18.232.1/24", "2001:2:0:232::1/64"))
+	if (xt_veth_private("test_server_loader", true, DEV, PEER, &v) ||
+	    xp_netns("addr", "-", DEV, "198.18.232.1/24", "2001:2:0:232::1/64"))
 		return -1;
 	ifi = v.ifi;
 	lo_ifi = if_nametoindex("lo");

@@ -225,27 +225,9 @@ static uint64_t dev_rx_packets(void)
 }
 
 /* RFC 1071 sum written out here, independent of user/net/csum.c under test:
- * over the pseudo-header words and the segment, folded; 0 when the checksum
- * in the segment is right. */
-static uint16_t ref_sum(const uint8_t *src, const uint8_t *dst, size_t alen, const uint8_t *seg, size_t len)
-{
-	uint64_t sum = 0;
-	size_t k;
-
-	for (k = 0; k < alen; k += 2)
-		sum += (uint32_t)(src[k] << 8 | src[k + 1]) + (uint32_t)(dst[k] << 8 | dst[k + 1]);
-	sum += IPPROTO_TCP + len;
-	for (k = 0; k + 1 < len; k += 2)
-		sum += (uint32_t)(seg[k] << 8 | seg[k + 1]);
-	if (len & 1)
-		sum += (uint32_t)seg[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* The same sum for any protocol, and for an IPv4 header (alen 0, proto 0,
- * len 0 over seg = the header). */
+ * over the pseudo-header words (with pseudo: proto and len too) and the
+ * segment, folded; 0 when the checksum in the segment is right. For an IPv4
+ * header: alen 0, proto 0, no pseudo, seg = the header. */
 static uint16_t ref_sum_proto(const uint8_t *src, const uint8_t *dst, size_t alen, uint8_t proto, const uint8_t *seg,
 			      size_t len, bool pseudo)
 {
@@ -263,6 +245,12 @@ static uint16_t ref_sum_proto(const uint8_t *src, const uint8_t *dst, size_t ale
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
+}
+
+/* The same for a TCP segment. */
+static uint16_t ref_sum(const uint8_t *src, const uint8_t *dst, size_t alen, const uint8_t *seg, size_t len)
+{
+	return ref_sum_proto(src, dst, alen, IPPROTO_TCP, seg, len, true);
 }
 
 static void capture_open(void)

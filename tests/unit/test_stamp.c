@@ -19,6 +19,7 @@
 #include "engine/send_bins.h"
 #include "net/frame.h"
 #include "net/frame_stamp.h"
+#include "tests/lib/ref_sum.h" /* RFC 1071 written out */
 
 /* xorshift64: a fixed pseudo-random walk, the same every run. */
 static uint64_t rnd(uint64_t *x)
@@ -101,23 +102,6 @@ static void test_ts_extend(void **state)
 		assert_true(xp_stamp_ts_extend(t0, (uint32_t)t) == t);
 		t0 += r % 100000000; /* the reference moves on */
 	}
-}
-
-/* RFC 1071 written out: the folded sum of big-endian words of a, then b,
- * plus extra; 0xffff where a checksum over them is right. */
-static uint16_t ref_sum(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, uint32_t extra)
-{
-	uint64_t sum = extra;
-
-	for (size_t k = 0; k + 1 < alen; k += 2)
-		sum += (uint32_t)(a[k] << 8 | a[k + 1]);
-	for (size_t k = 0; k + 1 < blen; k += 2)
-		sum += (uint32_t)(b[k] << 8 | b[k + 1]);
-	if (blen & 1)
-		sum += (uint32_t)b[blen - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
 }
 
 static struct frame_spec spec(int family, uint8_t proto, size_t size)

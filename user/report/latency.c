@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bpf/lib/stamp.h"
+#include "report/json_add.h"
 
 void xp_lat_init(struct xp_lat_hist *h)
 {
@@ -84,16 +85,6 @@ double xp_lat_quantile_ns(const struct xp_lat_hist *h, double q)
 double xp_lat_mean_ns(const struct xp_lat_hist *h)
 {
 	return h->n ? (double)h->sum * XP_STAMP_TICK_NS / (double)h->n : NAN;
-}
-
-static void add_u(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
-}
-
-static void add_d(struct json_object *o, const char *k, double v)
-{
-	json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
 }
 
 /* The percentiles every report gives, with their JSON names. */

@@ -1,5 +1,6 @@
 #include "report/report.h"
 #include "report/diagnosis.h"
+#include "report/json_add.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -24,22 +25,6 @@ void xp_report_free(struct xp_report *r)
 	json_object_put(r->intervals); /* NULL once the document owns it */
 	json_object_put(r->doc);
 	r->doc = r->intervals = NULL;
-}
-
-static void add_d(struct json_object *o, const char *k, double v)
-{
-	/* JSON has no NaN/inf; report them as null. */
-	json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
-}
-
-static void add_u(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
-}
-
-static void add_s(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
 }
 
 struct json_object *xp_report_info_json(const struct xp_report_info *i)
