@@ -77,6 +77,50 @@ static __always_inline void gstat_inc(__u32 idx)
 		*v += 1;
 }
 
+/*
+ * Keepalives of held connections: a pure ACK with seq = the client's ISN
+ * (one below the handshake's ACK) and ack = our cookie + 1. Its cookie is as
+ * old as the connection, far past the 8 steps (0.5 s) its 3 time bits name,
+ * so the step is searched: the latest step with those bits, then 8 steps
+ * earlier each round, XP_KA_ROUNDS rounds (512 x 8 x 67.1 ms = 274 s). One
+ * MAC per round, in a bpf_loop so the verifier sees the body once; only pure
+ * ACKs no other check took get here.
+ */
+#define XP_KA_ROUNDS 512u
+
+struct xp_ka_walk {
+	__u64 k0, k1;
+	struct xp_cookie_flow f;
+	__u32 cseq, cookie, t0;
+	int found;
+};
+
+static long xp_ka_step(__u64 i, void *arg)
+{
+	struct xp_ka_walk *w = arg;
+	__u32 t = w->t0 - (__u32)i * (XP_COOKIE_T_MASK + 1);
+
+	if (xp_cookie_mac(w->k0, w->k1, &w->f, w->cseq, t, w->cookie & XP_COOKIE_MSS_MASK) ==
+	    w->cookie >> XP_COOKIE_MAC_SHIFT) {
+		w->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline int xp_is_keepalive(__u64 k0, __u64 k1, const struct xp_cookie_flow *f,
+					   const struct xp_tcp_seg *sg, __u32 now_t)
+{
+	struct xp_ka_walk w = { .k0 = k0, .k1 = k1, .f = *f, .cseq = sg->seq, .cookie = sg->ack - 1 };
+	__u32 lo = (w.cookie >> XP_COOKIE_MSS_BITS) & XP_COOKIE_T_MASK;
+
+	if (sg->payload)
+		return 0;
+	w.t0 = now_t - ((now_t - lo) & XP_COOKIE_T_MASK);
+	bpf_loop(XP_KA_ROUNDS, xp_ka_step, &w, 0);
+	return w.found;
+}
+
 static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
 					      struct xp_cookie_flow *f)
 {
@@ -107,6 +151,8 @@ static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
  *                                  (XP_CLOSE_NONE)
  *   ACK of our FIN (ack - 2 and seq - 2 a valid cookie; seq - 2 - len after
  *   a close with len data bytes, see slot_data_len) -> other
+ *   keepalive (pure ACK, seq = the client's ISN, ack = cookie + 1, the
+ *   cookie up to 274 s old, xp_is_keepalive) -> keepalives, other
  *   other pure ACK              -> cookie_invalid, other
  *
  * Every segment it does not answer is counted in noreply_other (and a
@@ -114,8 +160,8 @@ static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
  *
  * Limits of being stateless: a FIN without data is answered without
  * validation (a FIN after the data of a real TCP client carries no
- * recoverable cookie, as the client's ISN is unknown); keepalive probes
- * count as cookie_invalid; a client that sends a pure ACK and then, within
+ * recoverable cookie, as the client's ISN is unknown); keepalives of
+ * connections older than 274 s count as cookie_invalid; a client that sends a pure ACK and then, within
  * the cookie lifetime, data or ACK|FIN starting at the same sequence number
  * is counted established twice.
  */
@@ -203,8 +249,11 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		if (xp_cookie_check(k0, k1, &f, sg->seq - 2, sg->ack - 2, t))
 			goto quiet;
 		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
-		if (!dl || !*dl ||
-		    !xp_cookie_check(k0, k1, &f, sg->seq - 2 - *dl, sg->ack - 2, t))
+		if (dl && *dl && xp_cookie_check(k0, k1, &f, sg->seq - 2 - *dl, sg->ack - 2, t))
+			goto quiet;
+		if (xp_is_keepalive(k0, k1, &f, sg, t))
+			XP_INC(cnt, keepalives);
+		else
 			XP_INC(cnt, cookie_invalid);
 		goto quiet;
 	}

@@ -154,7 +154,12 @@ struct xp_counters {
 	__u64 noreply_room;     /* the frame could not be resized for the reply */
 	__u64 noreply_other;    /* nothing to answer: RST, SYN-ACK, no ACK, forged or stale
 				 * cookie (cookie_invalid), the ACK of our FIN, a valid ACK
-				 * with XP_CLOSE_NONE */
+				 * with XP_CLOSE_NONE, a keepalive */
+	/* Of noreply_other: keepalive probes of held connections (a pure ACK,
+	 * no data, seq one below the handshake's: the client's ISN, ack our
+	 * cookie + 1) whose cookie the server issued up to 274 s ago
+	 * (XP_KA_ROUNDS in server.bpf.c); older ones count as cookie_invalid. */
+	__u64 keepalives;
 };
 
 /*

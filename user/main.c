@@ -6,6 +6,7 @@
 #include "cli/opts.h"
 #include "client/client.h"
 #include "rfc2544/rfc2544.h"
+#include "connsearch/connsearch.h"
 #include "probe/probe.h"
 #include "server/server.h"
 
@@ -52,5 +53,7 @@ int main(int argc, char **argv)
 		return xp_probe_run(&o);
 	if (o.role == XP_ROLE_CLIENT && o.rfc2544)
 		return xp_rfc2544_run(&o);
+	if (o.role == XP_ROLE_CLIENT && o.search)
+		return xp_connsearch_run(&o);
 	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
 }

@@ -641,7 +641,8 @@ static struct xp_cc_counters cli_counters(struct env *e)
 #define SRV_FIELDS(X) X(pkts) X(bytes) X(tcp_syn) X(tcp_synack) X(tcp_fin) X(tcp_rst) \
 	X(tcp_ack_only) X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
 	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent) \
-	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other)
+	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other) \
+	X(keepalives)
 #define CLI_FIELDS(X) X(synack_seen) X(acks_sent) X(fins_sent) X(rst_seen) \
 	X(finack_answered) X(passed) X(data_sent) X(data_bytes) X(data_tc) X(unanswered)
 
@@ -886,6 +887,43 @@ static void test_close_none(void **state)
 	assert_int_equal(run_srv(e, c.ack, c.ack_len, NULL, NULL), XDP_DROP);
 	expect_srv(e, (struct xp_counters){ .pkts = 2, .tcp_syn = 1, .tcp_ack_only = 1,
 		.ipv4_pkts = 2, .synack_sent = 1, .conn_established = 1, .noreply_other = 1 });
+}
+
+/*
+ * Keepalives of held connections (seq = the client's ISN, ack = cookie + 1,
+ * no data) are counted as keepalives, not invalid cookies, however old the
+ * cookie up to 274 s (512 rounds of 8 steps of 67.1 ms): one from this step,
+ * one from 1000 steps (67 s) ago. One from 4100 steps ago (275 s), one with
+ * another ISN, and one with data are not keepalives (cookie_invalid). None
+ * is answered.
+ */
+static void test_keepalives(void **state)
+{
+	struct env *e = *state;
+	struct flow f = flow_of(&P4, 20300, PORT_LO);
+	uint8_t buf[2048], out[2048];
+	size_t len, olen;
+	uint32_t t = now_step();
+	struct {
+		uint32_t seq, cookie;
+		size_t data;
+	} rows[] = {
+		{ CLIENT_ISN, ref_cookie(&f, CLIENT_ISN, t, 3), 0 },
+		{ CLIENT_ISN, ref_cookie(&f, CLIENT_ISN, t - 1000, 3), 0 },
+		{ CLIENT_ISN, ref_cookie(&f, CLIENT_ISN, t - 4100, 3), 0 },
+		{ CLIENT_ISN + 7, ref_cookie(&f, CLIENT_ISN, t - 1000, 3), 0 },
+		{ CLIENT_ISN, ref_cookie(&f, CLIENT_ISN, t, 3), DATA_LEN },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		len = client_frame(&P4, 20300, PORT_LO, F_ACK, rows[i].seq, rows[i].cookie + 1, 0, rows[i].data,
+				   buf, sizeof(buf));
+		if (run_srv(e, buf, len, out, &olen) != XDP_DROP)
+			fail_msg("keepalive row %zu answered", i);
+		assert_memory_equal(out, buf, len);
+	}
+	expect_srv(e, (struct xp_counters){ .pkts = 5, .tcp_ack_only = 4, .data_pkts = 1, .data_bytes = DATA_LEN,
+		.ipv4_pkts = 5, .keepalives = 2, .cookie_invalid = 3, .noreply_other = 5 });
 }
 
 /* Forged ACKs: random ack, right cookie on the wrong flow / wrong ISN. */
@@ -1592,6 +1630,7 @@ int main(void)
 		T(test_fin_connection_v4, setup_fin),
 		T(test_fin_connection_v6, setup_fin),
 		T(test_close_none, setup_none),
+		T(test_keepalives, setup_none),
 		T(test_forged_ack, setup_rst),
 		T(test_cookie_time_steps, setup_rst),
 		T(test_syn_option_variants, setup_rst),

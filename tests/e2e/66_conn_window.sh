@@ -174,7 +174,8 @@ xp_pass
 # ---------------------------------------------------------------------------
 # A firewall that forgets established connections idle for 4 s: keepalives
 # every second keep all 2000 held connections in its table; without them
-# they are gone. The router counts the keepalives (pure ACKs to the test ports).
+# they are gone. The router counts the keepalives (pure ACKs to the test ports),
+# and the server counts each by its cookie, none as an invalid one.
 xp_case keepalive_keeps_firewall_entries
 xp_check "router's established timeout 4 s" eval '
 	CT_EST0=$(xp_exec router cat $CT_EST); xp_on_exit ct_est_restore
@@ -198,6 +199,12 @@ echo "conntrack ESTABLISHED at 8 s: $KA_CT; keepalives $ka; router pure ACKs $(n
 xp_check "every held connection still in the table at 8 s" expect_eq ESTABLISHED "$KA_CT" 2001
 xp_check "about 10 keepalives per connection" between keepalives "$ka" 16000 22000
 xp_check "the router saw the handshake ACKs and every keepalive (nft counter)" expect_eq "pure ACKs" "$(nft_count 0)" "$((2000 + ka))"
+# The server counts a keepalive by its cookie (seq one below the handshake's):
+# the router's pure ACKs less the handshakes the server completed.
+echo "server: $(conn server_keepalives) keepalives, $(conn server_cookie_invalid) invalid cookies, $(conn established) established"
+xp_check "the server's keepalives = the router's pure ACKs - the handshake ACKs (nft counter)" \
+	expect_eq server_keepalives "$(conn server_keepalives)" "$(($(nft_count 0) - $(conn established)))"
+xp_check "no keepalive counted as an invalid cookie" expect_eq cookie_invalid "$(conn server_cookie_invalid)" 0
 xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "without keepalives: gone from the table by 8 s" eval '
 	n0=$(tests_started)
@@ -205,7 +212,8 @@ xp_check "without keepalives: gone from the table by 8 s" eval '
 	# (sleep: the 4 s timeout waited out on purpose, as above)
 	A=$!; wait_test_started $n0; sleep 8; NOKA_CT=$(ct_state ESTABLISHED); wait $A
 	echo "conntrack ESTABLISHED at 8 s without keepalives: $NOKA_CT"; (( NOKA_CT <= 1 ))'
-xp_check "no keepalive sent" expect_eq keepalives "$(conn keepalives_sent)" 0
+xp_check "no keepalive sent, none counted by the server" eval '
+	expect_eq keepalives "$(conn keepalives_sent)" 0 && expect_eq server_keepalives "$(conn server_keepalives)" 0'
 xp_check "rules removed" xp_exec router nft delete table inet xptest
 xp_check "established timeout restored" eval 'ct_est_restore; [[ $(xp_exec router cat $CT_EST) == "$CT_EST0" ]]'
 xp_pass

@@ -538,6 +538,8 @@ static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf,
 		;
 	else if (op->groups & XP_OPT_RFC2544) /* the suite's settings go with --rfc2544 */
 		snprintf(extra, sizeof(extra), " --rfc2544");
+	else if (op->groups & XP_OPT_SEARCH) /* the searches' settings go with --search */
+		snprintf(extra, sizeof(extra), " --search");
 	else if (name && (!strcmp(name, "burst") || !strcmp(name, "require-rate")))
 		snprintf(extra, sizeof(extra), " %s", e == XP_ENGINE_XDP ? "--cps 1000" : "-b 1Mpps");
 	else if (name && !strcmp(name, "parallel") && c->role == XP_ROLE_CLIENT && e == XP_ENGINE_XDP &&

@@ -37,6 +37,10 @@ void xp_opts_default(struct xp_opts *o)
 	o->rfc_loss_tol = 0.5;     /* the PDR's, as CSIT reports it */
 	o->rfc_lat_trials = 20;    /* section 26.2 */
 	o->rfc_b2b_trials = 50;    /* section 26.4 */
+	o->search_trial_s = 10;
+	o->search_floor = 100;
+	o->search_res_pct = 1;
+	o->search_settle_s = 10;   /* Linux's conntrack keeps a reset connection 10 s (CLOSE) */
 }
 
 /* getopt's code for a long-only option: above every character, so never a short option. */

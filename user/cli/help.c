@@ -18,6 +18,8 @@ static const struct {
 			      "or AF_XDP), handshakes completed by XDP programs on both ends, no per-connection\n"
 			      "state:" },
 	[XP_SEC_RFC2544] = { "RFC 2544 suite (--rfc2544): throughput, latency, frame loss rate, back-to-back:" },
+	[XP_SEC_SEARCH] = { "Connection searches (--search, the XDP connection engine; RFC 3511 5.2-5.4,\n"
+			    "RFC 9411 7.2-7.3): series of trials, each from a drained device table:" },
 	[XP_SEC_SERVER] = { "Server:",
 			    "  -P N, --engine socket     also listen on -p's ports at start (like fireperf -s)\n" },
 	[XP_SEC_PROBE] = { "Host probe (sends nothing; takes only --dev, -J and -d):" },

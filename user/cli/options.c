@@ -8,6 +8,7 @@
 #include "bpf/client.h"
 #include "proto/channel.h"
 #include "cli/options.h"
+#include "connsearch/search.h"
 #include "report/figures.h"
 #include "util/version.h"
 
@@ -409,6 +410,45 @@ static int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+/* ---- issue 12 point 4: the connection searches ---- */
+/* Which search follows from the test (validate.c check_search): -x rate, -x --fin teardown, -k capacity. */
+static int opt_search(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->search = XP_CS_RATE;
+	return 0;
+}
+
+static int opt_search_trial(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_duration_named(arg, "search trial length", &o->search_trial_s, err, errlen))
+		return -1;
+	/* A lost SYN times out after 1 s: a shorter trial could not see its failures. */
+	if (o->search_trial_s < 2)
+		return xp_cli_fail(err, errlen, "--search-trial %s is too short (at least 2 s)", arg);
+	return 0;
+}
+
+UINT(opt_search_floor, search_floor, double, 1, 100000000, "--search-floor rate")
+UINT(opt_search_ceiling, search_ceiling, double, 2, 100000000, "--search-ceiling rate")
+
+static int opt_search_res(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_percent(arg, &o->search_res_pct, err, errlen))
+		return -1;
+	if (o->search_res_pct < 0.01 || o->search_res_pct > 50)
+		return xp_cli_fail(err, errlen, "--search-resolution %s: give 0.01 to 50 (percent)", arg);
+	return 0;
+}
+
+static int opt_search_settle(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "0")) {
+		o->search_settle_s = 0;
+		return 0;
+	}
+	return parse_duration_named(arg, "search settle time", &o->search_settle_s, err, errlen);
+}
+
 /* ---- the table, in --help's order ---- */
 
 #define SOCKET XP_OPT_SOCKET
@@ -421,6 +461,13 @@ static int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errle
 		     [XP_ENGINE_XDP] = "the suite sends streams of frames: --engine live or xsk", \
 		     [XP_ENGINE_NONE] = "the suite sends its own trials" }, \
 	.instead_kind = "the RFC 2544 suite sends streams of frames, not connections"
+/* The searches run the XDP connection engine's -x or -k trials. */
+#define SRCH   XP_OPT_SEARCH
+#define SEARCH_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_CONN, .engines = XP_E(XP_ENGINE_XDP), \
+	.instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: " \
+					  "--engine xdp" }, \
+	.instead_kind = "a search runs -x (rate) or -k (capacity) trials"
+
 /* Where an option applies: roles, client test kinds, client engines. */
 #define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
@@ -670,6 +717,35 @@ const struct xp_option xp_options[] = {
 	  .help = "back-to-back searches per size (default %u)", .help_nums = { 50 }, .sample = "2" },
 	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
+
+	/* Issue 12 point 4: the connection searches, one block. */
+	{ "search", 0, NULL, XP_SEC_SEARCH, XDPC, opt_search, SEARCH_OPT,
+	  .help = "a search instead of one test: with -x the highest\n"
+	          "--cps with no failed connection (with --fin: of FIN\n"
+	          "closes); with -k the most connections held at once\n"
+	          "(opened at --cps, default %u, up to -P, default %u);\n"
+	          "a line per trial, a table (-J: every trial)", .help_nums = { 10000, 100000 } },
+	{ "search-trial", 0, "SECS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_trial, SEARCH_OPT,
+	  .help = "trial length (default %u; capacity trials last until\n"
+	          "-P could be open, then 2 s)", .help_nums = { 10 }, .sample = "3" },
+	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_floor, SEARCH_OPT,
+	  .help = "the lowest rate, and the rate of the probe before\n"
+	          "each trial that shows the device accepts new\n"
+	          "connections again (default %u)", .help_nums = { 100 }, .sample = "500" },
+	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_ceiling, .roles = XP_IN_CLIENT,
+	  .kinds = XP_K(XP_KIND_CONNECT), .engines = XP_E(XP_ENGINE_XDP),
+	  .instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: "
+					    "--engine xdp" },
+	  .instead_kind = "a capacity search (-k) searches a count up to -P",
+	  .help = "-x: the first trial's rate (default: the sender's\n"
+	          "maximum, measured in a first trial)", .sample = "50000" },
+	{ "search-resolution", 0, "PCT", XP_SEC_SEARCH, XDPC | SRCH, opt_search_res, SEARCH_OPT,
+	  .help = "done when the bounds are this close, in percent\n"
+	          "(default %u)", .help_nums = { 1 }, .sample = "0.5" },
+	{ "search-settle", 0, "SECS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_settle, SEARCH_OPT,
+	  .help = "without --device-netns: wait this long before each\n"
+	          "probe, for the device to drop the last trial's\n"
+	          "entries (default %u: a reset entry's life in Linux)", .help_nums = { 10 }, .sample = "2" },
 
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .roles = XP_IN_SERVER, .kinds = XP_K_ANY,

@@ -22,6 +22,7 @@ enum xp_opt_section {
 	XP_SEC_SOCKET,   /* socket tests, fireperf's flags */
 	XP_SEC_XDP_CONN, /* the XDP connection engine */
 	XP_SEC_RFC2544,  /* --rfc2544 and its settings */
+	XP_SEC_SEARCH,   /* --search and its settings */
 	XP_SEC_SERVER,
 	XP_SEC_PROBE,    /* --probe */
 	XP_SEC_N,
@@ -33,12 +34,14 @@ enum xp_opt_group {
 	XP_G_XDP_CONN,        /* an XDP connection engine option: selects --engine xdp */
 	XP_G_RATE,            /* paces the traffic (-b, --cps, --burst) */
 	XP_G_RFC2544,         /* a setting of the RFC 2544 suite: needs --rfc2544 */
+	XP_G_SEARCH,          /* a setting of the connection searches: needs --search */
 	XP_G_N,
 };
 #define XP_OPT_SOCKET      (1u << XP_G_SOCKET)
 #define XP_OPT_XDP_CONN    (1u << XP_G_XDP_CONN)
 #define XP_OPT_RATE        (1u << XP_G_RATE)
 #define XP_OPT_RFC2544     (1u << XP_G_RFC2544)
+#define XP_OPT_SEARCH      (1u << XP_G_SEARCH)
 
 /*
  * Where an option takes effect: the one place that says which options go

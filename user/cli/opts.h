@@ -128,6 +128,13 @@ struct xp_opts {
 	unsigned rfc_lat_trials;     /* --latency-trials */
 	unsigned rfc_b2b_trials;     /* --b2b-trials */
 	char rfc_plot_dir[256];      /* --plot DIR, "" = no plots */
+	/* Issue 12 point 4: the connection searches (user/connsearch) */
+	unsigned search;             /* --search: enum xp_cs_mode (connsearch/search.h), 0 = none */
+	double search_trial_s;       /* --search-trial SECS */
+	double search_floor;         /* --search-floor CPS: the lowest rate, and the probes' */
+	double search_ceiling;       /* --search-ceiling CPS, 0 = the sender's maximum, measured */
+	double search_res_pct;       /* --search-resolution PCT */
+	double search_settle_s;      /* --search-settle SECS: without --device-netns, the wait before each probe */
 };
 
 /* --tests: which RFC 2544 tests the suite runs. */

@@ -16,6 +16,7 @@
 
 #include "cli/options.h"
 #include "bpf/window.h"
+#include "connsearch/search.h"
 
 typedef int rule_fn(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen);
 
@@ -324,6 +325,58 @@ static int check_rfc2544(struct xp_opts *o, const struct xp_given *g, char *err,
 	return 0;
 }
 
+/*
+ * The connection searches (issue 12 point 4): their settings need --search,
+ * and --search's search follows from the test: -x the connection rate, -x
+ * --fin the teardown rate, -k the capacity. No retransmission unless
+ * --syn-retries says otherwise: a SYN that needed one is a connection the
+ * device did not take at that rate. It picks rates and lengths itself.
+ * (The option table has already refused --search outside -x/-k and the
+ * XDP connection engine.)
+ */
+static int check_search(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	static const char *const its_own[] = { "time", "interval", "compare", "json-stream", "require-rate",
+					       "max-loss", "rfc2544", "bytes" };
+	char lbl[32];
+	if (!o->search) {
+		if (g->last[XP_G_SEARCH])
+			return xp_cli_fail(err, errlen, "--%s is a setting of the connection searches: add --search",
+					   g->last[XP_G_SEARCH]->name);
+		return 0;
+	}
+	if (o->role != XP_ROLE_CLIENT)
+		return 0;
+	for (size_t i = 0; i < sizeof(its_own) / sizeof(its_own[0]); i++) {
+		if (xp_given_has(g, its_own[i]))
+			return xp_cli_fail(err, errlen, "--search picks its trials' rates and lengths and counts "
+					   "handshakes and closes: drop %s (its settings are --search-trial, "
+					   "--search-floor, --search-ceiling, --search-resolution, --search-settle)",
+					   xp_option_label(xp_option_find(its_own[i]), lbl, sizeof(lbl)));
+	}
+	if (o->keepalive) {
+		o->search = XP_CS_CAPACITY;
+		if (o->fin)
+			return xp_cli_fail(err, errlen, "--search with -k (capacity) resets the held connections at the "
+					   "end: drop --fin (-x --fin --search measures the FIN close's rate)");
+		if (!xp_given_has(g, "parallel"))
+			o->parallel = 100000;
+		if (!(o->cps > 0))
+			o->cps = 10000;
+	} else {
+		o->search = o->fin ? XP_CS_TEARDOWN : XP_CS_RATE;
+		if (xp_given_has(g, "cps"))
+			return xp_cli_fail(err, errlen, "--search with -x picks each trial's --cps: drop it (the range is "
+					   "--search-floor..--search-ceiling)");
+		if (o->search_ceiling > 0 && o->search_ceiling <= o->search_floor)
+			return xp_cli_fail(err, errlen, "--search-ceiling %.0f is not above --search-floor %.0f",
+					   o->search_ceiling, o->search_floor);
+	}
+	if (!xp_given_has(g, "syn-retries"))
+		o->syn_retries = 0;
+	return 0;
+}
+
 /* Only digits and dots: meant as an IPv4 address, never a name (getaddrinfo would read "198.19.1" as 198.19.0.1). */
 static bool looks_numeric(const char *s)
 {
@@ -381,6 +434,7 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 		check_compare,
 		check_engine_kind,
 		check_applies,
+		check_search,
 		check_xdp_conn,
 		check_rate,
 		check_rfc2544,

@@ -463,7 +463,8 @@ static void fields_from_json(struct json_object *o, void *s, size_t size, const 
 	X(pkts) X(bytes) X(tcp_syn) X(tcp_synack) X(tcp_fin) X(tcp_rst) X(tcp_ack_only) \
 	X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
 	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent) \
-	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other)
+	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other) \
+	X(keepalives)
 
 #define X(f) +1
 _Static_assert(0 XP_COUNTER_FIELDS(X) == sizeof(struct xp_counters) / sizeof(__u64),

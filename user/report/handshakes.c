@@ -100,6 +100,7 @@ struct json_object *xp_hs_figs_json(const struct xp_period *p, double secs)
 	U("server_rst_sent", p->rx.rst_sent);
 	U("server_fin_answered", p->rx.fin_answered);
 	U("server_cookie_invalid", p->rx.cookie_invalid);
+	U("server_keepalives", p->rx.keepalives); /* held connections' keepalives, by their cookies */
 	/* Frames the responder did not answer, by reason (bpf/server.h). */
 	U("server_not_answered", not_answered(p));
 	U("server_noreply_addr", p->rx.noreply_addr);
@@ -166,6 +167,9 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 				" FINs answered  %" PRIu64 " invalid cookies\n",
 			(uint64_t)p->rx.tcp_syn, (uint64_t)p->rx.synack_sent, (uint64_t)p->rx.rst_sent,
 			(uint64_t)p->rx.fin_answered, (uint64_t)p->rx.cookie_invalid);
+	if (!r->client_only && !r->peer_kernel && (p->rx.keepalives || x->keepalives))
+		fprintf(r->out, "             %12" PRIu64 " keepalives of held connections (their cookies checked; counted, "
+				"not answered: the server keeps no state)\n", (uint64_t)p->rx.keepalives);
 	if (!r->client_only && !r->peer_kernel)
 		fprintf(r->out, "             %12" PRIu64 " frames not answered: %" PRIu64 " not to us or not from one host, %"
 				PRIu64 " bad checksum, %" PRIu64 " unanswerable headers, %" PRIu64 " no room for the reply, %"

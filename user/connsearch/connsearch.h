@@ -1,0 +1,53 @@
+/*
+ * The connection searches (xdpperf -c ADDR --search rate|capacity|teardown):
+ * series of trials through the client (client.h, xp_client_run_one), each
+ * started from a drained device table, judged by search.h; a line per trial
+ * on stderr, then a table (report.c) or -J with every trial.
+ */
+#ifndef XP_CONNSEARCH_H
+#define XP_CONNSEARCH_H
+
+#include <stdio.h>
+
+#include "cli/opts.h"
+#include "connsearch/search.h"
+
+#define XP_CS_MAX_TRIALS 256
+
+struct xp_cs_rec {
+	struct xp_cs_trial t;
+	enum xp_rfc_verdict v;
+};
+
+struct xp_cs_run {
+	const struct xp_opts *o;
+	enum xp_cs_mode mode;
+	struct xp_cs_rec *recs;       /* every trial and probe, in order */
+	unsigned n;
+	double ceiling;               /* rate, teardown: the top of the search */
+	bool ceiling_measured;
+	/* the device table: how a drained start is detected */
+	bool table;                   /* --device-netns: its conntrack count is read */
+	uint64_t baseline;            /* its count before the first trial */
+	/* results */
+	double rate;                  /* rate, teardown: the highest passing rate, 0 = none */
+	bool sender_limited;          /* the search ended at the sender's own maximum */
+	uint64_t capacity;            /* capacity: the most held whole, 0 = none */
+	bool at_max;                  /* capacity: -P held whole: a lower bound */
+	unsigned trials;
+	double started, seconds;
+	const char *error;
+	char errbuf[320];
+};
+
+int xp_connsearch_run(const struct xp_opts *o);
+
+/* table.c: the live entries of namespace netns's conntrack table (a dump, as conntrack -L). 0 or -errno with err. */
+int xp_cs_table_live(const char *netns, uint64_t *count, char *err, size_t errlen);
+
+/* report.c */
+void xp_cs_line(FILE *f, const struct xp_cs_run *r, const struct xp_cs_rec *rec);
+void xp_cs_report_text(FILE *f, const struct xp_cs_run *r);
+void xp_cs_report_json(FILE *f, const struct xp_cs_run *r);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * The connection searches' driver (connsearch.h). Each trial is a test of
+ * its own (xp_client_run_one: its own control session, the server counting
+ * from zero) with the report thrown away; only the counts search.h judges
+ * come back.
+ *
+ * A drained start, detected: before every trial (and the calibration)
+ *   1. probes: a 2-s -x test at --search-floor (RST close), again every
+ *      second until no connection fails: the path accepts new connections
+ *      again (a full table, or a device still recovering, fails it; this is
+ *      what a client can see of a remote device);
+ *   2. the table: with --device-netns, its live conntrack entries (table.c) counted until it is
+ *      back within XP_CS_DRAIN_SLACK of what it was before the search (the
+ *      probes' and the last trial's entries gone); without it, --search-settle
+ *      seconds (the time the device keeps closed entries, which a client
+ *      cannot see) and a last probe.
+ * The table's count at each trial's start is in its line and in -J.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client/client.h"
+#include "connsearch/connsearch.h"
+#include "util/process.h"
+#include "util/time.h"
+
+#define PROBE_S        2.0   /* a lost SYN times out after 1 s: a probe sees it */
+#define PROBE_TRIES    60    /* one a second at most: a minute for the device to recover */
+#define DRAIN_MAX_S    180.0 /* TIME_WAIT is 120 s in Linux's conntrack: beyond that it is not draining */
+#define CALIBRATE_S    3.0
+
+/* One test of the search's kind: rate/teardown -x at cps (0: unlimited) with
+ * the user's window, capacity -k of want at cps. */
+static void run_test(const struct xp_cs_run *r, enum xp_cs_mode mode, const char *what, double cps, uint64_t want,
+		     double secs, struct xp_cs_trial *t)
+{
+	struct xp_opts o = *r->o;
+	memset(t, 0, sizeof(*t));
+	t->mode = mode;
+	t->what = what;
+	t->target_cps = cps;
+	t->want = mode == XP_CS_CAPACITY ? want : 0;
+	o.search = XP_CS_NONE;
+	o.json = o.json_stream = o.compare = o.require_rate = false;
+	o.max_loss = -1;
+	o.duration = secs;
+	o.interval = secs;
+	o.cps = cps;
+	o.close_each = mode != XP_CS_CAPACITY;
+	o.keepalive = mode == XP_CS_CAPACITY;
+	o.fin = mode == XP_CS_TEARDOWN;
+	if (mode == XP_CS_CAPACITY)
+		o.parallel = want;
+	else if (mode != r->mode) /* a probe of a capacity search: its own small window */
+		o.parallel = 1024;
+
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t->wall_start = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	FILE *null = fopen("/dev/null", "w");
+	if (!null) {
+		t->error = 1;
+		return;
+	}
+	struct xp_report rep;
+	struct xp_summary sum;
+	memset(&sum, 0, sizeof(sum));
+	xp_report_init(&rep, XP_REPORT_TEXT, null);
+	int rc = xp_client_run_one(&o, &rep, &sum);
+	xp_report_free(&rep);
+	fclose(null);
+	if (rc || sum.error) {
+		t->error = rc ? rc : 1;
+		return;
+	}
+	const struct xp_period *p = &sum.total;
+	const struct xp_handshake_figs *x = &p->hs;
+	t->seconds = p->t1 - p->t0;
+	t->started = x->syn_sent;
+	t->established = xp_period_established(p);
+	t->closed = x->finack_answered;
+	t->held = mode == XP_CS_CAPACITY ? sum.hold.open_at_end : 0;
+	t->fail_timeout = x->fail_timeout;
+	t->fail_reset = x->fail_reset;
+	t->fail_unreach = x->fail_unreach;
+	t->in_flight = x->in_flight;
+	t->fin_timeout = x->fin_timeout;
+	t->syn_retx = x->syn_retx;
+	t->fins = x->fins_sent + x->fin_retx;
+	/* The pacer's own figure over the sending time (the period also covers the wait for the last replies). */
+	t->offered_cps = cps > 0 && sum.pace.reached_pps > 0 ? sum.pace.reached_pps
+			 : secs > 0 ? (double)x->syn_sent / secs : 0;
+	t->short_of_target = cps > 0 && sum.pace.short_of_target;
+	t->held_back_by = t->short_of_target ? sum.pace.held_back_by : NULL;
+}
+
+static struct xp_cs_rec *record(struct xp_cs_run *r, const struct xp_cs_trial *t)
+{
+	if (r->n >= XP_CS_MAX_TRIALS)
+		return NULL;
+	struct xp_cs_rec *rec = &r->recs[r->n++];
+	rec->t = *t;
+	rec->v = xp_cs_judge(t);
+	xp_cs_line(stderr, r, rec);
+	return rec;
+}
+
+static int table_count(struct xp_cs_run *r, uint64_t *count)
+{
+	char err[200];
+	if (xp_cs_table_live(r->o->device_netns, count, err, sizeof(err))) {
+		snprintf(r->errbuf, sizeof(r->errbuf), "--device-netns %s: %s", r->o->device_netns, err);
+		r->error = r->errbuf;
+		return -1;
+	}
+	return 0;
+}
+
+/* Probes at the floor rate until one fails no connection: the device takes new ones again. */
+static int probe_until_clean(struct xp_cs_run *r, unsigned *probes)
+{
+	for (unsigned i = 0; i < PROBE_TRIES && !xp_signalled; i++) {
+		struct xp_cs_trial t;
+		run_test(r, r->mode == XP_CS_TEARDOWN ? XP_CS_TEARDOWN : XP_CS_RATE, "probe", r->o->search_floor, 0,
+			 PROBE_S, &t);
+		(*probes)++;
+		struct xp_cs_rec *rec = record(r, &t);
+		if (!rec || t.error) {
+			if (rec)
+				snprintf(r->errbuf, sizeof(r->errbuf), "a probe did not run: %s",
+					 *xp_client_last_error() ? xp_client_last_error() : "the test failed");
+			r->error = rec ? r->errbuf : "too many trials";
+			return -1;
+		}
+		if (rec->v == XP_RFC_PASS || rec->v == XP_RFC_SHORT)
+			return 0;
+		xp_sleep(1);
+	}
+	if (!xp_signalled) {
+		snprintf(r->errbuf, sizeof(r->errbuf), "the device did not accept new connections at %.0f/s (--search-floor) "
+			 "for %u probes: it is not recovering, or the floor is above what it takes", r->o->search_floor,
+			 PROBE_TRIES);
+		r->error = r->errbuf;
+	}
+	return -1;
+}
+
+/* Before a trial: the path accepts connections, then the table is back to its baseline. */
+static int drain(struct xp_cs_run *r, struct xp_cs_trial *next)
+{
+	double t0 = xp_now();
+	unsigned probes = 0;
+	if (probe_until_clean(r, &probes))
+		return -1;
+	if (r->table) {
+		uint64_t c = 0;
+		for (;;) {
+			if (table_count(r, &c))
+				return -1;
+			if (xp_cs_drained(c, r->baseline))
+				break;
+			if (xp_now() - t0 > DRAIN_MAX_S || xp_signalled) {
+				snprintf(r->errbuf, sizeof(r->errbuf), "the device's table did not drain: %llu entries after "
+					 "%.0f s (%llu before the search)", (unsigned long long)c, xp_now() - t0,
+					 (unsigned long long)r->baseline);
+				r->error = r->errbuf;
+				return -1;
+			}
+			xp_sleep(0.25);
+		}
+		next->table_known = true;
+		next->table_at_start = c;
+	} else if (r->o->search_settle_s > 0) {
+		/* The device's closed entries cannot be seen from here: wait their life, then probe once more. */
+		xp_sleep(r->o->search_settle_s);
+		if (probe_until_clean(r, &probes))
+			return -1;
+	}
+	next->probes = probes;
+	next->drain_s = xp_now() - t0;
+	return 0;
+}
+
+static struct xp_cs_rec *trial(struct xp_cs_run *r, const char *what, double cps, uint64_t want)
+{
+	struct xp_cs_trial pre = { 0 }, t;
+	if (drain(r, &pre))
+		return NULL;
+	double secs = r->mode == XP_CS_CAPACITY ? xp_cs_cap_seconds(want, cps, r->o->search_trial_s)
+		      : !strcmp(what, "calibrate") ? CALIBRATE_S : r->o->search_trial_s;
+	run_test(r, r->mode, what, cps, want, secs, &t);
+	t.table_known = pre.table_known;
+	t.table_at_start = pre.table_at_start;
+	t.probes = pre.probes;
+	t.drain_s = pre.drain_s;
+	struct xp_cs_rec *rec = record(r, &t);
+	if (rec && t.error)
+		r->error = *xp_client_last_error() ? xp_client_last_error() : "a trial did not run";
+	else if (rec)
+		r->trials++;
+	else
+		r->error = "too many trials";
+	return rec && !t.error ? rec : NULL;
+}
+
+static int search_rate(struct xp_cs_run *r)
+{
+	const struct xp_opts *o = r->o;
+	r->ceiling = o->search_ceiling;
+	if (!(r->ceiling > 0)) {
+		/* The sender's maximum with this window: a trial as fast as it goes. */
+		struct xp_cs_rec *c = trial(r, "calibrate", 0, 0);
+		if (!c)
+			return -1;
+		r->ceiling = floor(c->t.offered_cps);
+		r->ceiling_measured = true;
+		if (r->ceiling <= o->search_floor) {
+			snprintf(r->errbuf, sizeof(r->errbuf), "the sender reached only %.0f connections/s, not above "
+				 "--search-floor %.0f", r->ceiling, o->search_floor);
+			r->error = r->errbuf;
+			return -1;
+		}
+	}
+	struct xp_rfc_search s;
+	xp_rfc_search_init(&s, o->search_floor, r->ceiling, o->search_res_pct, 0);
+	double rate;
+	while ((rate = xp_rfc_search_next(&s)) > 0 && !xp_signalled) {
+		struct xp_cs_rec *rec = trial(r, "trial", floor(rate), 0);
+		if (!rec)
+			return -1;
+		struct xp_rfc_trial rt = xp_cs_as_rfc(&rec->t);
+		xp_rfc_search_record(&s, &rt);
+	}
+	r->rate = s.ndr_pps;
+	/* A measured top that passed is the sender's; a given one is the user's. */
+	r->sender_limited = xp_rfc_search_sender_limited(&s, r->ceiling_measured);
+	return 0;
+}
+
+static int search_capacity(struct xp_cs_run *r)
+{
+	struct xp_cs_cap c;
+	xp_cs_cap_init(&c, r->o->parallel, r->o->search_res_pct);
+	uint64_t want;
+	while ((want = xp_cs_cap_next(&c)) > 0 && !xp_signalled) {
+		struct xp_cs_rec *rec = trial(r, "trial", r->o->cps, want);
+		if (!rec)
+			return -1;
+		xp_cs_cap_record(&c, &rec->t);
+	}
+	r->capacity = xp_cs_cap_result(&c, &r->at_max);
+	return 0;
+}
+
+int xp_connsearch_run(const struct xp_opts *o)
+{
+	struct xp_cs_run r = { .o = o, .mode = (enum xp_cs_mode)o->search };
+	char perr[256];
+	if (xp_check_privileges(perr, sizeof(perr))) {
+		fprintf(stderr, "xdpperf: %s\n", perr);
+		return 1;
+	}
+	r.recs = calloc(XP_CS_MAX_TRIALS, sizeof(*r.recs));
+	if (!r.recs) {
+		fprintf(stderr, "xdpperf: out of memory\n");
+		return 1;
+	}
+	xp_install_signals();
+	r.table = o->device_netns[0] != 0;
+	int rc = 0;
+	if (r.table && table_count(&r, &r.baseline))
+		rc = 1;
+	if (!rc) {
+		fprintf(stderr, "Connection search (%s) against %s: trials of %g s, from a drained table (%s)\n",
+			xp_cs_mode_name(r.mode), o->host, o->search_trial_s,
+			r.table ? "probes, then the device's conntrack count" : "probes and --search-settle");
+		r.started = xp_now();
+		rc = (r.mode == XP_CS_CAPACITY ? search_capacity(&r) : search_rate(&r)) ? 1 : 0;
+		r.seconds = xp_now() - r.started;
+	}
+	if (xp_signalled && !r.error)
+		r.error = "interrupted";
+	if (r.error)
+		rc = 1;
+	if (r.error)
+		fprintf(stderr, "xdpperf: --search %s: %s\n", xp_cs_mode_name(r.mode), r.error);
+	if (o->json)
+		xp_cs_report_json(stdout, &r);
+	else
+		xp_cs_report_text(stdout, &r);
+	free(r.recs);
+	return rc;
+}
