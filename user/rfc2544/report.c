@@ -209,6 +209,8 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		if (t->t.burst)
 			json_object_object_add(e, "burst", json_object_new_int((int)t->t.burst));
 		add_d(e, "seconds", t->t.seconds);
+		/* Only the last run counts; the earlier ones lost frames to a catch-up burst of the sender's. */
+		json_object_object_add(e, "attempts", json_object_new_int((int)t->attempts));
 		json_object_object_add(e, "sent", json_object_new_int64((int64_t)t->t.sent));
 		json_object_object_add(e, "received", json_object_new_int64((int64_t)t->t.received));
 		add_d(e, "offered_frames_per_second", t->t.offered_pps);

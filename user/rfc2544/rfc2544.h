@@ -51,6 +51,7 @@ struct xp_rfc_trial_rec {
 	const char *test;          /* "calibrate", "throughput", "latency", "loss", "b2b" */
 	struct xp_rfc_trial t;
 	enum xp_rfc_verdict v;
+	unsigned attempts;         /* runs of it: a paced trial spoilt by a catch-up burst runs again (run.c) */
 };
 
 struct xp_rfc_run {

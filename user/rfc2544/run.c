@@ -49,6 +49,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	 * it) did not offer a constant load: run it again, twice at most. */
 	for (int attempt = 0;; attempt++) {
 		xp_client_trial(r->o, &req, out);
+		rec->attempts = attempt + 1;
 		bool bursty = !burst && pps > 0 && out->max_catchup > pps * 1e-3;
 		/* A catch-up costs a few frames, not most of them: heavy loss is the device's. */
 		bool few = out->received < out->sent && out->sent - out->received < out->sent / 20;
