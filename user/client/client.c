@@ -9,57 +9,15 @@
  * engine needs, asks of the server and reports is the engine's declaration.
  */
 #include <errno.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include "client/client.h"
-#include "client/diag.h"
-#include "client/measure.h"
-#include "proto/auth.h"
-#include "proto/channel.h"
-#include "net/netdev.h"
-#include "net/route.h"
+#include "client/session.h"
 #include "util/process.h"
 #include "util/time.h"
-
-/* Cumulative figures at one moment. */
-struct snap {
-	struct xp_engine_stats eng;
-	struct xp_counters rx;
-	struct xp_sock_figs srv; /* server socket counts (s_* fields) */
-	double t;                /* seconds since the start, for interval samples */
-};
-
-struct client {
-	const struct xp_opts *o;
-	struct xp_ctrl ctrl;
-	struct xp_addr local, server;
-	struct xp_netdev link;
-	uint8_t nh_mac[6];
-	const struct xp_engine_ops *ops; /* the engine's declarations; after create, the one that runs */
-	struct xp_engine_cfg ec;
-	struct xp_test req;         /* what we asked the server for */
-	struct xp_report rep;
-	struct xp_engine *eng;
-	char server_dev[16], xdp_mode[16];
-	struct snap last;           /* latest figures the server sent */
-	struct snap good;           /* the last interval sample: both sides' counts at one moment */
-	bool server_gone;           /* the control connection failed: the server's counts end at good */
-	struct xp_auth_key key;     /* --auth-key */
-	const char *error;          /* why the test ended early */
-	char errbuf[512];
-	bool no_server;             /* --peer kernel against a TCP server without xdpperf: no control channel */
-	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
-	struct xp_cmeas meas;       /* frame tests: the stamps, and interval lines waiting for their figures */
-};
-
-static int wait_until(struct client *c, double until);
 
 /* Why the client stopped, for --compare's report; see xp_client_last_error. */
 static char last_error[512];
@@ -71,7 +29,7 @@ const char *xp_client_last_error(void)
 
 /* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. */
 __attribute__((format(printf, 3, 4)))
-static int fail(struct client *c, int rc, const char *fmt, ...)
+int xp_client_fail(struct client *c, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -82,62 +40,12 @@ static int fail(struct client *c, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* Ask the server for its counters; "sample" during the test, "stop" at the end. */
-static int server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
-{
-	if (c->no_server) /* nobody to ask: the server's figures stay zero, and the report says why */
-		return 0;
-	struct json_object *m = json_object_new_object(), *r = NULL, *v;
-	json_object_object_add(m, "op", json_object_new_string(op));
-	int e = xp_ctrl_send(&c->ctrl, m);
-	json_object_put(m);
-	if (e)
-		return e;
-	do {
-		e = xp_ctrl_recv(&c->ctrl, 3000, &r);
-	} while (e == -EINTR);
-	if (e <= 0)
-		return e == 0 ? -ECONNRESET : e;
-	if (!strcmp(xp_json_str(r, "op", ""), "error")) {
-		char msg[200];
-		xp_msg_printable(xp_json_str(r, "msg", "?"), msg, sizeof(msg));
-		snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", msg);
-		json_object_put(r);
-		return -EPROTO;
-	}
-	if (!json_object_object_get_ex(r, "counters", &v)) {
-		json_object_put(r);
-		return -EPROTO;
-	}
-	xp_counters_from_json(v, &out->rx);
-	if (json_object_object_get_ex(r, "sockets", &v)) {
-		struct xp_sock_counts sc;
-		xp_sock_counts_from_json(v, &sc);
-		out->srv.s_accepted = sc.accepted;
-		out->srv.s_closed = sc.closed;
-		out->srv.s_resets = sc.resets;
-		out->srv.s_open_now = sc.open_now;
-		out->srv.s_bytes_rx = sc.bytes_rx;
-		out->srv.s_listen_overflows = sc.listen_overflows;
-		out->srv.s_listen_drops = sc.listen_drops;
-		out->srv.s_embryonic_rsts = sc.embryonic_rsts;
-	}
-	if (cpu)
-		*cpu = xp_json_double(r, "cpu_percent", -1);
-	c->last.rx = out->rx;
-	c->last.srv = out->srv;
-	/* The stop reply of a test with stamps: its per-stream figures. */
-	e = json_object_object_get_ex(r, "streams", &v) ? xp_cmeas_streams_json(&c->meas, v, c->errbuf, sizeof(c->errbuf)) : 0;
-	json_object_put(r);
-	return e;
-}
-
-/* Wait until `until` (as wait_until), reading the send intervals that become final meanwhile. */
+/* Wait until `until` (as xp_client_wait_until), reading the send intervals that become final meanwhile. */
 static int wait_reading(struct client *c, double until)
 {
 	for (;;) {
 		double due = c->meas.on ? xp_cmeas_due(&c->meas) : until + 1;
-		int w = wait_until(c, due < until ? due : until);
+		int w = xp_client_wait_until(c, due < until ? due : until);
 		if (w || due > until)
 			return w;
 		int e = xp_cmeas_fetch(&c->meas, &c->ctrl, c->ops, c->eng, c->errbuf, sizeof(c->errbuf));
@@ -145,18 +53,6 @@ static int wait_reading(struct client *c, double until)
 			return e;
 		xp_cmeas_flush(&c->meas, &c->rep, false);
 	}
-}
-
-static const char *ctrl_errstr(struct client *c, int e)
-{
-	if (e == -EPROTO && c->errbuf[0])
-		return c->errbuf;
-	if (e == -ECONNRESET || e == -EPIPE)
-		return "the server closed the control connection";
-	if (e == -ETIMEDOUT)
-		return "the server stopped answering";
-	snprintf(c->errbuf, sizeof(c->errbuf), "control channel: %s", strerror(-e));
-	return c->errbuf;
 }
 
 /* The figures of the period between two snapshots: every group, whichever the engine fills. */
@@ -214,323 +110,6 @@ static void period_of(const struct client *c, const struct snap *now, const stru
 }
 
 /*
- * --bind: every source address must be this host's (else each connect fails
- * with EADDRNOTAVAIL, or the replies to raw SYNs go nowhere), and for engines
- * that send their own frames, on the interface they send on. Exit status or 0.
- */
-static int check_bind(struct client *c)
-{
-	const struct xp_opts *o = c->o;
-	unsigned missing = 0, elsewhere = 0;
-	char first[INET6_ADDRSTRLEN] = "", last[INET6_ADDRSTRLEN] = "", other[INET6_ADDRSTRLEN] = "";
-	int other_if = 0;
-
-	for (unsigned i = 0; i < o->nbind; i++) {
-		if (o->bind[i].family != c->server.family)
-			return fail(c, 2, "--bind addresses must be IPv%c like the server's",
-				    c->server.family == AF_INET6 ? '6' : '4');
-		int ifi = xp_ifindex_of_addr(&o->bind[i]);
-		if (ifi == -EADDRNOTAVAIL) {
-			if (!missing++)
-				xp_addr_str(&o->bind[i], first, sizeof(first));
-			xp_addr_str(&o->bind[i], last, sizeof(last));
-		} else if (ifi > 0 && c->ops->nexthop && ifi != c->link.ifindex) {
-			if (!elsewhere++) {
-				xp_addr_str(&o->bind[i], other, sizeof(other));
-				other_if = ifi;
-			}
-		}
-	}
-	if (missing)
-		return fail(c, 1, "--bind: %u of the %u addresses are not this host's (%s%s%s): add them (ip addr add "
-			    "ADDR dev %s) or narrow the range", missing, o->nbind, first, missing > 1 ? " .. " : "",
-			    missing > 1 ? last : "", c->link.name);
-	if (elsewhere) {
-		struct xp_netdev l = { .name = "?" };
-		xp_netdev_by_index(other_if, &l);
-		return fail(c, 1, "--bind: %s is on %s, not on %s where the %s engine sends: the replies would not come "
-			    "back to it (%u such addresses)", other, l.name, c->link.name, c->ops->name, elsewhere);
-	}
-	return 0;
-}
-
-/*
- * Without a control connection: the server's address from the name, ours
- * the one the kernel would pick for it (the route's preferred source). 0, or
- * -errno with a one-line reason.
- */
-static int no_server_addrs(struct client *c, char *err, size_t errlen)
-{
-	struct addrinfo hints = { .ai_family = c->o->family ? c->o->family : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res = NULL;
-	if (getaddrinfo(c->o->host, NULL, &hints, &res) || !res) {
-		snprintf(err, errlen, "cannot resolve server '%s'", c->o->host);
-		return -EINVAL;
-	}
-	xp_addr_from_sockaddr(res->ai_addr, &c->server, NULL);
-	freeaddrinfo(res);
-	struct xp_route rt;
-	int r = xp_route_get(&c->server, &rt);
-	if (r || !rt.prefsrc.family) {
-		snprintf(err, errlen, "no route with a source address to %s: %s", c->o->host,
-			 r ? strerror(-r) : "no preferred source");
-		return r ? r : -EADDRNOTAVAIL;
-	}
-	c->local = rt.prefsrc;
-	return 0;
-}
-
-/* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. */
-static int setup_path(struct client *c)
-{
-	const struct xp_opts *o = c->o;
-	char err[512];
-
-	int fd = xp_ctrl_connect(o->host, o->control_port, o->family, 3000, err, sizeof(err));
-	if (fd == -ECONNREFUSED && o->peer_kernel && c->ops->figures == XP_FIGS_HANDSHAKES) {
-		/* --peer kernel against any TCP server: nothing listens for control, so run on our own counters. */
-		if (no_server_addrs(c, err, sizeof(err)))
-			return fail(c, 1, "%s", err);
-		c->no_server = true;
-	} else if (fd < 0) {
-		/* Right after a connection test, a stateful device's full table is the likely cause. */
-		double age = fd == -ETIMEDOUT ? xp_conn_test_age(o->host) : -1;
-		if (age >= 0 && age < XP_CONN_TEST_RECENT)
-			return fail(c, 1, "%s; a connection test against it ended %.0f s ago: the device in the path may be "
-				    "refusing new connections (a full connection table drains in up to 120 s)", err, age);
-		return fail(c, 1, "%s", err);
-	}
-	if (!c->no_server) {
-		xp_ctrl_init(&c->ctrl, fd);
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		getpeername(fd, (struct sockaddr *)&ss, &sl);
-		xp_addr_from_sockaddr((struct sockaddr *)&ss, &c->server, NULL);
-		sl = sizeof(ss);
-		getsockname(fd, (struct sockaddr *)&ss, &sl);
-		xp_addr_from_sockaddr((struct sockaddr *)&ss, &c->local, NULL);
-	}
-
-	struct xp_route rt;
-	int r;
-	if (!c->ops->nexthop || o->dst_mac_set) {
-		/* The kernel routes (sockets), or --dst-mac says: we only want the interface. */
-		r = xp_route_get(&c->server, &rt);
-		memcpy(c->nh_mac, o->dst_mac, 6);
-		if (r)
-			snprintf(err, sizeof(err), "no route to %.200s: %s", o->host, strerror(-r));
-	} else {
-		r = xp_nexthop_mac(&c->server, 2000, &rt, c->nh_mac, err, sizeof(err));
-	}
-	if (r)
-		return fail(c, 1, "%s", err);
-	if (o->dev[0]) {
-		if (xp_netdev_by_name(o->dev, &c->link))
-			return fail(c, 1, "interface %s does not exist", o->dev);
-		if (c->link.ifindex != rt.oif) {
-			struct xp_netdev via = { .name = "?" };
-			xp_netdev_by_index(rt.oif, &via);
-			fprintf(stderr, "xdpperf: warning: the route to %s leaves by %s, not %s: %s\n", o->host, via.name,
-				o->dev, c->ops->nexthop ? "sending on --dev anyway" : "connections are bound to --dev");
-		}
-	} else if (xp_netdev_by_index(rt.oif, &c->link)) {
-		return fail(c, 1, "cannot read interface %d", rt.oif);
-	}
-	if (!c->link.up)
-		return fail(c, 1, "interface %s is down", c->link.name);
-	static const uint8_t no_mac[6];
-	if (c->ops->nexthop && !memcmp(c->link.mac, no_mac, 6))
-		return fail(c, 1, "%s has no Ethernet address: the %s engine sends Ethernet frames (choose an Ethernet "
-			    "interface with --dev, or the route's)", c->link.name, c->ops->name);
-	return check_bind(c);
-}
-
-/* The engine's frame template: a data segment (or datagram), or a SYN. */
-static void build_template(struct client *c, struct frame_spec *s)
-{
-	const struct xp_opts *o = c->o;
-	memset(s, 0, sizeof(*s));
-	memcpy(s->src_mac, c->link.mac, 6);
-	memcpy(s->dst_mac, c->nh_mac, 6);
-	s->src = c->local;
-	s->dst = c->server;
-	s->l4_proto = o->udp ? IPPROTO_UDP : IPPROTO_TCP;
-	s->sport = o->cport_lo;
-	s->dport = o->port_lo;
-	s->tcp_flags = 0x18; /* ACK|PSH: a data segment */
-	s->seq = 1;
-	s->ack = 1;
-	s->frame_size = o->frame_size;
-	if (c->ops->tmpl == XP_TMPL_SYN) {
-		/* Options like Linux's; the engine varies tuple and ISN per SYN. */
-		s->l4_proto = IPPROTO_TCP;
-		s->tcp_flags = 0x02; /* SYN */
-		s->ack = 0;
-		s->tcp_syn_options = true;
-		s->no_payload = true;
-		s->window = 64240;
-		s->frame_size = (unsigned)frame_min_size(s);
-	}
-}
-
-/* Frame size and queue checks that need the interface. Exit status or 0. */
-static int check_limits(struct client *c, const struct frame_spec *s, unsigned *queues)
-{
-	const struct xp_opts *o = c->o;
-	size_t min = frame_min_size(s);
-	size_t max = (size_t)c->link.mtu + 18;
-	if (o->frame_size < min)
-		return fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", o->frame_size,
-			    o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
-	if (o->frame_size > max)
-		return fail(c, 2, "frame size %u exceeds the MTU %u of %s (maximum -l %zu)", o->frame_size, c->link.mtu,
-			    c->link.name, max);
-	unsigned avail = c->link.tx_queues ? c->link.tx_queues : 1;
-	if (o->first_queue >= avail)
-		return fail(c, 2, "%s has %u TX queue%s, cannot use --first-queue %u", c->link.name, avail,
-			    avail == 1 ? "" : "s", o->first_queue);
-	*queues = o->queues ? o->queues : avail - o->first_queue;
-	if (o->first_queue + *queues > avail)
-		return fail(c, 2, "%s has %u TX queue%s, cannot use %u from queue %u", c->link.name, avail,
-			    avail == 1 ? "" : "s", *queues, o->first_queue);
-	return 0;
-}
-
-static enum xp_test_kind test_kind(const struct xp_opts *o)
-{
-	return o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
-}
-
-/*
- * Send the start request; with --auth-key, first answer the server's
- * challenge: the MAC covers the request line exactly as sent. 0 or -errno
- * (-EPROTO with the reason in errbuf).
- */
-static int send_request(struct client *c, struct json_object *m)
-{
-	const char *line = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
-	if (!c->key.set)
-		return xp_ctrl_send_line(&c->ctrl, line);
-	struct json_object *q = json_object_new_object(), *r = NULL;
-	json_object_object_add(q, "op", json_object_new_string("challenge"));
-	int e = xp_ctrl_send(&c->ctrl, q);
-	json_object_put(q);
-	if (!e)
-		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
-	if (e <= 0)
-		return e == 0 ? -ECONNRESET : e;
-	char mac[XP_AUTH_HEX_LEN + 1], msg[200];
-	const char *nonce = xp_json_str(r, "nonce", "");
-	if (strcmp(xp_json_str(r, "op", ""), "challenge") || xp_auth_mac(&c->key, nonce, line, strlen(line), mac)) {
-		xp_msg_printable(xp_json_str(r, "msg", "no challenge from the server"), msg, sizeof(msg));
-		snprintf(c->errbuf, sizeof(c->errbuf), "authentication: %s", msg);
-		json_object_put(r);
-		return -EPROTO;
-	}
-	json_object_put(r);
-	q = json_object_new_object();
-	json_object_object_add(q, "op", json_object_new_string("auth"));
-	json_object_object_add(q, "mac", json_object_new_string(mac));
-	e = xp_ctrl_send(&c->ctrl, q);
-	json_object_put(q);
-	return e ? e : xp_ctrl_send_line(&c->ctrl, line);
-}
-
-static int request_test(struct client *c)
-{
-	const struct xp_opts *o = c->o;
-	struct xp_test *t = &c->req;
-	*t = (struct xp_test){
-		.version = XP_PROTO_VERSION,
-		.kind = c->ec.kind,
-		.engine = c->ops->name,
-		.family = c->local.family,
-		.udp = o->udp,
-		.port_lo = o->port_lo,
-		.port_hi = o->port_hi,
-		.duration = o->duration,
-		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? o->frame_size : 0,
-	};
-	/* The server counts our frames from our addresses only: the control
-	 * connection's, and these. */
-	_Static_assert(XP_MAX_BIND_OPT <= XP_TEST_MAX_BIND, "every --bind address fits a start request");
-	t->nbind = o->nbind;
-	memcpy(t->bind, o->bind, sizeof(t->bind[0]) * o->nbind);
-	/* The engine's part: count, count and pass, answer handshakes, listen. */
-	if (c->ops->ask_server)
-		c->ops->ask_server(&c->ec, t);
-	xp_cmeas_request(&c->meas, &t->stamp);
-	struct json_object *m = xp_test_to_json(t), *r = NULL;
-	int e = send_request(c, m);
-	json_object_put(m);
-	if (!e)
-		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
-	/*
-	 * The first answer tells an xdpperf server from whatever else listens
-	 * on the port: an xdpperf server always answers "started" or "error".
-	 */
-	const char *op = e > 0 ? xp_json_str(r, "op", "") : "";
-	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "started") && strcmp(op, "error"))) {
-		json_object_put(r);
-		return fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
-			    "an xdpperf server? (check the address and --control-port)", o->host, o->control_port);
-	}
-	if (e == 0)
-		return fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
-			    "or one that dropped us (see its log)", o->host, o->control_port);
-	if (e == -ETIMEDOUT)
-		return fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
-			    "xdpperf server?", o->host, o->control_port);
-	if (e < 0)
-		return fail(c, 1, "%s", ctrl_errstr(c, e));
-	if (strcmp(op, "started")) {
-		char msg[200];
-		xp_msg_printable(xp_json_str(r, "msg", "no reason given"), msg, sizeof(msg));
-		fail(c, 1, "server refused the test: %s", msg);
-		json_object_put(r);
-		return 1;
-	}
-	/* Printed in the report: nothing from the other end reaches the terminal raw. */
-	xp_msg_printable(xp_json_str(r, "dev", "?"), c->server_dev, sizeof(c->server_dev));
-	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
-	xp_cmeas_started(&c->meas, o, r);
-	json_object_put(r);
-	/* --rtt: the program that times the returning frames, attached before
-	 * the engine sends the first one. */
-	char err[256];
-	if (xp_cmeas_rtt_start(&c->meas, o, &c->ec.frames.tmpl, c->link.ifindex, err, sizeof(err)))
-		return fail(c, 1, "%s", err);
-	return 0;
-}
-
-/*
- * Wait until time `until` while watching the control connection: returns 0 at
- * the deadline, 1 on a signal, -errno if the server went away.
- */
-static int wait_until(struct client *c, double until)
-{
-	for (;;) {
-		if (xp_signalled)
-			return 1;
-		double left = until - xp_now();
-		if (left <= 0)
-			return 0;
-		struct pollfd p = { .fd = c->ctrl.fd, .events = POLLIN };
-		int r = poll(&p, 1, (int)(left * 1000) + 1);
-		if (r > 0) {
-			/* The server only speaks when asked: anything now is a close or an error. */
-			char b;
-			ssize_t n = recv(c->ctrl.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-			if (n == 0 || (n < 0 && errno != EAGAIN))
-				return -ECONNRESET;
-			if (p.revents & (POLLHUP | POLLERR))
-				return -ECONNRESET;
-			xp_sleep(0.001);
-		}
-	}
-}
-
-/*
  * After the engine stops, wait until the server's counts settle: frames in
  * flight for frame engines; for socket streams, until the server has read
  * every byte written (a segment lost at the very end waits for TCP's
@@ -550,7 +129,7 @@ static void settle(struct client *c, const struct snap *end)
 	double until = xp_now() + (stream ? 5.0 : conns ? 2.0 : 1.0);
 	while (xp_now() < until) {
 		xp_sleep(0.05);
-		if (server_sample(c, "sample", &s, NULL))
+		if (xp_client_server_sample(c, "sample", &s, NULL))
 			return;
 		if (stream) {
 			if (s.srv.s_bytes_rx >= end->eng.sock.payload_bytes)
@@ -610,7 +189,7 @@ static int sample(struct client *c, struct snap *now, double t0)
 	 */
 	struct xp_engine_stats st2;
 	c->ops->read(c->eng, &now->eng);
-	int e = server_sample(c, "sample", now, NULL);
+	int e = xp_client_server_sample(c, "sample", now, NULL);
 	if (e)
 		return e;
 	c->ops->read(c->eng, &st2);
@@ -635,7 +214,7 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 			tick = end;
 		int w = wait_reading(c, tick);
 		if (w < 0) {
-			c->error = ctrl_errstr(c, w);
+			c->error = xp_client_ctrl_errstr(c, w);
 			c->server_gone = true;
 			break;
 		}
@@ -645,7 +224,7 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		}
 		int e = sample(c, now, t0);
 		if (e) {
-			c->error = ctrl_errstr(c, e);
+			c->error = xp_client_ctrl_errstr(c, e);
 			c->server_gone = true;
 			break;
 		}
@@ -707,7 +286,7 @@ static void finish_intervals(struct client *c)
 	while (c->meas.next <= cur) {
 		int e = xp_cmeas_fetch(&c->meas, &c->ctrl, c->ops, c->eng, c->errbuf, sizeof(c->errbuf));
 		if (e) {
-			c->error = ctrl_errstr(c, e);
+			c->error = xp_client_ctrl_errstr(c, e);
 			c->server_gone = true;
 			return;
 		}
@@ -751,9 +330,9 @@ static int run_test(struct client *c, struct xp_summary *sum)
 			settle(c, &now);
 		finish_intervals(c);
 		struct snap fin = now;
-		int e = server_sample(c, "stop", &fin, &sum->server_cpu_pct);
+		int e = xp_client_server_sample(c, "stop", &fin, &sum->server_cpu_pct);
 		if (e) {
-			c->error = ctrl_errstr(c, e);
+			c->error = xp_client_ctrl_errstr(c, e);
 			c->server_gone = true;
 		} else {
 			now.rx = fin.rx;
@@ -813,82 +392,6 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	return sum->interrupted ? XP_EXIT_RUNTIME : thresholds(c, sum);
 }
 
-/* The engine's frame rate: --cps counts SYNs, -b the frames of -l; sockets take neither. */
-static double target_pps(const struct xp_opts *o, enum xp_template t)
-{
-	if (t == XP_TMPL_SYN)
-		return o->cps;
-	if (t == XP_TMPL_DATA && o->rate.unit != XP_RATE_NONE)
-		return xp_rate_to_pps(&o->rate, o->frame_size);
-	return 0;
-}
-
-/* Tests whose frames are not ours to stamp: what the report says instead of latency figures. */
-static void no_stamp_note(struct client *c)
-{
-	const char *what = c->ops->figures == XP_FIGS_SOCKETS ? "TCP segments through the kernel"
-			   : c->ops->figures == XP_FIGS_HANDSHAKES ? "handshake frames"
-			   : "nothing of its own (an outside generator's frames)";
-	snprintf(c->meas.note, sizeof(c->meas.note), "none: the %s engine sends %s, with no stamp: no per-frame loss, "
-		 "duplicates, reordering or latency", c->ops->name, what);
-}
-
-/* The engine's configuration from the options and the path. Exit status or 0. */
-static int engine_cfg(struct client *c, struct xp_opts *o)
-{
-	struct xp_engine_cfg *ec = &c->ec;
-	*ec = (struct xp_engine_cfg){
-		.kind = test_kind(o),
-		.sport_lo = o->cport_lo, .sport_hi = o->cport_hi,
-		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
-		.ifindex = c->link.ifindex,
-		.max_seconds = o->duration + 1,
-		.debug = o->debug,
-		.server = c->server,
-		.nbind = o->nbind,
-		.parallel = (unsigned)o->parallel,
-		.burst = o->burst,
-		.frames = { .queues = 1, .first_queue = o->first_queue },
-		.sock = { .threads = o->threads, .zero = o->zero, .bind_dev = o->dev[0] != '\0' },
-		.hs = {
-			.syn_sender = o->syn_engine,
-			.fin = o->fin,
-			.peer_kernel = o->peer_kernel,
-			.data_len = o->data_len,
-			.ctrl_port = o->control_port,
-			.xdp_mode = o->xdp_mode,
-			.syn_retries = o->syn_retries,
-			.keepalive_s = o->keepalive_s,
-		},
-	};
-	memcpy(ec->bind, o->bind, sizeof(ec->bind[0]) * o->nbind);
-	snprintf(ec->ifname, sizeof(ec->ifname), "%s", c->link.name);
-	if (c->ops->tmpl != XP_TMPL_NONE) {
-		build_template(c, &ec->frames.tmpl);
-		/* No -l: the smallest valid frame of the family and protocol that carries a stamp. */
-		if (c->ops->tmpl == XP_TMPL_DATA && !o->frame_size_set) {
-			unsigned n = xp_stamp_min_frame(&ec->frames.tmpl);
-			if (n)
-				ec->frames.tmpl.frame_size = n;
-		}
-		o->frame_size = ec->frames.tmpl.frame_size;
-		int rc = check_limits(c, &ec->frames.tmpl, &ec->frames.queues);
-		if (rc)
-			return rc;
-	}
-	ec->pps = target_pps(o, c->ops->tmpl);
-	/* Last, just before the engine is made: the stamps' interval 0 starts now (or, where the engine takes
-	 * it later, just before the request: xp_cmeas_t0). */
-	if (c->ops->tmpl == XP_TMPL_DATA && ec->kind == XP_TEST_STREAM) {
-		char err[200];
-		int rc = xp_cmeas_setup(&c->meas, o, ec, err, sizeof(err));
-		if (rc)
-			return fail(c, rc, "%s", err);
-	} else {
-		no_stamp_note(c);
-	}
-	return 0;
-}
 
 int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
 {
@@ -909,38 +412,38 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	c->ctrl.fd = -1;
 	int rc = 0;
 	if (o->auth_key && xp_auth_key_load(o->auth_key, &c->key, err, sizeof(err))) {
-		rc = fail(c, 2, "%s", err);
+		rc = xp_client_fail(c, 2, "%s", err);
 		goto out;
 	}
-	rc = setup_path(c);
+	rc = xp_client_setup_path(c);
 	if (rc)
 		goto out;
 	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
 		o->frame_size = c->link.mtu + 18;
-	rc = engine_cfg(c, o);
+	rc = xp_client_engine_cfg(c, o);
 	if (rc)
 		goto out;
 	/* Before the request: the server is told the engine that really runs (auto's choice). */
 	if (xp_engine_open(o->engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
-		rc = fail(c, 1, "%s", err);
+		rc = xp_client_fail(c, 1, "%s", err);
 		goto out;
 	}
 	/* auto's choice may be an engine that stamps nothing */
 	rc = xp_cmeas_engine(&c->meas, o, c->ops, err, sizeof(err));
 	if (rc) {
-		fail(c, rc, "%s", err);
+		xp_client_fail(c, rc, "%s", err);
 		goto out;
 	}
 
 	if (c->ops->figures == XP_FIGS_HANDSHAKES &&
 	    xp_diag_watch_start(&c->diag, o->device_netns, c->link.ifindex, err, sizeof(err))) {
-		rc = fail(c, 1, "%s", err);
+		rc = xp_client_fail(c, 1, "%s", err);
 		goto out;
 	}
 	if (c->no_server)
 		snprintf(c->server_dev, sizeof(c->server_dev), "-");
 	xp_cmeas_t0(&c->meas, c->ops, c->eng);
-	rc = c->no_server ? 0 : request_test(c);
+	rc = c->no_server ? 0 : xp_client_request_test(c);
 	if (rc)
 		goto out;
 	rc = run_test(c, sum);

@@ -1,0 +1,142 @@
+/*
+ * The engine's configuration from the options and the path: the frame
+ * template (a data segment, a datagram or a SYN), the size and queue checks
+ * that need the interface, the target rate, and the stamps' settings.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "client/session.h"
+
+/* The engine's frame template: a data segment (or datagram), or a SYN. */
+static void build_template(struct client *c, struct frame_spec *s)
+{
+	const struct xp_opts *o = c->o;
+	memset(s, 0, sizeof(*s));
+	memcpy(s->src_mac, c->link.mac, 6);
+	memcpy(s->dst_mac, c->nh_mac, 6);
+	s->src = c->local;
+	s->dst = c->server;
+	s->l4_proto = o->udp ? IPPROTO_UDP : IPPROTO_TCP;
+	s->sport = o->cport_lo;
+	s->dport = o->port_lo;
+	s->tcp_flags = 0x18; /* ACK|PSH: a data segment */
+	s->seq = 1;
+	s->ack = 1;
+	s->frame_size = o->frame_size;
+	if (c->ops->tmpl == XP_TMPL_SYN) {
+		/* Options like Linux's; the engine varies tuple and ISN per SYN. */
+		s->l4_proto = IPPROTO_TCP;
+		s->tcp_flags = 0x02; /* SYN */
+		s->ack = 0;
+		s->tcp_syn_options = true;
+		s->no_payload = true;
+		s->window = 64240;
+		s->frame_size = (unsigned)frame_min_size(s);
+	}
+}
+
+/* Frame size and queue checks that need the interface. Exit status or 0. */
+static int check_limits(struct client *c, const struct frame_spec *s, unsigned *queues)
+{
+	const struct xp_opts *o = c->o;
+	size_t min = frame_min_size(s);
+	size_t max = (size_t)c->link.mtu + 18;
+	if (o->frame_size < min)
+		return xp_client_fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", o->frame_size,
+			    o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
+	if (o->frame_size > max)
+		return xp_client_fail(c, 2, "frame size %u exceeds the MTU %u of %s (maximum -l %zu)", o->frame_size, c->link.mtu,
+			    c->link.name, max);
+	unsigned avail = c->link.tx_queues ? c->link.tx_queues : 1;
+	if (o->first_queue >= avail)
+		return xp_client_fail(c, 2, "%s has %u TX queue%s, cannot use --first-queue %u", c->link.name, avail,
+			    avail == 1 ? "" : "s", o->first_queue);
+	*queues = o->queues ? o->queues : avail - o->first_queue;
+	if (o->first_queue + *queues > avail)
+		return xp_client_fail(c, 2, "%s has %u TX queue%s, cannot use %u from queue %u", c->link.name, avail,
+			    avail == 1 ? "" : "s", *queues, o->first_queue);
+	return 0;
+}
+
+static enum xp_test_kind test_kind(const struct xp_opts *o)
+{
+	return o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
+}
+
+/* The engine's frame rate: --cps counts SYNs, -b the frames of -l; sockets take neither. */
+static double target_pps(const struct xp_opts *o, enum xp_template t)
+{
+	if (t == XP_TMPL_SYN)
+		return o->cps;
+	if (t == XP_TMPL_DATA && o->rate.unit != XP_RATE_NONE)
+		return xp_rate_to_pps(&o->rate, o->frame_size);
+	return 0;
+}
+
+/* Tests whose frames are not ours to stamp: what the report says instead of latency figures. */
+static void no_stamp_note(struct client *c)
+{
+	const char *what = c->ops->figures == XP_FIGS_SOCKETS ? "TCP segments through the kernel"
+			   : c->ops->figures == XP_FIGS_HANDSHAKES ? "handshake frames"
+			   : "nothing of its own (an outside generator's frames)";
+	snprintf(c->meas.note, sizeof(c->meas.note), "none: the %s engine sends %s, with no stamp: no per-frame loss, "
+		 "duplicates, reordering or latency", c->ops->name, what);
+}
+
+/* The engine's configuration from the options and the path. Exit status or 0. */
+int xp_client_engine_cfg(struct client *c, struct xp_opts *o)
+{
+	struct xp_engine_cfg *ec = &c->ec;
+	*ec = (struct xp_engine_cfg){
+		.kind = test_kind(o),
+		.sport_lo = o->cport_lo, .sport_hi = o->cport_hi,
+		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
+		.ifindex = c->link.ifindex,
+		.max_seconds = o->duration + 1,
+		.debug = o->debug,
+		.server = c->server,
+		.nbind = o->nbind,
+		.parallel = (unsigned)o->parallel,
+		.burst = o->burst,
+		.frames = { .queues = 1, .first_queue = o->first_queue },
+		.sock = { .threads = o->threads, .zero = o->zero, .bind_dev = o->dev[0] != '\0' },
+		.hs = {
+			.syn_sender = o->syn_engine,
+			.fin = o->fin,
+			.peer_kernel = o->peer_kernel,
+			.data_len = o->data_len,
+			.ctrl_port = o->control_port,
+			.xdp_mode = o->xdp_mode,
+			.syn_retries = o->syn_retries,
+			.keepalive_s = o->keepalive_s,
+		},
+	};
+	memcpy(ec->bind, o->bind, sizeof(ec->bind[0]) * o->nbind);
+	snprintf(ec->ifname, sizeof(ec->ifname), "%s", c->link.name);
+	if (c->ops->tmpl != XP_TMPL_NONE) {
+		build_template(c, &ec->frames.tmpl);
+		/* No -l: the smallest valid frame of the family and protocol that carries a stamp. */
+		if (c->ops->tmpl == XP_TMPL_DATA && !o->frame_size_set) {
+			unsigned n = xp_stamp_min_frame(&ec->frames.tmpl);
+			if (n)
+				ec->frames.tmpl.frame_size = n;
+		}
+		o->frame_size = ec->frames.tmpl.frame_size;
+		int rc = check_limits(c, &ec->frames.tmpl, &ec->frames.queues);
+		if (rc)
+			return rc;
+	}
+	ec->pps = target_pps(o, c->ops->tmpl);
+	/* Last, just before the engine is made: the stamps' interval 0 starts now (or, where the engine takes
+	 * it later, just before the request: xp_cmeas_t0). */
+	if (c->ops->tmpl == XP_TMPL_DATA && ec->kind == XP_TEST_STREAM) {
+		char err[200];
+		int rc = xp_cmeas_setup(&c->meas, o, ec, err, sizeof(err));
+		if (rc)
+			return xp_client_fail(c, rc, "%s", err);
+	} else {
+		no_stamp_note(c);
+	}
+	return 0;
+}

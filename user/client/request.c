@@ -1,0 +1,205 @@
+/*
+ * The client's side of the control conversation (proto/messages.h): the
+ * start request (answering --auth-key's challenge first), the server's
+ * counter samples, and the watch on the connection while the test runs.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "client/session.h"
+#include "util/process.h"
+#include "util/time.h"
+
+/* Ask the server for its counters; "sample" during the test, "stop" at the end. */
+int xp_client_server_sample(struct client *c, const char *op, struct snap *out, double *cpu)
+{
+	if (c->no_server) /* nobody to ask: the server's figures stay zero, and the report says why */
+		return 0;
+	struct json_object *m = json_object_new_object(), *r = NULL, *v;
+	json_object_object_add(m, "op", json_object_new_string(op));
+	int e = xp_ctrl_send(&c->ctrl, m);
+	json_object_put(m);
+	if (e)
+		return e;
+	do {
+		e = xp_ctrl_recv(&c->ctrl, 3000, &r);
+	} while (e == -EINTR);
+	if (e <= 0)
+		return e == 0 ? -ECONNRESET : e;
+	if (!strcmp(xp_json_str(r, "op", ""), "error")) {
+		char msg[200];
+		xp_msg_printable(xp_json_str(r, "msg", "?"), msg, sizeof(msg));
+		snprintf(c->errbuf, sizeof(c->errbuf), "server: %s", msg);
+		json_object_put(r);
+		return -EPROTO;
+	}
+	if (!json_object_object_get_ex(r, "counters", &v)) {
+		json_object_put(r);
+		return -EPROTO;
+	}
+	xp_counters_from_json(v, &out->rx);
+	if (json_object_object_get_ex(r, "sockets", &v)) {
+		struct xp_sock_counts sc;
+		xp_sock_counts_from_json(v, &sc);
+		out->srv.s_accepted = sc.accepted;
+		out->srv.s_closed = sc.closed;
+		out->srv.s_resets = sc.resets;
+		out->srv.s_open_now = sc.open_now;
+		out->srv.s_bytes_rx = sc.bytes_rx;
+		out->srv.s_listen_overflows = sc.listen_overflows;
+		out->srv.s_listen_drops = sc.listen_drops;
+		out->srv.s_embryonic_rsts = sc.embryonic_rsts;
+	}
+	if (cpu)
+		*cpu = xp_json_double(r, "cpu_percent", -1);
+	c->last.rx = out->rx;
+	c->last.srv = out->srv;
+	/* The stop reply of a test with stamps: its per-stream figures. */
+	e = json_object_object_get_ex(r, "streams", &v) ? xp_cmeas_streams_json(&c->meas, v, c->errbuf, sizeof(c->errbuf)) : 0;
+	json_object_put(r);
+	return e;
+}
+
+const char *xp_client_ctrl_errstr(struct client *c, int e)
+{
+	if (e == -EPROTO && c->errbuf[0])
+		return c->errbuf;
+	if (e == -ECONNRESET || e == -EPIPE)
+		return "the server closed the control connection";
+	if (e == -ETIMEDOUT)
+		return "the server stopped answering";
+	snprintf(c->errbuf, sizeof(c->errbuf), "control channel: %s", strerror(-e));
+	return c->errbuf;
+}
+
+/*
+ * Send the start request; with --auth-key, first answer the server's
+ * challenge: the MAC covers the request line exactly as sent. 0 or -errno
+ * (-EPROTO with the reason in errbuf).
+ */
+static int send_request(struct client *c, struct json_object *m)
+{
+	const char *line = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+	if (!c->key.set)
+		return xp_ctrl_send_line(&c->ctrl, line);
+	struct json_object *q = json_object_new_object(), *r = NULL;
+	json_object_object_add(q, "op", json_object_new_string("challenge"));
+	int e = xp_ctrl_send(&c->ctrl, q);
+	json_object_put(q);
+	if (!e)
+		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
+	if (e <= 0)
+		return e == 0 ? -ECONNRESET : e;
+	char mac[XP_AUTH_HEX_LEN + 1], msg[200];
+	const char *nonce = xp_json_str(r, "nonce", "");
+	if (strcmp(xp_json_str(r, "op", ""), "challenge") || xp_auth_mac(&c->key, nonce, line, strlen(line), mac)) {
+		xp_msg_printable(xp_json_str(r, "msg", "no challenge from the server"), msg, sizeof(msg));
+		snprintf(c->errbuf, sizeof(c->errbuf), "authentication: %s", msg);
+		json_object_put(r);
+		return -EPROTO;
+	}
+	json_object_put(r);
+	q = json_object_new_object();
+	json_object_object_add(q, "op", json_object_new_string("auth"));
+	json_object_object_add(q, "mac", json_object_new_string(mac));
+	e = xp_ctrl_send(&c->ctrl, q);
+	json_object_put(q);
+	return e ? e : xp_ctrl_send_line(&c->ctrl, line);
+}
+
+int xp_client_request_test(struct client *c)
+{
+	const struct xp_opts *o = c->o;
+	struct xp_test *t = &c->req;
+	*t = (struct xp_test){
+		.version = XP_PROTO_VERSION,
+		.kind = c->ec.kind,
+		.engine = c->ops->name,
+		.family = c->local.family,
+		.udp = o->udp,
+		.port_lo = o->port_lo,
+		.port_hi = o->port_hi,
+		.duration = o->duration,
+		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? o->frame_size : 0,
+	};
+	/* The server counts our frames from our addresses only: the control
+	 * connection's, and these. */
+	_Static_assert(XP_MAX_BIND_OPT <= XP_TEST_MAX_BIND, "every --bind address fits a start request");
+	t->nbind = o->nbind;
+	memcpy(t->bind, o->bind, sizeof(t->bind[0]) * o->nbind);
+	/* The engine's part: count, count and pass, answer handshakes, listen. */
+	if (c->ops->ask_server)
+		c->ops->ask_server(&c->ec, t);
+	xp_cmeas_request(&c->meas, &t->stamp);
+	struct json_object *m = xp_test_to_json(t), *r = NULL;
+	int e = send_request(c, m);
+	json_object_put(m);
+	if (!e)
+		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
+	/*
+	 * The first answer tells an xdpperf server from whatever else listens
+	 * on the port: an xdpperf server always answers "started" or "error".
+	 */
+	const char *op = e > 0 ? xp_json_str(r, "op", "") : "";
+	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "started") && strcmp(op, "error"))) {
+		json_object_put(r);
+		return xp_client_fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
+			    "an xdpperf server? (check the address and --control-port)", o->host, o->control_port);
+	}
+	if (e == 0)
+		return xp_client_fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
+			    "or one that dropped us (see its log)", o->host, o->control_port);
+	if (e == -ETIMEDOUT)
+		return xp_client_fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
+			    "xdpperf server?", o->host, o->control_port);
+	if (e < 0)
+		return xp_client_fail(c, 1, "%s", xp_client_ctrl_errstr(c, e));
+	if (strcmp(op, "started")) {
+		char msg[200];
+		xp_msg_printable(xp_json_str(r, "msg", "no reason given"), msg, sizeof(msg));
+		xp_client_fail(c, 1, "server refused the test: %s", msg);
+		json_object_put(r);
+		return 1;
+	}
+	/* Printed in the report: nothing from the other end reaches the terminal raw. */
+	xp_msg_printable(xp_json_str(r, "dev", "?"), c->server_dev, sizeof(c->server_dev));
+	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
+	xp_cmeas_started(&c->meas, o, r);
+	json_object_put(r);
+	/* --rtt: the program that times the returning frames, attached before
+	 * the engine sends the first one. */
+	char err[256];
+	if (xp_cmeas_rtt_start(&c->meas, o, &c->ec.frames.tmpl, c->link.ifindex, err, sizeof(err)))
+		return xp_client_fail(c, 1, "%s", err);
+	return 0;
+}
+
+/*
+ * Wait until time `until` while watching the control connection: returns 0 at
+ * the deadline, 1 on a signal, -errno if the server went away.
+ */
+int xp_client_wait_until(struct client *c, double until)
+{
+	for (;;) {
+		if (xp_signalled)
+			return 1;
+		double left = until - xp_now();
+		if (left <= 0)
+			return 0;
+		struct pollfd p = { .fd = c->ctrl.fd, .events = POLLIN };
+		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		if (r > 0) {
+			/* The server only speaks when asked: anything now is a close or an error. */
+			char b;
+			ssize_t n = recv(c->ctrl.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+			if (n == 0 || (n < 0 && errno != EAGAIN))
+				return -ECONNRESET;
+			if (p.revents & (POLLHUP | POLLERR))
+				return -ECONNRESET;
+			xp_sleep(0.001);
+		}
+	}
+}

@@ -1,0 +1,71 @@
+/*
+ * The client's state for one test, shared by the files that run it:
+ * client.c (the test loop and its report), path.c (addresses, interface,
+ * next hop), engine_cfg.c (the engine's configuration from the options),
+ * request.c (the control conversation with the server).
+ */
+#ifndef XP_CLIENT_SESSION_H
+#define XP_CLIENT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "client/client.h"
+#include "client/diag.h"
+#include "client/measure.h"
+#include "proto/auth.h"
+#include "proto/channel.h"
+#include "net/netdev.h"
+
+/* Cumulative figures at one moment. */
+struct snap {
+	struct xp_engine_stats eng;
+	struct xp_counters rx;
+	struct xp_sock_figs srv; /* server socket counts (s_* fields) */
+	double t;                /* seconds since the start, for interval samples */
+};
+
+struct client {
+	const struct xp_opts *o;
+	struct xp_ctrl ctrl;
+	struct xp_addr local, server;
+	struct xp_netdev link;
+	uint8_t nh_mac[6];
+	const struct xp_engine_ops *ops; /* the engine's declarations; after create, the one that runs */
+	struct xp_engine_cfg ec;
+	struct xp_test req;         /* what we asked the server for */
+	struct xp_report rep;
+	struct xp_engine *eng;
+	char server_dev[16], xdp_mode[16];
+	struct snap last;           /* latest figures the server sent */
+	struct snap good;           /* the last interval sample: both sides' counts at one moment */
+	bool server_gone;           /* the control connection failed: the server's counts end at good */
+	struct xp_auth_key key;     /* --auth-key */
+	const char *error;          /* why the test ended early */
+	char errbuf[512];
+	bool no_server;             /* --peer kernel against a TCP server without xdpperf: no control channel */
+	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
+	struct xp_cmeas meas;       /* frame tests: the stamps, and interval lines waiting for their figures */
+};
+
+/* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (client.c) */
+__attribute__((format(printf, 3, 4)))
+int xp_client_fail(struct client *c, int rc, const char *fmt, ...);
+
+/* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. (path.c) */
+int xp_client_setup_path(struct client *c);
+/* The engine's configuration from the options and the path. Exit status or 0. (engine_cfg.c) */
+int xp_client_engine_cfg(struct client *c, struct xp_opts *o);
+
+/* request.c: the control conversation. */
+/* Ask the server for the test; prints why it could not. Exit status or 0. */
+int xp_client_request_test(struct client *c);
+/* Ask the server for its counters; "sample" during the test, "stop" at the end. 0 or -errno. */
+int xp_client_server_sample(struct client *c, const char *op, struct snap *out, double *cpu);
+/* A control-channel error as a one-line reason. */
+const char *xp_client_ctrl_errstr(struct client *c, int e);
+/* Wait until time `until` watching the control connection: 0 at the deadline, 1 on a signal, -errno if the
+ * server went away. */
+int xp_client_wait_until(struct client *c, double until);
+
+#endif
