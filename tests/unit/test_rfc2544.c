@@ -209,6 +209,23 @@ static void test_buffer_times_and_units(void **state)
 	assert_true(fabs(xp_rfc_l2_bps(1000, 1518) - 12144000) < 1e-6);
 }
 
+/*
+ * RFC 9004 section 5.4's formulas on a hand-computed case: 10GbE, 64-byte
+ * frames, R = 10e9 / ((64 + 20) * 8) = 14 880 952.38 frames/s; trials of
+ * 25 000, 26 000 and 27 000 frames give B = 26 000; implied = 26 000 * 672
+ * / 10e9 = 1.7472 ms. Throughput T = 8 Gbit/s of L1 = 11 904 761.9 frames/s
+ * = 0.8 R; corrected = 1.7472 ms - 1.7472 ms * 0.8 = 0.34944 ms.
+ */
+static void test_rfc9004_buffer_time_example(void **state)
+{
+	double r = xp_rfc_line_pps(10e9, 64), t = xp_rfc_line_pps(8e9, 64), b = (25000 + 26000 + 27000) / 3.0;
+	assert_true(fabs(r - 14880952.380952) < 1e-3);
+	assert_true(fabs(xp_rfc_implied_buffer_s(b, r) - 1.7472e-3) < 1e-12);
+	assert_true(fabs(xp_rfc_corrected_buffer_s(b, r, t) - 0.34944e-3) < 1e-12);
+	/* A throughput at R leaves nothing to buffer; above R (a bad R) it is 0, not negative. */
+	assert_true(xp_rfc_corrected_buffer_s(b, r, r) == 0 && xp_rfc_corrected_buffer_s(b, r, 2 * r) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_frame_loss_rate),
 		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_buffer_times_and_units),
+		cmocka_unit_test(test_rfc9004_buffer_time_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

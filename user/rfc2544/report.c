@@ -97,6 +97,9 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 	}
 	if (any_b2b) {
 		fprintf(f, "\nBack-to-back (RFC 2544 26.4, RFC 9004): the longest burst at the maximum rate with no loss\n");
+		fprintf(f, "RFC 9004 5.4: implied = B / R, corrected = implied * (1 - throughput / R); R = %s\n",
+			r->o->rfc_line_bps > 0 ? "the line rate's frame rate"
+					       : "the sender's measured maximum (no --line-rate: the link's theoretical rate is unknown)");
 		fprintf(f, "%6s %14s %7s %16s %16s\n", "bytes", "mean frames", "trials", "implied buffer", "corrected");
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
