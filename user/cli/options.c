@@ -241,6 +241,7 @@ static int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errle
 
 /* ---- issue 11: the RFC 2544 suite's settings ---- */
 FLAG(opt_rfc2544, rfc2544)
+FLAG(opt_bidir, rfc_bidir)
 UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
 UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
 
@@ -644,6 +645,9 @@ const struct xp_option xp_options[] = {
 	  .help = "back-to-back searches per size (default %u)", .help_nums = { 50 }, .sample = "2" },
 	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
+	{ "bidir", 0, NULL, XP_SEC_RFC2544, RFC, opt_bidir, RFC_OPT,
+	  .help = "both directions at once (RFC 2544 section 14):\n"
+	          "not implemented yet, refused" },
 
 	/* Server */
 	{ "one-off", '1', NULL, XP_SEC_SERVER, 0, opt_one_off, .roles = XP_IN_SERVER, .kinds = XP_K_ANY,

@@ -126,6 +126,7 @@ struct xp_opts {
 	unsigned rfc_lat_trials;     /* --latency-trials */
 	unsigned rfc_b2b_trials;     /* --b2b-trials */
 	char rfc_plot_dir[256];      /* --plot DIR, "" = no plots */
+	bool rfc_bidir;              /* --bidir: refused (not implemented), rfc2544/run.c */
 };
 
 /* --tests: which RFC 2544 tests the suite runs. */

@@ -262,6 +262,14 @@ static void announce(const struct xp_rfc_run *r)
 
 int xp_rfc2544_run(const struct xp_opts *o)
 {
+	/* RFC 2544 section 14 needs the server to send towards the client and
+	 * the client to count what arrives: neither exists yet. A usage error,
+	 * before anything is set up. */
+	if (o->rfc_bidir) {
+		fprintf(stderr, "xdpperf: --bidir (RFC 2544 section 14, both directions at once) is not implemented: "
+			"run the suite from each side in turn\n");
+		return 2;
+	}
 	struct xp_rfc_run r = { .o = o };
 	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
 	if (!r.trials) {
