@@ -257,6 +257,9 @@ static int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errle
 		if (!strcmp(t, "imix"))
 			return xp_cli_fail(err, errlen, "--sizes imix: mixed-size trials are not available yet (the "
 					   "engines send one frame size per test): give sizes, like 64,570,1518");
+		if (strchr(t, ':'))
+			return xp_cli_fail(err, errlen, "--sizes %s: weighted mixes (SIZE:WEIGHT) are not available yet, as "
+					   "imix (the engines send one frame size per test): give sizes, like 64,570,1518", t);
 		if (n >= XP_RFC_MAX_SIZES)
 			return xp_cli_fail(err, errlen, "--sizes takes at most %u sizes", XP_RFC_MAX_SIZES);
 		if (parse_frame_size(t, &o->rfc_sizes[n], err, errlen))
