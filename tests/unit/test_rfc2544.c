@@ -4,7 +4,8 @@
  * case: the sender slows, nothing is lost), one that loses a little above
  * its capacity (NDR below PDR), a sender slower than the device
  * (sender-limited), the frame loss rate steps and the back-to-back search
- * with RFC 9004's buffer times.
+ * with RFC 9004's buffer times; and the latency report (report.c) of a
+ * made-up run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,11 @@
 #include <math.h>
 #include <string.h>
 
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rfc2544/rfc2544.h"
 #include "rfc2544/search.h"
 
 enum dut_kind { DROPS, PUSHES_BACK, LOSES_LITTLE };
@@ -209,6 +215,104 @@ static void test_buffer_times_and_units(void **state)
 	assert_true(fabs(xp_rfc_l2_bps(1000, 1518) - 12144000) < 1e-6);
 }
 
+/*
+ * RFC 9004 section 5.4's formulas on a hand-computed case: 10GbE, 64-byte
+ * frames, R = 10e9 / ((64 + 20) * 8) = 14 880 952.38 frames/s; trials of
+ * 25 000, 26 000 and 27 000 frames give B = 26 000; implied = 26 000 * 672
+ * / 10e9 = 1.7472 ms. Throughput T = 8 Gbit/s of L1 = 11 904 761.9 frames/s
+ * = 0.8 R; corrected = 1.7472 ms - 1.7472 ms * 0.8 = 0.34944 ms.
+ */
+static void test_rfc9004_buffer_time_example(void **state)
+{
+	double r = xp_rfc_line_pps(10e9, 64), t = xp_rfc_line_pps(8e9, 64), b = (25000 + 26000 + 27000) / 3.0;
+	assert_true(fabs(r - 14880952.380952) < 1e-3);
+	assert_true(fabs(xp_rfc_implied_buffer_s(b, r) - 1.7472e-3) < 1e-12);
+	assert_true(fabs(xp_rfc_corrected_buffer_s(b, r, t) - 0.34944e-3) < 1e-12);
+	/* A throughput at R leaves nothing to buffer; above R (a bad R) it is 0, not negative. */
+	assert_true(xp_rfc_corrected_buffer_s(b, r, r) == 0 && xp_rfc_corrected_buffer_s(b, r, 2 * r) == 0);
+}
+
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+	char buf[128], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save)) {
+		struct json_object *n = NULL;
+		if (k[0] >= '0' && k[0] <= '9')
+			n = json_object_array_get_idx(o, (size_t)atoi(k));
+		else if (!json_object_object_get_ex(o, k, &n))
+			n = NULL;
+		o = n;
+	}
+	return o;
+}
+
+/*
+ * The latency report of a made-up run: two latency trials at 100 000
+ * frames/s with their figures; the size's figures are their means (as
+ * run.c computes them). -J has every trial's figures and the size's, the
+ * text table one row with the means; a size without one-way times says why.
+ */
+static void test_latency_report(void **state)
+{
+	struct xp_opts o;
+	xp_opts_default(&o);
+	snprintf(o.host, sizeof(o.host), "198.19.1.2");
+	o.rfc_trial_s = 2;
+	static struct xp_rfc_trial_rec recs[2];
+	struct xp_rfc_run r = { .o = &o, .nsizes = 2, .trials = recs, .ntrials = 2, .settle_s = 2 };
+	for (int i = 0; i < 2; i++)
+		recs[i] = (struct xp_rfc_trial_rec){ .len = 64, .test = "latency", .attempts = 1,
+			.t = { .target_pps = 1e5, .seconds = 2, .sent = 200000, .received = 200000, .offered_pps = 1e5,
+			       .lat = { .known = true, .min_us = 2 + i, .mean_us = 10 + i, .max_us = 100 + 10 * i,
+					.p50_us = 9 + i, .p99_us = 40 + 2 * i, .p999_us = 80 + 4 * i, .timed = 200000 } } };
+	struct xp_rfc_size *z = &r.sizes[0];
+	z->len = 64;
+	z->lat_run = true;
+	z->lat_pps = 1e5;
+	z->lat_n = 2;
+	z->lat = (struct xp_rfc_latency){ .known = true, .min_us = 2.5, .mean_us = 10.5, .max_us = 105, .p50_us = 9.5,
+					  .p99_us = 41, .p999_us = 82, .timed = 400000 };
+	xp_lat_init(&z->lat_hist);
+	z->lat_hist.n = z->lat_hist.recv = 400000;
+	z->lat_hist.b[40] = 400000;
+	z->lat_hist.min = z->lat_hist.max = 40;
+	z->lat_hist.sum = 40ull * 400000;
+	r.sizes[1] = (struct xp_rfc_size){ .len = 128, .lat_run = true, .lat_pps = 5e4 };
+	snprintf(r.sizes[1].lat_why, sizeof(r.sizes[1].lat_why), "the ends do not share a clock");
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	xp_rfc_report_json(f, &r);
+	fclose(f);
+	struct json_object *doc = json_tokener_parse(buf);
+	assert_non_null(doc);
+	assert_true(json_object_get_boolean(jget(doc, "sizes.0.latency.measured")));
+	assert_int_equal(json_object_get_int(jget(doc, "sizes.0.latency.trials")), 2);
+	assert_true(fabs(json_object_get_double(jget(doc, "sizes.0.latency.p99_us")) - 41) < 1e-9);
+	assert_true(fabs(json_object_get_double(jget(doc, "sizes.0.latency.p99_9_us")) - 82) < 1e-9);
+	assert_int_equal(json_object_get_int64(jget(doc, "sizes.0.latency.frames_timed")), 400000);
+	assert_int_equal(json_object_get_int64(jget(doc, "sizes.0.latency.all_frames.timed")), 400000);
+	assert_true(fabs(json_object_get_double(jget(doc, "trials.1.latency.p50_us")) - 10) < 1e-9);
+	assert_true(fabs(json_object_get_double(jget(doc, "trials.0.latency.max_us")) - 100) < 1e-9);
+	assert_int_equal(json_object_get_int(jget(doc, "trials.0.attempts")), 1);
+	assert_false(json_object_get_boolean(jget(doc, "sizes.1.latency.measured")));
+	assert_string_equal(json_object_get_string(jget(doc, "sizes.1.latency.why")), "the ends do not share a clock");
+	json_object_put(doc);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	xp_rfc_report_text(f, &r);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nLatency (RFC 2544 26.2) at the throughput rate"));
+	assert_non_null(strstr(buf, "\n    64         100000       2       400000       2.5      10.5     105.0       9.5"
+				    "      41.0      82.0\n"));
+	assert_non_null(strstr(buf, "\n   128          50000  not measured: the ends do not share a clock\n"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +324,8 @@ int main(void)
 		cmocka_unit_test(test_frame_loss_rate),
 		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_buffer_times_and_units),
+		cmocka_unit_test(test_rfc9004_buffer_time_example),
+		cmocka_unit_test(test_latency_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,6 +258,7 @@ static int opt_rx_timestamp(struct xp_opts *o, const char *arg, char *err, size_
 
 /* ---- issue 11: the RFC 2544 suite's settings ---- */
 FLAG(opt_rfc2544, rfc2544)
+FLAG(opt_bidir, rfc_bidir)
 UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
 UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
 
@@ -273,6 +274,9 @@ static int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errle
 		if (!strcmp(t, "imix"))
 			return xp_cli_fail(err, errlen, "--sizes imix: mixed-size trials are not available yet (the "
 					   "engines send one frame size per test): give sizes, like 64,570,1518");
+		if (strchr(t, ':'))
+			return xp_cli_fail(err, errlen, "--sizes %s: weighted mixes (SIZE:WEIGHT) are not available yet, as "
+					   "imix (the engines send one frame size per test): give sizes, like 64,570,1518", t);
 		if (n >= XP_RFC_MAX_SIZES)
 			return xp_cli_fail(err, errlen, "--sizes takes at most %u sizes", XP_RFC_MAX_SIZES);
 		if (parse_frame_size(t, &o->rfc_sizes[n], err, errlen))
@@ -717,6 +721,9 @@ const struct xp_option xp_options[] = {
 	  .help = "back-to-back searches per size (default %u)", .help_nums = { 50 }, .sample = "2" },
 	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
+	{ "bidir", 0, NULL, XP_SEC_RFC2544, RFC, opt_bidir, RFC_OPT,
+	  .help = "both directions at once (RFC 2544 section 14):\n"
+	          "not implemented yet, refused" },
 
 	/* Issue 12 point 4: the connection searches, one block. */
 	{ "search", 0, NULL, XP_SEC_SEARCH, XDPC, opt_search, SEARCH_OPT,

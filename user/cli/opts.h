@@ -135,6 +135,7 @@ struct xp_opts {
 	double search_ceiling;       /* --search-ceiling CPS, 0 = the sender's maximum, measured */
 	double search_res_pct;       /* --search-resolution PCT */
 	double search_settle_s;      /* --search-settle SECS: without --device-netns, the wait before each probe */
+	bool rfc_bidir;              /* --bidir: refused (not implemented), rfc2544/run.c */
 };
 
 /* --tests: which RFC 2544 tests the suite runs. */

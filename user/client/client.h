@@ -44,9 +44,14 @@ struct xp_trial_out {
 	char why[320];
 	bool kernel_sleeps;     /* sending calls slept in the kernel: the load came in bursts */
 	uint32_t max_catchup;   /* the largest catch-up after a stall, frames (0: none) */
-	/* Latency: the measurement core (issue 10) fills these; until then known stays false. */
+	/* Latency from the measurement core's stamps (every frame timed by the
+	 * server): known only when the figures are one-way times on a shared
+	 * clock; else lat_why says why. lat_hist: the whole trial's histogram. */
 	bool lat_known;
 	double lat_min_us, lat_mean_us, lat_max_us, lat_p50_us, lat_p99_us, lat_p999_us;
+	uint64_t lat_timed;     /* frames timed */
+	struct xp_lat_hist lat_hist;
+	char lat_why[160];
 };
 int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, struct xp_trial_out *out);
 /* --compare: the socket engine, then the fast one (o->compare_engine), then a table with ratios. */

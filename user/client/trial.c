@@ -4,13 +4,43 @@
  * it by its own test id from zero, and its settle for frames in flight) at
  * the trial's rate, size and length, with its report thrown away, then the
  * RFC's wait before the next trial. Only the figures a trial's verdict
- * needs come back.
+ * needs come back, and its latency (from the stamps in every frame).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "client/client.h"
+#include "bpf/lib/stamp.h"
 #include "util/time.h"
+
+/*
+ * The trial's latency from its stamps: the server timed every frame into
+ * one histogram (report/latency.h). Only one-way times on a clock both ends
+ * share count; otherwise the reason is kept for the report.
+ */
+static void trial_latency(const struct xp_meas_figs *m, struct xp_trial_out *out)
+{
+	const struct xp_lat_hist *h = &m->lat;
+	const char *why = !m->valid ? "the frames carry no stamp (frame size, protocol or engine)"
+			  : m->unknown ? "the server's bins were reused before they were read"
+			  : m->rtt ? "round trip, not one way"
+			  : !m->oneway ? (m->lat_why ? m->lat_why : "the ends do not share a clock")
+			  : h->clock_neg ? "frames arrived before their stamped send time (the clocks disagree)"
+			  : !h->n ? "no frame timed" : NULL;
+	if (why) {
+		snprintf(out->lat_why, sizeof(out->lat_why), "%s", why);
+		return;
+	}
+	out->lat_known = true;
+	out->lat_timed = h->n;
+	out->lat_hist = *h;
+	out->lat_min_us = (double)h->min * XP_STAMP_TICK_NS / 1e3;
+	out->lat_max_us = (double)h->max * XP_STAMP_TICK_NS / 1e3;
+	out->lat_mean_us = xp_lat_mean_ns(h) / 1e3;
+	out->lat_p50_us = xp_lat_quantile_ns(h, 0.5) / 1e3;
+	out->lat_p99_us = xp_lat_quantile_ns(h, 0.99) / 1e3;
+	out->lat_p999_us = xp_lat_quantile_ns(h, 0.999) / 1e3;
+}
 
 int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, struct xp_trial_out *out)
 {
@@ -60,6 +90,7 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 	snprintf(out->why, sizeof(out->why), "%s", sum.pace.short_of_target ? sum.pace.why : "");
 	out->kernel_sleeps = sum.pace.kernel_sleep_pct >= 1.0;
 	out->max_catchup = sum.pace.catchups ? sum.pace.max_grant : 0;
+	trial_latency(&p->meas, out);
 	if (req->settle_s > 0)
 		xp_sleep(req->settle_s);
 	return 0;

@@ -8,6 +8,8 @@
  *   loss.{svg,png}        frame loss rate against the offered load, per size
  *   latency.{svg,png}     latency percentiles against the frame size (only
  *                         when the measurement core measured them)
+ *   latency_dist.{svg,png} the latency distribution at the throughput rate:
+ *                         every frame of the latency trials, per size
  *   summary.md            settings, tables, the plots
  */
 #include <errno.h>
@@ -17,6 +19,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "bpf/lib/latency.h"
+#include "bpf/lib/stamp.h"
 #include "rfc2544/rfc2544.h"
 
 extern char **environ;
@@ -59,13 +63,40 @@ static void both(FILE *gp, const char *name, const char *body)
 	fprintf(gp, "set terminal pngcairo size 800,500\nset output '%s.png'\n%s\n", name, body);
 }
 
+/*
+ * One size's block of latency_dist.dat: the merged histogram of its latency
+ * trials as a cumulative distribution, one row per non-empty bucket (its
+ * upper edge in us, the percent of frames at or below it, the percent in
+ * it). A title line first, for gnuplot's columnheader. False if empty.
+ */
+static bool dist_block(FILE *d, const struct xp_rfc_size *z)
+{
+	const struct xp_lat_hist *h = &z->lat_hist;
+	uint64_t total = 0, cum = 0;
+	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++)
+		total += h->b[b];
+	if (!total)
+		return false;
+	fprintf(d, "\"%u bytes at %.0f fps\" cum_pct bucket_pct\n", z->len, z->lat_pps);
+	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++) {
+		if (!h->b[b])
+			continue;
+		cum += h->b[b];
+		double hi_us = (double)xp_lat_bucket_lo(b + 1) * XP_STAMP_TICK_NS / 1e3;
+		fprintf(d, "%.4f %.6f %.6f\n", hi_us, 100.0 * (double)cum / (double)total,
+			100.0 * (double)h->b[b] / (double)total);
+	}
+	fprintf(d, "\n\n");
+	return true;
+}
+
 int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t errlen)
 {
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	bool tp = false, flr = false, lat = false;
+	bool tp = false, flr = false, lat = false, dist = false;
 	FILE *d = open_in(dir, "throughput.dat", err, errlen);
 	if (!d)
 		return -1;
@@ -104,6 +135,12 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 			z->lat.p99_us, z->lat.p999_us, z->lat.max_us);
 	}
 	fclose(d);
+	if (!(d = open_in(dir, "latency_dist.dat", err, errlen)))
+		return -1;
+	for (unsigned i = 0; i < r->nsizes; i++)
+		if (r->sizes[i].lat.known && dist_block(d, &r->sizes[i]))
+			dist = true;
+	fclose(d);
 
 	FILE *gp = open_in(dir, "plots.gp", err, errlen);
 	if (!gp)
@@ -128,8 +165,15 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		     "set ylabel 'microseconds'\nset logscale x 2\n"
 		     "plot 'latency.dat' using 1:4 w lp t 'p50', '' using 1:5 w lp t 'p99', '' using 1:6 w lp t 'p99.9', "
 		     "'' using 1:7 w lp t 'max'\nunset logscale x");
+	if (dist)
+		both(gp, "latency_dist",
+		     "set title 'Latency distribution at the throughput rate (RFC 2544 26.2, every frame)'\n"
+		     "set xlabel 'one-way latency (microseconds)'\nset ylabel 'frames at or below (%)'\n"
+		     "set logscale x 10\nset yrange [0:100]\nset key bottom right\n"
+		     "plot for [i=0:*] 'latency_dist.dat' index i using 1:2 with steps title columnheader(1)\n"
+		     "unset logscale x\nset key top right");
 	fclose(gp);
-	if ((tp || flr || lat) && run_gnuplot(dir, err, errlen))
+	if ((tp || flr || lat || dist) && run_gnuplot(dir, err, errlen))
 		return -1;
 
 	FILE *md = open_in(dir, "summary.md", err, errlen);
@@ -145,7 +189,9 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 	if (lat)
 		fprintf(md, "![Latency percentiles against frame size](latency.svg)\n\n");
 	else
-		fprintf(md, "Latency: not measured (per-frame latency needs the measurement core, issue 10).\n\n");
+		fprintf(md, "Latency: not measured (the latency table says why).\n\n");
+	if (dist)
+		fprintf(md, "![Latency distribution at the throughput rate](latency_dist.svg)\n\n");
 	fprintf(md, "Every trial is in `xdpperf --rfc2544 -J`'s \"trials\"; the plots' data are the `.dat` files here.\n");
 	fclose(md);
 	return 0;

@@ -31,7 +31,7 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 	char a[32];
 	fprintf(f, "RFC 2544 against %s: trials of %g s, settle %g s, throughput resolution 0.5 %%, "
 		"loss tolerance (PDR) %g %%, %s\n", o->host, o->rfc_trial_s, r->settle_s, o->rfc_loss_tol,
-		o->rfc_line_bps > 0 ? "line rate " : "top of the search: the sender's measured maximum");
+		o->rfc_line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
 	if (o->rfc_line_bps > 0)
 		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
 }
@@ -65,19 +65,22 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 		}
 	}
 	if (any_lat) {
-		fprintf(f, "\nLatency (RFC 2544 26.2) at the throughput rate\n");
+		fprintf(f, "\nLatency (RFC 2544 26.2) at the throughput rate: every frame timed, one way; each figure "
+			"the mean over the trials\n");
+		fprintf(f, "%6s %14s %7s %12s %9s %9s %9s %9s %9s %9s\n", "bytes", "rate frames/s", "trials", "frames timed",
+			"min us", "mean us", "max us", "p50 us", "p99 us", "p99.9 us");
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
 			if (!z->lat_run)
 				continue;
 			if (!z->lat.known) {
-				fprintf(f, "%6u  not measured: per-frame latency needs the measurement core (issue 10), "
-					"which this build does not have\n", z->len);
+				fprintf(f, "%6u %14.0f  not measured: %s\n", z->len, z->lat_pps,
+					z->lat_why[0] ? z->lat_why : "no trial ran");
 				continue;
 			}
-			fprintf(f, "%6u  min %.1f us  mean %.1f us  max %.1f us  p50 %.1f us  p99 %.1f us  p99.9 %.1f us"
-				"  (%u trials)\n", z->len, z->lat.min_us, z->lat.mean_us, z->lat.max_us, z->lat.p50_us,
-				z->lat.p99_us, z->lat.p999_us, z->lat_n);
+			fprintf(f, "%6u %14.0f %7u %12llu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", z->len, z->lat_pps, z->lat_n,
+				(unsigned long long)z->lat.timed, z->lat.min_us, z->lat.mean_us, z->lat.max_us, z->lat.p50_us,
+				z->lat.p99_us, z->lat.p999_us);
 		}
 	}
 	if (any_flr) {
@@ -94,6 +97,9 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 	}
 	if (any_b2b) {
 		fprintf(f, "\nBack-to-back (RFC 2544 26.4, RFC 9004): the longest burst at the maximum rate with no loss\n");
+		fprintf(f, "RFC 9004 5.4: implied = B / R, corrected = implied * (1 - throughput / R); R = %s\n",
+			r->o->rfc_line_bps > 0 ? "the line rate's frame rate"
+					       : "the sender's measured maximum (no --line-rate: the link's theoretical rate is unknown)");
 		fprintf(f, "%6s %14s %7s %16s %16s\n", "bytes", "mean frames", "trials", "implied buffer", "corrected");
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
@@ -114,6 +120,17 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 static void add_d(struct json_object *o, const char *k, double v)
 {
 	json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
+}
+
+static void lat_json(struct json_object *l, const struct xp_rfc_latency *x)
+{
+	json_object_object_add(l, "frames_timed", json_object_new_int64((int64_t)x->timed));
+	add_d(l, "min_us", x->min_us);
+	add_d(l, "mean_us", x->mean_us);
+	add_d(l, "max_us", x->max_us);
+	add_d(l, "p50_us", x->p50_us);
+	add_d(l, "p99_us", x->p99_us);
+	add_d(l, "p99_9_us", x->p999_us);
 }
 
 void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
@@ -146,13 +163,15 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		if (z->lat_run) {
 			struct json_object *l = json_object_new_object();
 			json_object_object_add(l, "measured", json_object_new_boolean(z->lat.known));
+			add_d(l, "rate_frames_per_second", z->lat_pps);
+			json_object_object_add(l, "trials", json_object_new_int((int)z->lat_n));
 			if (z->lat.known) {
-				add_d(l, "min_us", z->lat.min_us);
-				add_d(l, "mean_us", z->lat.mean_us);
-				add_d(l, "max_us", z->lat.max_us);
-				add_d(l, "p50_us", z->lat.p50_us);
-				add_d(l, "p99_us", z->lat.p99_us);
-				add_d(l, "p99_9_us", z->lat.p999_us);
+				/* Each figure's mean over the trials (RFC 2544 26.2 reports the mean of its trials). */
+				lat_json(l, &z->lat);
+				/* Every frame of every latency trial: the distribution, with its buckets to merge. */
+				json_object_object_add(l, "all_frames", xp_lat_to_json(&z->lat_hist));
+			} else {
+				json_object_object_add(l, "why", json_object_new_string(z->lat_why[0] ? z->lat_why : "no trial ran"));
 			}
 			json_object_object_add(s, "latency", l);
 		}
@@ -193,6 +212,8 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		if (t->t.burst)
 			json_object_object_add(e, "burst", json_object_new_int((int)t->t.burst));
 		add_d(e, "seconds", t->t.seconds);
+		/* Only the last run counts; the earlier ones lost frames to a catch-up burst of the sender's. */
+		json_object_object_add(e, "attempts", json_object_new_int((int)t->attempts));
 		json_object_object_add(e, "sent", json_object_new_int64((int64_t)t->t.sent));
 		json_object_object_add(e, "received", json_object_new_int64((int64_t)t->t.received));
 		add_d(e, "offered_frames_per_second", t->t.offered_pps);
@@ -203,6 +224,11 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		json_object_object_add(e, "kernel_sleeps", json_object_new_boolean(t->t.kernel_sleeps));
 		json_object_object_add(e, "bursty", json_object_new_boolean(t->t.bursty));
 		json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
+		if (t->t.lat.known) {
+			struct json_object *l = json_object_new_object();
+			lat_json(l, &t->t.lat);
+			json_object_object_add(e, "latency", l);
+		}
 		json_object_array_add(trials, e);
 	}
 	json_object_object_add(doc, "trials", trials);

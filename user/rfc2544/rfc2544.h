@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cli/opts.h"
+#include "report/latency.h"
 #include "rfc2544/search.h"
 
 #define XP_RFC_MAX_TRIALS 512
@@ -26,10 +27,13 @@ struct xp_rfc_size {
 	double ndr_pps, pdr_pps;
 	bool sender_limited;
 	unsigned tp_trials;
-	/* latency at the throughput rate */
+	/* latency at the throughput rate (RFC 2544 26.2) */
 	bool lat_run;
+	double lat_pps;            /* the rate the latency trials ran at */
 	unsigned lat_n;            /* trials with latency figures */
-	struct xp_rfc_latency lat; /* their mean */
+	struct xp_rfc_latency lat; /* each figure's mean over those trials (timed: their sum) */
+	struct xp_lat_hist lat_hist; /* every frame of those trials: the distribution plot, -J's buckets */
+	char lat_why[160];         /* when no trial had figures: why */
 	/* frame loss rate */
 	unsigned flr_n;
 	double flr_offered[10], flr_target[10], flr_loss[10];
@@ -47,6 +51,7 @@ struct xp_rfc_trial_rec {
 	const char *test;          /* "calibrate", "throughput", "latency", "loss", "b2b" */
 	struct xp_rfc_trial t;
 	enum xp_rfc_verdict v;
+	unsigned attempts;         /* runs of it: a paced trial spoilt by a catch-up burst runs again (run.c) */
 };
 
 struct xp_rfc_run {

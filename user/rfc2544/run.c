@@ -33,61 +33,75 @@ static double settle_of(double trial_s)
 	return trial_s < 2 ? trial_s : 2.0;
 }
 
-static struct xp_rfc_trial_rec *trial_run(struct xp_rfc_run *r, const char *test, unsigned len, double pps,
-					  unsigned burst, double secs)
+/* One trial, recorded in r; out gets all the client gave back (the latency histogram too). */
+static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *test, unsigned len, double pps,
+					      unsigned burst, double secs, struct xp_trial_out *outp)
 {
 	if (r->ntrials >= XP_RFC_MAX_TRIALS)
 		return NULL;
 	struct xp_rfc_trial_rec *rec = &r->trials[r->ntrials++];
 	struct xp_trial_req req = { .pps = pps, .frame_len = len, .burst = burst, .seconds = secs,
 				    .settle_s = r->settle_s };
-	struct xp_trial_out out;
+	struct xp_trial_out out_;
+	struct xp_trial_out *out = outp ? outp : &out_;
 	/* A paced trial that lost frames after the sender stalled and made the
 	 * stall up in a burst (other processes took its CPU, or the kernel held
 	 * it) did not offer a constant load: run it again, twice at most. */
 	for (int attempt = 0;; attempt++) {
-		xp_client_trial(r->o, &req, &out);
-		bool bursty = !burst && pps > 0 && out.max_catchup > pps * 1e-3;
+		xp_client_trial(r->o, &req, out);
+		rec->attempts = attempt + 1;
+		bool bursty = !burst && pps > 0 && out->max_catchup > pps * 1e-3;
 		/* A catch-up costs a few frames, not most of them: heavy loss is the device's. */
-		bool few = out.received < out.sent && out.sent - out.received < out.sent / 20;
-		if (out.rc || !bursty || !few || attempt == 2)
+		bool few = out->received < out->sent && out->sent - out->received < out->sent / 20;
+		if (out->rc || !bursty || !few || attempt == 2)
 			break;
 		fprintf(stderr, "      %u B %s at %.0f fps lost %llu frames after a catch-up burst of %u frames: again\n",
-			len, test, pps, (unsigned long long)(out.sent - out.received), out.max_catchup);
+			len, test, pps, (unsigned long long)(out->sent - out->received), out->max_catchup);
 	}
 	rec->len = len;
 	rec->test = test;
-	rec->t = (struct xp_rfc_trial){ .target_pps = pps, .burst = burst, .seconds = out.seconds, .sent = out.sent,
-					.received = out.received, .offered_pps = out.offered_pps,
-					.short_of_target = pps > 0 && pps < CALIBRATE_PPS && out.short_of_target,
-					.held_back_by = out.held_back_by, .kernel_sleeps = out.kernel_sleeps,
-					.bursty = !burst && pps > 0 && out.max_catchup > pps * 1e-3,
-					.error = out.rc };
-	rec->t.lat = (struct xp_rfc_latency){ .known = out.lat_known, .min_us = out.lat_min_us,
-					      .mean_us = out.lat_mean_us, .max_us = out.lat_max_us,
-					      .p50_us = out.lat_p50_us, .p99_us = out.lat_p99_us,
-					      .p999_us = out.lat_p999_us };
+	rec->t = (struct xp_rfc_trial){ .target_pps = pps, .burst = burst, .seconds = out->seconds, .sent = out->sent,
+					.received = out->received, .offered_pps = out->offered_pps,
+					.short_of_target = pps > 0 && pps < CALIBRATE_PPS && out->short_of_target,
+					.held_back_by = out->held_back_by, .kernel_sleeps = out->kernel_sleeps,
+					.bursty = !burst && pps > 0 && out->max_catchup > pps * 1e-3,
+					.error = out->rc };
+	rec->t.lat = (struct xp_rfc_latency){ .known = out->lat_known, .min_us = out->lat_min_us,
+					      .mean_us = out->lat_mean_us, .max_us = out->lat_max_us,
+					      .p50_us = out->lat_p50_us, .p99_us = out->lat_p99_us,
+					      .p999_us = out->lat_p999_us, .timed = out->lat_timed };
 	rec->v = xp_rfc_judge(&rec->t, 0);
-	if (out.rc) {
-		r->error = strdup(out.error);
-		fprintf(stderr, "xdpperf: rfc2544: %u-byte %s trial did not run: %s\n", len, test, out.error);
+	if (out->rc) {
+		r->error = strdup(out->error);
+		fprintf(stderr, "xdpperf: rfc2544: %u-byte %s trial did not run: %s\n", len, test, out->error);
 		return rec;
 	}
 	char extra[64] = "";
 	if (burst)
 		snprintf(extra, sizeof(extra), "burst %u, ", burst);
 	char held[48] = "";
-	if ((rec->t.short_of_target || pps >= CALIBRATE_PPS) && out.held_back_by)
-		snprintf(held, sizeof(held), " (held back by the %s)", out.held_back_by);
+	if ((rec->t.short_of_target || pps >= CALIBRATE_PPS) && out->held_back_by)
+		snprintf(held, sizeof(held), " (held back by the %s)", out->held_back_by);
+	char lat[96] = "";
+	if (rec->t.lat.known && !strcmp(test, "latency"))
+		snprintf(lat, sizeof(lat), "; latency p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us",
+			 rec->t.lat.p50_us, rec->t.lat.p99_us, rec->t.lat.p999_us, rec->t.lat.max_us);
 	if (pps >= CALIBRATE_PPS)
 		fprintf(stderr, "[%3u] %5u B %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s\n",
-			r->ntrials, len, test, out.offered_pps, (unsigned long long)out.sent,
-			(unsigned long long)out.received, held);
+			r->ntrials, len, test, out->offered_pps, (unsigned long long)out->sent,
+			(unsigned long long)out->received, held);
 	else
 		fprintf(stderr, "[%3u] %5u B %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
-			"%s%s\n", r->ntrials, len, test, extra, pps, out.offered_pps, (unsigned long long)out.sent,
-			(unsigned long long)out.received, xp_rfc_loss_pct(&rec->t), xp_rfc_verdict_name(rec->v), held);
+			"%s%s%s\n", r->ntrials, len, test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
+			(unsigned long long)out->received, xp_rfc_loss_pct(&rec->t), xp_rfc_verdict_name(rec->v), held,
+			lat);
 	return rec;
+}
+
+static struct xp_rfc_trial_rec *trial_run(struct xp_rfc_run *r, const char *test, unsigned len, double pps,
+					  unsigned burst, double secs)
+{
+	return trial_run_out(r, test, len, pps, burst, secs, NULL);
 }
 
 static bool failed(const struct xp_rfc_trial_rec *rec)
@@ -132,29 +146,50 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	return 0;
 }
 
+/*
+ * Latency (RFC 2544 26.2): --latency-trials trials at the throughput rate.
+ * RFC 2544 times one tagged frame per trial and reports the mean over 20
+ * trials; here the measurement core times every frame of a trial, so each
+ * trial gives its whole histogram (min, mean, max, p50, p99, p99.9), the
+ * size's figures are each figure's mean over the trials, and the trials'
+ * histograms are merged for the distribution plot. Without one-way times
+ * (no stamp at this size, different clocks) one trial says so, not twenty.
+ */
 static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
-	/* Per-frame latency needs the measurement core (issue 10). Without it a
-	 * trial has no latency to give: run one to find out, not twenty. */
-	double rate = z->ndr_pps > 0 ? z->ndr_pps : z->max_pps;
+	double rate = floor(z->ndr_pps > 0 ? z->ndr_pps : z->max_pps);
 	unsigned n = r->o->rfc_lat_trials;
+	struct xp_rfc_latency sum = { 0 };
 	z->lat_run = true;
+	z->lat_pps = rate;
+	xp_lat_init(&z->lat_hist);
 	for (unsigned i = 0; i < n; i++) {
-		struct xp_rfc_trial_rec *rec = trial_run(r, "latency", z->len, floor(rate), 0, r->o->rfc_trial_s);
+		struct xp_trial_out out;
+		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z->len, rate, 0, r->o->rfc_trial_s, &out);
 		if (failed(rec))
 			return -1;
-		if (!rec->t.lat.known)
-			return 0; /* lat_n stays 0: the report says why */
+		if (!rec->t.lat.known) {
+			snprintf(z->lat_why, sizeof(z->lat_why), "%s", out.lat_why);
+			break;
+		}
 		const struct xp_rfc_latency *l = &rec->t.lat;
-		z->lat.min_us = z->lat_n ? fmin(z->lat.min_us, l->min_us) : l->min_us;
-		z->lat.max_us = fmax(z->lat.max_us, l->max_us);
-		z->lat.mean_us += l->mean_us / n;
-		z->lat.p50_us += l->p50_us / n;
-		z->lat.p99_us += l->p99_us / n;
-		z->lat.p999_us += l->p999_us / n;
+		sum.min_us += l->min_us;
+		sum.mean_us += l->mean_us;
+		sum.max_us += l->max_us;
+		sum.p50_us += l->p50_us;
+		sum.p99_us += l->p99_us;
+		sum.p999_us += l->p999_us;
+		sum.timed += l->timed;
+		xp_lat_add(&z->lat_hist, &out.lat_hist);
 		z->lat_n++;
 	}
-	z->lat.known = z->lat_n > 0;
+	if (z->lat_n) {
+		double k = z->lat_n;
+		z->lat = (struct xp_rfc_latency){ .known = true, .min_us = sum.min_us / k, .mean_us = sum.mean_us / k,
+						  .max_us = sum.max_us / k, .p50_us = sum.p50_us / k,
+						  .p99_us = sum.p99_us / k, .p999_us = sum.p999_us / k,
+						  .timed = sum.timed };
+	}
 	return 0;
 }
 
@@ -211,12 +246,12 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	return 0;
 }
 
-/* About how many trials: calibration, a search of ~log2(200)+1, loss ~5, b2b ~8 each. */
+/* About how many trials: calibration, a search of ~log2(200)+1, the latency trials, loss ~5, b2b ~8 each. */
 static void announce(const struct xp_rfc_run *r)
 {
 	const struct xp_opts *o = r->o;
 	unsigned per = (o->rfc_line_bps > 0 ? 0 : 1) + ((o->rfc_tests & XP_RFC_T_THROUGHPUT) ? 9 : 0) +
-		       ((o->rfc_tests & XP_RFC_T_LATENCY) ? 1 : 0) + ((o->rfc_tests & XP_RFC_T_LOSS) ? 5 : 0);
+		       ((o->rfc_tests & XP_RFC_T_LATENCY) ? o->rfc_lat_trials : 0) + ((o->rfc_tests & XP_RFC_T_LOSS) ? 5 : 0);
 	unsigned b2b = (o->rfc_tests & XP_RFC_T_B2B) ? 8 * o->rfc_b2b_trials : 0;
 	double each = o->rfc_trial_s + r->settle_s + 1.5; /* + the session's set-up and settle */
 	double b2b_each = (o->rfc_trial_s < B2B_TRIAL_S ? o->rfc_trial_s : B2B_TRIAL_S) + r->settle_s + 1.5;
@@ -227,6 +262,14 @@ static void announce(const struct xp_rfc_run *r)
 
 int xp_rfc2544_run(const struct xp_opts *o)
 {
+	/* RFC 2544 section 14 needs the server to send towards the client and
+	 * the client to count what arrives: neither exists yet. A usage error,
+	 * before anything is set up. */
+	if (o->rfc_bidir) {
+		fprintf(stderr, "xdpperf: --bidir (RFC 2544 section 14, both directions at once) is not implemented: "
+			"run the suite from each side in turn\n");
+		return 2;
+	}
 	struct xp_rfc_run r = { .o = o };
 	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
 	if (!r.trials) {

@@ -176,6 +176,16 @@ double xp_rfc_implied_buffer_s(double b2b_frames, double max_rate)
 }
 
 /*
+ * RFC 9004 section 3 (the DUT as a buffer in front of a forwarding
+ * function) and section 5.4, "Benchmark Calculations", word for word in
+ * symbols: Implied DUT buffer time = Average num of Back-to-back Frames /
+ * Max Theoretical Frame Rate; Corrected DUT Buffer Time = Implied DUT
+ * Buffer Time - Implied DUT Buffer Time * Measured Throughput / Max
+ * Theoretical Frame Rate, the Measured Throughput being RFC 2544 26.1's at
+ * that frame size. The RFC's R is the link's theoretical rate (--line-rate);
+ * without one the suite's R is the sender's measured maximum, and the
+ * report says so.
+ *
  * The model of RFC 9004: during a burst of B frames at the maximum rate R
  * (B / R seconds) the device forwards at its throughput T, so it sends
  * T * B / R of them on and buffers only B * (1 - T / R); as a time at R,

@@ -17,6 +17,7 @@
 struct xp_rfc_latency {
 	bool known;             /* false: this build has no per-frame latency */
 	double min_us, mean_us, max_us, p50_us, p99_us, p999_us;
+	uint64_t timed;         /* frames timed (every frame that arrived with a stamp) */
 };
 
 /* One trial: what was asked, what the sender reached, what arrived. */
