@@ -651,9 +651,13 @@ static void test_multiproc_hold(void **state)
 	assert_int_equal(ss.accepted, ss.closed + ss.resets);
 	ops->destroy(e);
 	t0 = xp_now();
+	unsigned long killed0 = xp_procs_killed();
 	xp_sock_server_stop(srv);
 	print_message("multiproc hold: server stop took %.3f s\n", xp_now() - t0);
-	assert_true(xp_now() - t0 < 2.0);
+	/* A clean stop: every worker exited by itself, none was killed as stuck (workers.c STOP_STALL);
+	 * the time is only a hang bound. */
+	assert_int_equal(xp_procs_killed(), killed0);
+	assert_true(xp_now() - t0 < 10.0);
 	assert_true(no_children());
 	unsetenv("XDPPERF_FD_LIMIT");
 }

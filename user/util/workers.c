@@ -224,6 +224,13 @@ static void reaped(struct xp_procs *p, unsigned i)
 		p->ops->lost(p->arg, i);
 }
 
+static unsigned long procs_killed;
+
+unsigned long xp_procs_killed(void)
+{
+	return __atomic_load_n(&procs_killed, __ATOMIC_RELAXED);
+}
+
 void xp_procs_stop(struct xp_procs *p)
 {
 	if (!p)
@@ -260,6 +267,7 @@ void xp_procs_stop(struct xp_procs *p)
 			if (now - moved[i] > STOP_STALL || now - t0 > STOP_MAX) {
 				kill(p->pid[i], SIGKILL);
 				killed[i] = true;
+				__atomic_add_fetch(&procs_killed, 1, __ATOMIC_RELAXED);
 				kill_end = now + KILL_GRACE;
 			} else {
 				all_killed = false;

@@ -106,6 +106,9 @@ int xp_procs_start(struct xp_procs **out, unsigned n, const struct xp_proc_ops *
  * (NULL is fine).
  */
 void xp_procs_stop(struct xp_procs *p);
+/* How many workers xp_procs_stop has had to SIGKILL in this process (stuck: no progress for 2 s, or
+ * still closing after 30 s), so that tests can assert a clean stop without timing it. */
+unsigned long xp_procs_killed(void);
 
 /* ---- event-loop threads, here or over worker processes ------------------ */
 
