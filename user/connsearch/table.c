@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "connsearch/connsearch.h"
+#include "net/in_netns.h"
 
 static int count_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -74,34 +75,23 @@ out:
 	return r;
 }
 
+struct table_arg {
+	const char *netns;
+	uint64_t *count;
+};
+
+/* Inside the device's namespace: its live entries. */
+static int table_here(void *arg, char *err, size_t errlen)
+{
+	const struct table_arg *a = arg;
+	int r = dump_count(a->count);
+	if (r)
+		snprintf(err, errlen, "cannot list the conntrack table of '%s': %s", a->netns, strerror(-r));
+	return r;
+}
+
 int xp_cs_table_live(const char *netns, uint64_t *count, char *err, size_t errlen)
 {
-	char path[300];
-	snprintf(path, sizeof(path), "/var/run/netns/%s", netns);
-	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int r = 0;
-	if (self < 0 || fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "cannot open network namespace '%s': %s", netns, strerror(errno));
-		goto out;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		r = -errno;
-		snprintf(err, errlen, "cannot enter network namespace '%s': %s", netns, strerror(errno));
-		goto out;
-	}
-	r = dump_count(count);
-	if (r)
-		snprintf(err, errlen, "cannot list the conntrack table of '%s': %s", netns, strerror(-r));
-	if (setns(self, CLONE_NEWNET)) {
-		fprintf(stderr, "xdpperf: cannot return to the client's network namespace: %s\n", strerror(errno));
-		exit(1);
-	}
-out:
-	if (self >= 0)
-		close(self);
-	if (fd >= 0)
-		close(fd);
-	return r;
+	struct table_arg a = { .netns = netns, .count = count };
+	return xp_in_netns(netns, table_here, &a, err, errlen);
 }

@@ -1,5 +1,6 @@
 /* A device namespace's conntrack table and interface drops (see devstate.h). */
 #include "net/devstate.h"
+#include "net/in_netns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,43 +109,31 @@ int xp_link_rx_drops(int ifindex, uint64_t *drops)
 	return r;
 }
 
-int xp_devstate_read(const char *netns, struct xp_devstate *s, char *err, size_t errlen)
+struct devstate_arg {
+	const char *netns;
+	struct xp_devstate *s;
+};
+
+/* Inside the device's namespace: its conntrack figures and its interfaces' drops. */
+static int devstate_here(void *arg, char *err, size_t errlen)
 {
-	char path[300];
-	snprintf(path, sizeof(path), "/var/run/netns/%s", netns);
-	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int r = 0;
-	if (self < 0 || fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "cannot open network namespace '%s': %s (--device-netns names one under /var/run/netns)",
-			 netns, strerror(errno));
-		goto out;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		r = -errno;
-		snprintf(err, errlen, "cannot enter network namespace '%s': %s", netns, strerror(errno));
-		goto out;
-	}
+	const struct devstate_arg *a = arg;
+	struct xp_devstate *s = a->s;
 	memset(s, 0, sizeof(*s));
 	/* A namespace without conntrack (no firewall) has none of these: zeroes, not an error. */
 	read_u64_file("/proc/sys/net/netfilter/nf_conntrack_count", &s->ct_count);
 	read_u64_file("/proc/sys/net/netfilter/nf_conntrack_max", &s->ct_max);
 	ct_drops(&s->ct_drops);
 	struct drops_ctx c = { .tx = 1 };
-	r = link_drops(&c);
+	int r = link_drops(&c);
 	s->if_drops = c.sum;
 	if (r)
-		snprintf(err, errlen, "cannot read the interfaces of namespace '%s': %s", netns, strerror(-r));
-	if (setns(self, CLONE_NEWNET)) {
-		/* Cannot happen with our own namespace's fd; if it did, every later call would be wrong. */
-		fprintf(stderr, "xdpperf: cannot return to the client's network namespace: %s\n", strerror(errno));
-		exit(1);
-	}
-out:
-	if (self >= 0)
-		close(self);
-	if (fd >= 0)
-		close(fd);
+		snprintf(err, errlen, "cannot read the interfaces of namespace '%s': %s", a->netns, strerror(-r));
 	return r;
+}
+
+int xp_devstate_read(const char *netns, struct xp_devstate *s, char *err, size_t errlen)
+{
+	struct devstate_arg a = { .netns = netns, .s = s };
+	return xp_in_netns(netns, devstate_here, &a, err, errlen);
 }
