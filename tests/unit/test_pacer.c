@@ -211,6 +211,32 @@ static void test_stall_beyond_cap(void **state)
 	assert_int_equal(drain(&p, T0 + 1.0 + 100 * US + 0.5 * US), 10);
 }
 
+/* A caller's smaller cap (the RFC 2544 trials' 1 ms, cfg.catchup_s): at
+ * 100 kpps a 50 ms stall makes up 100 frames, not 2000, and the rest of the
+ * stall is a gap; a 0.5 ms one is made up whole. Never below two units. */
+static void test_caller_cap(void **state)
+{
+	struct xp_pacer p;
+	struct xp_pacer_cfg c = { .pps = 1e5, .unpaced = 16384, .catchup_s = 1e-3 };
+	xp_pacer_init(&p, &c, T0);
+	assert_near(p.cap, 100);
+	assert_int_equal(drain(&p, T0), 10);
+	assert_int_equal(drain(&p, T0 + 50e-3 + 0.5 * US), 100);
+	double wait = -1;
+	assert_int_equal(xp_pacer_poll(&p, T0 + 50e-3 + 0.5 * US, &wait), 0);
+	assert_true(wait > 0 && wait <= 100 * US + 1e-9); /* then the steady schedule again */
+	assert_int_equal(drain(&p, T0 + 50e-3 + 500 * US + 0.5 * US), 50); /* 0.5 ms later: 5 units, within the cap */
+	c.pps = 1e3; /* 1 ms of 1 kpps is one frame: two units instead */
+	xp_pacer_init(&p, &c, T0);
+	assert_near(p.cap, 2);
+	c.pps = 1e5;
+	c.coalesce = true; /* the live engine's one grant: bounded by the same cap */
+	xp_pacer_init(&p, &c, T0);
+	assert_int_equal(xp_pacer_poll(&p, T0, NULL), 10);
+	xp_pacer_sent(&p, 10);
+	assert_int_equal(xp_pacer_poll(&p, T0 + 1.0, NULL), 100);
+}
+
 /* Four threads at 10 kpps each (one frame per 100 us): thread k's first frame
  * is due k/4 of a period (25 us) after thread 0's, so together they send
  * every 25 us in turn: 0, 1, 2, 3, 0, 1, ... */
@@ -369,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_burst),
 		cmocka_unit_test(test_stall_within_cap),
 		cmocka_unit_test(test_stall_beyond_cap),
+		cmocka_unit_test(test_caller_cap),
 		cmocka_unit_test(test_thread_phases),
 		cmocka_unit_test(test_unpaced),
 		cmocka_unit_test(test_coalesce_stall),

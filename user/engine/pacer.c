@@ -27,7 +27,7 @@ void xp_pacer_init(struct xp_pacer *p, const struct xp_pacer_cfg *c, double now)
 		p->unit = c->burst;
 	else
 		p->unit = p->pps * XP_PACE_SLICE_S < 1 ? 1 : (uint32_t)(p->pps * XP_PACE_SLICE_S + 0.5);
-	p->cap = p->pps * XP_PACE_CATCHUP_S;
+	p->cap = p->pps * (c->catchup_s > 0 ? c->catchup_s : XP_PACE_CATCHUP_S);
 	if (p->cap < 2.0 * p->unit)
 		p->cap = 2.0 * p->unit;
 	/* The first unit is due at once; thread k starts k/n of a unit's period

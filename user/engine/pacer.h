@@ -11,7 +11,11 @@
  * out together. Ahead of schedule the thread sleeps (1 us timer slack) and
  * spins only the last XP_PACE_SPIN_S; behind it (a stall) it catches up back
  * to back, but never by more than XP_PACE_CATCHUP_S of frames (and at least
- * two units): a longer stall is forgiven, not bursted.
+ * two units): a longer stall is forgiven, not bursted. A caller whose
+ * receiver must see a constant load (the RFC 2544 trials: a device with a
+ * small burst allowance loses a 20 ms burst that it would have carried as a
+ * steady rate) gives a smaller cap in cfg->catchup_s: its stalls become
+ * gaps, and the offered load it reports is what it really offered.
  *
  * Time comes in as an argument (`now`, seconds of CLOCK_MONOTONIC as
  * xp_now() gives them) so the schedule can be driven by a fake clock;
@@ -52,6 +56,7 @@ struct xp_pacer_cfg {
 	uint32_t unpaced;    /* frames per unit when unpaced (at least 1) */
 	bool coalesce;       /* behind schedule: hand out all that is due (up to the cap) at once */
 	uint32_t max_grant;  /* coalesce: at most this many frames in one grant (0: the cap only) */
+	double catchup_s;    /* at most this long's frames are made up after a stall (0: XP_PACE_CATCHUP_S) */
 };
 
 struct xp_pacer {
