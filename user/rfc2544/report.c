@@ -239,7 +239,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		if (t->t.held_back_by)
 			json_object_object_add(e, "held_back_by", json_object_new_string(t->t.held_back_by));
 		json_object_object_add(e, "kernel_sleeps", json_object_new_boolean(t->t.kernel_sleeps));
-		/* The sender's largest make-up after a stall: at most 1 ms of frames (client/trial.c). */
+		/* The sender's largest grant after a stall: at most 5 ms of frames, or two units (engine/pacer.h). */
 		json_object_object_add(e, "largest_catchup_frames", json_object_new_int64((int64_t)t->t.max_catchup));
 		json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
 		if (t->t.lat.known) {

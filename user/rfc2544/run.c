@@ -44,9 +44,9 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 				    .settle_s = r->settle_s };
 	struct xp_trial_out out_;
 	struct xp_trial_out *out = outp ? outp : &out_;
-	/* A paced trial offers a constant load: the sender makes up at most
-	 * 1 ms of a stall (client/trial.c), so a stall is a gap the offered
-	 * load shows, not a burst the device did not ask for. */
+	/* A paced trial offers a constant load: the sender makes a stall up
+	 * at most 1 % above the rate, never in one burst (client/trial.c); a
+	 * device that drops then dropped the rate, not the sender's burst. */
 	xp_client_trial(r->o, &req, out);
 	rec->len = len;
 	rec->test = test;

@@ -30,7 +30,7 @@ struct xp_rfc_trial {
 	bool short_of_target;   /* the offered load fell short of target_pps by more than the tolerance */
 	const char *held_back_by; /* when short: "sender", "path" or "kernel" (report/pace.c) */
 	bool kernel_sleeps;     /* the engine's calls slept in the kernel: the load came in bursts */
-	uint32_t max_catchup;   /* the largest catch-up after a stall, frames (0: none; at most 1 ms of them) */
+	uint32_t max_catchup;   /* the largest catch-up after a stall, frames (0: none; at most 5 ms of them, or two units) */
 	struct xp_rfc_latency lat;
 	int error;              /* the trial did not run (the client's exit status); then nothing above counts */
 };
