@@ -49,6 +49,25 @@ for len in 64 1518; do
 	xp_check "$len bytes: not sender-limited" expect_eq sender_limited \
 		"$(jq ".sizes[] | select(.frame_bytes == $len) | .throughput.sender_limited" "$J")" false
 done
+# --confirm-loss 1 (the default): each repeat names a failed trial before it at the same size and rate,
+# and the table's counts are the trials'.
+xp_check "repeats run a failed trial's rate again, and the sizes count them" eval '
+	jq -e "
+		.trials as \$t |
+		all(.trials | to_entries[] | select(.value.repeat_of != null);
+			.value.repeat_of <= .key and
+			\$t[.value.repeat_of - 1].verdict != \"pass\" and
+			\$t[.value.repeat_of - 1].target_frames_per_second == .value.target_frames_per_second and
+			\$t[.value.repeat_of - 1].frame_bytes == .value.frame_bytes) and
+		([.trials[] | select(.repeat_of != null)] | length) == ([.sizes[].throughput.repeats] | add) and
+		.settings.confirm_loss == 1" "$J" >/dev/null ||
+	{ jq -c ".trials[] | {frame_bytes, target_frames_per_second, verdict, repeat_of}" "$J"; false; }'
+# A paced trial makes a stall up at most 1 % above its rate, at most 5 ms of frames (or two 100-us
+# units) back to back (engine/pacer.h): 500 at 100 kframes/s, half the router's 1000-packet allowance.
+xp_check "no paced trial caught up more than 5 ms of frames at once" eval '
+	jq -e "all(.trials[] | select(.test != \"calibrate\"); .largest_catchup_frames <=
+		([.target_frames_per_second * 0.005, 2 * ((.target_frames_per_second * 0.0001 + 0.5) | floor)] | max) + 1)" \
+		"$J" >/dev/null || { jq -c ".trials[] | {test, target_frames_per_second, largest_catchup_frames}" "$J"; false; }'
 xp_check "no trial well above the limit passed" eval '
 	[[ $(jq "[.trials[] | select(.test == \"throughput\" and .verdict == \"pass\" and .target_frames_per_second > $LIMIT * 1.02)] | length" "$J") == 0 ]]'
 xp_check "the trials above the limit lost frames (nft dropped them)" eval '

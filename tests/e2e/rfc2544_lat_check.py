@@ -10,9 +10,9 @@ Every trial is its own test with its own sequence numbers, so frames are
 told apart by time: the suite waits at least its settle time (1 s here)
 between trials, and a gap of more than 0.3 s in the capture starts the next
 trial. Checks:
-  - as many bursts of frames in the capture as runs of trials in the JSON
-    (a trial run again has "attempts" > 1; its last run counts), and each
-    trial's received count equals the frames the router forwarded in it
+  - as many bursts of frames in the capture as trials in the JSON (a rate
+    run again under --confirm-loss is a trial of its own, with repeat_of),
+    and each trial's received count equals the frames the router forwarded in it
     (the server counts after the router; nothing drops between them);
   - each latency trial's p50 against the capture's (capture time on the
     kernel's clock minus the stamp's send time) within measure_check.py's
@@ -72,20 +72,14 @@ def main():
         last = x[0]
     if cur:
         bursts.append(cur)
-    runs = sum(t.get("attempts", 1) for t in trials)
-    print(f"capture: {len(fr)} frames in {len(bursts)} bursts; the suite's JSON: {len(trials)} trials, {runs} runs")
-    if len(bursts) != runs:
-        fail(f"{len(bursts)} bursts in the capture, {runs} runs of trials in the JSON")
+    print(f"capture: {len(fr)} frames in {len(bursts)} bursts; the suite's JSON: {len(trials)} trials")
+    if len(bursts) != len(trials):
+        fail(f"{len(bursts)} bursts in the capture, {len(trials)} trials in the JSON")
         for b in bursts:
             print(f"  burst of {len(b)} frames over {(b[-1][0] - b[0][0]) / 1e9:.3f} s")
         return 1
-    # A trial run again (a catch-up burst spoilt it) is its last run: the earlier ones are skipped.
-    last_runs, i = [], 0
-    for t in trials:
-        i += t.get("attempts", 1)
-        last_runs.append(bursts[i - 1])
     nlat = 0
-    for k, (t, b) in enumerate(zip(trials, last_runs)):
+    for k, (t, b) in enumerate(zip(trials, bursts)):
         line = f"trial {k + 1} {t['frame_bytes']} B {t['test']}: received {t['received']}, router forwarded {len(b)}"
         if t["received"] != len(b):
             fail(line)

@@ -211,6 +211,60 @@ static void test_stall_beyond_cap(void **state)
 	assert_int_equal(drain(&p, T0 + 1.0 + 100 * US + 0.5 * US), 10);
 }
 
+/* Smooth catch-up (cfg.catchup_excess, the RFC 2544 trials' 1 %): at 100
+ * kpps a 20 ms stall (2000 frames behind) is made up 5 ms of frames (500)
+ * at once, then at 1 % above the rate: 1 kpps more, so after another
+ * second 1000 more of the 2000 are made up, never more than 1.01 x the
+ * time's frames in any stretch; within the 20 ms cap nothing is forgiven,
+ * and a sleep's jitter (0.5 ms late) is made up at once. */
+static void test_smooth_catchup(void **state)
+{
+	struct xp_pacer p;
+	struct xp_pacer_cfg c = { .pps = 1e5, .unpaced = 16384, .catchup_excess = 0.01 };
+	xp_pacer_init(&p, &c, T0);
+	assert_near(p.allow_max, 500);
+	uint64_t n = drain(&p, T0);
+	assert_int_equal(n, 10);
+	/* 0.5 ms late: 5 units due, all at once (within the 5 ms bucket). */
+	n += drain(&p, T0 + 500 * US + 0.5 * US);
+	assert_int_equal(n, 60);
+	/* Steady to 100 ms. */
+	for (long i = 501; i < 100000; i++)
+		n += drain(&p, T0 + i * US + 0.5 * US);
+	assert_int_equal(n, 10000);
+	/* A 20 ms stall: at most 500 frames at once, not 2000. */
+	double t = 0.120 + 0.5 * US;
+	uint64_t first = drain(&p, T0 + t);
+	assert_true(first <= 500 && first >= 490);
+	n += first;
+	/* Then 1 s at 1 us steps: every 10 ms at most 1.01 x 1000 frames (+ one unit). */
+	uint64_t win = 0;
+	double w0 = t;
+	for (double x = t + US; x < t + 1.0; x += US) {
+		uint64_t k = drain(&p, T0 + x);
+		n += k;
+		win += k;
+		if (x - w0 >= 10e-3) {
+			assert_true(win <= 1010 + 10);
+			win = 0;
+			w0 = x;
+		}
+	}
+	/* By 1.12 s: 112000 due; made up the first grant's 500 and 1 % of 1 s, 1000: 500 behind. */
+	double behind = 112000.0 - (double)n;
+	assert_true(behind > 400 && behind < 600);
+	/* (The plain pacer makes the same stall up in one 2000-frame grant: test_stall_beyond_cap.) */
+	c.pps = 200; /* at 200 fps the bucket is two units (5 ms would be one frame) */
+	xp_pacer_init(&p, &c, T0);
+	assert_near(p.allow_max, 2);
+	c.pps = 1e5;
+	c.coalesce = true; /* the live engine's one grant is bounded by the bucket too */
+	xp_pacer_init(&p, &c, T0);
+	assert_int_equal(xp_pacer_poll(&p, T0, NULL), 10);
+	xp_pacer_sent(&p, 10);
+	assert_int_equal(xp_pacer_poll(&p, T0 + 0.015, NULL), 500);
+}
+
 /* Four threads at 10 kpps each (one frame per 100 us): thread k's first frame
  * is due k/4 of a period (25 us) after thread 0's, so together they send
  * every 25 us in turn: 0, 1, 2, 3, 0, 1, ... */
@@ -369,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_burst),
 		cmocka_unit_test(test_stall_within_cap),
 		cmocka_unit_test(test_stall_beyond_cap),
+		cmocka_unit_test(test_smooth_catchup),
 		cmocka_unit_test(test_thread_phases),
 		cmocka_unit_test(test_unpaced),
 		cmocka_unit_test(test_coalesce_stall),

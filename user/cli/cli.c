@@ -37,6 +37,7 @@ void xp_opts_default(struct xp_opts *o)
 	o->rfc_loss_tol = 0.5;     /* the PDR's, as CSIT reports it */
 	o->rfc_lat_trials = 20;    /* section 26.2 */
 	o->rfc_b2b_trials = 50;    /* section 26.4 */
+	o->rfc_confirm = 1;        /* a losing throughput trial runs once more (rfc2544/run.c) */
 	o->search_trial_s = 10;
 	o->search_floor = 100;
 	o->search_res_pct = 1;

@@ -261,6 +261,7 @@ FLAG(opt_rfc2544, rfc2544)
 FLAG(opt_bidir, rfc_bidir)
 UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
 UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
+UINT(opt_confirm_loss, rfc_confirm, unsigned, 0, 9, "--confirm-loss count")
 
 /* --sizes 64,128,1518: frame sizes as -l takes them, at most XP_RFC_MAX_SIZES. */
 static int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errlen)
@@ -712,6 +713,11 @@ const struct xp_option xp_options[] = {
 	{ "loss-tolerance", 0, "PCT", XP_SEC_RFC2544, RFC, opt_loss_tolerance, RFC_OPT,
 	  .help = "loss a trial may have for the PDR beside the\n"
 	          "zero-loss NDR (default 0.5)", .sample = "0.1" },
+	{ "confirm-loss", 0, "N", XP_SEC_RFC2544, RFC, opt_confirm_loss, RFC_OPT,
+	  .help = "a throughput trial that lost frames (or that the\n"
+	          "sender left short of its rate) runs again, up to N\n"
+	          "times; the rate fails only if every run failed\n"
+	          "(default %u; 0: one trial per rate)", .help_nums = { 1 }, .sample = "0" },
 	{ "line-rate", 0, "RATE", XP_SEC_RFC2544, RFC, opt_line_rate, RFC_OPT,
 	  .help = "the link's L1 bit rate (10G): the top of the searches\n"
 	          "and the percent of it (default: the sender's maximum)", .sample = "10G" },

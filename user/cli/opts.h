@@ -127,6 +127,8 @@ struct xp_opts {
 	double rfc_line_bps;         /* --line-rate, L1 bits/s; 0: the sender's maximum */
 	unsigned rfc_lat_trials;     /* --latency-trials */
 	unsigned rfc_b2b_trials;     /* --b2b-trials */
+	double pace_catchup_excess;  /* no option: the RFC 2544 trials' smooth catch-up (client/trial.c) */
+	unsigned rfc_confirm;        /* --confirm-loss N: runs of a losing throughput trial again */
 	char rfc_plot_dir[256];      /* --plot DIR, "" = no plots */
 	/* Issue 12 point 4: the connection searches (user/connsearch) */
 	unsigned search;             /* --search: enum xp_cs_mode (connsearch/search.h), 0 = none */

@@ -26,6 +26,9 @@ const char *xp_client_last_error(void);
  * for seconds, reported nowhere; then a settle wait. Fills *out (rc: the
  * test's exit status, 0 when it ran).
  */
+/* A trial's pacer makes up a stall at most this fraction above the rate (trial.c). */
+#define XP_TRIAL_CATCHUP_EXCESS 0.01
+
 struct xp_trial_req {
 	double pps;
 	unsigned frame_len;

@@ -99,6 +99,7 @@ int xp_client_engine_cfg(struct client *c, struct xp_opts *o)
 		.nbind = o->nbind,
 		.parallel = (unsigned)o->parallel,
 		.burst = o->burst,
+		.catchup_excess = o->pace_catchup_excess,
 		.frames = { .queues = 1, .first_queue = o->first_queue },
 		.sock = { .threads = o->threads, .zero = o->zero, .bind_dev = o->dev[0] != '\0' },
 		.hs = {

@@ -56,6 +56,12 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 	o.frame_size = req->frame_len;
 	o.frame_size_set = true;
 	o.burst = req->burst;
+	/* A constant load: a device with a small burst allowance (a policer,
+	 * nftables' limit with its burst) loses a 20-ms catch-up burst that it
+	 * would carry as a steady rate, so a stall is made up at most 1 % above
+	 * the rate (at most 5 ms of frames back to back: engine/pacer.h); what
+	 * is not made up by the end shows as an offered load below the target. */
+	o.pace_catchup_excess = XP_TRIAL_CATCHUP_EXCESS;
 	o.rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
 
 	FILE *null = fopen("/dev/null", "w");

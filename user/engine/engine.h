@@ -81,6 +81,7 @@ struct xp_engine_cfg {
 	unsigned parallel;          /* -P: connections in flight (connect) / open (stream, hold) */
 	double pps;                 /* frames (SYNs) per second in total, 0 = as fast as possible */
 	unsigned burst;             /* frames sent back to back per paced unit, 0 = spread evenly */
+	double catchup_excess;      /* paced: > 0, a stall is made up at most this fraction above pps (engine/pacer.h) */
 	double max_seconds;         /* hard stop even if nobody calls stop() */
 	int debug;
 	/* per kind of engine */

@@ -170,7 +170,7 @@ static void *worker_main(void *arg)
 	/* coalesce: a call has a fixed cost that can be long (see pacer.h): catch up in one call. */
 	struct xp_pacer_cfg pcfg = { .pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, .burst = e->burst,
 				     .thread = w->idx, .nthreads = e->nw, .unpaced = CHUNK, .coalesce = true,
-				     .max_grant = CHUNK };
+				     .max_grant = CHUNK, .catchup_excess = e->cfg.catchup_excess };
 	struct xp_pacer pc;
 	double start = xp_now();
 	double deadline = e->cfg.max_seconds > 0 ? start + e->cfg.max_seconds : 1e300;

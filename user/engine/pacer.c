@@ -19,6 +19,9 @@ void xp_pacer_init(struct xp_pacer *p, const struct xp_pacer_cfg *c, double now)
 	p->grant_limit = c->max_grant;
 	p->catchups = 0;
 	p->max_grant = 0;
+	p->excess = 0;
+	p->allow = p->allow_max = 0;
+	p->t_allow = now;
 	if (!p->pps) {
 		p->unit = c->unpaced ? c->unpaced : 1;
 		return;
@@ -33,6 +36,13 @@ void xp_pacer_init(struct xp_pacer *p, const struct xp_pacer_cfg *c, double now)
 	/* The first unit is due at once; thread k starts k/n of a unit's period
 	 * later, so that the threads' units interleave evenly. */
 	p->base = p->unit * (1.0 - (double)(c->thread % n) / n);
+	if (c->catchup_excess > 0) {
+		p->excess = c->catchup_excess;
+		p->allow_max = p->pps * XP_PACE_SMOOTH_S;
+		if (p->allow_max < 2.0 * p->unit)
+			p->allow_max = 2.0 * p->unit;
+		p->allow = p->allow_max;
+	}
 }
 
 uint32_t xp_pacer_poll(struct xp_pacer *p, double now, double *wait)
@@ -51,6 +61,19 @@ uint32_t xp_pacer_poll(struct xp_pacer *p, double now, double *wait)
 			*wait = (p->unit - due) / p->pps;
 		return 0;
 	}
+	if (p->excess > 0) { /* smooth catch-up: what the second bucket holds bounds the grant */
+		p->allow += (now - p->t_allow) * p->pps * (1 + p->excess);
+		p->t_allow = now;
+		if (p->allow > p->allow_max)
+			p->allow = p->allow_max;
+		if (p->allow < p->unit) {
+			if (wait)
+				*wait = (p->unit - p->allow) / (p->pps * (1 + p->excess));
+			return 0;
+		}
+		if (due > p->allow)
+			due = p->allow;
+	}
 	p->left = p->unit;
 	if (p->coalesce && due >= 2.0 * p->unit) {
 		/* Behind by two units or more: all whole units due in one grant. */
@@ -63,6 +86,8 @@ uint32_t xp_pacer_poll(struct xp_pacer *p, double now, double *wait)
 		p->left = (uint32_t)n;
 		p->catchups++;
 	}
+	if (p->excess > 0)
+		p->allow -= p->left;
 	if (p->left > p->max_grant)
 		p->max_grant = p->left;
 	return p->left;

@@ -13,6 +13,21 @@
  * to back, but never by more than XP_PACE_CATCHUP_S of frames (and at least
  * two units): a longer stall is forgiven, not bursted.
  *
+ * Smooth catch-up (cfg->catchup_excess = e > 0, the RFC 2544 trials): a
+ * device with a small burst allowance (a policer, nftables' limit with its
+ * burst) drops a 20-ms catch-up burst that it would carry as a steady rate,
+ * so the frames of a stall are made up at most e above the rate instead:
+ * a second bucket, filled at (1 + e) * pps and holding at most
+ * XP_PACE_SMOOTH_S of frames (at least two units), bounds every grant: a
+ * short stall (a sleep's wake-up jitter, a few ms without a CPU on a shared
+ * host) is made up at once, a longer one at e above the rate. Against a
+ * token bucket of rate L and depth B the make-up of a stall of d seconds
+ * (d <= the 20 ms cap) then goes beyond the bucket only when
+ * rate * XP_PACE_SMOOTH_S + ((1 + e) * rate - L) * d / e > B: with e = 1 %,
+ * rate 0.99 L (2 % from the limit is RFC 2544 tests' usual accuracy) and
+ * 5 ms, never (nothing above L). A stall not yet made up at the end shows
+ * as an offered load below the target.
+ *
  * Time comes in as an argument (`now`, seconds of CLOCK_MONOTONIC as
  * xp_now() gives them) so the schedule can be driven by a fake clock;
  * xp_pacer_next() is the real-time wrapper the engines call. Callers should
@@ -43,6 +58,7 @@
 #define XP_PACE_SPIN_S    20e-6  /* sleep until this close to the due time, then spin */
 #define XP_PACE_CATCHUP_S 20e-3  /* at most 20 ms of frames are made up after a stall */
 #define XP_PACE_MAX_SLEEP 0.05   /* one sleep at most: stop() must not wait for a slow burst */
+#define XP_PACE_SMOOTH_S  5e-3   /* smooth catch-up: at most 5 ms of frames back to back */
 
 struct xp_pacer_cfg {
 	double pps;          /* this thread's frames per second (the test's rate / threads); <= 0: unpaced */
@@ -52,6 +68,7 @@ struct xp_pacer_cfg {
 	uint32_t unpaced;    /* frames per unit when unpaced (at least 1) */
 	bool coalesce;       /* behind schedule: hand out all that is due (up to the cap) at once */
 	uint32_t max_grant;  /* coalesce: at most this many frames in one grant (0: the cap only) */
+	double catchup_excess; /* > 0: smooth catch-up, at most this fraction above pps (0.01 = 1 %) */
 };
 
 struct xp_pacer {
@@ -64,6 +81,10 @@ struct xp_pacer {
 	uint32_t left;  /* frames of the unit handed out that are not sent yet */
 	bool coalesce;  /* see xp_pacer_cfg */
 	uint32_t grant_limit; /* xp_pacer_cfg.max_grant */
+	double excess;        /* smooth catch-up: xp_pacer_cfg.catchup_excess (0: off) */
+	double allow;         /* its bucket: frames that may go back to back now */
+	double allow_max;     /* ... at most */
+	double t_allow;       /* when it was last filled */
 	uint64_t catchups;    /* grants of more than one unit (coalesce) */
 	uint32_t max_grant;   /* the largest grant so far */
 };

@@ -249,7 +249,7 @@ static inline int kick(struct xsk_worker *w)
 static void pacer_start(struct xp_pacer *pc, const struct xsk_worker *w, double pps, unsigned burst)
 {
 	struct xp_pacer_cfg c = { .pps = pps, .burst = burst, .thread = w->rank, .nthreads = w->eng->nw,
-				  .unpaced = BATCH };
+				  .unpaced = BATCH, .catchup_excess = w->eng->cfg.catchup_excess };
 	xp_pacer_init(pc, &c, xp_now());
 }
 

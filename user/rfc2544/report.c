@@ -34,6 +34,12 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 		o->rfc_line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
 	if (o->rfc_line_bps > 0)
 		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
+	if (o->rfc_confirm)
+		fprintf(f, "  a throughput trial that lost frames runs again at its rate, up to %u time%s; the rate fails "
+			"only if every run lost (--confirm-loss %u; 0: one trial per rate)\n", o->rfc_confirm,
+			o->rfc_confirm == 1 ? "" : "s", o->rfc_confirm);
+	else
+		fprintf(f, "  one trial per rate: a trial that lost frames fails its rate (--confirm-loss 0)\n");
 }
 
 void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
@@ -62,6 +68,13 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 				rate(xp_rfc_l2_bps(z->ndr_pps, z->len), "bit/s", b, sizeof(b)), p, z->pdr_pps, z->tp_trials,
 				z->sender_limited ? "sender-limited: the sender's maximum, not the device's throughput"
 						  : "the device (loss or pushback above it)");
+		}
+		for (unsigned i = 0; i < r->nsizes; i++) {
+			const struct xp_rfc_size *z = &r->sizes[i];
+			if (z->tp_run && z->tp_repeats)
+				fprintf(f, "%6u B: %u losing trial%s run again; %u rate%s lost frames once and passed when run "
+					"again\n", z->len, z->tp_repeats, z->tp_repeats == 1 ? "" : "s", z->tp_passed_on_repeat,
+					z->tp_passed_on_repeat == 1 ? "" : "s");
 		}
 	}
 	if (any_lat) {
@@ -141,6 +154,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 	add_d(set, "trial_seconds", o->rfc_trial_s);
 	add_d(set, "settle_seconds", r->settle_s);
 	add_d(set, "loss_tolerance_percent", o->rfc_loss_tol);
+	json_object_object_add(set, "confirm_loss", json_object_new_int((int)o->rfc_confirm));
 	add_d(set, "line_rate_bps", o->rfc_line_bps > 0 ? o->rfc_line_bps : NAN);
 	json_object_object_add(doc, "settings", set);
 	struct json_object *sizes = json_object_new_array();
@@ -158,6 +172,8 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 			add_d(t, "pdr_frames_per_second", z->pdr_pps);
 			json_object_object_add(t, "sender_limited", json_object_new_boolean(z->sender_limited));
 			json_object_object_add(t, "trials", json_object_new_int((int)z->tp_trials));
+			json_object_object_add(t, "repeats", json_object_new_int((int)z->tp_repeats));
+			json_object_object_add(t, "passed_on_repeat", json_object_new_int((int)z->tp_passed_on_repeat));
 			json_object_object_add(s, "throughput", t);
 		}
 		if (z->lat_run) {
@@ -212,8 +228,9 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		if (t->t.burst)
 			json_object_object_add(e, "burst", json_object_new_int((int)t->t.burst));
 		add_d(e, "seconds", t->t.seconds);
-		/* Only the last run counts; the earlier ones lost frames to a catch-up burst of the sender's. */
-		json_object_object_add(e, "attempts", json_object_new_int((int)t->attempts));
+		/* --confirm-loss: the number of the losing trial (as in the progress lines) this one runs again. */
+		if (t->repeat_of)
+			json_object_object_add(e, "repeat_of", json_object_new_int((int)t->repeat_of));
 		json_object_object_add(e, "sent", json_object_new_int64((int64_t)t->t.sent));
 		json_object_object_add(e, "received", json_object_new_int64((int64_t)t->t.received));
 		add_d(e, "offered_frames_per_second", t->t.offered_pps);
@@ -222,7 +239,8 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		if (t->t.held_back_by)
 			json_object_object_add(e, "held_back_by", json_object_new_string(t->t.held_back_by));
 		json_object_object_add(e, "kernel_sleeps", json_object_new_boolean(t->t.kernel_sleeps));
-		json_object_object_add(e, "bursty", json_object_new_boolean(t->t.bursty));
+		/* The sender's largest grant after a stall: at most 5 ms of frames, or two units (engine/pacer.h). */
+		json_object_object_add(e, "largest_catchup_frames", json_object_new_int64((int64_t)t->t.max_catchup));
 		json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
 		if (t->t.lat.known) {
 			struct json_object *l = json_object_new_object();

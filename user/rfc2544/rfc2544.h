@@ -26,7 +26,9 @@ struct xp_rfc_size {
 	bool tp_run;
 	double ndr_pps, pdr_pps;
 	bool sender_limited;
-	unsigned tp_trials;
+	unsigned tp_trials;        /* the search's rates (repeats not counted) */
+	unsigned tp_repeats;       /* --confirm-loss: runs again of a losing trial */
+	unsigned tp_passed_on_repeat; /* rates that lost on a first run and passed on a repeat */
 	/* latency at the throughput rate (RFC 2544 26.2) */
 	bool lat_run;
 	double lat_pps;            /* the rate the latency trials ran at */
@@ -51,7 +53,7 @@ struct xp_rfc_trial_rec {
 	const char *test;          /* "calibrate", "throughput", "latency", "loss", "b2b" */
 	struct xp_rfc_trial t;
 	enum xp_rfc_verdict v;
-	unsigned attempts;         /* runs of it: a paced trial spoilt by a catch-up burst runs again (run.c) */
+	unsigned repeat_of;        /* --confirm-loss: the number (progress line, 1-based) of the losing trial this runs again; 0: none */
 };
 
 struct xp_rfc_run {

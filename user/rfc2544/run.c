@@ -44,28 +44,17 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 				    .settle_s = r->settle_s };
 	struct xp_trial_out out_;
 	struct xp_trial_out *out = outp ? outp : &out_;
-	/* A paced trial that lost frames after the sender stalled and made the
-	 * stall up in a burst (other processes took its CPU, or the kernel held
-	 * it) did not offer a constant load: run it again, twice at most. */
-	for (int attempt = 0;; attempt++) {
-		xp_client_trial(r->o, &req, out);
-		rec->attempts = attempt + 1;
-		bool bursty = !burst && pps > 0 && out->max_catchup > pps * 1e-3;
-		/* A catch-up costs a few frames, not most of them: heavy loss is the device's. */
-		bool few = out->received < out->sent && out->sent - out->received < out->sent / 20;
-		if (out->rc || !bursty || !few || attempt == 2)
-			break;
-		fprintf(stderr, "      %u B %s at %.0f fps lost %llu frames after a catch-up burst of %u frames: again\n",
-			len, test, pps, (unsigned long long)(out->sent - out->received), out->max_catchup);
-	}
+	/* A paced trial offers a constant load: the sender makes a stall up
+	 * at most 1 % above the rate, never in one burst (client/trial.c); a
+	 * device that drops then dropped the rate, not the sender's burst. */
+	xp_client_trial(r->o, &req, out);
 	rec->len = len;
 	rec->test = test;
 	rec->t = (struct xp_rfc_trial){ .target_pps = pps, .burst = burst, .seconds = out->seconds, .sent = out->sent,
 					.received = out->received, .offered_pps = out->offered_pps,
 					.short_of_target = pps > 0 && pps < CALIBRATE_PPS && out->short_of_target,
 					.held_back_by = out->held_back_by, .kernel_sleeps = out->kernel_sleeps,
-					.bursty = !burst && pps > 0 && out->max_catchup > pps * 1e-3,
-					.error = out->rc };
+					.max_catchup = out->max_catchup, .error = out->rc };
 	rec->t.lat = (struct xp_rfc_latency){ .known = out->lat_known, .min_us = out->lat_min_us,
 					      .mean_us = out->lat_mean_us, .max_us = out->lat_max_us,
 					      .p50_us = out->lat_p50_us, .p99_us = out->lat_p99_us,
@@ -130,15 +119,28 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
 	struct xp_rfc_search s;
 	xp_rfc_search_init(&s, 0, z->max_pps, SEARCH_RES_PCT, r->o->rfc_loss_tol);
+	xp_rfc_search_confirm(&s, r->o->rfc_confirm); /* --confirm-loss: why, in search.h */
 	double rate;
+	unsigned first = 0; /* the progress number of the current rate's first trial */
 	while ((rate = xp_rfc_search_next(&s)) > 0) {
+		bool again = xp_rfc_search_repeating(&s);
+		if (again)
+			fprintf(stderr, "      %u B throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
+				z->len, floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
+				: "fell short of its target (the sender)", r->o->rfc_confirm);
 		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z->len, floor(rate), 0, r->o->rfc_trial_s);
 		if (failed(rec))
 			return -1;
+		if (again)
+			rec->repeat_of = first;
+		else
+			first = r->ntrials;
 		xp_rfc_search_record(&s, &rec->t);
 	}
 	z->tp_run = true;
 	z->tp_trials = s.trials;
+	z->tp_repeats = s.repeats;
+	z->tp_passed_on_repeat = s.passed_on_repeat;
 	z->ndr_pps = s.ndr_pps;
 	z->pdr_pps = s.pdr_pps;
 	bool max_is_sender = !z->max_is_line && z->max_held_by && strcmp(z->max_held_by, "path");
@@ -250,7 +252,8 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 static void announce(const struct xp_rfc_run *r)
 {
 	const struct xp_opts *o = r->o;
-	unsigned per = (o->rfc_line_bps > 0 ? 0 : 1) + ((o->rfc_tests & XP_RFC_T_THROUGHPUT) ? 9 : 0) +
+	/* The search's ~9 rates, and with --confirm-loss those that lose (about half) again. */
+	unsigned per = (o->rfc_line_bps > 0 ? 0 : 1) + ((o->rfc_tests & XP_RFC_T_THROUGHPUT) ? 9 + 4 * o->rfc_confirm : 0) +
 		       ((o->rfc_tests & XP_RFC_T_LATENCY) ? o->rfc_lat_trials : 0) + ((o->rfc_tests & XP_RFC_T_LOSS) ? 5 : 0);
 	unsigned b2b = (o->rfc_tests & XP_RFC_T_B2B) ? 8 * o->rfc_b2b_trials : 0;
 	double each = o->rfc_trial_s + r->settle_s + 1.5; /* + the session's set-up and settle */

@@ -46,24 +46,71 @@ void xp_rfc_search_init(struct xp_rfc_search *s, double floor_pps, double max_pp
 	s->done = s->max_pps <= 0;
 }
 
+void xp_rfc_search_confirm(struct xp_rfc_search *s, unsigned n)
+{
+	s->confirm = n;
+	s->left = n;
+}
+
+static bool by_sender(const struct xp_rfc_trial *t)
+{
+	return t->held_back_by && (t->held_back_by[0] == 's' || t->held_back_by[0] == 'k'); /* "sender", "kernel" */
+}
+
+/* A run worth running again: it lost frames, or the sender (not the path) fell short of the target. */
+static bool again_worth(const struct xp_rfc_trial *t)
+{
+	enum xp_rfc_verdict v = xp_rfc_judge(t, 0);
+	return v == XP_RFC_LOSS || (v == XP_RFC_SHORT && by_sender(t));
+}
+
+bool xp_rfc_search_repeating(const struct xp_rfc_search *s)
+{
+	return !s->done && s->repeating;
+}
+
 double xp_rfc_search_next(const struct xp_rfc_search *s)
 {
 	if (s->done)
 		return 0;
+	if (s->repeating)
+		return s->held.target_pps;
 	if (!s->trials)
 		return s->max_pps;
 	return (s->lo + s->hi) / 2;
 }
 
-enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct xp_rfc_trial *t)
+enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct xp_rfc_trial *tr)
 {
+	enum xp_rfc_verdict v0 = xp_rfc_judge(tr, 0);
+	if (v0 == XP_RFC_ERROR) {
+		s->trials++;
+		s->done = true; /* nothing to go on: the caller reports the error */
+		return v0;
+	}
+	/* The current rate's runs: keep the best, a pass before a loss (the least) before a short run. */
+	if (s->repeating) {
+		s->repeats++;
+		enum xp_rfc_verdict vh = xp_rfc_judge(&s->held, 0);
+		if (v0 == XP_RFC_PASS || (v0 == XP_RFC_LOSS && vh == XP_RFC_SHORT) ||
+		    (vh == XP_RFC_LOSS && v0 == XP_RFC_LOSS && xp_rfc_loss_pct(tr) < xp_rfc_loss_pct(&s->held)))
+			s->held = *tr;
+		if (v0 == XP_RFC_PASS)
+			s->passed_on_repeat++;
+	} else {
+		s->held = *tr;
+	}
+	if (again_worth(&s->held) && s->left) {
+		s->left--;
+		s->repeating = true;
+		return v0;
+	}
+	s->repeating = false;
+	s->left = s->confirm;
+	const struct xp_rfc_trial *t = &s->held;
 	enum xp_rfc_verdict v = xp_rfc_judge(t, 0), vp = xp_rfc_judge(t, s->loss_tol_pct);
 	double rate = t->target_pps;
 	s->trials++;
-	if (v == XP_RFC_ERROR) {
-		s->done = true; /* nothing to go on: the caller reports the error */
-		return v;
-	}
 	if (vp == XP_RFC_PASS && rate > s->pdr_pps)
 		s->pdr_pps = rate;
 	if (v == XP_RFC_PASS) {
@@ -77,8 +124,7 @@ enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct x
 			s->done = true;
 	} else {
 		s->hi = rate;
-		s->hi_by_sender = v == XP_RFC_SHORT && t->held_back_by &&
-				  (t->held_back_by[0] == 's' || t->held_back_by[0] == 'k'); /* "sender", "kernel" */
+		s->hi_by_sender = v == XP_RFC_SHORT && by_sender(t);
 		if (v == XP_RFC_SHORT) {
 			s->shorts++;
 			if (s->hi_by_sender)

@@ -30,7 +30,7 @@ struct xp_rfc_trial {
 	bool short_of_target;   /* the offered load fell short of target_pps by more than the tolerance */
 	const char *held_back_by; /* when short: "sender", "path" or "kernel" (report/pace.c) */
 	bool kernel_sleeps;     /* the engine's calls slept in the kernel: the load came in bursts */
-	bool bursty;            /* the sender stalled and caught up in a burst of more than 1 ms of frames */
+	uint32_t max_catchup;   /* the largest catch-up after a stall, frames (0: none; at most 5 ms of them, or two units) */
 	struct xp_rfc_latency lat;
 	int error;              /* the trial did not run (the client's exit status); then nothing above counts */
 };
@@ -75,9 +75,32 @@ struct xp_rfc_search {
 	unsigned trials, shorts, sender_shorts;
 	bool hi_by_sender;      /* the lowest failing rate failed because the sender fell short */
 	bool done;
+	/* xp_rfc_search_confirm(): a rate that lost frames runs again. */
+	unsigned confirm;       /* runs again per rate, at most */
+	unsigned left;          /* runs again left at the current rate */
+	bool repeating;         /* the next trial runs the current rate again */
+	struct xp_rfc_trial held; /* the current rate's run with the least loss so far */
+	unsigned repeats;       /* runs again in the whole search */
+	unsigned passed_on_repeat; /* rates that lost on their first run and passed on a later one */
 };
 
 void xp_rfc_search_init(struct xp_rfc_search *s, double floor_pps, double max_pps, double res_pct, double loss_tol_pct);
+/*
+ * A trial that lost frames runs again at its rate, up to n times; the rate
+ * fails only if every run lost, and the search takes the run with the
+ * least loss (a pass if there was one). In a lab whose CPUs are shared
+ * (namespaces, VMs) one trial can lose frames to a moment the device was
+ * not scheduled, and a binary search never returns above a rate it saw
+ * fail: one such trial below the limit ends it low. A device that loses at
+ * a rate loses on every run and the search is the same. A run the sender
+ * (or the kernel under it) left short of its target says nothing of the
+ * device: it runs again too; one the path held back (a device that pushes
+ * back) does not. The run kept: a pass, else the least loss, else a short
+ * one. n = 0 (the default here): one trial per rate, RFC 2544's reading.
+ */
+void xp_rfc_search_confirm(struct xp_rfc_search *s, unsigned n);
+/* The next trial (xp_rfc_search_next's rate) runs the last rate again. */
+bool xp_rfc_search_repeating(const struct xp_rfc_search *s);
 /* The next rate to try, or 0 when the search is over. */
 double xp_rfc_search_next(const struct xp_rfc_search *s);
 /* Account trial t, run at rate xp_rfc_search_next() gave. Returns its verdict (for NDR). */
