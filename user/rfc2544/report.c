@@ -35,8 +35,9 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 	if (o->rfc_line_bps > 0)
 		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
 	if (o->rfc_confirm)
-		fprintf(f, "  a throughput trial that lost frames runs again at its rate, up to %u time%s; the rate fails "
-			"only if every run lost (--confirm-loss %u; 0: one trial per rate)\n", o->rfc_confirm,
+		fprintf(f, "  a throughput trial that lost frames (or that the sender left short of its rate) runs again, "
+			"up to %u time%s; the rate fails only if every run failed (--confirm-loss %u; 0: one trial per "
+			"rate)\n", o->rfc_confirm,
 			o->rfc_confirm == 1 ? "" : "s", o->rfc_confirm);
 	else
 		fprintf(f, "  one trial per rate: a trial that lost frames fails its rate (--confirm-loss 0)\n");
@@ -72,7 +73,7 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
 			if (z->tp_run && z->tp_repeats)
-				fprintf(f, "%6u B: %u losing trial%s run again; %u rate%s lost frames once and passed when run "
+				fprintf(f, "%6u B: %u failed trial%s run again; %u rate%s failed once and passed when run "
 					"again\n", z->len, z->tp_repeats, z->tp_repeats == 1 ? "" : "s", z->tp_passed_on_repeat,
 					z->tp_passed_on_repeat == 1 ? "" : "s");
 		}
