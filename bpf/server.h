@@ -189,13 +189,13 @@ struct xp_counters {
  */
 #define XP_KA_ROUNDS     512u
 #define XP_KA_STEPS      (XP_KA_ROUNDS * 8u) /* 4096 steps of 67.1 ms: the whole search */
-/* ~55 ns a MAC on the test machine (BPF_PROG_RUN): at most ~2.8 % of a core
- * per CPU, while covering a hold test's keepalives (1-3 MACs each) at a few
- * 100 k/s per CPU. */
+/* ~51 ns a MAC on the test machine (BPF_PROG_RUN): the searches take at most
+ * ~2.6 % of a core per CPU, while a hold test's keepalives (1-3 MACs and a
+ * few rounds each) pass at over 100 k/s per CPU. */
 #define XP_KA_MAC_BUDGET 500000u
-/* A round of the search (a load and a compare, ~4 ns measured) costs
- * 1/16 of a MAC's budget. */
-#define XP_KA_ROUND_SHIFT 4u
+/* A round of the search (two array lookups and a compare, 7-11 ns
+ * measured) costs a quarter of a MAC's budget. */
+#define XP_KA_ROUND_SHIFT 2u
 
 struct xp_ka_steps {
 	/* (1 << 32) | the step of the slot's first cookie; 0 = none yet. The

@@ -393,7 +393,7 @@ static void test_forged_ack_flood(void **state)
  * ACKs the first few are checked (invalid), the rest are unchecked; the
  * MACs stay within the budget for the time taken. A real keepalive while
  * the budget is spent is unchecked too (not invalid); once it has refilled
- * (0.6 s: 1200 MACs, a search here needs at most 512 + 512/16) it is counted.
+ * (0.6 s: 1200 MACs, a search here needs at most 512 + 512/4) it is counted.
  * Pinned to one CPU: the budget is per CPU.
  */
 static void test_budget_spent_is_unchecked(void **state)
