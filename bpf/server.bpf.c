@@ -77,48 +77,168 @@ static __always_inline void gstat_inc(__u32 idx)
 		*v += 1;
 }
 
+/* The keepalive check's state (struct xp_ka_steps, xp_ka_budget in
+ * server.h). Only this program uses them; the device-bound copy
+ * (server_hwts.bpf.c) shares them with it, as all its maps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_ka_steps);
+} ka_steps SEC(".maps");
+
+/* Per CPU: no atomics, and a flood on one CPU spends that CPU's budget. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xp_ka_budget);
+} ka_budget SEC(".maps");
+
+/*
+ * A SYN-ACK of the slot carries a cookie of step t: note the step (and the
+ * slot's first), which makes it a candidate of later keepalive searches.
+ * Plain stores: CPUs that race here write the same step, or (first) steps
+ * a few ns apart, which the search's one round of slack covers.
+ */
+static __always_inline void xp_ka_note(__u32 slot, __u32 t)
+{
+	struct xp_ka_steps *ks = bpf_map_lookup_elem(&ka_steps, &slot);
+	__u32 i = t & (XP_KA_STEPS - 1);
+
+	if (!ks)
+		return;
+	if (!ks->first)
+		ks->first = (1ull << 32) | t;
+	if (ks->step[i] != t)
+		ks->step[i] = t;
+}
+
 /*
  * Keepalives of held connections: a pure ACK with seq = the client's ISN
  * (one below the handshake's ACK) and ack = our cookie + 1. Its cookie is as
  * old as the connection, far past the 8 steps (0.5 s) its 3 time bits name,
  * so the step is searched: the latest step with those bits, then 8 steps
- * earlier each round, XP_KA_ROUNDS rounds (512 x 8 x 67.1 ms = 274 s). One
- * MAC per round, in a bpf_loop so the verifier sees the body once; only pure
- * ACKs no other check took get here.
+ * earlier each round, in a bpf_loop so the verifier sees the body once; only
+ * pure ACKs no other check took get here.
+ *
+ * The bound (hostile input: a flood of forged pure ACKs lands here):
+ *  - rounds: from one round before the slot's first cookie up to now,
+ *    oldest first, at most XP_KA_ROUNDS (274 s); a 10 s test walks 20
+ *    rounds. A round is two array lookups and a compare (7-11 ns).
+ *  - MACs: one per round whose step the slot issued a cookie in
+ *    (ka_steps), i.e. at most the test's SYN-ACK steps of the cookie's
+ *    3-bit class: a hold test that opened in 1 s has ~2 per class; a
+ *    connection test issuing cookies all the time, one per round.
+ *  - per CPU, XP_KA_MAC_BUDGET MACs a second (config.ka_mac_budget; a
+ *    burst of one second's worth), a round costing a quarter of a MAC
+ *    (XP_KA_ROUND_SHIFT): a search that finds the bucket empty stops, and
+ *    its ACK is keepalive_unchecked, neither a keepalive nor an invalid
+ *    cookie.
+ * Worst case per frame: 3 MACs (the xp_cookie_check calls of xp_respond) +
+ * min(512, rounds since the slot's first cookie) rounds and as many MACs at
+ * most (~26 us, a slot that issued cookies for 274 s, the budget not yet
+ * spent). Per second and CPU, whatever arrives: XP_KA_MAC_BUDGET MACs' worth
+ * of searching (~26 ms of a core), then ~0.4 us a pure ACK. Measured with
+ * BPF_PROG_RUN: a forged pure ACK 0.3 us at a fresh slot, 0.46 us at a 10 s
+ * old hold, against 20-28 us for every one before. A forged ACK matches
+ * with probability 2^-27 per MAC it gets: ~2 here for a hold, 512 before.
  */
-#define XP_KA_ROUNDS 512u
+enum { XP_KA_NONE, XP_KA_FOUND, XP_KA_UNCHECKED };
 
+/* The walk's state, on the stack of xp_respond's frame, which with the
+ * callback's and xp_siphash24's is at the verifier's 512 bytes: the hash
+ * input is built here once (only its last word, the step's, changes), and
+ * the callback looks the maps up itself, keyed from here. */
 struct xp_ka_walk {
-	__u64 k0, k1;
-	struct xp_cookie_flow f;
-	__u32 cseq, cookie, t0;
-	int found;
+	__u64 m[6];
+	__u32 n, slot, cookie, tlo; /* tlo: the oldest candidate step */
+	int res;
+	__u32 zero; /* ka_budget's key */
 };
+
+static __always_inline __u64 xp_ka_cost(void)
+{
+	return 1000000000ull / (config.ka_mac_budget ? config.ka_mac_budget : XP_KA_MAC_BUDGET);
+}
 
 static long xp_ka_step(__u64 i, void *arg)
 {
 	struct xp_ka_walk *w = arg;
-	__u32 t = w->t0 - (__u32)i * (XP_COOKIE_T_MASK + 1);
+	__u32 t = w->tlo + (__u32)i * (XP_COOKIE_T_MASK + 1);
+	struct xp_ka_steps *ks = bpf_map_lookup_elem(&ka_steps, &w->slot);
+	struct xp_ka_budget *b = bpf_map_lookup_elem(&ka_budget, &w->zero);
+	__u64 tw;
 
-	if (xp_cookie_mac(w->k0, w->k1, &w->f, w->cseq, t, w->cookie & XP_COOKIE_MSS_MASK) ==
+	if (!ks || !b)
+		return 1;
+	/* Every round costs budget, a MAC more: nothing hostile input can
+	 * send makes the search cost more than the budget a second. */
+	if (b->credit_ns < xp_ka_cost() >> XP_KA_ROUND_SHIFT) {
+		w->res = XP_KA_UNCHECKED;
+		return 1;
+	}
+	b->credit_ns -= xp_ka_cost() >> XP_KA_ROUND_SHIFT;
+	if (ks->step[t & (XP_KA_STEPS - 1)] != t)
+		return 0; /* no cookie of ours from step t: nothing to check */
+	if (b->credit_ns < xp_ka_cost()) {
+		w->res = XP_KA_UNCHECKED;
+		return 1;
+	}
+	b->credit_ns -= xp_ka_cost();
+	XP_INC_AS(ka_macs, b, macs);
+	tw = xp_cookie_msg_t(t, w->cookie & XP_COOKIE_MSS_MASK);
+	if (w->n == 6)
+		w->m[5] = tw;
+	else
+		w->m[2] = tw;
+	if (xp_cookie_mac_of(config.cookie_key[0], config.cookie_key[1], w->m, w->n) ==
 	    w->cookie >> XP_COOKIE_MAC_SHIFT) {
-		w->found = 1;
+		w->res = XP_KA_FOUND;
 		return 1;
 	}
 	return 0;
 }
 
-static __always_inline int xp_is_keepalive(__u64 k0, __u64 k1, const struct xp_cookie_flow *f,
-					   const struct xp_tcp_seg *sg, __u32 now_t)
+static __always_inline int xp_is_keepalive(const struct xp_cookie_flow *f, const struct xp_tcp_seg *sg,
+					   __u32 slot, __u32 now_t)
 {
-	struct xp_ka_walk w = { .k0 = k0, .k1 = k1, .f = *f, .cseq = sg->seq, .cookie = sg->ack - 1 };
-	__u32 lo = (w.cookie >> XP_COOKIE_MSS_BITS) & XP_COOKIE_T_MASK;
+	struct xp_ka_walk w = { .slot = slot, .cookie = sg->ack - 1 };
+	__u32 lo = (w.cookie >> XP_COOKIE_MSS_BITS) & XP_COOKIE_T_MASK, rounds, t0;
+	struct xp_ka_steps *ks;
+	struct xp_ka_budget *b;
+	__s32 since;
+	__u64 now, el;
 
 	if (sg->payload)
-		return 0;
-	w.t0 = now_t - ((now_t - lo) & XP_COOKIE_T_MASK);
-	bpf_loop(XP_KA_ROUNDS, xp_ka_step, &w, 0);
-	return w.found;
+		return XP_KA_NONE;
+	/* Keys from w: every other stack byte of this frame is taken. */
+	ks = bpf_map_lookup_elem(&ka_steps, &w.slot);
+	b = bpf_map_lookup_elem(&ka_budget, &w.zero);
+	if (!ks || !b || !ks->first)
+		return XP_KA_NONE; /* the slot never issued a cookie */
+	t0 = now_t - ((now_t - lo) & XP_COOKIE_T_MASK);
+	/* Steps t0 - 8i down to one round before the first cookie's step. */
+	since = (__s32)(t0 - (__u32)ks->first);
+	if (since < -(__s32)(XP_COOKIE_T_MASK + 1))
+		return XP_KA_NONE;
+	rounds = (__u32)(since + XP_COOKIE_T_MASK + 1) / (XP_COOKIE_T_MASK + 1) + 1;
+	if (rounds > XP_KA_ROUNDS)
+		rounds = XP_KA_ROUNDS;
+	/* Oldest first: a held connection's cookie is from when the test
+	 * opened it, near its first cookie, so its keepalives are found in
+	 * a few rounds however long the test has run. */
+	w.tlo = t0 - (rounds - 1) * (XP_COOKIE_T_MASK + 1);
+	/* Refill the bucket: credit in ns, at most one second of it. (The
+	 * clock read again, not xp_respond's: a value kept across this
+	 * would not fit its frame's stack.) */
+	now = bpf_ktime_get_ns();
+	el = now - b->last_ns;
+	b->last_ns = now;
+	b->credit_ns = el >= 1000000000ull - b->credit_ns ? 1000000000ull : b->credit_ns + el;
+	w.n = xp_cookie_msg(f, sg->seq, t0, w.cookie & XP_COOKIE_MSS_MASK, w.m);
+	bpf_loop(rounds, xp_ka_step, &w, 0);
+	return w.res;
 }
 
 static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
@@ -152,8 +272,19 @@ static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
  *   ACK of our FIN (ack - 2 and seq - 2 a valid cookie; seq - 2 - len after
  *   a close with len data bytes, see slot_data_len) -> other
  *   keepalive (pure ACK, seq = the client's ISN, ack = cookie + 1, the
- *   cookie up to 274 s old, xp_is_keepalive) -> keepalives, other
+ *   cookie up to 274 s old and issued by this slot, xp_is_keepalive)
+ *                               -> keepalives, other
+ *   pure ACK the keepalive search had no budget left for
+ *                               -> keepalive_unchecked, other
  *   other pure ACK              -> cookie_invalid, other
+ *
+ * Cost: every segment takes at most 3 MACs here (the xp_cookie_check calls),
+ * except a pure ACK none of them took: it gets the keepalive search, at most
+ * min(512, rounds since the slot's first cookie) more MACs, one per round in
+ * whose step the slot issued cookies, and all those searches together at
+ * most XP_KA_MAC_BUDGET MACs' worth a second per CPU (xp_is_keepalive).
+ * Measured with BPF_PROG_RUN: a forged pure ACK took 20-28 us before this
+ * bound (512 MACs), an ACK with data ~0.15 us; now 0.3-0.6 us.
  *
  * Every segment it does not answer is counted in noreply_other (and a
  * reply that does not fit the frame in noreply_room).
@@ -161,7 +292,8 @@ static __always_inline void xp_cookie_flow_of(const struct xp_tcp_seg *sg,
  * Limits of being stateless: a FIN without data is answered without
  * validation (a FIN after the data of a real TCP client carries no
  * recoverable cookie, as the client's ISN is unknown); keepalives of
- * connections older than 274 s count as cookie_invalid; a client that sends a pure ACK and then, within
+ * connections older than 274 s count as cookie_invalid, and so do those of
+ * an earlier test in the slot (the loader clears ka_steps); a client that sends a pure ACK and then, within
  * the cookie lifetime, data or ACK|FIN starting at the same sequence number
  * is counted established twice.
  */
@@ -205,6 +337,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 			r.opt[r.nopt++] = xp_opt_sack_perm();
 		if (xp_tcp_reply_send(ctx, sg, &r))
 			goto noroom;
+		xp_ka_note(slot, t);
 		XP_INC(cnt, synack_sent);
 		return xp_reply_verdict(ctx, config.reply_redirect);
 	}
@@ -242,6 +375,7 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 	}
 	if (!valid) {
 		__u32 *dl;
+		int ka;
 
 		/* The client's ACK of our FIN-ACK after a close in the
 		 * handshake: its FIN and ours each took one sequence number,
@@ -251,8 +385,11 @@ static __always_inline int xp_respond(struct xdp_md *ctx, struct xp_counters *cn
 		dl = bpf_map_lookup_elem(&slot_data_len, &slot);
 		if (dl && *dl && xp_cookie_check(k0, k1, &f, sg->seq - 2 - *dl, sg->ack - 2, t))
 			goto quiet;
-		if (xp_is_keepalive(k0, k1, &f, sg, t))
+		ka = xp_is_keepalive(&f, sg, slot, t);
+		if (ka == XP_KA_FOUND)
 			XP_INC(cnt, keepalives);
+		else if (ka == XP_KA_UNCHECKED)
+			XP_INC(cnt, keepalive_unchecked);
 		else
 			XP_INC(cnt, cookie_invalid);
 		goto quiet;

@@ -28,6 +28,10 @@ struct xp_server_config {
 	 * of XDP_TX: needed on a veth whose peer has no XDP program (see
 	 * xp_reply_verdict in bpf/lib/tcp_reply.h). */
 	__u8 reply_redirect;
+	/* Budget of the keepalive check's step search (xp_is_keepalive in
+	 * server.bpf.c): cookie MACs per second per CPU, at most one second's
+	 * worth at once; 0 = XP_KA_MAC_BUDGET. Tests set it low to reach it. */
+	__u32 ka_mac_budget;
 };
 
 /* How many tests one server can run at once; each gets a slot. */
@@ -157,9 +161,55 @@ struct xp_counters {
 				 * with XP_CLOSE_NONE, a keepalive */
 	/* Of noreply_other: keepalive probes of held connections (a pure ACK,
 	 * no data, seq one below the handshake's: the client's ISN, ack our
-	 * cookie + 1) whose cookie the server issued up to 274 s ago
-	 * (XP_KA_ROUNDS in server.bpf.c); older ones count as cookie_invalid. */
+	 * cookie + 1) whose cookie the slot issued up to 274 s ago
+	 * (XP_KA_ROUNDS) and since its test began; older ones count as
+	 * cookie_invalid. */
 	__u64 keepalives;
+	/* Of noreply_other: pure ACKs that needed the keepalive search but
+	 * found this CPU's budget of MACs spent (XP_KA_MAC_BUDGET): counted
+	 * neither as keepalives nor as invalid cookies, as nobody checked. */
+	__u64 keepalive_unchecked;
+};
+
+/*
+ * Keepalive checks (xp_is_keepalive in server.bpf.c). A keepalive's cookie
+ * is as old as its connection, but carries only 3 bits of its 67.1 ms time
+ * step: the step is searched, 8 steps back each round, at most
+ * XP_KA_ROUNDS rounds (512 x 8 x 67.1 ms = 274 s), one MAC per candidate.
+ * What bounds that search on hostile input:
+ *  - struct xp_ka_steps, per slot (map ka_steps): the steps in which the
+ *    slot issued a cookie (a SYN-ACK) and the first of them. Only those
+ *    steps are candidates, none before the slot's first cookie: a forged
+ *    pure ACK costs one MAC per step of its 3-bit class in which the test
+ *    sent SYN-ACKs (a hold test opens in a few steps), not 512.
+ *  - struct xp_ka_budget, per CPU (map ka_budget): a token bucket of MACs,
+ *    XP_KA_MAC_BUDGET a second (config.ka_mac_budget), one second's worth
+ *    at most. A search that finds it spent stops and counts its ACK as
+ *    keepalive_unchecked.
+ */
+#define XP_KA_ROUNDS     512u
+#define XP_KA_STEPS      (XP_KA_ROUNDS * 8u) /* 4096 steps of 67.1 ms: the whole search */
+/* ~51 ns a MAC on the test machine (BPF_PROG_RUN): the searches take at most
+ * ~2.6 % of a core per CPU, while a hold test's keepalives (1-3 MACs and a
+ * few rounds each) pass at over 100 k/s per CPU. */
+#define XP_KA_MAC_BUDGET 500000u
+/* A round of the search (two array lookups and a compare, 7-11 ns
+ * measured) costs a quarter of a MAC's budget. */
+#define XP_KA_ROUND_SHIFT 2u
+
+struct xp_ka_steps {
+	/* (1 << 32) | the step of the slot's first cookie; 0 = none yet. The
+	 * loader zeroes the whole struct when a test takes the slot. */
+	__u64 first;
+	/* step[s % XP_KA_STEPS] == s: the slot issued a cookie in step s
+	 * (entries of steps 274 s older are simply overwritten). */
+	__u32 step[XP_KA_STEPS];
+};
+
+struct xp_ka_budget {
+	__u64 credit_ns; /* the bucket, in ns of budget: a MAC costs 1e9 / budget ns */
+	__u64 last_ns;   /* when it was last refilled (bpf_ktime_get_ns) */
+	__u64 macs;      /* MACs the keepalive searches computed: what tests bound */
 };
 
 /*

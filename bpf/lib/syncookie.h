@@ -143,15 +143,19 @@ static __always_inline __u32 xp_cookie_mss_idx(__u32 mss, __u32 is_v6)
 	return 0;
 }
 
-/* 27-bit MAC of (flow, client ISN, full step t, mss index). */
-static __always_inline __u32 xp_cookie_mac(__u64 k0, __u64 k1,
-					   const struct xp_cookie_flow *f,
-					   __u32 cseq, __u32 t, __u32 mss_idx)
+/* The hash input's last word: the step and the mss index. */
+static __always_inline __u64 xp_cookie_msg_t(__u32 t, __u32 mss_idx)
 {
-	__u64 m[6] = {};
+	return (__u64)t | ((__u64)mss_idx << 32);
+}
+
+/* The hash input of (flow, client ISN, full step t, mss index), as above,
+ * into m: returns its length in words (3 or 6). Only its last word depends
+ * on t and mss_idx (xp_cookie_msg_t), so a search over steps builds it once. */
+static __always_inline __u32 xp_cookie_msg(const struct xp_cookie_flow *f, __u32 cseq, __u32 t,
+					   __u32 mss_idx, __u64 m[6])
+{
 	__u64 tail0 = (__u64)f->sport | ((__u64)f->dport << 16) | ((__u64)cseq << 32);
-	__u64 tail1 = (__u64)t | ((__u64)mss_idx << 32);
-	__u32 n;
 
 	if (f->is_v6) {
 		m[0] = (__u64)f->saddr[0] | ((__u64)f->saddr[1] << 32);
@@ -159,15 +163,30 @@ static __always_inline __u32 xp_cookie_mac(__u64 k0, __u64 k1,
 		m[2] = (__u64)f->daddr[0] | ((__u64)f->daddr[1] << 32);
 		m[3] = (__u64)f->daddr[2] | ((__u64)f->daddr[3] << 32);
 		m[4] = tail0;
-		m[5] = tail1;
-		n = 6;
-	} else {
-		m[0] = (__u64)f->saddr[0] | ((__u64)f->daddr[0] << 32);
-		m[1] = tail0;
-		m[2] = tail1;
-		n = 3;
+		m[5] = xp_cookie_msg_t(t, mss_idx);
+		return 6;
 	}
+	m[0] = (__u64)f->saddr[0] | ((__u64)f->daddr[0] << 32);
+	m[1] = tail0;
+	m[2] = xp_cookie_msg_t(t, mss_idx);
+	return 3;
+}
+
+/* The 27-bit MAC of a hash input of n words. */
+static __always_inline __u32 xp_cookie_mac_of(__u64 k0, __u64 k1, const __u64 *m, __u32 n)
+{
 	return (__u32)(xp_siphash24(k0, k1, m, n) >> (64 - XP_COOKIE_MAC_BITS));
+}
+
+/* 27-bit MAC of (flow, client ISN, full step t, mss index). */
+static __always_inline __u32 xp_cookie_mac(__u64 k0, __u64 k1,
+					   const struct xp_cookie_flow *f,
+					   __u32 cseq, __u32 t, __u32 mss_idx)
+{
+	__u64 m[6] = {};
+	__u32 n = xp_cookie_msg(f, cseq, t, mss_idx, m);
+
+	return xp_cookie_mac_of(k0, k1, m, n);
 }
 
 /* The cookie (server ISN) for a SYN with client ISN cseq at step t. */

@@ -74,102 +74,11 @@ static int ncpus;
 /* SipHash-2-4 reference and the cookie design of bpf/lib/syncookie.h      */
 /* ---------------------------------------------------------------------- */
 
-#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND do {                                                   \
-		v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
-		v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                    \
-		v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                    \
-		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
-	} while (0)
+#include "tests/lib/ref_cookie.h"
 
-/* Byte-oriented SipHash-2-4, straight from the paper (any length). */
-static uint64_t siphash24(const uint8_t key[16], const uint8_t *in, size_t len)
+static uint32_t ref_cookie(const struct flow *f, uint32_t cseq, uint32_t t, uint32_t mss_idx)
 {
-	uint64_t k0 = 0, k1 = 0, v0, v1, v2, v3, m, b = (uint64_t)len << 56;
-	size_t i, full = len & ~(size_t)7;
-
-	for (i = 0; i < 8; i++) {
-		k0 |= (uint64_t)key[i] << (8 * i);
-		k1 |= (uint64_t)key[8 + i] << (8 * i);
-	}
-	v0 = k0 ^ 0x736f6d6570736575ULL;
-	v1 = k1 ^ 0x646f72616e646f6dULL;
-	v2 = k0 ^ 0x6c7967656e657261ULL;
-	v3 = k1 ^ 0x7465646279746573ULL;
-	for (size_t off = 0; off < full; off += 8) {
-		m = 0;
-		for (i = 0; i < 8; i++)
-			m |= (uint64_t)in[off + i] << (8 * i);
-		v3 ^= m;
-		SIPROUND;
-		SIPROUND;
-		v0 ^= m;
-	}
-	for (i = 0; i < (len & 7); i++)
-		b |= (uint64_t)in[full + i] << (8 * i);
-	v3 ^= b;
-	SIPROUND;
-	SIPROUND;
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	return v0 ^ v1 ^ v2 ^ v3;
-}
-
-/* The flow a cookie is bound to, client -> server. */
-struct flow {
-	int v6;
-	uint32_t saddr[4], daddr[4]; /* raw network-order words */
-	uint16_t sport, dport;       /* network order */
-};
-
-/* SipHash input words as bpf/lib/syncookie.h defines them, as bytes
- * (little-endian words, which is how SipHash reads its message). */
-static size_t cookie_msg(const struct flow *f, uint32_t cseq, uint32_t t,
-			 uint32_t mss_idx, uint8_t *msg)
-{
-	uint64_t w[6];
-	uint64_t tail0 = (uint64_t)f->sport | ((uint64_t)f->dport << 16) |
-			 ((uint64_t)cseq << 32);
-	uint64_t tail1 = (uint64_t)t | ((uint64_t)mss_idx << 32);
-	size_t n;
-
-	if (f->v6) {
-		w[0] = (uint64_t)f->saddr[0] | ((uint64_t)f->saddr[1] << 32);
-		w[1] = (uint64_t)f->saddr[2] | ((uint64_t)f->saddr[3] << 32);
-		w[2] = (uint64_t)f->daddr[0] | ((uint64_t)f->daddr[1] << 32);
-		w[3] = (uint64_t)f->daddr[2] | ((uint64_t)f->daddr[3] << 32);
-		w[4] = tail0;
-		w[5] = tail1;
-		n = 6;
-	} else {
-		w[0] = (uint64_t)f->saddr[0] | ((uint64_t)f->daddr[0] << 32);
-		w[1] = tail0;
-		w[2] = tail1;
-		n = 3;
-	}
-	for (size_t i = 0; i < n; i++)
-		for (int j = 0; j < 8; j++)
-			msg[8 * i + j] = (uint8_t)(w[i] >> (8 * j));
-	return 8 * n;
-}
-
-static uint32_t ref_cookie(const struct flow *f, uint32_t cseq, uint32_t t,
-			   uint32_t mss_idx)
-{
-	uint8_t key[16], msg[48];
-	size_t n = cookie_msg(f, cseq, t, mss_idx, msg);
-	uint32_t mac;
-
-	for (int i = 0; i < 8; i++) {
-		key[i] = (uint8_t)(KEY[0] >> (8 * i));
-		key[8 + i] = (uint8_t)(KEY[1] >> (8 * i));
-	}
-	mac = (uint32_t)(siphash24(key, msg, n) >> (64 - 27));
-	return (mac << 5) | ((t & 7) << 2) | (mss_idx & 3);
+	return ref_cookie_key(KEY, f, cseq, t, mss_idx);
 }
 
 static uint64_t mono_ns(void)
@@ -642,7 +551,7 @@ static struct xp_cc_counters cli_counters(struct env *e)
 	X(tcp_ack_only) X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
 	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent) \
 	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other) \
-	X(keepalives)
+	X(keepalives) X(keepalive_unchecked)
 #define CLI_FIELDS(X) X(synack_seen) X(acks_sent) X(fins_sent) X(rst_seen) \
 	X(finack_answered) X(passed) X(data_sent) X(data_bytes) X(data_tc) X(unanswered)
 
@@ -889,13 +798,33 @@ static void test_close_none(void **state)
 		.ipv4_pkts = 2, .synack_sent = 1, .conn_established = 1, .noreply_other = 1 });
 }
 
+/* What the slot's SYN-ACKs note in ka_steps (bpf/server.h) when they send
+ * a cookie of step t: written here for steps a test cannot send in (the
+ * past), as the server would have noted them then. */
+static void ka_noted(struct env *e, uint32_t t)
+{
+	struct xp_ka_steps *ks = calloc(1, sizeof(*ks));
+	uint32_t key = SLOT;
+	int fd = bpf_map__fd(e->srv->maps.ka_steps);
+
+	assert_non_null(ks);
+	assert_int_equal(bpf_map_lookup_elem(fd, &key, ks), 0);
+	ks->step[t % XP_KA_STEPS] = t;
+	if (!ks->first || (int32_t)(t - (uint32_t)ks->first) < 0)
+		ks->first = (1ull << 32) | t;
+	assert_int_equal(bpf_map_update_elem(fd, &key, ks, BPF_ANY), 0);
+	free(ks);
+}
+
 /*
  * Keepalives of held connections (seq = the client's ISN, ack = cookie + 1,
  * no data) are counted as keepalives, not invalid cookies, however old the
  * cookie up to 274 s (512 rounds of 8 steps of 67.1 ms): one from this step,
  * one from 1000 steps (67 s) ago. One from 4100 steps ago (275 s), one with
  * another ISN, and one with data are not keepalives (cookie_invalid). None
- * is answered.
+ * is answered. (The slot issued cookies in those three steps, ka_noted: the
+ * search looks only at steps the slot issued cookies in, since its first,
+ * test_keepalive_bound.c.)
  */
 static void test_keepalives(void **state)
 {
@@ -914,6 +843,10 @@ static void test_keepalives(void **state)
 		{ CLIENT_ISN + 7, ref_cookie(&f, CLIENT_ISN, t - 1000, 3), 0 },
 		{ CLIENT_ISN, ref_cookie(&f, CLIENT_ISN, t, 3), DATA_LEN },
 	};
+
+	ka_noted(e, t - 4100);
+	ka_noted(e, t - 1000);
+	ka_noted(e, t);
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		len = client_frame(&P4, 20300, PORT_LO, F_ACK, rows[i].seq, rows[i].cookie + 1, 0, rows[i].data,

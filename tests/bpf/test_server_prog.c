@@ -338,7 +338,7 @@ static const struct {
 	F(ipv4_pkts), F(ipv6_pkts),
 	F(conn_established), F(cookie_invalid), F(synack_sent), F(fin_answered),
 	F(rst_sent), F(noreply_addr), F(noreply_shape), F(noreply_csum),
-	F(noreply_room), F(noreply_other), F(keepalives),
+	F(noreply_room), F(noreply_other), F(keepalives), F(keepalive_unchecked),
 #undef F
 };
 

@@ -205,6 +205,9 @@ echo "server: $(conn server_keepalives) keepalives, $(conn server_cookie_invalid
 xp_check "the server's keepalives = the router's pure ACKs - the handshake ACKs (nft counter)" \
 	expect_eq server_keepalives "$(conn server_keepalives)" "$(($(nft_count 0) - $(conn established)))"
 xp_check "no keepalive counted as an invalid cookie" expect_eq cookie_invalid "$(conn server_cookie_invalid)" 0
+# The server's keepalive search is bounded (a budget of MACs per CPU): a hold's own keepalives stay well within it.
+xp_check "every keepalive checked, none over the server's search budget" \
+	expect_eq keepalive_unchecked "$(conn server_keepalive_unchecked)" 0
 xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "without keepalives: gone from the table by 8 s" eval '
 	n0=$(tests_started)

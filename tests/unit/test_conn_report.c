@@ -30,6 +30,9 @@ static struct xp_report_info info(const char *test)
 	return i;
 }
 
+/* The server's keepalive_unchecked of the next period(): 0 unless a test sets it. */
+static uint64_t ka_unchecked;
+
 /* A hold of 5000: 4990 established and held, 3 timed out, 4 reset, 2 unreachable, 1 still waiting. */
 static struct xp_period period(void)
 {
@@ -56,6 +59,8 @@ static struct xp_period period(void)
 	p.rx.conn_established = 4990;
 	p.rx.tcp_syn = 5555;
 	p.rx.synack_sent = 5555;
+	p.rx.keepalives = 24900;
+	p.rx.keepalive_unchecked = ka_unchecked;
 	return p;
 }
 
@@ -134,11 +139,69 @@ static void test_hold_text_says_how_many_and_why(void **state)
 	free(s);
 }
 
+/*
+ * Pure ACKs the server's keepalive search had no budget for (bpf/server.h
+ * keepalive_unchecked): the text summary says so before the counts, with
+ * the number, and so do -J (the count, and the same line in
+ * end.keepalive_warning) and --json-stream's end event. None: no line.
+ */
+static void test_keepalive_unchecked_reported(void **state)
+{
+	(void)state;
+	const char *line = "Warning: 777 pure ACKs not checked: the server's keepalive search budget was spent";
+	ka_unchecked = 777;
+	char *s = render(XP_REPORT_TEXT, "hold", 5000, 4990);
+	const char *w = strstr(s, line), *counts = strstr(s, "Connections  ");
+	if (!w || !counts || w > counts)
+		fail_msg("no warning before the counts in:\n%s", s);
+	if (!strstr(s, "         777 pure ACKs not checked (keepalive search budget spent)"))
+		fail_msg("no unchecked count line in:\n%s", s);
+	free(s);
+
+	s = render(XP_REPORT_JSON, "hold", 5000, 4990);
+	struct json_object *o = json_tokener_parse(s), *v;
+	assert_non_null(o);
+	assert_int_equal(conn_field(o, "server_keepalive_unchecked"), 777);
+	assert_int_equal(conn_field(o, "server_keepalives"), 24900);
+	assert_true(json_object_object_get_ex(o, "end", &v));
+	assert_true(json_object_object_get_ex(v, "keepalive_warning", &v));
+	assert_non_null(strstr(json_object_get_string(v), line));
+	json_object_put(o);
+	free(s);
+
+	s = render(XP_REPORT_JSON_STREAM, "hold", 5000, 4990);
+	const char *end = strstr(s, "{\"event\":\"end\"");
+	assert_non_null(end);
+	o = json_tokener_parse(end);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "data", &v));
+	assert_true(json_object_object_get_ex(v, "keepalive_warning", NULL));
+	assert_true(json_object_object_get_ex(v, "sum", &v));
+	assert_true(json_object_object_get_ex(v, "connections", &v));
+	assert_true(json_object_object_get_ex(v, "server_keepalive_unchecked", &v));
+	assert_int_equal(json_object_get_int64(v), 777);
+	json_object_put(o);
+	free(s);
+
+	ka_unchecked = 0;
+	s = render(XP_REPORT_TEXT, "hold", 5000, 4990);
+	assert_null(strstr(s, "not checked"));
+	free(s);
+	s = render(XP_REPORT_JSON, "hold", 5000, 4990);
+	o = json_tokener_parse(s);
+	assert_int_equal(conn_field(o, "server_keepalive_unchecked"), 0);
+	assert_true(json_object_object_get_ex(o, "end", &v));
+	assert_false(json_object_object_get_ex(v, "keepalive_warning", NULL));
+	json_object_put(o);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_json),
 		cmocka_unit_test(test_hold_text_says_how_many_and_why),
+		cmocka_unit_test(test_keepalive_unchecked_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

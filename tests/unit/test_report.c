@@ -183,15 +183,15 @@ static struct xp_counters counters_fixture(void)
 				 .conn_established = 1013, .cookie_invalid = 1014, .synack_sent = 1015,
 				 .fin_answered = 1016, .rst_sent = 1017, .noreply_addr = 1018, .noreply_shape = 1019,
 				 .noreply_csum = 1020, .noreply_room = 1021, .noreply_other = 1022,
-				 .keepalives = 1023 };
+				 .keepalives = 1023, .keepalive_unchecked = 1024 };
 	return c;
 }
 
 static void test_counters_roundtrip(void **state)
 {
 	struct xp_counters a = counters_fixture(), b;
-	/* The fixture names every field: 23 of them, none left 0. */
-	assert_int_equal(sizeof(a) / sizeof(__u64), 23);
+	/* The fixture names every field: 24 of them, none left 0. */
+	assert_int_equal(sizeof(a) / sizeof(__u64), 24);
 	const __u64 *f = (const __u64 *)&a;
 	for (size_t k = 0; k < sizeof(a) / sizeof(__u64); k++)
 		assert_true(f[k] != 0);
@@ -200,9 +200,10 @@ static void test_counters_roundtrip(void **state)
 	const char *names[] = { "pkts", "bytes", "tcp_syn", "tcp_synack", "tcp_fin", "tcp_rst", "tcp_ack_only",
 				"data_pkts", "data_bytes", "udp_pkts", "ipv4_pkts", "ipv6_pkts", "conn_established",
 				"cookie_invalid", "synack_sent", "fin_answered", "rst_sent", "noreply_addr",
-				"noreply_shape", "noreply_csum", "noreply_room", "noreply_other", "keepalives" };
-	assert_int_equal(json_object_object_length(o), 23);
-	for (size_t k = 0; k < 23; k++) {
+				"noreply_shape", "noreply_csum", "noreply_room", "noreply_other", "keepalives",
+				"keepalive_unchecked" };
+	assert_int_equal(json_object_object_length(o), 24);
+	for (size_t k = 0; k < 24; k++) {
 		assert_true(json_object_object_get_ex(o, names[k], &v));
 		assert_true((__u64)json_object_get_uint64(v) == (k == 11 ? (1ULL << 40) + 12 : 1001 + k));
 	}
@@ -222,7 +223,7 @@ static void test_counters_sub(void **state)
 				       .ipv4_pkts = 11, .ipv6_pkts = 12, .conn_established = 13, .cookie_invalid = 14,
 				       .synack_sent = 15, .fin_answered = 16, .rst_sent = 17, .noreply_addr = 18,
 				       .noreply_shape = 19, .noreply_csum = 20, .noreply_room = 21,
-				       .noreply_other = 22, .keepalives = 23 };
+				       .noreply_other = 22, .keepalives = 23, .keepalive_unchecked = 24 };
 	xp_counters_sub(&later, &earlier, &d);
 	assert_true(d.pkts == 1000 && d.bytes == 1000 && d.tcp_syn == 1000 && d.tcp_synack == 1000);
 	assert_true(d.tcp_fin == 1000 && d.tcp_rst == 1000 && d.tcp_ack_only == 1000 && d.data_pkts == 1000);
@@ -231,7 +232,7 @@ static void test_counters_sub(void **state)
 	assert_true(d.conn_established == 1000 && d.cookie_invalid == 1000 && d.synack_sent == 1000);
 	assert_true(d.fin_answered == 1000 && d.rst_sent == 1000 && d.noreply_addr == 1000);
 	assert_true(d.noreply_shape == 1000 && d.noreply_csum == 1000 && d.noreply_room == 1000);
-	assert_true(d.noreply_other == 1000 && d.keepalives == 1000);
+	assert_true(d.noreply_other == 1000 && d.keepalives == 1000 && d.keepalive_unchecked == 1000);
 }
 
 static void test_test_spec_roundtrip(void **state)

@@ -393,11 +393,17 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 	};
 	key_addr(client, &cfg.peer_family, cfg.peer);
 	memcpy(cfg.mac, dev.mac, sizeof(cfg.mac));
-	/* Everything of the last test in this slot goes: its counters and the
-	 * data length its traffic taught the responder (slot_data_len). */
+	/* Everything of the last test in this slot goes: its counters, the
+	 * data length its traffic taught the responder (slot_data_len) and the
+	 * steps it issued cookies in (ka_steps: its keepalives are not this
+	 * test's, and the search starts at this test's first cookie). */
 	r = xp_percpu_zero(rp->skel->maps.counters, &key, sizeof(key), sizeof(struct xp_counters));
 	if (!r)
 		r = bpf_map__update_elem(rp->skel->maps.slot_data_len, &key, sizeof(key), &zero, sizeof(zero), 0);
+	if (!r) {
+		static const struct xp_ka_steps noka; /* 16 KiB of zeros: not on the stack */
+		r = bpf_map__update_elem(rp->skel->maps.ka_steps, &key, sizeof(key), &noka, sizeof(noka), 0);
+	}
 	/* No stamp accounting until server_prog_meas_start says so: the last
 	 * test's t0 and ival mean nothing to this one. */
 	struct xp_slot_meas nomeas = { 0 };

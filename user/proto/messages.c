@@ -464,7 +464,7 @@ static void fields_from_json(struct json_object *o, void *s, size_t size, const 
 	X(data_pkts) X(data_bytes) X(udp_pkts) X(ipv4_pkts) X(ipv6_pkts) \
 	X(conn_established) X(cookie_invalid) X(synack_sent) X(fin_answered) X(rst_sent) \
 	X(noreply_addr) X(noreply_shape) X(noreply_csum) X(noreply_room) X(noreply_other) \
-	X(keepalives)
+	X(keepalives) X(keepalive_unchecked)
 
 #define X(f) +1
 _Static_assert(0 XP_COUNTER_FIELDS(X) == sizeof(struct xp_counters) / sizeof(__u64),

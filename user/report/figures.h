@@ -244,4 +244,9 @@ struct xp_report_info {
 /* Connections the server completed: its XDP program's count, or with --peer kernel its accepts. */
 uint64_t xp_period_established(const struct xp_period *p);
 
+/* The summary's line when the server's keepalive search ran out of budget
+ * (p->rx.keepalive_unchecked): into buf, or NULL when there is none. */
+#define XP_KA_NOTE_LEN 224
+const char *xp_keepalive_note(const struct xp_period *p, char *buf, size_t len);
+
 #endif

@@ -10,6 +10,16 @@
 #include "report/report.h"
 #include "bpf/window.h"
 
+const char *xp_keepalive_note(const struct xp_period *p, char *buf, size_t len)
+{
+	if (!p->rx.keepalive_unchecked)
+		return NULL;
+	snprintf(buf, len, "Warning: %" PRIu64 " pure ACKs not checked: the server's keepalive search budget was spent "
+		 "(a flood of pure ACKs to the test's ports?); they count neither as keepalives nor as invalid cookies",
+		 (uint64_t)p->rx.keepalive_unchecked);
+	return buf;
+}
+
 uint64_t xp_period_established(const struct xp_period *p)
 {
 	/* With no xdpperf on the server, a connection is complete when the client sent its completing ACK. */
@@ -101,6 +111,8 @@ struct json_object *xp_hs_figs_json(const struct xp_period *p, double secs)
 	U("server_fin_answered", p->rx.fin_answered);
 	U("server_cookie_invalid", p->rx.cookie_invalid);
 	U("server_keepalives", p->rx.keepalives); /* held connections' keepalives, by their cookies */
+	/* Pure ACKs the server's keepalive search had no budget left for: neither keepalives nor invalid. */
+	U("server_keepalive_unchecked", p->rx.keepalive_unchecked);
 	/* Frames the responder did not answer, by reason (bpf/server.h). */
 	U("server_not_answered", not_answered(p));
 	U("server_noreply_addr", p->rx.noreply_addr);
@@ -144,6 +156,10 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 
 	/* More than 1 % unanswered: that first, before any figure can look like a result. */
 	xp_report_head(r, sum, sum->diag.cause != XP_DIAG_NONE ? sum->diag.text : NULL);
+	/* A figure the server could not check is not a figure: say so before the counts. */
+	char kan[XP_KA_NOTE_LEN];
+	if (xp_keepalive_note(p, kan, sizeof(kan)))
+		fprintf(r->out, "%s\n", kan);
 	const char *who = r->client_only ? "the client's count: SYN-ACKs it completed; no server counters"
 			  : r->peer_kernel ? "accepted by the server's TCP stack" : "server XDP: valid SYN cookies";
 	/* Rates over a hold test's whole run would average an opening burst with the idle hold: only counts below. */
@@ -170,6 +186,9 @@ void xp_report_hs_end(struct xp_report *r, const struct xp_summary *sum)
 	if (!r->client_only && !r->peer_kernel && (p->rx.keepalives || x->keepalives))
 		fprintf(r->out, "             %12" PRIu64 " keepalives of held connections (their cookies checked; counted, "
 				"not answered: the server keeps no state)\n", (uint64_t)p->rx.keepalives);
+	if (!r->client_only && !r->peer_kernel && p->rx.keepalive_unchecked)
+		fprintf(r->out, "             %12" PRIu64 " pure ACKs not checked (keepalive search budget spent)\n",
+			(uint64_t)p->rx.keepalive_unchecked);
 	if (!r->client_only && !r->peer_kernel)
 		fprintf(r->out, "             %12" PRIu64 " frames not answered: %" PRIu64 " not to us or not from one host, %"
 				PRIu64 " bad checksum, %" PRIu64 " unanswerable headers, %" PRIu64 " no room for the reply, %"

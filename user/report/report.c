@@ -173,6 +173,9 @@ struct json_object *xp_summary_json(const struct xp_summary *s)
 		add_s(w, "text", s->diag.text);
 		json_object_object_add(o, "warning", w);
 	}
+	char kan[XP_KA_NOTE_LEN];
+	if (s->total.figures == XP_FIGS_HANDSHAKES && xp_keepalive_note(&s->total, kan, sizeof(kan)))
+		add_s(o, "keepalive_warning", kan); /* the text summary's line, for scripts */
 	if (s->server_lost) {
 		/* "sum" covers 0..server_lost_at: the server's last sample. */
 		add_d(o, "server_lost_at", s->server_lost_at);
