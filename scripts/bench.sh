@@ -56,6 +56,8 @@ for f in scripts/bench/lib.sh scripts/bench/{trafgen,xsk,live,socket,xconn,stamp
 	# shellcheck source=/dev/null
 	. "$f"
 done
+# trafgen's send-buffer preload (scripts/bench/sndbuf.c), built before any run.
+case $WHAT in trafgen | xsk | live | all) sndbuf_lib ;; esac
 
 # The run as it can be pasted (README: one run's output, as printed): what
 # ran, when, on what; then every section; then every target it checked.

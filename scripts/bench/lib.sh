@@ -73,19 +73,6 @@ measure_rx() {
 	rx_sampler_start "$TMP/rx.smp"
 	"$@" || rc=$?
 	rx_sampler_stop
-	# A tool's transient refusal (see run_trafgen: trafgen exits when the
-	# veth answers its TX ring flush with EAGAIN): run again, up to 3 times,
-	# each noted; a 4th refusal stops the bench like any failure. (Once was
-	# not enough: a whole-bench run stopped on two refusals in a row.)
-	local again=0
-	while ((rc == 75 && again < 3)); do
-		again=$((again + 1))
-		echo "note: $*: $(grep -m1 -i "failed" "$TMP/tg.txt" 2>/dev/null), run again ($again of 3)" >&2
-		rc=0
-		rx_sampler_start "$TMP/rx.smp"
-		"$@" || rc=$?
-		rx_sampler_stop
-	done
 	((rc == 0)) || { echo "bench: $* failed (status $rc)" >&2; exit 1; }
 	out=$(steady "$TMP/rx.smp" "$target") ||
 		{ echo "bench: $*: the server veth's rx_packets did not rise for 1 s ($(wc -l <"$TMP/rx.smp") samples)" >&2; exit 1; }
