@@ -714,9 +714,9 @@ const struct xp_option xp_options[] = {
 	  .help = "loss a trial may have for the PDR beside the\n"
 	          "zero-loss NDR (default 0.5)", .sample = "0.1" },
 	{ "confirm-loss", 0, "N", XP_SEC_RFC2544, RFC, opt_confirm_loss, RFC_OPT,
-	  .help = "a throughput trial that lost frames (or that the\n"
-	          "sender left short of its rate) runs again, up to N\n"
-	          "times; the rate fails only if every run failed\n"
+	  .help = "a throughput trial that lost frames (or fell short\n"
+	          "of its rate) runs again at its rate, up to N times;\n"
+	          "the rate fails only if every run failed\n"
 	          "(default %u; 0: one trial per rate)", .help_nums = { 1 }, .sample = "0" },
 	{ "line-rate", 0, "RATE", XP_SEC_RFC2544, RFC, opt_line_rate, RFC_OPT,
 	  .help = "the link's L1 bit rate (10G): the top of the searches\n"

@@ -35,7 +35,7 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 	if (o->rfc_line_bps > 0)
 		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
 	if (o->rfc_confirm)
-		fprintf(f, "  a throughput trial that lost frames (or that the sender left short of its rate) runs again, "
+		fprintf(f, "  a throughput trial that lost frames (or fell short of its rate) runs again, "
 			"up to %u time%s; the rate fails only if every run failed (--confirm-loss %u; 0: one trial per "
 			"rate)\n", o->rfc_confirm,
 			o->rfc_confirm == 1 ? "" : "s", o->rfc_confirm);

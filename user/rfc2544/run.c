@@ -127,7 +127,7 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		if (again)
 			fprintf(stderr, "      %u B throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
 				z->len, floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
-				: "fell short of its target (the sender)", r->o->rfc_confirm);
+				: "fell short of its target", r->o->rfc_confirm);
 		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z->len, floor(rate), 0, r->o->rfc_trial_s);
 		if (failed(rec))
 			return -1;

@@ -57,11 +57,11 @@ static bool by_sender(const struct xp_rfc_trial *t)
 	return t->held_back_by && (t->held_back_by[0] == 's' || t->held_back_by[0] == 'k'); /* "sender", "kernel" */
 }
 
-/* A run worth running again: it lost frames, or the sender (not the path) fell short of the target. */
+/* A run worth running again: it lost frames or fell short of its target (search.h says why either). */
 static bool again_worth(const struct xp_rfc_trial *t)
 {
 	enum xp_rfc_verdict v = xp_rfc_judge(t, 0);
-	return v == XP_RFC_LOSS || (v == XP_RFC_SHORT && by_sender(t));
+	return v == XP_RFC_LOSS || v == XP_RFC_SHORT;
 }
 
 bool xp_rfc_search_repeating(const struct xp_rfc_search *s)

@@ -92,10 +92,11 @@ void xp_rfc_search_init(struct xp_rfc_search *s, double floor_pps, double max_pp
  * (namespaces, VMs) one trial can lose frames to a moment the device was
  * not scheduled, and a binary search never returns above a rate it saw
  * fail: one such trial below the limit ends it low. A device that loses at
- * a rate loses on every run and the search is the same. A run the sender
- * (or the kernel under it) left short of its target says nothing of the
- * device: it runs again too; one the path held back (a device that pushes
- * back) does not. The run kept: a pass, else the least loss, else a short
+ * a rate loses on every run and the search is the same. A run short of
+ * its target runs again too, whoever held it back: on a shared host the
+ * account of who did (report/pace.c) counts other processes' packet work
+ * as the path's, and a device that really pushes back does so on every
+ * run. The run kept: a pass, else the least loss, else the first short
  * one. n = 0 (the default here): one trial per rate, RFC 2544's reading.
  */
 void xp_rfc_search_confirm(struct xp_rfc_search *s, unsigned n);
