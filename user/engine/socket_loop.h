@@ -63,6 +63,7 @@ struct slot {
 	uint32_t prev, next; /* links in the list its state names (none when open) */
 	double t;            /* connecting: start time; backoff: when it may retry */
 	uint8_t state;
+	bool blocking;       /* STREAM: written with blocking, time-bounded sends (socket_loop.c) */
 };
 
 struct slist {

@@ -439,7 +439,8 @@ static int start_threads(struct xp_group *g, unsigned lo, unsigned hi, char *err
 		CPU_SET(th->cpu, &set);
 		/* Pinned from the first instruction: each loop's sockets then stay
 		 * with one CPU's caches and softirq work. */
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		if (!g->ops->unpinned)
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 		int r = pthread_create(&th->thread, &attr, g->ops->main, g->ops->main_arg(g->arg, t));
 		pthread_attr_destroy(&attr);
 		if (r) {

@@ -143,6 +143,9 @@ struct xp_group_ops {
 	 * worker ended without finishing. Either may be NULL. */
 	unsigned long long (*progress)(void *arg, unsigned t);
 	void (*lost)(void *arg, unsigned t);
+	/* Leave the threads to the scheduler instead of pinning thread t to
+	 * the t-th allowed CPU (the socket server's receivers: see listeners.c). */
+	bool unpinned;
 };
 
 #define XP_GROUP_STATS_OFF 64 /* the stop flag's cache line, then the counters */
