@@ -72,7 +72,11 @@ d0=$(xdp_drops); f0=$(stat_of router xpr1 tx_packets)
 xp_check "client UDP" eval 'client -c "$XP_SERVER4" -t 2 -u -b 20kpps --queues 1 -J >"$J"'
 d1=$(xdp_drops); f1=$(stat_of router xpr1 tx_packets)
 xp_check "received == sent" expect_eq received "$(jqv .end.sum.received.packets)" "$(jqv .end.sum.sent.packets)"
-xp_check "about 40000 sent (20 kpps x 2 s)" expect_near sent "$(jqv .end.sum.sent.packets)" 40000 1000
+# Within 5 %: the count is the point here (checked exactly against the
+# router and the server below); the rate's accuracy to 2 % is the bench's
+# (scripts/bench.sh rate control). A fresh-clone CI run once sent 38926:
+# 54 ms of a 2-s run lost to start-up or a forgiven stall.
+xp_check "about 40000 sent (20 kpps x 2 s)" expect_near sent "$(jqv .end.sum.sent.packets)" 40000 2000
 xp_check "counted as UDP" expect_eq udp "$(jqv .end.sum.received.counters.udp_pkts)" "$(jqv .end.sum.sent.packets)"
 xp_check "server XDP drops (ethtool) == received" expect_eq "xdp_drops delta" "$((d1 - d0))" "$(jqv .end.sum.received.packets)"
 xp_check "router forwarded == sent (+ control traffic)" expect_near "router tx" "$((f1 - f0))" "$(jqv .end.sum.sent.packets)" 100
