@@ -31,24 +31,16 @@
 #include "server/listeners.h"
 #include "net/sockutil.h"
 #include "util/time.h"
+#include "tests/lib/sock_engine.h"
 #include "net/netstat.h"
 
 #define NPORTS 4
 
 static const struct xp_engine_ops *ops = &xp_engine_socket;
 
-/* A server for max_conns on NPORTS free ports; returns the first port. */
 static uint16_t start_server_for(struct xp_sock_server **srv, unsigned long max_conns)
 {
-	char err[256] = "";
-	for (unsigned base = 61000; base + NPORTS <= 65000; base += 16) {
-		struct xp_sock_server_cfg c = { .port_lo = (uint16_t)base, .port_hi = (uint16_t)(base + NPORTS - 1),
-						.threads = 2, .max_conns = max_conns };
-		if (!xp_sock_server_start(&c, srv, err, sizeof(err)))
-			return (uint16_t)base;
-	}
-	fail_msg("no free port block for the server: %s", err);
-	return 0;
+	return xpt_sock_server(srv, NPORTS, max_conns);
 }
 
 static uint16_t start_server(struct xp_sock_server **srv)
@@ -76,25 +68,12 @@ static uint16_t free_port(void)
 static void base_cfg(struct xp_engine_cfg *c, enum xp_test_kind kind, const char *server, uint16_t lo,
 		     uint16_t hi, unsigned parallel)
 {
-	memset(c, 0, sizeof(*c));
-	c->kind = kind;
-	assert_int_equal(xp_addr_parse(server, &c->server), 0);
-	c->dport_lo = lo;
-	c->dport_hi = hi;
-	c->parallel = parallel;
-	c->sock.threads = 2;
-	c->max_seconds = 20;
+	xpt_sock_cfg(c, kind, server, lo, hi, parallel);
 }
 
 static struct xp_engine *start_engine(const struct xp_engine_cfg *c)
 {
-	struct xp_engine *e = NULL;
-	char err[256] = "";
-	if (ops->create(c, &e, err, sizeof(err)))
-		fail_msg("create: %s", err);
-	if (ops->start(e, err, sizeof(err)))
-		fail_msg("start: %s", err);
-	return e;
+	return xpt_sock_start(ops, c);
 }
 
 /* Stop and return how long stop() took. */

@@ -28,46 +28,26 @@
 #include "engine/engine.h"
 #include "server/listeners.h"
 #include "util/time.h"
+#include "tests/lib/sock_engine.h"
 
 #define NPORTS 4
 
 static const struct xp_engine_ops *ops = &xp_engine_socket;
 
-/* A server on NPORTS free ports (61000-64999, see test_socket_engine.c); the first port. */
+/* A server on NPORTS free ports (tests/lib/sock_engine.h); the first port. */
 static uint16_t start_server(struct xp_sock_server **srv)
 {
-	char err[256] = "";
-	for (unsigned base = 61000; base + NPORTS <= 65000; base += 16) {
-		struct xp_sock_server_cfg c = { .port_lo = (uint16_t)base, .port_hi = (uint16_t)(base + NPORTS - 1),
-						.threads = 2, .max_conns = 5000 };
-		if (!xp_sock_server_start(&c, srv, err, sizeof(err)))
-			return (uint16_t)base;
-	}
-	fail_msg("no free port block for the server: %s", err);
-	return 0;
+	return xpt_sock_server(srv, NPORTS, 5000);
 }
 
 static void base_cfg(struct xp_engine_cfg *c, uint16_t lo, uint16_t hi, unsigned parallel)
 {
-	memset(c, 0, sizeof(*c));
-	c->kind = XP_TEST_STREAM;
-	assert_int_equal(xp_addr_parse("127.0.0.1", &c->server), 0);
-	c->dport_lo = lo;
-	c->dport_hi = hi;
-	c->parallel = parallel;
-	c->sock.threads = 2;
-	c->max_seconds = 20;
+	xpt_sock_cfg(c, XP_TEST_STREAM, "127.0.0.1", lo, hi, parallel);
 }
 
 static struct xp_engine *start_engine(const struct xp_engine_cfg *c)
 {
-	struct xp_engine *e = NULL;
-	char err[256] = "";
-	if (ops->create(c, &e, err, sizeof(err)))
-		fail_msg("create: %s", err);
-	if (ops->start(e, err, sizeof(err)))
-		fail_msg("start: %s", err);
-	return e;
+	return xpt_sock_start(ops, c);
 }
 
 /* Poll until n connections are open (a hang bound, not a measurement). */
