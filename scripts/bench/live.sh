@@ -6,7 +6,9 @@
 #         rate control: the worst 1-second window of the server veth's
 #         rx_packets at 10 kpps, 100 kpps, 1 Mpps and 50 % of the live
 #         maximum. Targets: live >= 6x trafgen direct, >= 2.5x routed; every
-#         window within 2 % of the target.
+#         window within 2 % of the target. Beside them, live with --no-stamps
+#         (frames without stamps, as trafgen's are, and a server that only
+#         counts), which the rate-control runs do not use.
 
 bench_live() {
 	echo "== Live frames vs AF_XDP vs trafgen, 64-byte TCP frames, one thread/queue, ${T} s per run, $ROUNDS alternating rounds"
@@ -15,13 +17,16 @@ bench_live() {
 	for topo in direct routed; do
 		lab_up "$topo"
 		start_server
+		# Side 4 (3 routed): the live engine with --no-stamps, like trafgen's frames: no stamp, and the
+		# server's XDP program only counts (on veth it runs on the sending CPU: see the stamp section).
 		if [[ $topo == direct ]]; then
-			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1 | live 2 threads"
+			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1 | live 2 threads | live 1 thread --no-stamps"
 			rounds "live.$topo" "$ROUNDS" "run_engine live 1" "run_engine xsk 1" "run_trafgen 1 ${TRAFGEN_OPTS[*]}" \
-				"run_engine live 2"
+				"run_engine live 2" "run_engine live 1 --no-stamps"
 		else
-			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1"
-			rounds "live.$topo" "$ROUNDS" "run_engine live 1" "run_engine xsk 1" "run_trafgen 1 ${TRAFGEN_OPTS[*]}"
+			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1 | live 1 thread --no-stamps"
+			rounds "live.$topo" "$ROUNDS" "run_engine live 1" "run_engine xsk 1" "run_trafgen 1 ${TRAFGEN_OPTS[*]}" \
+				"run_engine live 1 --no-stamps"
 		fi
 		if [[ $topo == direct ]]; then rate_control; fi
 		stop_server
@@ -33,9 +38,13 @@ bench_live() {
 			"$(mmm_line "live.$topo" 2)"
 	done
 	echo "direct   live with 2 threads on 2 queues: $(mmm_line live.direct 3)"
+	echo "direct   live 1 thread --no-stamps:        $(mmm_line live.direct 4)"
+	echo "routed   live 1 thread --no-stamps:        $(mmm_line live.routed 3)"
 	echo
 	cmp_line "live vs trafgen, direct:" live.direct 0 2 6
 	cmp_line "live vs trafgen, routed:" live.routed 0 2 2.5
+	cmp_line "live --no-stamps vs trafgen, direct:" live.direct 4 2
+	cmp_line "live --no-stamps vs trafgen, routed:" live.routed 3 2
 	cmp_line "live vs xsk, direct:" live.direct 0 1
 	cmp_line "live vs xsk, routed:" live.routed 0 1
 	cmp_line "live 2 threads vs 1 thread, direct:" live.direct 3 0

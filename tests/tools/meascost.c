@@ -79,6 +79,23 @@ static int run(int fd, const uint8_t *buf, size_t len, unsigned repeat, double *
 	return o.retval == XDP_DROP ? 0 : -EPROTO;
 }
 
+/* A figure of a program that did not account what it should would time the wrong thing: the slot's
+ * meas_stats must say `want` frames were stamped and accounted (0 with accounting off). */
+static int accounted(struct server_prog *rp, int slot, uint64_t want)
+{
+	struct xp_meas_stats st;
+	int r = server_prog_read_meas_stats(rp, slot, &st);
+
+	if (r)
+		return r;
+	if (st.stamped != want) {
+		fprintf(stderr, "meascost: the program accounted %llu of %llu frames\n", (unsigned long long)st.stamped,
+			(unsigned long long)want);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = 200000;
@@ -120,22 +137,26 @@ int main(int argc, char **argv)
 		double ns, sum = 0;
 		size_t len;
 
-		server_prog_meas_start(rp, slot, &m);
+		if ((rc = server_prog_meas_start(rp, slot, &m)))
+			break;
 		len = frame(buf, sizeof(buf), 0, now_ticks());
-		if ((rc = run(fd, buf, len, n, &ns)))
+		if ((rc = run(fd, buf, len, n, &ns)) || (rc = accounted(rp, slot, m.ival ? n : 0)))
 			break;
 		printf("case=%s mode=repeat frames=%u ns=%.1f\n", cases[c].name, n, ns);
-		server_prog_meas_start(rp, slot, &m);
+		if ((rc = server_prog_meas_start(rp, slot, &m)))
+			break;
 		for (unsigned k = 0; k < n && !rc; k++) {
 			len = frame(buf, sizeof(buf), k, now_ticks() - 2500);
 			rc = run(fd, buf, len, 1, &ns);
 			sum += ns;
 		}
 		if (!rc)
+			rc = accounted(rp, slot, m.ival ? n : 0);
+		if (!rc)
 			printf("case=%s mode=single frames=%u ns=%.1f\n", cases[c].name, n, sum / n);
 	}
 	if (rc)
-		fprintf(stderr, "meascost: BPF_PROG_RUN: %s\n", strerror(-rc));
+		fprintf(stderr, "meascost: %s\n", strerror(-rc));
 	server_prog_close(rp);
 	return rc ? 1 : 0;
 }

@@ -493,10 +493,59 @@ static void test_no_stamp_header(void **state)
 	free(buf);
 }
 
+/* An interval without stamps has no loss figure (its sent - received counts frames in flight at its ends on
+ * one side only): "-" in the text line, null in JSON; the whole test keeps sent - received. */
+static void test_interval_without_stamps_has_no_loss(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_report r;
+	struct xp_report_info i = info();
+	snprintf(i.stamp_note, sizeof(i.stamp_note), "off (--no-stamps): loss by count only");
+	struct xp_period p = period();
+	p.interval = true;
+	p.tx_pkts = 998000; /* fewer sent than received: the -2000 a count-only line would show */
+	struct xp_summary s = { .total = period(), .client_cpu_pct = 50, .server_cpu_pct = -1 };
+	xp_report_init(&r, XP_REPORT_TEXT, f);
+	xp_report_start(&r, &i);
+	xp_report_interval(&r, &p);
+	xp_report_end(&r, &s);
+	xp_report_free(&r);
+	fclose(f);
+	assert_null(strstr(buf, "-2000"));
+	assert_non_null(strstr(buf, "  1.00-2.00   s"));
+	char *line = strstr(buf, "  1.00-2.00   s");
+	char *eol = strchr(line, '\n');
+	assert_non_null(eol);
+	*eol = '\0';
+	/* the line ends in the two empty loss columns */
+	assert_non_null(strstr(line, " -        -"));
+	*eol = '\n';
+	assert_non_null(strstr(buf, "Lost              1000 frames  (0.1000 %)"));
+	free(buf);
+
+	struct json_object *o = xp_period_json(&p), *v;
+	assert_true(json_object_object_get_ex(o, "lost_packets", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "loss_percent", &v));
+	assert_null(v);
+	json_object_put(o);
+	/* the same period with stamps: the stamps' loss */
+	p.meas.valid = true;
+	p.meas.sent = 1000;
+	p.meas.lost = 7;
+	o = xp_period_json(&p);
+	assert_true(jd(o, "lost_packets") == 7);
+	assert_true(jd(o, "loss_percent") == 0.7);
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_period_json),
+		cmocka_unit_test(test_interval_without_stamps_has_no_loss),
 		cmocka_unit_test(test_zero_length_period_is_null_not_nan),
 		cmocka_unit_test(test_summary_json),
 		cmocka_unit_test(test_json_document),

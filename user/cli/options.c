@@ -60,6 +60,7 @@ FLAG(opt_zero, zero)
 FLAG(opt_compare, compare)
 FLAG(opt_fin, fin)
 FLAG(opt_rtt, rtt)
+FLAG(opt_no_stamps, no_stamps)
 FLAG(opt_require_rate, require_rate)
 
 UINT(opt_control_port, control_port, unsigned short, 1, 65535, "control port")
@@ -576,6 +577,15 @@ const struct xp_option xp_options[] = {
 	  .help = "round-trip latency, for hosts whose clocks differ:\n"
 	          "the server sends every stamped frame back and this\n"
 	          "host times it (the path carries the test both ways)" },
+	{ "no-stamps", 0, NULL, XP_SEC_CLIENT, 0, opt_no_stamps, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
+	  .engines = XP_E_FRAMES,
+	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
+		       [XP_ENGINE_NONE] = "it sends nothing to stamp" },
+	  .instead_kind = "connection tests' frames carry no stamp",
+	  .help = "frames without a stamp, and no per-frame accounting\n"
+	          "at the server: loss by count only, no latency,\n"
+	          "reordering, duplicates or per-interval loss (what\n"
+	          "the stamps cost: scripts/bench.sh stamp)" },
 	{ "rx-timestamp", 0, "MODE", XP_SEC_CLIENT, 0, opt_rx_timestamp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = XP_E_FRAMES,
 	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",

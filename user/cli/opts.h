@@ -116,6 +116,7 @@ struct xp_opts {
 	bool clock_tai;              /* --clock tai: stamps in CLOCK_TAI, the user says both hosts are synchronised */
 	bool clock_set;              /* --clock given */
 	bool rtt;                    /* --rtt: round-trip latency (the server reflects, we time) */
+	bool no_stamps;              /* --no-stamps: frames carry no stamp, the server accounts none (issue 10 point 9) */
 	unsigned rx_ts;              /* --rx-timestamp: XP_RXTS_SW (default), XP_RXTS_AUTO or XP_RXTS_HW */
 	bool rx_ts_set;              /* --rx-timestamp given */
 	/* Issue 12 (connection tests) */

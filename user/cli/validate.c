@@ -325,6 +325,25 @@ static int check_rfc2544(struct xp_opts *o, const struct xp_given *g, char *err,
 	return 0;
 }
 
+/* --no-stamps (issue 10 point 9): what needs the stamps cannot be had without them. */
+static int check_no_stamps(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	static const char *const needs[] = { "clock", "rtt", "rx-timestamp" };
+	char lbl[32];
+	if (!o->no_stamps)
+		return 0;
+	if (o->rfc2544)
+		return xp_cli_fail(err, errlen, "--no-stamps: the RFC 2544 suite counts each trial's loss and latency "
+				   "from the stamps (drop --no-stamps)");
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+		if (xp_given_has(g, needs[i]))
+			return xp_cli_fail(err, errlen, "--no-stamps: %s times the stamps, and there would be none "
+					   "(drop one of the two)",
+					   xp_option_label(xp_option_find(needs[i]), lbl, sizeof(lbl)));
+	}
+	return 0;
+}
+
 /*
  * The connection searches (issue 12 point 4): their settings need --search,
  * and --search's search follows from the test: -x the connection rate, -x
@@ -438,6 +457,7 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 		check_xdp_conn,
 		check_rate,
 		check_rfc2544,
+		check_no_stamps,
 		check_client,
 		check_server_policy,
 	};

@@ -232,7 +232,7 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 			c->server_gone = true;
 			break;
 		}
-		struct xp_period p = { .t0 = prev.t, .t1 = now->t };
+		struct xp_period p = { .t0 = prev.t, .t1 = now->t, .interval = true };
 		period_of(c, now, &prev, &p);
 		/* With stamps, the line waits until its send intervals are final. */
 		if (!c->meas.on)

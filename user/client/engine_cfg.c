@@ -125,9 +125,11 @@ int xp_client_engine_cfg(struct client *c, struct xp_opts *o)
 				      "connection tests");
 	if (c->ops->tmpl != XP_TMPL_NONE) {
 		build_template(c, &ec->frames.tmpl);
-		/* No -l: the smallest valid frame of the family and protocol that carries a stamp. */
+		/* No -l: the smallest valid frame of the family and protocol that carries a stamp (with
+		 * --no-stamps, the smallest valid one: the template's own). */
 		if (c->ops->tmpl == XP_TMPL_DATA && !o->frame_size_set) {
-			unsigned n = xp_stamp_min_frame(&ec->frames.tmpl);
+			unsigned n = o->no_stamps ? (unsigned)frame_min_size(&ec->frames.tmpl)
+						  : xp_stamp_min_frame(&ec->frames.tmpl);
 			if (n)
 				ec->frames.tmpl.frame_size = n;
 		}

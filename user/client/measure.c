@@ -80,6 +80,14 @@ int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine
 			 "PTP-synchronised hosts (add --clock tai)", o->rx_ts == XP_RXTS_HW ? "hw" : "auto");
 		return XP_EXIT_USAGE;
 	}
+	if (o->no_stamps) {
+		/* The user's choice (the option table and check_no_stamps have refused what needs stamps):
+		 * no stamp in the frames, no slot_meas at the server, so its XDP program only counts. */
+		m->place = XP_STAMP_NONE;
+		snprintf(m->note, sizeof(m->note), "off (--no-stamps): loss by count only; no latency, reordering, "
+			 "duplicates or per-interval loss");
+		return 0;
+	}
 	m->place = xp_stamp_place_of_spec(&ec->frames.tmpl);
 	if (m->place == XP_STAMP_NONE) {
 		unsigned need = xp_stamp_min_frame(&ec->frames.tmpl);

@@ -108,6 +108,7 @@ struct xp_meas_figs {
 /* One interval's (or the whole test's) deltas. */
 struct xp_period {
 	double t0, t1;            /* seconds since the start */
+	bool interval;            /* one report interval, not the whole test */
 	enum xp_figures figures;  /* which groups below the report shows */
 	uint64_t tx_pkts, tx_bytes; /* client: frames sent, L2 bytes without FCS */
 	struct xp_counters rx;    /* server: XDP counters */

@@ -53,10 +53,15 @@ void xp_report_frames_line(struct xp_report *r, const char *tag, const struct xp
 	if (r->lines++ % 20 == 0)
 		fprintf(r->out, "%-5s %-13s %12s %14s %12s %14s %14s %10s %8s\n", "[ ID]", "Interval",
 			"Sent", "Sent L1", "Recv", "Recv L1", "Recv L2", "Lost", "Loss");
-	fprintf(r->out, "%-5s %5.2f-%-6.2f s %12s %14s %12s %14s %14s %10" PRId64 " %7.3f%%\n", tag, p->t0,
-		p->t1, xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
+	char lost[24] = "-", pct[24] = "-";
+	if (x.lost_known) {
+		snprintf(lost, sizeof(lost), "%" PRId64, x.lost);
+		snprintf(pct, sizeof(pct), "%.3f%%", x.loss_pct);
+	}
+	fprintf(r->out, "%-5s %5.2f-%-6.2f s %12s %14s %12s %14s %14s %10s %8s\n", tag, p->t0, p->t1,
+		xp_fmt_rate(x.tx_pps, "pps", a, sizeof(a)), xp_fmt_rate(x.tx_l1, "bit/s", b, sizeof(b)),
 		xp_fmt_rate(x.rx_pps, "pps", c, sizeof(c)), xp_fmt_rate(x.rx_l1, "bit/s", d, sizeof(d)),
-		xp_fmt_rate(x.rx_l2, "bit/s", e, sizeof(e)), x.lost, x.loss_pct);
+		xp_fmt_rate(x.rx_l2, "bit/s", e, sizeof(e)), lost, pct);
 	/* The whole test's stamps have their own block in the summary. */
 	if (strcmp(tag, "[SUM]") || !r->ended)
 		xp_report_meas_line(r, &p->meas);
@@ -92,8 +97,10 @@ void xp_frames_add_loss(struct json_object *o, const struct xp_period *p)
 {
 	struct xp_rates x;
 	xp_rates_of(p, &x);
-	json_object_object_add(o, "lost_packets", json_object_new_int64(x.lost));
-	json_object_object_add(o, "loss_percent", isfinite(x.loss_pct) ? json_object_new_double(x.loss_pct) : NULL);
+	/* null where the period has no loss figure (an interval without stamps: report.c) */
+	json_object_object_add(o, "lost_packets", x.lost_known ? json_object_new_int64(x.lost) : NULL);
+	json_object_object_add(o, "loss_percent",
+			       x.lost_known && isfinite(x.loss_pct) ? json_object_new_double(x.loss_pct) : NULL);
 }
 
 /* ---- received only (--engine none) ---- */

@@ -95,10 +95,16 @@ void xp_rates_of(const struct xp_period *p, struct xp_rates *r)
 	r->rx_l2 = l2_bits(p->rx.pkts, p->rx.bytes) / s;
 	r->lost = (int64_t)p->tx_pkts - (int64_t)p->rx.pkts;
 	r->loss_pct = p->tx_pkts ? 100.0 * (double)r->lost / (double)p->tx_pkts : 0;
+	r->lost_known = true;
 	/* With stamps, loss is by send interval: what was stamped into it minus what arrived of it. */
 	if (p->meas.valid && !p->meas.unknown) {
 		r->lost = p->meas.lost;
 		r->loss_pct = p->meas.sent ? 100.0 * (double)r->lost / (double)p->meas.sent : 0;
+	} else if (p->interval) {
+		/* Without them, an interval's sent - received counts frames in
+		 * flight at its ends on one side only (negative loss one second,
+		 * too much the next): not a loss figure. The whole test's is. */
+		r->lost_known = false;
 	}
 }
 

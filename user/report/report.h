@@ -56,6 +56,7 @@ struct xp_rates {
 	double rx_pps, rx_l1, rx_l2;
 	int64_t lost;
 	double loss_pct;
+	bool lost_known;   /* false: an interval without stamps, whose count straddles its ends */
 };
 void xp_rates_of(const struct xp_period *p, struct xp_rates *r);
 
