@@ -61,7 +61,7 @@ WAIT_SECS=${XP_LAB_WAIT:-5}
 
 usage() {
 	cat <<EOF
-usage: $PROG up [--direct] [--queues N] [--firewall] [--force]
+usage: $PROG up [--direct] [--queues N] [--firewall [--ct-close SECS]] [--force]
        $PROG down [--force] | status | env
        $PROG exec NS CMD...      (NS: client|router|server or xp-client|xp-router|xp-server)
        $PROG ping NS ADDR
@@ -240,6 +240,13 @@ setup_firewall() {
 	# is read-only inside a netns and the host (init_net) value applies.
 	# (sysctl -w exits 0 even when the write fails, so read the value back.)
 	local cur
+	# --ct-close: how long a reset connection's entry stays (the kernel's
+	# default is 10 s). At 10 s a table of 262144 entries holds 26 k resets a
+	# second: a connection-rate test then measures the table, not the rate.
+	if [[ -n $CT_CLOSE ]]; then
+		nsx "$NS_ROUTER" sh -c "echo $CT_CLOSE > /proc/sys/net/netfilter/nf_conntrack_tcp_timeout_close" ||
+			die "cannot set nf_conntrack_tcp_timeout_close in $NS_ROUTER"
+	fi
 	nsx "$NS_ROUTER" sh -c "echo $CT_MAX_WANTED > /proc/sys/net/netfilter/nf_conntrack_max" 2>/dev/null || true
 	cur=$(nsx "$NS_ROUTER" cat /proc/sys/net/netfilter/nf_conntrack_max 2>/dev/null || echo 0)
 	if ((cur >= CT_MAX_WANTED)); then
@@ -390,6 +397,7 @@ do_status() {
 			fi
 			echo "  conntrack: count=$(nsx "$ns" conntrack -C 2>/dev/null || echo '?')" \
 				"max=$(nsx "$ns" sysctl -n net.netfilter.nf_conntrack_max 2>/dev/null || echo '?')" \
+				"close_timeout=$(nsx "$ns" sysctl -n net.netfilter.nf_conntrack_tcp_timeout_close 2>/dev/null || echo '?')s" \
 				"${XP_CT_MAX_NOTE:+($XP_CT_MAX_NOTE)}"
 		fi
 	done
@@ -417,12 +425,18 @@ cmd=$1
 shift
 case "$cmd" in
 up)
-	MODE=routed QUEUES=1 FIREWALL=0 FORCE=0
+	MODE=routed QUEUES=1 FIREWALL=0 FORCE=0 CT_CLOSE=
 	while (($#)); do
 		case "$1" in
 		--direct) MODE=direct ;;
 		--force) FORCE=1 ;;
 		--firewall) FIREWALL=1 ;;
+		--ct-close)
+			(($# >= 2)) || bad_arg "--ct-close needs a number of seconds"
+			[[ $2 =~ ^[0-9]+$ ]] && (($2 >= 1 && $2 <= 3600)) || bad_arg "--ct-close '$2': give whole seconds, 1 to 3600"
+			CT_CLOSE=$2
+			shift
+			;;
 		--queues)
 			(($# >= 2)) || bad_arg "--queues needs a value"
 			set_queues "$2"
@@ -433,6 +447,7 @@ up)
 		esac
 		shift
 	done
+	[[ -n $CT_CLOSE && $FIREWALL == 0 ]] && bad_arg "--ct-close is a setting of the firewall: add --firewall"
 	[[ $MODE == direct && $FIREWALL == 1 ]] &&
 		bad_arg "--firewall needs the routed topology (it lives in $NS_ROUTER); drop --direct"
 	need_root

@@ -42,12 +42,18 @@ fw_handshakes() {
 
 XCONN_RUNS=${BENCH_XCONN_RUNS:-5}
 XCONN_P=1000
+# The firewall keeps a reset connection's conntrack entry this long (lab.sh
+# --ct-close; the kernel's default is 10 s). At 10 s its 262144 entries hold
+# 26 k resets a second, and the XDP engine filled the table within each 5-s
+# run (52.4 kconn/s in every run): both engines then measured the table, not
+# the connection rate. At 1 s the table holds 262 k a second.
+XCONN_CT_CLOSE=${BENCH_CT_CLOSE:-1}
 
 # The lab of a path: the direct pair with one queue (one flow, one core: the engines' own limits), or the firewall.
 xconn_lab_up() {
 	case $1 in
 	direct) bash "$LAB" up --direct --queues 1 >/dev/null ;;
-	firewall) bash "$LAB" up --firewall --queues 1 >/dev/null ;;
+	firewall) bash "$LAB" up --firewall --ct-close "$XCONN_CT_CLOSE" --queues 1 >/dev/null ;;
 	esac
 	eval "$(bash "$LAB" env)"
 }
@@ -90,6 +96,7 @@ bench_xconn() {
 	echo "== Connections/s, -x -P $XCONN_P: XDP connection engine vs socket engine, ${T} s per run, $XCONN_RUNS alternating runs each"
 	echo "   yardstick: firewall: the router's nft count of handshake-completing ACKs of connections conntrack"
 	echo "   tracks; direct (one queue): the server veth's rx_packets / client->server frames per connection (socket 3, xdp 2)"
+	echo "   firewall: lab.sh up --firewall --ct-close $XCONN_CT_CLOSE (reset connections leave conntrack after $XCONN_CT_CLOSE s; the kernel's default is 10)"
 	local path r k first second fig own ct syn conns max b0 t0 b1 t1 busy
 	max=$(cat /proc/sys/net/netfilter/nf_conntrack_max 2>/dev/null || echo 0)
 	for path in direct firewall; do
@@ -116,7 +123,7 @@ bench_xconn() {
 			echo "$share" >>"$TMP/xc.$path.share"
 			local full=""
 			[[ ${E[xdp]} != - ]] && ((max > 0 && E[xdp] * 100 >= max * 95)) &&
-				full=" - the table filled up (max $max; CLOSEd entries linger 10 s): the firewall's limit"
+				full=" - the table filled up (max $max; CLOSEd entries linger $XCONN_CT_CLOSE s): the firewall's limit"
 			printf "%-9s %-4s %-16s %-16s (%s / %s; %.3f %% of %s SYNs; %.0f %%; %s%s)\n" "" "$r" "$(fmt_cps "${F[socket]}")" "$(fmt_cps "${F[xdp]}")" \
 				"$(fmt_cps "${O[socket]}" | tr -s ' ')" "$(fmt_cps "${O[xdp]}" | tr -s ' ')" "$share" "${S[xdp]}" "$busy" "${E[xdp]}" "$full"
 		done

@@ -18,6 +18,9 @@ xp_check "up --bogus" expect_rc 2 bash "$LAB" up --bogus
 xp_check "up --queues 0" expect_rc 2 bash "$LAB" up --queues 0
 xp_check "up --queues (no value)" expect_rc 2 bash "$LAB" up --queues
 xp_check "up --direct --firewall" expect_rc 2 bash "$LAB" up --direct --firewall
+xp_check "up --ct-close without --firewall" expect_rc 2 bash "$LAB" up --ct-close 1
+xp_check "up --firewall --ct-close 0" expect_rc 2 bash "$LAB" up --firewall --ct-close 0
+xp_check "up --firewall --ct-close soon" expect_rc 2 bash "$LAB" up --firewall --ct-close soon
 xp_check "unknown command" expect_rc 2 bash "$LAB" frobnicate
 xp_check "no command" expect_rc 2 bash "$LAB"
 xp_check "exec unknown ns" expect_rc 2 bash "$LAB" exec nowhere true
@@ -78,6 +81,16 @@ xp_check "conntrack -C numeric" bash -c "[[ \$(ip netns exec $XP_ROUTER_NS connt
 xp_check "ping v4 through firewall" xp_ping client "$XP_SERVER4"
 xp_check "ping v6 through firewall" xp_ping client "$XP_SERVER6"
 xp_check "ping v4 server->client through firewall" xp_ping server "$XP_CLIENT4"
+xp_check "the kernel's CLOSE timeout (10 s) without --ct-close" expect_eq "close timeout" \
+	"$(ip netns exec "$XP_ROUTER_NS" sysctl -n net.netfilter.nf_conntrack_tcp_timeout_close)" 10
+xp_pass
+
+xp_case firewall_ct_close
+xp_check "lab up --firewall --ct-close 2" xp_lab_up --firewall --ct-close 2
+xp_check "the router's CLOSE timeout is 2 s" expect_eq "close timeout" \
+	"$(ip netns exec "$XP_ROUTER_NS" sysctl -n net.netfilter.nf_conntrack_tcp_timeout_close)" 2
+xp_check "status shows it" bash -c "bash $LAB status | grep -q 'close_timeout=2s'"
+xp_check "ping v4 through firewall" xp_ping client "$XP_SERVER4"
 xp_pass
 
 xp_case firewall_tcp_forward
