@@ -238,7 +238,7 @@ static __always_inline void next_interval(struct xp_gen_state *st, __u64 ts)
  * words are the checksum's words. 0 or -1.
  */
 static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen_state *st, __u64 n,
-				       struct csum_delta *cd)
+				       struct csum_delta *cd, __u8 place)
 {
 	void *pl = data + config.payload_off;
 	__u64 call = gen_call[st->tid & (XP_GEN_MAX_THREADS - 1)], ts;
@@ -256,7 +256,7 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
 	ts = st->ts;
 	__u64 v = xp_stamp_pack(config.stream_base + st->tid, n, ts);
 
-	if (config.stamp == XP_STAMP_AT_PAYLOAD) {
+	if (place == XP_STAMP_AT_PAYLOAD) {
 		__u64 w = bpf_cpu_to_be64(v);
 
 		if (pl + XP_STAMP_BYTES > data_end)
@@ -265,7 +265,7 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
 		cd->sum += xp_csum_words64(w);
 		cd->nwords += XP_STAMP_BYTES / 2;
 		ST(__u64, pl, w);
-	} else if (config.stamp == XP_STAMP_AT_IPID) {
+	} else if (place == XP_STAMP_AT_IPID) {
 		void *ip = data + config.l3_off;
 		__u16 id = bpf_htons((__u16)(v >> 48)), old_id;
 		__u16 w16 = bpf_htons((__u16)(v >> 32));
@@ -295,7 +295,7 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
  * 0 or -1.
  */
 static __always_inline int write_stream(void *data, void *data_end, void *l4, struct xp_gen_state *st, __u64 n,
-					__u32 nd, __u32 ns, struct csum_delta *cd)
+					__u32 nd, __u32 ns, struct csum_delta *cd, __u8 place)
 {
 	if (!st->inited) {
 		__u64 i = st->tid;
@@ -315,8 +315,8 @@ static __always_inline int write_stream(void *data, void *data_end, void *l4, st
 		put32_csum(l4 + 4, bpf_htonl(config.seq0 + (__u32)st->k * config.payload_len), cd);
 	}
 
-	if (config.stamp)
-		return write_stamp(data, data_end, st, n, cd);
+	if (place)
+		return write_stamp(data, data_end, st, n, cd, place);
 	return 0;
 }
 
@@ -339,6 +339,44 @@ static __always_inline void next_flow(struct xp_gen_state *st, __u32 nd, __u32 n
 	st->k = k;
 }
 
+/*
+ * 1'. Mixed sizes (config.mix_plen): the frame of this CPU's pattern
+ * position, its size's template over a frame trimmed to that size. The
+ * kernel hands in the largest + 1 bytes every run (it restores the ctx it
+ * started from whenever a run changed it), so the trim always changes the
+ * length and the kernel rewrites the xdp_frame from the ctx: a page that
+ * came back from a receiver holding another length cannot leave with it.
+ * A template per size, built by frame_build, keeps IP total length, IPv4
+ * header checksum, UDP length and the L4 checksum over the payload right
+ * by construction; step 3 then fixes the checksum only for what changes per
+ * frame, as with one size. *place gets the stamp's place at this size
+ * (64-byte IPv4/TCP: the IPv4 ID). 0, or -1 to abort.
+ */
+static __always_inline int write_mix_template(struct xdp_md *ctx, struct xp_gen_state *st, __u8 *place)
+{
+	__u32 pos = st->mix_pos & (XP_GEN_MIX_PATTERN - 1);
+	__u32 k = config.mix_pattern[pos] & (XP_GEN_MIX_SIZES - 1);
+	__u32 len = config.mix[k].len, off = config.mix[k].off;
+	long have = (long)ctx->data_end - (long)ctx->data;
+
+	if (len < 60 || len > XP_GEN_MAX_LEN || off > XP_GEN_MIX_BYTES - XP_GEN_MAX_LEN)
+		return -1;
+	if (have != (long)len && bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
+		return -1;
+	if (bpf_xdp_store_bytes(ctx, 0, (void *)config.mix_tmpl + off, len))
+		return -1;
+	*place = config.mix[k].stamp;
+	return 0;
+}
+
+/* Mixed sizes: the next pattern position, at the frame count's pace. */
+static __always_inline void next_mix_pos(struct xp_gen_state *st)
+{
+	__u32 p = st->mix_pos + 1;
+
+	st->mix_pos = p >= config.mix_plen ? 0 : p;
+}
+
 SEC("xdp")
 int xdp_generator(struct xdp_md *ctx)
 {
@@ -349,6 +387,7 @@ int xdp_generator(struct xdp_md *ctx)
 	__u16 check;
 	__u64 n;
 	__u32 slot = 0;
+	__u8 place = config.stamp; /* mixed sizes: the size's own */
 
 	/* userspace also attaches this program, idle, to a private loopback
 	 * to keep it in the XDP dispatcher (see user/loader/generator_prog.c):
@@ -385,8 +424,12 @@ int xdp_generator(struct xdp_md *ctx)
 		if (have != (long)len && bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
 			return XDP_ABORTED;
 	}
-	if (write_template(ctx, len))
+	if (config.mix_plen && !config.syn_mode) {
+		if (write_mix_template(ctx, st, &place))
+			return XDP_ABORTED;
+	} else if (write_template(ctx, len)) {
 		return XDP_ABORTED;
+	}
 
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
@@ -400,7 +443,7 @@ int xdp_generator(struct xdp_md *ctx)
 	ns = (__u32)config.sport_hi - config.sport_lo + 1;
 	n = st->sent;
 	if (config.syn_mode ? write_syn(data, l4, st, n, nd, ns, &cd, slot)
-			    : write_stream(data, data_end, l4, st, n, nd, ns, &cd))
+			    : write_stream(data, data_end, l4, st, n, nd, ns, &cd, place))
 		return XDP_ABORTED;
 
 	/* 3. The checksum, from the template's: RFC 1624 eqn 3 over the
@@ -413,6 +456,8 @@ int xdp_generator(struct xdp_md *ctx)
 	ST(__u16, l4 + check_off, check);
 	if (!config.syn_mode)
 		next_flow(st, nd, ns);
+	if (config.mix_plen)
+		next_mix_pos(st);
 	st->sent = n + 1;
 	return XDP_TX;
 }

@@ -26,6 +26,25 @@
  */
 #define XP_GEN_MAX_LEN 3520u
 
+/*
+ * Mixed frame sizes (issue 11's IMIX; user/net/mix.h): at most this many
+ * sizes, a pattern of at most this many positions, and every size's
+ * template end to end in mix_tmpl (each starts at most
+ * XP_GEN_MIX_BYTES - XP_GEN_MAX_LEN in, which bounds the verifier's view).
+ */
+#define XP_GEN_MIX_SIZES   8u
+#define XP_GEN_MIX_PATTERN 256u
+#define XP_GEN_MIX_BYTES   16384u
+
+/* One size of a mix: where its template is in mix_tmpl and what the
+ * per-frame steps need that differs by size. */
+struct xp_gen_mix_size {
+	__u32 off;           /* in mix_tmpl */
+	__u16 len;           /* template bytes, frame without FCS */
+	__u8 stamp;          /* enum xp_stamp_place at this size (0: stamps off) */
+	__u8 pad;
+};
+
 /* SYN mode: most source addresses (--bind) the generator spreads SYNs over
  * (XP_MAX_BIND of user/engine/engine.h). A power of two. */
 #define XP_GEN_MAX_BIND 256u
@@ -107,6 +126,16 @@ struct xp_generator_config {
 	__u32 bind_addr[XP_GEN_MAX_BIND][4];
 	/* The frame every run copies in (tmpl_len bytes). */
 	__u8 tmpl[XP_GEN_MAX_LEN];
+	/* Mixed sizes (stream mode; 0: one size, tmpl): frame n of a CPU is
+	 * size mix[mix_pattern[n % mix_plen]], its template copied from
+	 * mix_tmpl and the frame trimmed to it. Userspace hands in the largest
+	 * + 1 bytes so that every run changes the ctx's length (see SYN mode
+	 * in generator.bpf.c). payload_len above is the largest size's: each
+	 * TCP flow's sequence numbers advance by it, whatever the size. */
+	__u32 mix_plen;
+	struct xp_gen_mix_size mix[XP_GEN_MIX_SIZES];
+	__u8 mix_pattern[XP_GEN_MIX_PATTERN];
+	__u8 mix_tmpl[XP_GEN_MIX_BYTES];
 };
 
 /*
@@ -139,6 +168,8 @@ struct xp_gen_state {
 	 * (gen_call[tid] when its first frame ran), that frame's number, and
 	 * the time it read (ticks). */
 	__u64 call, call_n0, ts;
+	__u32 mix_pos; /* mixed sizes: sent % mix_plen, the next frame's pattern position */
+	__u32 pad_mix;
 };
 
 #endif /* XDPPERF_GENERATOR_H */

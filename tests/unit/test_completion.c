@@ -150,7 +150,7 @@ static void values_parse(const char *opt, const char *values)
 
 static void test_value_lists(void **state)
 {
-	static const char *const enums[] = { "--engine", "--syn-engine", "--xdp-mode", "--peer" };
+	static const char *const enums[] = { "--engine", "--syn-engine", "--xdp-mode", "--peer", "-l" };
 	for (size_t i = 0; i < sizeof(enums) / sizeof(enums[0]); i++) {
 		const char *w[] = { "xdpperf", enums[i], "" };
 		char *vals = complete(w, 3);

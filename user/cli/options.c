@@ -139,8 +139,17 @@ static int opt_interval(struct xp_opts *o, const char *arg, char *err, size_t er
 
 static int opt_length(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_frame_size(arg, &o->frame_size, err, errlen))
-		return -1;
+	/* -l imix / -l 64:7,570:4,1518:1: mixed sizes (net/mix.h); the
+	 * template is built at the largest, which the MTU check sees. */
+	if (xp_mix_syntax(arg)) {
+		if (xp_mix_parse(arg, &o->mix, err, errlen))
+			return -1;
+		o->frame_size = xp_mix_max(&o->mix);
+	} else {
+		if (parse_frame_size(arg, &o->frame_size, err, errlen))
+			return -1;
+		o->mix.n = 0;
+	}
 	o->frame_size_set = true;
 	return 0;
 }
@@ -264,29 +273,48 @@ UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
 UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
 UINT(opt_confirm_loss, rfc_confirm, unsigned, 0, 9, "--confirm-loss count")
 
-/* --sizes 64,128,1518: frame sizes as -l takes them, at most XP_RFC_MAX_SIZES. */
+/*
+ * --sizes 64,128,1518: frame sizes as -l takes them, at most
+ * XP_RFC_MAX_SIZES. One of them may be imix (--sizes 64,imix,1518); a list
+ * with SIZE:WEIGHT pairs is one user mix as a whole (--sizes
+ * 64:7,570:4,1518:1: the commas belong to the mix). A mix is entry 0 of
+ * rfc_sizes, its sizes in rfc_mix.
+ */
 static int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	char buf[256], *save = NULL;
 	if (!*arg || strlen(arg) >= sizeof(buf))
 		return xp_cli_fail(err, errlen, "--sizes needs a list of frame sizes, like 64,512,1518");
+	if (strchr(arg, ':')) {
+		if (xp_mix_parse(arg, &o->rfc_mix, err, errlen))
+			return -1;
+		o->rfc_sizes[0] = 0;
+		o->rfc_nsizes = 1;
+		return 0;
+	}
 	strcpy(buf, arg);
 	unsigned n = 0;
+	bool mix = false;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(t, "imix"))
-			return xp_cli_fail(err, errlen, "--sizes imix: mixed-size trials are not available yet (the "
-					   "engines send one frame size per test): give sizes, like 64,570,1518");
-		if (strchr(t, ':'))
-			return xp_cli_fail(err, errlen, "--sizes %s: weighted mixes (SIZE:WEIGHT) are not available yet, as "
-					   "imix (the engines send one frame size per test): give sizes, like 64,570,1518", t);
 		if (n >= XP_RFC_MAX_SIZES)
 			return xp_cli_fail(err, errlen, "--sizes takes at most %u sizes", XP_RFC_MAX_SIZES);
+		if (!strcmp(t, "imix")) {
+			if (mix)
+				return xp_cli_fail(err, errlen, "--sizes '%s': imix given twice", arg);
+			mix = true;
+			if (xp_mix_parse("imix", &o->rfc_mix, err, errlen))
+				return -1;
+			o->rfc_sizes[n++] = 0;
+			continue;
+		}
 		if (parse_frame_size(t, &o->rfc_sizes[n], err, errlen))
 			return -1;
 		n++;
 	}
 	if (!n || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
 		return xp_cli_fail(err, errlen, "--sizes '%s': give frame sizes separated by commas, like 64,512,1518", arg);
+	if (!mix)
+		o->rfc_mix.n = 0;
 	o->rfc_nsizes = n;
 	return 0;
 }
@@ -531,7 +559,8 @@ const struct xp_option xp_options[] = {
 		       [XP_ENGINE_NONE] = "it sends nothing; the server counts frames of any size" },
 	  .help = "Ethernet frame size incl. FCS, 64..MTU+18 (default:\n"
 	          "the smallest that carries a stamp: 64, IPv6 UDP 74,\n"
-	          "IPv6 TCP 86)", .sample = "1518" },
+	          "IPv6 TCP 86); or a mix sent interleaved frame by\n"
+	          "frame: imix (64:7,570:4,1518:1) or SIZE:WEIGHT,...", .sample = "1518" },
 	{ "clock", 0, "CLOCK", XP_SEC_CLIENT, 0, opt_clock, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = XP_E_FRAMES,
 	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
@@ -714,7 +743,10 @@ const struct xp_option xp_options[] = {
 	          "tables (-J: every trial); picks rates and sizes itself" },
 	{ "sizes", 0, "LIST", XP_SEC_RFC2544, RFC, opt_sizes, RFC_OPT,
 	  .help = "frame sizes, e.g. 64,512,1518 (default RFC 2544's\n"
-	          "64..1518; with IPv6, RFC 5180's 78..1518)", .sample = "64,1518" },
+	          "64..1518; with IPv6, RFC 5180's 78..1518); imix in\n"
+	          "the list is IMIX 7:4:1 of 64/570/1518 bytes, and a\n"
+	          "list of SIZE:WEIGHT pairs (64:7,570:4,1518:1) is one\n"
+	          "mix: each trial sends it interleaved frame by frame", .sample = "64,1518" },
 	{ "tests", 0, "LIST", XP_SEC_RFC2544, RFC, opt_tests, RFC_OPT,
 	  .help = "throughput,latency,loss,b2b or all (default all)", .sample = "throughput,loss" },
 	{ "trial", 0, "SECS", XP_SEC_RFC2544, RFC, opt_trial, RFC_OPT,

@@ -9,6 +9,7 @@
 
 #include "engine/names.h"
 #include "net/addr.h"
+#include "net/mix.h"
 #include "cli/values.h"
 #include "loader/server_prog.h"
 
@@ -62,6 +63,8 @@ struct xp_opts {
 	double interval;             /* -i */
 	unsigned frame_size;         /* -l, incl. FCS */
 	bool frame_size_set;         /* -l given */
+	struct xp_mix mix;           /* -l imix / -l SIZE:WEIGHT,...: mixed sizes (net/mix.h), n 0 = one size;
+				      * frame_size is then the mix's largest */
 	struct xp_rate rate;         /* -b */
 	unsigned queues;             /* --queues, 0 = all of the interface's */
 	unsigned first_queue;        /* --first-queue */
@@ -120,7 +123,8 @@ struct xp_opts {
 	char device_netns[64];       /* --device-netns: the device under test's namespace, "" = none */
 	/* Issue 11: the RFC 2544 suite (user/rfc2544) */
 	bool rfc2544;                /* --rfc2544 */
-	unsigned rfc_sizes[XP_RFC_MAX_SIZES]; /* --sizes, frame bytes with FCS */
+	unsigned rfc_sizes[XP_RFC_MAX_SIZES]; /* --sizes, frame bytes with FCS; 0: the mix rfc_mix */
+	struct xp_mix rfc_mix;       /* --sizes imix / SIZE:WEIGHT,...: the one mix of the list */
 	unsigned rfc_nsizes;         /* 0: the default sizes (RFC 2544's, or RFC 5180's for IPv6) */
 	unsigned rfc_tests;          /* --tests, XP_RFC_T_* bits */
 	double rfc_trial_s;          /* --trial SECS */

@@ -227,7 +227,7 @@ int parse_rate(const char *s, struct xp_rate *r, char *err, size_t errlen)
 	return 0;
 }
 
-double xp_rate_to_pps(const struct xp_rate *r, size_t frame_size)
+double xp_rate_to_pps(const struct xp_rate *r, double frame_size)
 {
 	if (!r || !frame_size)
 		return 0;
@@ -236,9 +236,9 @@ double xp_rate_to_pps(const struct xp_rate *r, size_t frame_size)
 		return r->value;
 	case XP_RATE_BPS_L1:
 		/* preamble+SFD (8) and inter-frame gap (12) cost line time too */
-		return r->value / ((double)(frame_size + 20) * 8);
+		return r->value / ((frame_size + 20) * 8);
 	case XP_RATE_BPS_L2:
-		return r->value / ((double)frame_size * 8);
+		return r->value / (frame_size * 8);
 	default:
 		return 0;
 	}

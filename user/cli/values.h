@@ -44,7 +44,7 @@ int parse_rate(const char *s, struct xp_rate *r, char *err, size_t errlen);
 /* Frames/s that rate r means for frames of frame_size bytes incl. FCS
  * (L1 adds 20 bytes of preamble + IFG per frame). 0 for XP_RATE_NONE or a
  * zero frame size. */
-double xp_rate_to_pps(const struct xp_rate *r, size_t frame_size);
+double xp_rate_to_pps(const struct xp_rate *r, double frame_size);
 
 /* Integer 64..9018 (frame size incl. FCS); checking against the MTU is the
  * caller's job once the interface is known. */

@@ -165,6 +165,10 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	i->proto = o->udp ? "udp" : "tcp";
 	i->family = c->local.family == AF_INET6 ? 6 : 4;
 	i->frame_size = c->req.frame_size;
+	if (ec->frames.mix.n) {
+		xp_mix_name(&ec->frames.mix, i->frame_mix, sizeof(i->frame_mix));
+		i->frame_mean = xp_mix_mean(&ec->frames.mix);
+	}
 	i->queues = ec->frames.queues;
 	i->port_lo = o->port_lo, i->port_hi = o->port_hi;
 	i->cport_lo = o->cport_lo, i->cport_hi = o->cport_hi;

@@ -32,6 +32,7 @@ const char *xp_client_last_error(void);
 struct xp_trial_req {
 	double pps;
 	unsigned frame_len;
+	const struct xp_mix *mix;   /* mixed sizes: every frame_len ignored but as the largest; NULL: one size */
 	unsigned burst;
 	double seconds;
 	double settle_s;        /* wait after the test: the device drains and restabilises */

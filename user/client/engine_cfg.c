@@ -42,6 +42,9 @@ static int check_limits(struct client *c, const struct frame_spec *s, unsigned *
 	const struct xp_opts *o = c->o;
 	size_t min = frame_min_size(s);
 	size_t max = (size_t)c->link.mtu + 18;
+	if (o->mix.n && xp_mix_min(&o->mix) < min)
+		return xp_client_fail(c, 2, "frame size %u of the mix is too small for %s/IPv%d (minimum %zu)",
+				      xp_mix_min(&o->mix), o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
 	if (o->frame_size < min)
 		return xp_client_fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", o->frame_size,
 			    o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
@@ -69,8 +72,9 @@ static double target_pps(const struct xp_opts *o, enum xp_template t)
 {
 	if (t == XP_TMPL_SYN)
 		return o->cps;
+	/* A frame mix's bit rate is in frames of its mean size. */
 	if (t == XP_TMPL_DATA && o->rate.unit != XP_RATE_NONE)
-		return xp_rate_to_pps(&o->rate, o->frame_size);
+		return xp_rate_to_pps(&o->rate, o->mix.n ? xp_mix_mean(&o->mix) : o->frame_size);
 	return 0;
 }
 
@@ -115,6 +119,10 @@ int xp_client_engine_cfg(struct client *c, struct xp_opts *o)
 	};
 	memcpy(ec->bind, o->bind, sizeof(ec->bind[0]) * o->nbind);
 	snprintf(ec->ifname, sizeof(ec->ifname), "%s", c->link.name);
+	/* Engines without frames of their own (sockets, none) never see -l. */
+	if (o->mix.n && c->ops->tmpl != XP_TMPL_NONE && (c->ops->tmpl != XP_TMPL_DATA || ec->kind != XP_TEST_STREAM))
+		return xp_client_fail(c, 2, "-l with a frame mix is for frame streams (engines live and xsk), not "
+				      "connection tests");
 	if (c->ops->tmpl != XP_TMPL_NONE) {
 		build_template(c, &ec->frames.tmpl);
 		/* No -l: the smallest valid frame of the family and protocol that carries a stamp (with
@@ -129,6 +137,8 @@ int xp_client_engine_cfg(struct client *c, struct xp_opts *o)
 		int rc = check_limits(c, &ec->frames.tmpl, &ec->frames.queues);
 		if (rc)
 			return rc;
+		if (c->ops->tmpl == XP_TMPL_DATA)
+			ec->frames.mix = o->mix; /* the template is the mix's largest (-l) */
 	}
 	ec->pps = target_pps(o, c->ops->tmpl);
 	/* Last, just before the engine is made: the stamps' interval 0 starts now (or, where the engine takes

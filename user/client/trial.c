@@ -55,6 +55,10 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 	o.interval = req->seconds;
 	o.frame_size = req->frame_len;
 	o.frame_size_set = true;
+	if (req->mix)
+		o.mix = *req->mix; /* frame_len is its largest */
+	else
+		o.mix.n = 0;
 	o.burst = req->burst;
 	/* A constant load: a device with a small burst allowance (a policer,
 	 * nftables' limit with its burst) loses a 20-ms catch-up burst that it

@@ -19,6 +19,7 @@
 #include "loader/xdp_attach.h"
 #include "net/addr.h"
 #include "net/frame.h"
+#include "net/mix.h"
 #include "proto/messages.h"
 #include "report/figures.h"
 #include "bpf/window.h"
@@ -28,6 +29,10 @@
 /* Frame engines: the frames themselves. */
 struct xp_frames_cfg {
 	struct frame_spec tmpl;     /* ports (and for SYNs tuple and ISN) are replaced per frame */
+	/* Mixed sizes (stream tests; n 0: every frame tmpl.frame_size): frame k
+	 * of each thread has size mix.size[mix.pattern[k % mix.plen]], tmpl
+	 * being built at the largest (net/mix.h). */
+	struct xp_mix mix;
 	unsigned queues;            /* sockets/threads, one per queue */
 	unsigned first_queue;       /* queues first_queue..first_queue+queues-1 */
 	/* The stamp (bpf/lib/stamp.h) every frame carries, and the send

@@ -291,7 +291,8 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		return r;
 	}
 	/* tmpl has room: SYNs are far shorter than XP_GEN_MAX_LEN. */
-	e->in_len = e->lay.len + (e->skel->rodata->config.syn_mode ? 1 : 0);
+	/* Mixed sizes too: every run trims the frame to its size (generator.h). */
+	e->in_len = e->lay.len + (e->skel->rodata->config.syn_mode || e->skel->rodata->config.mix_plen ? 1 : 0);
 	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_generator);
 	r = xp_gen_hold(e->skel, &e->hold_link, &e->hold_ns, err, errlen);
 	if (r) {
@@ -404,7 +405,11 @@ static void live_read(struct xp_engine *e, struct xp_engine_stats *st)
 #if defined(XP_MUTATE) && XP_MUTATE == 2
 	st->tx.pkts += st->tx.pkts > 0; /* scripts/mutate.sh: one frame too many */
 #endif
-	st->tx.bytes = st->tx.pkts * e->lay.len;
+	/* Mixed sizes: per CPU, from its count and the pattern (the same
+	 * read as the count's, a moment later: at most a batch apart while
+	 * running, exact once stopped). */
+	st->tx.bytes = e->skel->rodata->config.mix_plen ? xp_gen_sent_bytes(e->skel, &e->cfg.frames.mix)
+							: st->tx.pkts * e->lay.len;
 	for (unsigned t = 0; t < e->nw; t++) {
 		st->tx.errors += __atomic_load_n(&e->w[t].errors, __ATOMIC_RELAXED);
 		if (!e->w[t].running)

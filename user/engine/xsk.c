@@ -10,6 +10,12 @@
  * incrementally) and count the frames per send interval (sent_in); a frame
  * is rewritten only once the kernel has completed its previous use.
  *
+ * Mixed sizes (cfg->frames.mix, stream tests): UMEM frame i holds the
+ * frame of pattern position i % plen, built at its size by frame_build, and
+ * only the first NUM_FRAMES - NUM_FRAMES % plen frames are used, so going
+ * round the UMEM keeps the pattern: the descriptors' lengths follow it, and
+ * the stamp goes where each size has room for it.
+ *
  * Connection tests (kind XP_TEST_CONNECT / XP_TEST_HOLD) cannot reuse a
  * frame as is: every SYN opens a new connection, with its own 4-tuple and
  * ISN (see engine/tuples.h for the numbering). There each frame is rewritten
@@ -67,6 +73,7 @@ struct xsk_worker {
 	size_t area_size;
 	unsigned frame_sz;
 	uint32_t frame_len;
+	uint32_t nframes;     /* UMEM frames in use: NUM_FRAMES, a mix's whole patterns */
 	struct xsk_umem *umem;
 	struct xsk_ring_prod fq, tx;
 	struct xsk_ring_cons cq;
@@ -112,13 +119,25 @@ struct xp_engine {
 	enum xp_stamp_place place;    /* XP_STAMP_NONE: frames go out as prebuilt */
 	struct frame_layout slay;     /* of the stream template */
 	clockid_t clock;              /* CLOCK_MONOTONIC or CLOCK_TAI */
+	/* mixed sizes (stream tests): each size's frame, layout and stamp place */
+	const struct xp_mix *mix;     /* &cfg.mix, NULL: one size */
+	uint8_t *mix_tmpl[XP_MIX_MAX_SIZES];
+	struct frame_layout mix_lay[XP_MIX_MAX_SIZES];
+	enum xp_stamp_place mix_place[XP_MIX_MAX_SIZES];
 };
+
+/* Mixed sizes: the size (index into mix) of UMEM frame i. */
+static unsigned mix_k(const struct xp_engine *e, uint64_t i)
+{
+	return e->mix->pattern[i % e->mix->plen];
+}
 
 static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl,
 			const struct frame_layout *lay, char *err, size_t errlen)
 {
 	const struct xp_engine_cfg *c = &e->cfg;
 	w->frame_len = lay->len;
+	w->nframes = e->mix ? NUM_FRAMES - NUM_FRAMES % e->mix->plen : NUM_FRAMES;
 	w->frame_sz = lay->len + XDP_PACKET_HEADROOM <= 2048 ? 2048 : 4096;
 	w->area_size = (size_t)NUM_FRAMES * w->frame_sz;
 	w->area = mmap(NULL, w->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -131,9 +150,16 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 	for (uint64_t i = 0; i < NUM_FRAMES; i++) {
 		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
 		uint16_t sp, dp;
-		memcpy(f, tmpl, lay->len);
+		const struct frame_layout *fl = lay;
+		if (e->mix) {
+			unsigned k = mix_k(e, i);
+			fl = &e->mix_lay[k];
+			memcpy(f, e->mix_tmpl[k], fl->len);
+		} else {
+			memcpy(f, tmpl, lay->len);
+		}
 		xp_flow_ports(c, (w->queue - c->frames.first_queue) + i * e->nw, &sp, &dp);
-		frame_set_ports(f, lay, sp, dp);
+		frame_set_ports(f, fl, sp, dp);
 	}
 	if (e->conn) {
 		/* Every frame starts free; pushed in reverse so frame 0 goes first. */
@@ -527,8 +553,8 @@ static void stream_main(struct xsk_worker *w)
 			 * is consumed in order, so done completions mean the
 			 * oldest done frames are free.) */
 			uint64_t busy = posted - __atomic_load_n(&w->done, __ATOMIC_RELAXED);
-			if (busy + want > NUM_FRAMES) {
-				want = busy < NUM_FRAMES ? (uint32_t)(NUM_FRAMES - busy) : 0;
+			if (busy + want > w->nframes) {
+				want = busy < w->nframes ? (uint32_t)(w->nframes - busy) : 0;
 				w->pushback++;
 				if (!want) {
 					kick(w);
@@ -555,7 +581,17 @@ static void stream_main(struct xsk_worker *w)
 			w->pushback++; /* TX ring full: the kernel has not taken what is on it */
 		for (uint32_t i = 0; i < n; i++) {
 			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
-			d->addr = (uint64_t)(next++ % NUM_FRAMES) * w->frame_sz;
+			uint64_t slot = next++ % w->nframes;
+			d->addr = slot * w->frame_sz;
+			if (e->mix) {
+				/* The pattern position is the slot's (nframes: whole patterns). */
+				unsigned k = mix_k(e, slot);
+				d->len = e->mix_lay[k].len;
+				if (stamp)
+					frame_put_stamp((uint8_t *)w->area + d->addr, &e->mix_lay[k], e->mix_place[k],
+							xp_stamp_pack(stream, w->seq++, ts));
+				continue;
+			}
 			d->len = w->frame_len;
 			if (stamp)
 				frame_put_stamp((uint8_t *)w->area + d->addr, &e->slay, e->place,
@@ -614,6 +650,47 @@ static int conn_setup(struct xp_engine *e, const struct frame_layout *lay, char 
 	return 0;
 }
 
+static void mix_free(struct xp_engine *e)
+{
+	for (unsigned k = 0; k < XP_MIX_MAX_SIZES; k++)
+		free(e->mix_tmpl[k]);
+}
+
+/*
+ * Mixed sizes: each size's frame built by frame_build and its stamp place.
+ * With stamps on every size must carry one (as in the live engine:
+ * loader/generator_prog.c), or loss and latency would cover some sizes
+ * only. 0, or -errno with err set.
+ */
+static int mix_setup(struct xp_engine *e, char *err, size_t errlen)
+{
+	const struct xp_mix *m = &e->cfg.frames.mix;
+	for (unsigned k = 0; k < m->n; k++) {
+		struct frame_spec s = e->cfg.frames.tmpl;
+		const char *ferr = NULL;
+		size_t len = 0;
+		s.frame_size = m->size[k];
+		e->mix_tmpl[k] = malloc(s.frame_size);
+		if (!e->mix_tmpl[k])
+			return -ENOMEM;
+		if (!frame_layout_of(&s, &e->mix_lay[k], &ferr))
+			len = frame_build(&s, e->mix_tmpl[k], s.frame_size, &ferr);
+		if (!len) {
+			snprintf(err, errlen, "cannot build the %u-byte frame of the mix: %s", m->size[k],
+				 ferr ? ferr : "invalid");
+			return -EINVAL;
+		}
+		e->mix_place[k] = e->place != XP_STAMP_NONE ? frame_stamp_place(&s, &e->mix_lay[k]) : XP_STAMP_NONE;
+		if (e->place != XP_STAMP_NONE && e->mix_place[k] == XP_STAMP_NONE) {
+			snprintf(err, errlen, "%u-byte frames of this mix carry no stamp (no loss or latency for them): "
+				 "give sizes from %u up", m->size[k], m->size[k] + XP_STAMP_BYTES);
+			return -EINVAL;
+		}
+	}
+	e->mix = m;
+	return 0;
+}
+
 static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
 {
 	struct xp_engine *e = calloc(1, sizeof(*e));
@@ -649,6 +726,14 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 	e->clock = cfg->frames.stamp.tai ? CLOCK_TAI : CLOCK_MONOTONIC;
 	e->place = cfg->kind == XP_TEST_STREAM && cfg->frames.stamp.ival ? frame_stamp_place(&cfg->frames.tmpl, &lay)
 									    : XP_STAMP_NONE;
+	if (cfg->kind == XP_TEST_STREAM && cfg->frames.mix.n)
+		r = mix_setup(e, err, errlen);
+	if (r) {
+		mix_free(e);
+		free(e->w);
+		free(e);
+		return r;
+	}
 	for (unsigned q = 0; q < e->nw; q++) {
 		e->w[q].eng = e;
 		e->w[q].queue = cfg->frames.first_queue + q;
@@ -657,6 +742,7 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 		if (r) {
 			for (unsigned j = 0; j <= q; j++)
 				worker_teardown(&e->w[j]);
+			mix_free(e);
 			free(e->w);
 			free(e);
 			return r;
@@ -695,7 +781,8 @@ static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
 	for (unsigned q = 0; q < e->nw; q++) {
 		uint64_t d = __atomic_load_n(&e->w[q].done, __ATOMIC_RELAXED);
 		st->tx.pkts += d;
-		st->tx.bytes += d * e->w[q].frame_len;
+		/* Completions come in posting order: the first d frames of the pattern. */
+		st->tx.bytes += e->mix ? xp_mix_bytes(e->mix, d) : d * e->w[q].frame_len;
 		st->tx.errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
 		/* Hold tests: the RSTs that closed the held connections. */
 		st->tx.rst_sent += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
@@ -745,6 +832,7 @@ static void xsk_destroy(struct xp_engine *e)
 	xsk_stop(e);
 	for (unsigned q = 0; q < e->nw; q++)
 		worker_teardown(&e->w[q]);
+	mix_free(e);
 	free(e->w);
 	free(e);
 }

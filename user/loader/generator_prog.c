@@ -38,9 +38,11 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 {
 	struct frame_layout lay;
 	const char *ferr = NULL;
-	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len > XP_GEN_MAX_LEN) {
+	/* Mixed sizes hand in one byte more than the largest (generator.h). */
+	unsigned extra = cfg->frames.mix.n ? 1 : 0;
+	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len + extra > XP_GEN_MAX_LEN) {
 		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use %s",
-			 cfg->frames.tmpl.frame_size, XP_GEN_MAX_LEN + 4, xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
+			 cfg->frames.tmpl.frame_size, XP_GEN_MAX_LEN + 4 - extra, xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
 		return -EMSGSIZE;
 	}
 	/* -k resets its connections at the end from the window's state (engine/window.h). */
@@ -49,6 +51,57 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 			 "the end): use --syn-engine xsk");
 		return -EOPNOTSUPP;
 	}
+	return 0;
+}
+
+/*
+ * Mixed sizes (cfg->frames.mix): every size's template built by frame_build
+ * (so every length field and checksum is right), end to end in mix_tmpl,
+ * and the pattern. With stamps on, every size must have room for one: a
+ * mix whose frames are stamped only in part would count loss and latency
+ * over some sizes only. 0, or -errno with err set.
+ */
+static int gen_mix_config(const struct xp_engine_cfg *cfg, struct xp_generator_config *ro, char *err, size_t errlen)
+{
+	const struct xp_mix *m = &cfg->frames.mix;
+	__u32 off = 0;
+
+	_Static_assert(XP_MIX_MAX_SIZES <= XP_GEN_MIX_SIZES && XP_MIX_MAX_PATTERN <= XP_GEN_MIX_PATTERN,
+		       "the generator holds any mix net/mix.h allows");
+	for (unsigned i = 0; i < m->n; i++) {
+		struct frame_spec s = cfg->frames.tmpl;
+		struct frame_layout lay;
+		const char *ferr = NULL;
+		size_t len = 0;
+
+		s.frame_size = m->size[i];
+		if (off > XP_GEN_MIX_BYTES - XP_GEN_MAX_LEN || off + s.frame_size > XP_GEN_MIX_BYTES) {
+			snprintf(err, errlen, "the frame mix's sizes add up to more than %u bytes, too many for XDP "
+				 "live frames: use fewer or smaller sizes", XP_GEN_MIX_BYTES - XP_GEN_MAX_LEN);
+			return -E2BIG;
+		}
+		if (!frame_layout_of(&s, &lay, &ferr))
+			len = frame_build(&s, (__u8 *)ro->mix_tmpl + off, XP_GEN_MIX_BYTES - off, &ferr);
+		if (!len || len > XP_GEN_MAX_LEN) {
+			snprintf(err, errlen, "cannot build the %u-byte frame of the mix: %s", m->size[i],
+				 ferr ? ferr : "too large for XDP live frames");
+			return -EINVAL;
+		}
+		__u8 place = cfg->frames.stamp.ival && !(lay.payload_off & 1)
+				     ? (__u8)xp_stamp_place_of(s.src.family == AF_INET6, lay.payload_len)
+				     : XP_STAMP_NONE;
+		if (cfg->frames.stamp.ival && place == XP_STAMP_NONE) {
+			snprintf(err, errlen, "%u-byte frames of this mix carry no stamp (no loss or latency for them): "
+				 "give sizes from %u up", m->size[i], m->size[i] + XP_STAMP_BYTES);
+			return -EINVAL;
+		}
+		ro->mix[i].off = off;
+		ro->mix[i].len = (__u16)len;
+		ro->mix[i].stamp = place;
+		off += (__u32)((len + 7) & ~(size_t)7);
+	}
+	memcpy((void *)ro->mix_pattern, m->pattern, m->plen);
+	ro->mix_plen = m->plen;
 	return 0;
 }
 
@@ -149,6 +202,14 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 		    bpf_map__reuse_fd(skel->maps.win_ctl, cfg->hs.win.ctl_fd))
 			r = -errno;
 	}
+	if (!r && cfg->frames.mix.n && cfg->kind == XP_TEST_STREAM) {
+		r = gen_mix_config(cfg, ro, err, errlen);
+		if (r) {
+			libbpf_set_print(old);
+			generator_bpf__destroy(skel);
+			return r;
+		}
+	}
 	if (!r)
 		r = generator_bpf__load(skel);
 	libbpf_set_print(old);
@@ -228,6 +289,25 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
 	int r = bpf_map__update_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0);
 	free(v);
 	return r;
+}
+
+__u64 xp_gen_sent_bytes(struct generator_bpf *skel, const struct xp_mix *m)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 key = 0;
+	__u64 sum = 0;
+
+	if (ncpus <= 0)
+		return 0;
+	struct xp_gen_state *v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return 0;
+	/* Each CPU starts the pattern at 0 and moves on with its count. */
+	if (!bpf_map__lookup_elem(skel->maps.gen_state, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0))
+		for (int c = 0; c < ncpus; c++)
+			sum += xp_mix_bytes(m, v[c].sent);
+	free(v);
+	return sum;
 }
 
 __u64 xp_gen_sent(struct generator_bpf *skel)

@@ -45,6 +45,11 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
  */
 int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen);
 
+struct xp_mix;
+/* Mixed sizes: the bytes (without FCS) of the frames sent so far, from
+ * each CPU's count and the pattern; 0 if the counters cannot be read. */
+__u64 xp_gen_sent_bytes(struct generator_bpf *skel, const struct xp_mix *m);
+
 /* Frames sent so far (the per-CPU counters summed). */
 __u64 xp_gen_sent(struct generator_bpf *skel);
 

@@ -214,7 +214,9 @@ struct xp_report_info {
 	const char *test;         /* "stream", "connect", "hold" */
 	const char *proto;        /* "tcp" / "udp" */
 	int family;               /* 4 or 6 */
-	unsigned frame_size;      /* incl. FCS; 0 when the engine sends no frames of its own */
+	unsigned frame_size;      /* incl. FCS; 0 when the engine sends no frames of its own; a mix's largest */
+	char frame_mix[96];       /* mixed sizes (-l imix): "imix (64:7,570:4,1518:1)", "" = one size */
+	double frame_mean;        /* mixed sizes: the mean frame size incl. FCS */
 	unsigned queues;
 	uint16_t port_lo, port_hi, cport_lo, cport_hi;
 	double duration, interval;

@@ -29,8 +29,14 @@ void xp_report_frames_start(struct xp_report *r, const struct xp_report_info *i)
 		xp_fmt_rate(i->target_pps, "pps", tgt, sizeof(tgt));
 	fprintf(r->out, "Client %s -> server %s, %s %s/IPv%d, ports %u:%u -> %u:%u\n", i->client, i->server,
 		i->test, i->proto, i->family, i->cport_lo, i->cport_hi, i->port_lo, i->port_hi);
-	fprintf(r->out, "Sending %u-byte frames on %s with engine %s (%s), %u queue%s, rate %s, %s\n",
-		i->frame_size, i->dev, i->engine, i->engine_mode ? i->engine_mode : "-", i->queues,
+	char what[160];
+	if (i->frame_mix[0])
+		snprintf(what, sizeof(what), "the frame mix %s (mean %.2f bytes, interleaved frame by frame)",
+			 i->frame_mix, i->frame_mean);
+	else
+		snprintf(what, sizeof(what), "%u-byte frames", i->frame_size);
+	fprintf(r->out, "Sending %s on %s with engine %s (%s), %u queue%s, rate %s, %s\n",
+		what, i->dev, i->engine, i->engine_mode ? i->engine_mode : "-", i->queues,
 		i->queues == 1 ? "" : "s", tgt, xp_fmt_secs(i->duration, secs, sizeof(secs)));
 	fprintf(r->out, "Server counts with XDP (%s mode) on %s\n", i->server_xdp_mode, i->server_dev);
 	xp_report_meas_start(r, i);

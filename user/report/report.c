@@ -41,6 +41,10 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 	add_s(o, "proto", i->proto);
 	add_u(o, "ip_version", (uint64_t)i->family);
 	add_u(o, "frame_size", i->frame_size);
+	if (i->frame_mix[0]) { /* mixed sizes: frame_size is the largest */
+		add_s(o, "frame_mix", i->frame_mix);
+		add_d(o, "frame_mean_bytes", i->frame_mean);
+	}
 	add_u(o, "queues", i->queues);
 	add_u(o, "port_lo", i->port_lo);
 	add_u(o, "port_hi", i->port_hi);

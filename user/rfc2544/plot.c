@@ -71,13 +71,17 @@ static void both(FILE *gp, const char *name, const char *body)
  */
 static bool dist_block(FILE *d, const struct xp_rfc_size *z)
 {
+	char lb[16];
 	const struct xp_lat_hist *h = &z->lat_hist;
 	uint64_t total = 0, cum = 0;
 	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++)
 		total += h->b[b];
 	if (!total)
 		return false;
-	fprintf(d, "\"%u bytes at %.0f fps\" cum_pct bucket_pct\n", z->len, z->lat_pps);
+	if (z->mix)
+		fprintf(d, "\"%s (mean %.0f bytes) at %.0f fps\" cum_pct bucket_pct\n", xp_rfc_label(z, lb), xp_rfc_mean(z), z->lat_pps);
+	else
+		fprintf(d, "\"%u bytes at %.0f fps\" cum_pct bucket_pct\n", z->len, z->lat_pps);
 	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++) {
 		if (!h->b[b])
 			continue;
@@ -92,6 +96,7 @@ static bool dist_block(FILE *d, const struct xp_rfc_size *z)
 
 int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t errlen)
 {
+	char lb[16];
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
 		return -1;
@@ -106,7 +111,8 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		if (!z->tp_run)
 			continue;
 		tp = true;
-		fprintf(d, "%u %.0f %.0f %.0f %.0f\n", z->len, z->ndr_pps, z->pdr_pps, xp_rfc_l1_bps(z->ndr_pps, z->len),
+		/* A mix sits at its mean size on the frame-size axis. */
+		fprintf(d, "%g %.0f %.0f %.0f %.0f\n", xp_rfc_mean(z), z->ndr_pps, z->pdr_pps, xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)),
 			z->max_pps);
 	}
 	fclose(d);
@@ -117,7 +123,7 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		if (!z->flr_n)
 			continue;
 		flr = true;
-		fprintf(d, "# %u bytes: offered_fps loss_percent\n", z->len);
+		fprintf(d, "# %s bytes: offered_fps loss_percent\n", xp_rfc_label(z, lb));
 		for (unsigned k = z->flr_n; k-- > 0;)
 			fprintf(d, "%.0f %.6f\n", z->flr_offered[k], z->flr_loss[k]);
 		fprintf(d, "\n\n");
@@ -131,7 +137,7 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		if (!z->lat.known)
 			continue;
 		lat = true;
-		fprintf(d, "%u %.3f %.3f %.3f %.3f %.3f %.3f\n", z->len, z->lat.min_us, z->lat.mean_us, z->lat.p50_us,
+		fprintf(d, "%g %.3f %.3f %.3f %.3f %.3f %.3f\n", xp_rfc_mean(z), z->lat.min_us, z->lat.mean_us, z->lat.p50_us,
 			z->lat.p99_us, z->lat.p999_us, z->lat.max_us);
 	}
 	fclose(d);

@@ -27,6 +27,7 @@ static void pct_line(char *buf, size_t len, const struct xp_rfc_run *r, const st
 
 static void settings(FILE *f, const struct xp_rfc_run *r)
 {
+	char lb[16];
 	const struct xp_opts *o = r->o;
 	char a[32];
 	fprintf(f, "RFC 2544 against %s: trials of %g s, settle %g s, throughput resolution 0.5 %%, "
@@ -41,10 +42,44 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 			o->rfc_confirm == 1 ? "" : "s", o->rfc_confirm);
 	else
 		fprintf(f, "  one trial per rate: a trial that lost frames fails its rate (--confirm-loss 0)\n");
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		const struct xp_rfc_size *z = &r->sizes[i];
+		char spec[160];
+		if (z->mix)
+			fprintf(f, "  %s: the frame mix %s (size:weight), interleaved frame by frame in a %u-frame pattern; "
+				"mean %.2f bytes, which the L1/L2 bit rates use; loss and latency over all its sizes\n",
+				xp_rfc_label(z, lb), xp_mix_spec(z->mix, spec, sizeof(spec)), z->mix->plen, xp_rfc_mean(z));
+	}
+}
+
+/* -J: a size's "frame_bytes" (a mix: its label) and, for a mix, its sizes and weights. */
+static void size_json(struct json_object *o, const struct xp_rfc_size *z)
+{
+	char lb[16];
+	if (!z->mix) {
+		json_object_object_add(o, "frame_bytes", json_object_new_int((int)z->len));
+		return;
+	}
+	json_object_object_add(o, "frame_bytes", json_object_new_string(xp_rfc_label(z, lb)));
+	struct json_object *m = json_object_new_object(), *a = json_object_new_array();
+	char spec[160];
+	json_object_object_add(m, "name", json_object_new_string(z->mix->imix ? "imix" : "custom"));
+	json_object_object_add(m, "spec", json_object_new_string(xp_mix_spec(z->mix, spec, sizeof(spec))));
+	for (unsigned k = 0; k < z->mix->n; k++) {
+		struct json_object *e = json_object_new_object();
+		json_object_object_add(e, "frame_bytes", json_object_new_int((int)z->mix->size[k]));
+		json_object_object_add(e, "weight", json_object_new_int((int)z->mix->weight[k]));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(m, "sizes", a);
+	json_object_object_add(m, "pattern_frames", json_object_new_int((int)z->mix->plen));
+	json_object_object_add(m, "mean_frame_bytes", json_object_new_double(xp_rfc_mean(z)));
+	json_object_object_add(o, "frame_mix", m);
 }
 
 void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 {
+	char lb[16];
 	char a[32], b[32], c[32], p[32];
 	settings(f, r);
 	bool any_tp = false, any_flr = false, any_b2b = false, any_lat = false;
@@ -64,17 +99,17 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 			if (!z->tp_run)
 				continue;
 			pct_line(p, sizeof(p), r, z, z->ndr_pps);
-			fprintf(f, "%6u %14.0f %14s %14s %9s %14.0f %7u  %s\n", z->len, z->ndr_pps,
-				rate(xp_rfc_l1_bps(z->ndr_pps, z->len), "bit/s", a, sizeof(a)),
-				rate(xp_rfc_l2_bps(z->ndr_pps, z->len), "bit/s", b, sizeof(b)), p, z->pdr_pps, z->tp_trials,
+			fprintf(f, "%6s %14.0f %14s %14s %9s %14.0f %7u  %s\n", xp_rfc_label(z, lb), z->ndr_pps,
+				rate(xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)), "bit/s", a, sizeof(a)),
+				rate(xp_rfc_l2_bps(z->ndr_pps, xp_rfc_mean(z)), "bit/s", b, sizeof(b)), p, z->pdr_pps, z->tp_trials,
 				z->sender_limited ? "sender-limited: the sender's maximum, not the device's throughput"
 						  : "the device (loss or pushback above it)");
 		}
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
 			if (z->tp_run && z->tp_repeats)
-				fprintf(f, "%6u B: %u failed trial%s run again; %u rate%s failed once and passed when run "
-					"again\n", z->len, z->tp_repeats, z->tp_repeats == 1 ? "" : "s", z->tp_passed_on_repeat,
+				fprintf(f, "%6s%s: %u failed trial%s run again; %u rate%s failed once and passed when run "
+					"again\n", xp_rfc_label(z, lb), z->mix ? "" : " B", z->tp_repeats, z->tp_repeats == 1 ? "" : "s", z->tp_passed_on_repeat,
 					z->tp_passed_on_repeat == 1 ? "" : "s");
 		}
 	}
@@ -88,11 +123,11 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 			if (!z->lat_run)
 				continue;
 			if (!z->lat.known) {
-				fprintf(f, "%6u %14.0f  not measured: %s\n", z->len, z->lat_pps,
+				fprintf(f, "%6s %14.0f  not measured: %s\n", xp_rfc_label(z, lb), z->lat_pps,
 					z->lat_why[0] ? z->lat_why : "no trial ran");
 				continue;
 			}
-			fprintf(f, "%6u %14.0f %7u %12llu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", z->len, z->lat_pps, z->lat_n,
+			fprintf(f, "%6s %14.0f %7u %12llu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", xp_rfc_label(z, lb), z->lat_pps, z->lat_n,
 				(unsigned long long)z->lat.timed, z->lat.min_us, z->lat.mean_us, z->lat.max_us, z->lat.p50_us,
 				z->lat.p99_us, z->lat.p999_us);
 		}
@@ -104,8 +139,8 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
 			for (unsigned k = 0; k < z->flr_n; k++)
-				fprintf(f, "%6u %5u%% %14.0f %14.0f %14s %10.4f\n", z->len, 100 - 10 * k, z->flr_target[k],
-					z->flr_offered[k], rate(xp_rfc_l1_bps(z->flr_offered[k], z->len), "bit/s", c, sizeof(c)),
+				fprintf(f, "%6s %5u%% %14.0f %14.0f %14s %10.4f\n", xp_rfc_label(z, lb), 100 - 10 * k, z->flr_target[k],
+					z->flr_offered[k], rate(xp_rfc_l1_bps(z->flr_offered[k], xp_rfc_mean(z)), "bit/s", c, sizeof(c)),
 					z->flr_loss[k]);
 		}
 	}
@@ -118,9 +153,9 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
 			if (z->b2b_skip)
-				fprintf(f, "%6u  not run: %s\n", z->len, z->b2b_skip);
+				fprintf(f, "%6s  not run: %s\n", xp_rfc_label(z, lb), z->b2b_skip);
 			else if (z->b2b_run)
-				fprintf(f, "%6u %s%13.0f %7u %s%12.3f ms %s%12.3f ms%s\n", z->len, z->b2b_at_max ? ">" : " ",
+				fprintf(f, "%6s %s%13.0f %7u %s%12.3f ms %s%12.3f ms%s\n", xp_rfc_label(z, lb), z->b2b_at_max ? ">" : " ",
 					z->b2b_mean, z->b2b_n, z->b2b_at_max ? ">" : " ", z->implied_s * 1e3,
 					z->b2b_at_max ? ">" : " ", z->corrected_s * 1e3,
 					z->b2b_at_max ? "  (the largest burst tried lost nothing: lower bounds; on veth "
@@ -162,14 +197,14 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 	for (unsigned i = 0; i < r->nsizes; i++) {
 		const struct xp_rfc_size *z = &r->sizes[i];
 		struct json_object *s = json_object_new_object();
-		json_object_object_add(s, "frame_bytes", json_object_new_int((int)z->len));
+		size_json(s, z);
 		add_d(s, "max_frames_per_second", z->max_pps);
 		json_object_object_add(s, "max_is_line_rate", json_object_new_boolean(z->max_is_line));
 		if (z->tp_run) {
 			struct json_object *t = json_object_new_object();
 			add_d(t, "ndr_frames_per_second", z->ndr_pps);
-			add_d(t, "ndr_l1_bps", xp_rfc_l1_bps(z->ndr_pps, z->len));
-			add_d(t, "ndr_l2_bps", xp_rfc_l2_bps(z->ndr_pps, z->len));
+			add_d(t, "ndr_l1_bps", xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)));
+			add_d(t, "ndr_l2_bps", xp_rfc_l2_bps(z->ndr_pps, xp_rfc_mean(z)));
 			add_d(t, "pdr_frames_per_second", z->pdr_pps);
 			json_object_object_add(t, "sender_limited", json_object_new_boolean(z->sender_limited));
 			json_object_object_add(t, "trials", json_object_new_int((int)z->tp_trials));
@@ -223,7 +258,10 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 	for (unsigned i = 0; i < r->ntrials; i++) {
 		const struct xp_rfc_trial_rec *t = &r->trials[i];
 		struct json_object *e = json_object_new_object();
-		json_object_object_add(e, "frame_bytes", json_object_new_int((int)t->len));
+		if (t->z && t->z->mix)
+			json_object_object_add(e, "frame_bytes", json_object_new_string(t->z->label));
+		else
+			json_object_object_add(e, "frame_bytes", json_object_new_int((int)t->len));
 		json_object_object_add(e, "test", json_object_new_string(t->test));
 		add_d(e, "target_frames_per_second", t->t.target_pps);
 		if (t->t.burst)

@@ -18,7 +18,10 @@
 
 /* One size's results. */
 struct xp_rfc_size {
-	unsigned len;              /* frame bytes with FCS */
+	unsigned len;              /* frame bytes with FCS; a mix: its largest (the template, the MTU check) */
+	const struct xp_mix *mix;  /* --sizes imix / SIZE:WEIGHT,...: every trial sends it interleaved; NULL: len */
+	double mean;               /* bytes per frame for the bit rates: len, or the mix's mean */
+	char label[16];            /* the report's "bytes" column: "64", "imix", "mix" */
 	double max_pps;            /* the search's top: the line rate, or the sender's measured maximum */
 	bool max_is_line;
 	const char *max_held_by;   /* the calibration: who held the sender's maximum back */
@@ -48,8 +51,23 @@ struct xp_rfc_size {
 	double implied_s, corrected_s;
 };
 
+/* A size's name in the tables ("64", "imix", "mix") and its bytes per frame for the bit rates. */
+static inline const char *xp_rfc_label(const struct xp_rfc_size *z, char buf[16])
+{
+	if (z->mix)
+		return z->label;
+	snprintf(buf, 16, "%u", z->len);
+	return buf;
+}
+
+static inline double xp_rfc_mean(const struct xp_rfc_size *z)
+{
+	return z->mix ? z->mean : z->len;
+}
+
 struct xp_rfc_trial_rec {
 	unsigned len;
+	const struct xp_rfc_size *z; /* its size (label, mix) */
 	const char *test;          /* "calibrate", "throughput", "latency", "loss", "b2b" */
 	struct xp_rfc_trial t;
 	enum xp_rfc_verdict v;

@@ -34,13 +34,14 @@ static double settle_of(double trial_s)
 }
 
 /* One trial, recorded in r; out gets all the client gave back (the latency histogram too). */
-static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *test, unsigned len, double pps,
-					      unsigned burst, double secs, struct xp_trial_out *outp)
+static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *test, const struct xp_rfc_size *z,
+					      double pps, unsigned burst, double secs, struct xp_trial_out *outp)
 {
+	unsigned len = z->len;
 	if (r->ntrials >= XP_RFC_MAX_TRIALS)
 		return NULL;
 	struct xp_rfc_trial_rec *rec = &r->trials[r->ntrials++];
-	struct xp_trial_req req = { .pps = pps, .frame_len = len, .burst = burst, .seconds = secs,
+	struct xp_trial_req req = { .pps = pps, .frame_len = len, .mix = z->mix, .burst = burst, .seconds = secs,
 				    .settle_s = r->settle_s };
 	struct xp_trial_out out_;
 	struct xp_trial_out *out = outp ? outp : &out_;
@@ -49,6 +50,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	 * device that drops then dropped the rate, not the sender's burst. */
 	xp_client_trial(r->o, &req, out);
 	rec->len = len;
+	rec->z = z;
 	rec->test = test;
 	rec->t = (struct xp_rfc_trial){ .target_pps = pps, .burst = burst, .seconds = out->seconds, .sent = out->sent,
 					.received = out->received, .offered_pps = out->offered_pps,
@@ -62,7 +64,8 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	rec->v = xp_rfc_judge(&rec->t, 0);
 	if (out->rc) {
 		r->error = strdup(out->error);
-		fprintf(stderr, "xdpperf: rfc2544: %u-byte %s trial did not run: %s\n", len, test, out->error);
+		fprintf(stderr, "xdpperf: rfc2544: %s%s %s trial did not run: %s\n", z->label, z->mix ? "" : "-byte", test,
+			out->error);
 		return rec;
 	}
 	char extra[64] = "";
@@ -76,21 +79,21 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 		snprintf(lat, sizeof(lat), "; latency p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us",
 			 rec->t.lat.p50_us, rec->t.lat.p99_us, rec->t.lat.p999_us, rec->t.lat.max_us);
 	if (pps >= CALIBRATE_PPS)
-		fprintf(stderr, "[%3u] %5u B %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s\n",
-			r->ntrials, len, test, out->offered_pps, (unsigned long long)out->sent,
+		fprintf(stderr, "[%3u] %5s%s %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s\n",
+			r->ntrials, z->label, z->mix ? "  " : " B", test, out->offered_pps, (unsigned long long)out->sent,
 			(unsigned long long)out->received, held);
 	else
-		fprintf(stderr, "[%3u] %5u B %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
-			"%s%s%s\n", r->ntrials, len, test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
+		fprintf(stderr, "[%3u] %5s%s %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
+			"%s%s%s\n", r->ntrials, z->label, z->mix ? "  " : " B", test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
 			(unsigned long long)out->received, xp_rfc_loss_pct(&rec->t), xp_rfc_verdict_name(rec->v), held,
 			lat);
 	return rec;
 }
 
-static struct xp_rfc_trial_rec *trial_run(struct xp_rfc_run *r, const char *test, unsigned len, double pps,
-					  unsigned burst, double secs)
+static struct xp_rfc_trial_rec *trial_run(struct xp_rfc_run *r, const char *test, const struct xp_rfc_size *z,
+					  double pps, unsigned burst, double secs)
 {
-	return trial_run_out(r, test, len, pps, burst, secs, NULL);
+	return trial_run_out(r, test, z, pps, burst, secs, NULL);
 }
 
 static bool failed(const struct xp_rfc_trial_rec *rec)
@@ -103,11 +106,11 @@ static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
 	const struct xp_opts *o = r->o;
 	if (o->rfc_line_bps > 0) {
-		z->max_pps = xp_rfc_line_pps(o->rfc_line_bps, z->len);
+		z->max_pps = xp_rfc_line_pps(o->rfc_line_bps, z->mean);
 		z->max_is_line = true;
 		return 0;
 	}
-	struct xp_rfc_trial_rec *rec = trial_run(r, "calibrate", z->len, CALIBRATE_PPS, 0, o->rfc_trial_s);
+	struct xp_rfc_trial_rec *rec = trial_run(r, "calibrate", z, CALIBRATE_PPS, 0, o->rfc_trial_s);
 	if (failed(rec))
 		return -1;
 	z->max_pps = floor(rec->t.offered_pps);
@@ -125,10 +128,10 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	while ((rate = xp_rfc_search_next(&s)) > 0) {
 		bool again = xp_rfc_search_repeating(&s);
 		if (again)
-			fprintf(stderr, "      %u B throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
-				z->len, floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
+			fprintf(stderr, "      %s%s throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
+				z->label, z->mix ? "" : " B", floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
 				: "fell short of its target", r->o->rfc_confirm);
-		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z->len, floor(rate), 0, r->o->rfc_trial_s);
+		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z, floor(rate), 0, r->o->rfc_trial_s);
 		if (failed(rec))
 			return -1;
 		if (again)
@@ -167,7 +170,7 @@ static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	xp_lat_init(&z->lat_hist);
 	for (unsigned i = 0; i < n; i++) {
 		struct xp_trial_out out;
-		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z->len, rate, 0, r->o->rfc_trial_s, &out);
+		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z, rate, 0, r->o->rfc_trial_s, &out);
 		if (failed(rec))
 			return -1;
 		if (!rec->t.lat.known) {
@@ -201,7 +204,7 @@ static int frame_loss(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	xp_rfc_flr_init(&f, z->max_pps);
 	double rate;
 	while ((rate = xp_rfc_flr_next(&f)) > 0 && z->flr_n < 10) {
-		struct xp_rfc_trial_rec *rec = trial_run(r, "loss", z->len, floor(rate), 0, r->o->rfc_trial_s);
+		struct xp_rfc_trial_rec *rec = trial_run(r, "loss", z, floor(rate), 0, r->o->rfc_trial_s);
 		if (failed(rec))
 			return -1;
 		z->flr_target[z->flr_n] = floor(rate);
@@ -233,7 +236,7 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		uint64_t n;
 		while ((n = xp_rfc_b2b_next(&b)) > 0) {
 			/* One burst: the next would be due 1.5 trial lengths later. */
-			struct xp_rfc_trial_rec *rec = trial_run(r, "b2b", z->len, n / (secs * 1.5), (unsigned)n, secs);
+			struct xp_rfc_trial_rec *rec = trial_run(r, "b2b", z, n / (secs * 1.5), (unsigned)n, secs);
 			if (failed(rec))
 				return -1;
 			xp_rfc_b2b_record(&b, &rec->t);
@@ -290,8 +293,20 @@ int xp_rfc2544_run(const struct xp_opts *o)
 	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
 	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
 	r.nsizes = o->rfc_nsizes ? o->rfc_nsizes : 7;
-	for (unsigned i = 0; i < r.nsizes; i++)
-		r.sizes[i].len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
+	for (unsigned i = 0; i < r.nsizes; i++) {
+		struct xp_rfc_size *z = &r.sizes[i];
+		z->len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
+		z->mean = z->len;
+		if (!z->len && o->rfc_mix.n) {
+			/* The mix (opt_sizes): trials at its largest's template, rates by its mean. */
+			z->mix = &o->rfc_mix;
+			z->len = xp_mix_max(z->mix);
+			z->mean = xp_mix_mean(z->mix);
+			snprintf(z->label, sizeof(z->label), "%s", z->mix->imix ? "imix" : "mix");
+		} else {
+			snprintf(z->label, sizeof(z->label), "%u", z->len);
+		}
+	}
 	announce(&r);
 	r.started = xp_now();
 	int rc = 0;

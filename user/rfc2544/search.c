@@ -246,17 +246,17 @@ double xp_rfc_corrected_buffer_s(double b2b_frames, double max_rate, double thro
 	return keep > 0 ? implied * keep : 0;
 }
 
-double xp_rfc_l2_bps(double pps, unsigned frame_len)
+double xp_rfc_l2_bps(double pps, double frame_len)
 {
 	return pps * frame_len * 8.0;
 }
 
-double xp_rfc_l1_bps(double pps, unsigned frame_len)
+double xp_rfc_l1_bps(double pps, double frame_len)
 {
 	return pps * (frame_len + L1_OVERHEAD) * 8.0;
 }
 
-double xp_rfc_line_pps(double line_bps, unsigned frame_len)
+double xp_rfc_line_pps(double line_bps, double frame_len)
 {
-	return line_bps > 0 && frame_len ? line_bps / ((frame_len + L1_OVERHEAD) * 8.0) : 0;
+	return line_bps > 0 && frame_len > 0 ? line_bps / ((frame_len + L1_OVERHEAD) * 8.0) : 0;
 }

@@ -156,10 +156,11 @@ uint64_t xp_rfc_b2b_result(const struct xp_rfc_b2b *b);
 double xp_rfc_implied_buffer_s(double b2b_frames, double max_rate);
 double xp_rfc_corrected_buffer_s(double b2b_frames, double max_rate, double throughput);
 
-/* L1 and L2 bits per second of pps frames of frame_len bytes (with FCS). */
-double xp_rfc_l2_bps(double pps, unsigned frame_len);
-double xp_rfc_l1_bps(double pps, unsigned frame_len);
+/* L1 and L2 bits per second of pps frames of frame_len bytes (with FCS; a
+ * frame mix: its mean, net/mix.h). */
+double xp_rfc_l2_bps(double pps, double frame_len);
+double xp_rfc_l1_bps(double pps, double frame_len);
 /* The frame rate of a link of line_bps bits/s (L1) at frame_len bytes. */
-double xp_rfc_line_pps(double line_bps, unsigned frame_len);
+double xp_rfc_line_pps(double line_bps, double frame_len);
 
 #endif

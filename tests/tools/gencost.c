@@ -1,0 +1,106 @@
+/*
+ * gencost: what the live engine's generator (bpf/generator.bpf.c) costs per
+ * frame with one frame size and with a frame mix (issue 11), timed by the
+ * kernel's BPF_PROG_RUN (its duration is the mean run time of the program,
+ * measured in the kernel around the runs). No frame leaves the host: plain
+ * BPF_PROG_RUN, not live frames. For the issue 11 report; no pass/fail.
+ * Built by make (build/tests/tools/gencost):
+ *
+ *   build/tests/tools/gencost [-n N]
+ *
+ * Each case is loaded by the engine's own loader (xp_gen_load) with stamps
+ * on (IPv4/UDP, one thread) and run N times in one call, as a mix is handed
+ * in by the live engine (the largest + 1 bytes). Prints one line per case,
+ * key=value: case=64, case=1518, case=imix; ns= is the mean per frame. Run it
+ * pinned and alone (under the lab lock on a shared host).
+ * Exit status: 0, 1 if BPF is unavailable, 2 usage error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "bpf/generator.h"
+#include "bpf/generator.skel.h"
+#include "engine/engine.h"
+#include "loader/generator_prog.h"
+#include "net/mix.h"
+
+static int run_case(const char *name, const char *size, unsigned n)
+{
+	struct xp_engine_cfg c;
+	struct frame_spec *s = &c.frames.tmpl;
+	static uint8_t tmpl[XP_GEN_MAX_LEN], out[XP_GEN_MAX_LEN];
+	struct generator_bpf *skel = NULL;
+	struct frame_layout lay;
+	char err[256];
+
+	memset(&c, 0, sizeof(c));
+	c.sport_lo = c.sport_hi = 10000;
+	c.dport_lo = 63000;
+	c.dport_hi = 63015;
+	c.frames.queues = 1;
+	s->src.family = s->dst.family = AF_INET;
+	inet_pton(AF_INET, "198.18.1.2", &s->src.v4);
+	inet_pton(AF_INET, "198.19.1.2", &s->dst.v4);
+	s->l4_proto = IPPROTO_UDP;
+	s->sport = c.sport_lo;
+	s->dport = c.dport_lo;
+	c.frames.stamp.ival = 1000;
+	if (xp_mix_syntax(size)) {
+		if (xp_mix_parse(size, &c.frames.mix, err, sizeof(err))) {
+			fprintf(stderr, "gencost: %s\n", err);
+			return 2;
+		}
+		s->frame_size = xp_mix_max(&c.frames.mix);
+	} else {
+		s->frame_size = (size_t)atoi(size);
+	}
+	if (xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err))) {
+		fprintf(stderr, "gencost: %s\n", err);
+		return 1;
+	}
+	int ncpus = libbpf_num_possible_cpus();
+	unsigned *tid = calloc((size_t)(ncpus > 0 ? ncpus : 1), sizeof(*tid));
+	xp_gen_init_state(skel, tid, ncpus > 0 ? (unsigned)ncpus : 0);
+	free(tid);
+	uint32_t in_len = lay.len + (c.frames.mix.n ? 1 : 0);
+	xp_gen_new_call(skel, 0);
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = tmpl, .data_size_in = in_len, .data_out = out,
+		    .data_size_out = sizeof(out), .repeat = n);
+	int r = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_generator), &o);
+	if (r || o.retval != XDP_TX) {
+		fprintf(stderr, "gencost: BPF_PROG_RUN: %s (verdict %u)\n", r ? strerror(errno) : "ok", o.retval);
+		generator_bpf__destroy(skel);
+		return 1;
+	}
+	printf("case=%s frames=%llu ns=%u\n", name, (unsigned long long)xp_gen_sent(skel), o.duration);
+	generator_bpf__destroy(skel);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n = 2000000;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n' || atoi(optarg) <= 0) {
+			fprintf(stderr, "usage: gencost [-n RUNS]\n");
+			return 2;
+		}
+		n = (unsigned)atoi(optarg);
+	}
+	int rc = run_case("64", "64", n);
+	if (!rc)
+		rc = run_case("1518", "1518", n);
+	if (!rc)
+		rc = run_case("imix", "imix", n);
+	return rc;
+}
