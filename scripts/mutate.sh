@@ -10,6 +10,9 @@
 #   1  AF_XDP engine: tx.pkts + 1      -> build/tests/root_test_xsk_engine
 #   2  live engine:   tx.pkts + 1      -> build/tests/bpf_test_generator
 #   3  socket engine: conn_ok + 1      -> build/tests/test_socket_engine
+#   4  XDP connection engine: the client's handshakes completed (acks_sent)
+#      + 1                             -> tests/e2e/60_xdp_connect.sh (the
+#      lab: under MUTATE_LOCK if set, else the caller must hold the lock)
 # BPF counter mutations (-DXP_MUT_<name>, given through CLANG; see
 # bpf/lib/mutate.h) make one counter count one frame too many: every
 # XP_INC(p, name), XP_INC_AS(name, ...) and XP_ADD_AS(name, ...) in bpf/:
@@ -19,17 +22,19 @@
 # measurement accounting (server_meas.h, stream_*, ibin_*, meas_*, which
 # the server's and the round-trip programs share) and the round-trip
 # program's own counts (rtt.bpf.c, rtt_*): bpf_test_measure and bpf_test_rtt.
-# A MUTATION is 1, 2, 3, a counter's name (tcp_syn, rst_seen, tc_pkts,
+# A MUTATION is 1-4, a counter's name (tcp_syn, rst_seen, tc_pkts,
 # ibin_late, ...), or "engines" / "bpf" for each group.
 # A copy of the committed tree (git archive HEAD, so the worktree and its
 # build/ are untouched) is built once; each mutation rebuilds only what the
 # flag changes. A mutation is CAUGHT when its tests fail.
 # (Unit, BPF and root tests only: end-to-end tests hold the shared lab.)
+# MUTATE_LOCK=/tmp/xdpperf-e2e.lock scripts/mutate.sh: see LOCK below.
 # Exit status 0 if every mutation was caught, 1 if one was missed, 2 usage.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-declare -A TEST=([1]=root_test_xsk_engine [2]=bpf_test_generator [3]=test_socket_engine)
-declare -A WHAT=([1]="AF_XDP engine tx.pkts + 1" [2]="live engine tx.pkts + 1" [3]="socket engine conn_ok + 1")
+declare -A TEST=([1]=root_test_xsk_engine [2]=bpf_test_generator [3]=test_socket_engine [4]=60_xdp_connect)
+declare -A WHAT=([1]="AF_XDP engine tx.pkts + 1" [2]="live engine tx.pkts + 1" [3]="socket engine conn_ok + 1"
+	[4]="XDP connection engine acks_sent + 1")
 # Every mutation name in bpf/ (mutate.h itself only defines the macros), and
 # the files that use it.
 BPF_SRC=$(ls bpf/*.c bpf/*.h | grep -v mutate.h)
@@ -56,12 +61,12 @@ MUTS=()
 for a in "${@:-engines bpf}"; do
 	for m in $a; do
 		case $m in
-		engines) MUTS+=(1 2 3) ;;
+		engines) MUTS+=(1 2 3 4) ;;
 		bpf) MUTS+=("${BPF_FIELDS[@]}") ;;
-		1 | 2 | 3) MUTS+=("$m") ;;
+		1 | 2 | 3 | 4) MUTS+=("$m") ;;
 		*)
 			printf '%s\n' "${BPF_FIELDS[@]}" | grep -qx "$m" ||
-				{ echo "mutate: unknown mutation '$m' (1, 2, 3, engines, bpf or a counter: ${BPF_FIELDS[*]})" >&2; exit 2; }
+				{ echo "mutate: unknown mutation '$m' (1, 2, 3, 4, engines, bpf or a counter: ${BPF_FIELDS[*]})" >&2; exit 2; }
 			MUTS+=("$m")
 			;;
 		esac
@@ -71,20 +76,67 @@ done
 TMP=$(mktemp -d /tmp/xdpperf-mutate.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 missed=0 caught=0
-# verdict NAME WHAT TESTS DIR
+# MUTATE_LOCK=FILE: each mutation's tests run under flock FILE (the shared
+# e2e lock, /tmp/xdpperf-e2e.lock), the builds outside it, so that a whole
+# run (about an hour) never holds the lock for more than one mutation's
+# tests. Unset (the default, and CI): no lock. Do not set it when the whole
+# run is already under that lock: flock would wait for itself.
+LOCK=${MUTATE_LOCK:-}
+# verdict NAME WHAT TESTS DIR: the test binaries that match TESTS (a run.sh
+# PATTERN), one at a time, in order; a mutation is caught by the first one
+# that fails (the rest are not run), missed if all pass.
 verdict() {
-	local out
-	out=$(cd "$4" && bash tests/run.sh "$3" 2>&1 | tail -n 1)
-	if [[ $out == *" 0 failed"* ]]; then
-		echo "mutation $1 ($2): MISSED by $3 ($out)"
+	local out bins b by="" last=""
+	mapfile -t bins < <(cd "$4" && for b in build/tests/* tests/e2e/*.sh; do
+		[[ -f $b && ${b##*/} == *$3* ]] && [[ -x $b || $b == *.sh ]] && echo "${b##*/}"; done | order_tests)
+	((${#bins[@]})) || { echo "mutate: no test binary matches '$3' in $4/build/tests" >&2; exit 1; }
+	for b in "${bins[@]}"; do
+		if [[ -n $LOCK ]]; then
+			out=$(cd "$4" && flock "$LOCK" bash tests/run.sh "$b" 2>&1 | tail -n 1)
+		else
+			out=$(cd "$4" && bash tests/run.sh "$b" 2>&1 | tail -n 1)
+		fi
+		last=$out
+		if [[ $out != *" 0 failed"* ]]; then
+			by=$b
+			break
+		fi
+	done
+	if [[ -z $by ]]; then
+		echo "mutation $1 ($2): MISSED by ${bins[*]} (each: $last)"
 		missed=$((missed + 1))
 	else
-		echo "mutation $1 ($2): caught by $3 ($out)"
+		echo "mutation $1 ($2): caught by $by ($last)"
 		caught=$((caught + 1))
 	fi
 }
+# The tests most likely to catch a counter first (the server's and the
+# client's own program tests), then the others in name order.
+order_tests() {
+	sort | awk '/server_prog|handshake/ {print; next} {rest[++n] = $0} END {for (i = 1; i <= n; i++) print rest[i]}'
+}
 
-BASE=""   # the tree for the BPF mutations, built once without a flag
+# The tree for the BPF mutations, built once without a flag; first, every
+# test the selected mutations use must pass on it (else a "caught" would
+# mean nothing).
+BASE=$TMP/bpf
+mkdir -p "$BASE" && git archive HEAD | tar -x -C "$BASE"
+cp -r vmlinux.h "$BASE/" 2>/dev/null
+make -C "$BASE" -j2 XP_VERSION=mutant all >"$BASE.build.log" 2>&1 ||
+	{ echo "mutate: build failed: $(tail -n 3 "$BASE.build.log")" >&2; exit 1; }
+declare -A BASELINE=()
+for m in "${MUTS[@]}"; do
+	if [[ -n ${TEST[$m]:-} ]]; then BASELINE[${TEST[$m]}]=1; else BASELINE[$(tests_of "$m")]=1; fi
+done
+for t in "${!BASELINE[@]}"; do
+	if [[ -n $LOCK ]]; then
+		out=$(cd "$BASE" && flock "$LOCK" bash tests/run.sh "$t" 2>&1 | tail -n 1)
+	else
+		out=$(cd "$BASE" && bash tests/run.sh "$t" 2>&1 | tail -n 1)
+	fi
+	[[ $out == *" 0 failed"* ]] || { echo "mutate: without a mutation, $t already fails ($out): fix that first" >&2; exit 1; }
+	echo "baseline (no mutation): $t: $out"
+done
 for m in "${MUTS[@]}"; do
 	if [[ -n ${TEST[$m]:-} ]]; then
 		d=$TMP/m$m
@@ -97,13 +149,6 @@ for m in "${MUTS[@]}"; do
 		verdict "$m" "${WHAT[$m]}" "${TEST[$m]}" "$d"
 		rm -rf "$d"
 		continue
-	fi
-	if [[ -z $BASE ]]; then
-		BASE=$TMP/bpf
-		mkdir -p "$BASE" && git archive HEAD | tar -x -C "$BASE"
-		cp -r vmlinux.h "$BASE/" 2>/dev/null
-		make -C "$BASE" -j2 XP_VERSION=mutant all >"$BASE.build.log" 2>&1 ||
-			{ echo "mutate: build failed: $(tail -n 3 "$BASE.build.log")" >&2; exit 1; }
 	fi
 	# Only the BPF objects, their skeletons and the objects that embed them
 	# change with the flag: the other objects are marked up to date.
