@@ -2,6 +2,10 @@
 # `make demo`: bring up the netns lab (client -> router -> server), start an
 # xdpperf server in the server namespace, run the main tests from the client
 # namespace through the router, print the results, and tear everything down.
+# Every claim the demo itself prints (0 loss at 100 kpps, where frames were
+# kept back, how the two connection engines compare, what the firewall held)
+# is checked in the same run by counters xdpperf does not write: the
+# interfaces' counters, the router's nft counters, conntrack, /proc/stat.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
