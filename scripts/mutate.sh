@@ -41,12 +41,13 @@ BPF_SRC=$(ls bpf/*.c bpf/*.h | grep -v mutate.h)
 # shellcheck disable=SC2086
 # (Lines that end in a backslash are macro bodies, whose name is a parameter;
 # rtt.bpf.c's stat_inc(IDX, name, verdict) is XP_ADD_AS on rtt_stats[IDX].)
+# server.bpf.c's gstat_inc(name, IDX) is XP_ADD_AS on gstats[IDX].)
 mapfile -t BPF_FIELDS < <(grep -hE 'XP_INC\(|XP_(INC|ADD)_AS\(|stat_inc\(' $BPF_SRC | grep -v '\\$' |
-	grep -oE 'XP_INC\([a-z_>-]+, [a-z_0-9]+\)|XP_(INC|ADD)_AS\([a-z_0-9]+,|stat_inc\([A-Z_]+, [a-z_0-9]+,' |
-	sed -E 's/XP_INC\([^,]+, (.*)\)/\1/; s/XP_(INC|ADD)_AS\(([^,]+),/\2/; s/stat_inc\([^,]+, ([^,]+),/\1/' | sort -u)
+	grep -oE 'XP_INC\([a-z_>-]+, [a-z_0-9]+\)|XP_(INC|ADD)_AS\([a-z_0-9]+,|[^g]stat_inc\([A-Z_]+, [a-z_0-9]+,|gstat_inc\([a-z_0-9]+,' |
+	sed -E 's/XP_INC\([^,]+, (.*)\)/\1/; s/XP_(INC|ADD)_AS\(([^,]+),/\2/; s/^.stat_inc\([^,]+, ([^,]+),/\1/; s/gstat_inc\(([^,]+),/\1/' | sort -u)
 # shellcheck disable=SC2086
 prog_of() {
-	grep -lE "XP_INC\([a-z_>-]+, $1\)|XP_(INC|ADD)_AS\($1,|stat_inc\([A-Z_]+, $1," $BPF_SRC | xargs -n1 basename | paste -sd+
+	grep -lE "XP_INC\([a-z_>-]+, $1\)|XP_(INC|ADD)_AS\($1,|stat_inc\([A-Z_]+, $1,|gstat_inc\($1," $BPF_SRC | xargs -n1 basename | paste -sd+
 }
 # The tests that check a counter (a run.sh PATTERN, see above).
 tests_of() {
