@@ -77,12 +77,22 @@ done
 TMP=$(mktemp -d /tmp/xdpperf-mutate.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 missed=0 caught=0
-# MUTATE_LOCK=FILE: each mutation's tests run under flock FILE (the shared
-# e2e lock, /tmp/xdpperf-e2e.lock), the builds outside it, so that a whole
-# run (about an hour) never holds the lock for more than one mutation's
-# tests. Unset (the default, and CI): no lock. Do not set it when the whole
-# run is already under that lock: flock would wait for itself.
+# MUTATE_LOCK=FILE: each test that sends traffic over veths or makes
+# namespaces (root_*, bpf_test_generator's live frames, e2e scripts) runs
+# under flock FILE (the shared e2e lock, /tmp/xdpperf-e2e.lock), one test
+# binary at a time; the builds and the pure BPF_PROG_RUN and unit tests run
+# outside it, so a whole run (about an hour) never holds the lock for long.
+# Unset (the default, and CI): no lock. Do not set it when the whole run is
+# already under that lock: flock would wait for itself.
 LOCK=${MUTATE_LOCK:-}
+# run_test DIR NAME: tests/run.sh NAME in DIR (under LOCK where NAME needs it); its last line.
+run_test() {
+	if [[ -n $LOCK && $2 == @(root_*|*.sh|bpf_test_generator) ]]; then
+		(cd "$1" && flock "$LOCK" bash tests/run.sh "$2" 2>&1 | tail -n 1)
+	else
+		(cd "$1" && bash tests/run.sh "$2" 2>&1 | tail -n 1)
+	fi
+}
 # verdict NAME WHAT TESTS DIR: the test binaries that match TESTS (a run.sh
 # PATTERN), one at a time, in order; a mutation is caught by the first one
 # that fails (the rest are not run), missed if all pass.
@@ -92,11 +102,7 @@ verdict() {
 		[[ -f $b && ${b##*/} == *$3* ]] && [[ -x $b || $b == *.sh ]] && echo "${b##*/}"; done | order_tests)
 	((${#bins[@]})) || { echo "mutate: no test binary matches '$3' in $4/build/tests" >&2; exit 1; }
 	for b in "${bins[@]}"; do
-		if [[ -n $LOCK ]]; then
-			out=$(cd "$4" && flock "$LOCK" bash tests/run.sh "$b" 2>&1 | tail -n 1)
-		else
-			out=$(cd "$4" && bash tests/run.sh "$b" 2>&1 | tail -n 1)
-		fi
+		out=$(run_test "$4" "$b")
 		last=$out
 		if [[ $out != *" 0 failed"* ]]; then
 			by=$b
@@ -130,13 +136,17 @@ for m in "${MUTS[@]}"; do
 	if [[ -n ${TEST[$m]:-} ]]; then BASELINE[${TEST[$m]}]=1; else BASELINE[$(tests_of "$m")]=1; fi
 done
 for t in "${!BASELINE[@]}"; do
-	if [[ -n $LOCK ]]; then
-		out=$(cd "$BASE" && flock "$LOCK" bash tests/run.sh "$t" 2>&1 | tail -n 1)
-	else
-		out=$(cd "$BASE" && bash tests/run.sh "$t" 2>&1 | tail -n 1)
-	fi
-	[[ $out == *" 0 failed"* ]] || { echo "mutate: without a mutation, $t already fails ($out): fix that first" >&2; exit 1; }
-	echo "baseline (no mutation): $t: $out"
+	# (a pattern of several binaries: each, so that only those that need it take the lock)
+	out="" nb=0
+	while read -r b; do
+		o=$(run_test "$BASE" "$b")
+		nb=$((nb + 1))
+		[[ $o == *" 0 failed"* ]] || { out="$b: $o"; break; }
+	done < <(cd "$BASE" && for b in build/tests/* tests/e2e/*.sh; do
+		# shellcheck disable=SC2053 # $t is a run.sh pattern (a glob)
+		[[ -f $b && ${b##*/} == *$t* ]] && [[ -x $b || $b == *.sh ]] && echo "${b##*/}"; done)
+	[[ -z $out ]] || { echo "mutate: without a mutation, $t already fails ($out): fix that first" >&2; exit 1; }
+	echo "baseline (no mutation): $t: $nb test binaries, each 0 failed"
 done
 for m in "${MUTS[@]}"; do
 	if [[ -n ${TEST[$m]:-} ]]; then
