@@ -49,6 +49,8 @@ run() {
 	ip netns exec "$XP_CLIENT_NS" "$BIN" "$@" | tee "$OUT"
 	echo
 }
+# The demo's own lines, wrapped for a terminal.
+say() { echo "$*" | fold -s -w 118; }
 # A figure of the run's own summary (its text output): own LABEL FIELD,
 # e.g. own Sent 2 for "Sent   300120 frames ...".
 own() { awk -v l="$1" -v f="$2" '$1 == l && $2 ~ /^[0-9]+$/ {v = $f} END {print v + 0}' "$OUT"; }
@@ -101,14 +103,14 @@ fwd=$(nft_count test_frames)
 nft_counters_del
 sent=$(own Sent 2)
 dropped=$((b_drop - a_drop + b_odrop - a_odrop + b_sdrop - a_sdrop))
-echo "counted by the router and the server's interface (not by xdpperf): the router's nft counter: $fwd of the test's frames" \
+say "counted by the router and the server's interface (not by xdpperf): the router's nft counter: $fwd of the test's frames" \
 	"forwarded (100 kpps for 3 s is 300000); dropped by the interfaces on the way: $dropped ($XP_ROUTER_CLIENT_DEV rx_dropped," \
 	"$XP_ROUTER_SERVER_DEV tx_dropped, $XP_SERVER_DEV rx_dropped); the server's $XP_SERVER_DEV received $((b_srv - a_srv)) frames" \
 	"(the test's and $((b_srv - a_srv - fwd)) of the control connection and neighbour discovery)"
 if ((fwd == sent && dropped == 0 && b_srv - a_srv >= fwd)); then
-	echo "-> measured: 0 lost. All $sent frames xdpperf sent crossed the router, and no interface after it dropped one"
+	say "-> measured: 0 lost. All $sent frames xdpperf sent crossed the router, and no interface after it dropped one"
 else
-	echo "-> measured: NOT 0 loss. xdpperf sent $sent, the router forwarded $fwd, the interfaces dropped $dropped"
+	say "-> measured: NOT 0 loss. xdpperf sent $sent, the router forwarded $fwd, the interfaces dropped $dropped"
 fi
 echo
 
@@ -117,15 +119,15 @@ read -r c0 t0 < <(cpu_ticks)
 run "64-byte TCP frames as fast as XDP live frames send them, 2 threads" -c "$XP_SERVER4" -t 3
 read -r c1 t1 < <(cpu_ticks)
 read -r b_in b_drop b_out b_odrop b_srv b_sdrop < <(path_counts)
-echo "interface counters during that run: router in $((b_in - a_in)) (dropped on arrival $((b_drop - a_drop)), $XP_ROUTER_CLIENT_DEV)," \
+say "interface counters during that run: router in $((b_in - a_in)) (dropped on arrival $((b_drop - a_drop)), $XP_ROUTER_CLIENT_DEV)," \
 	"router out $((b_out - a_out)) (dropped on the way out $((b_odrop - a_odrop)), $XP_ROUTER_SERVER_DEV)," \
 	"server in $((b_srv - a_srv)) (dropped $((b_sdrop - a_sdrop)), $XP_SERVER_DEV)"
 # Frames that reached the router and did not leave it (its own few, ARP and
 # neighbour discovery, are in this count too).
 reached=$((b_in - a_in + b_drop - a_drop)) left=$((b_out - a_out))
-echo "-> the router passed on $left of the $reached frames that reached it: $((reached - left)) kept back" \
+say "-> the router passed on $left of the $reached frames that reached it: $((reached - left)) kept back" \
 	"($(pct $((reached - left)) "$reached") %; xdpperf's own count of lost frames: $(own Lost 2))"
-echo "-> the machine's $(nproc) CPUs were $(pct $((c1 - c0)) $((t1 - t0))) % busy during the run (/proc/stat): on veth the router" \
+say "-> the machine's $(nproc) CPUs were $(pct $((c1 - c0)) $((t1 - t0))) % busy during the run (/proc/stat): on veth the router" \
 	"forwards on the sending CPU, so the client's threads and the router share these cores"
 echo
 run "The same from AF_XDP sockets" -c "$XP_SERVER4" -t 3 --engine xsk
@@ -144,7 +146,7 @@ run "Connections per second through the router: kernel sockets (fireperf's -x) v
 	-c "$XP_SERVER4" -x -P 64 -t 3 --compare
 hs_sock=$(nft_count acks_socket) hs_xdp=$(nft_count acks_xdp)
 nft_counters_del
-echo "counted by the router (not by xdpperf): its nft counters of the client's handshake-completing ACKs, one per connection:" \
+say "counted by the router (not by xdpperf): its nft counters of the client's handshake-completing ACKs, one per connection:" \
 	"socket $hs_sock, xdp $hs_xdp in 3 s each: xdp/socket $(awk -v x="$hs_xdp" -v s="$hs_sock" 'BEGIN {printf "%.2fx", s ? x / s : 0}')" \
 	"(xdpperf's own counts above: socket $(awk '$1 == "Connections" && $3 == "established" {print $2}' "$OUT") established," \
 	"xdp $(awk '$1 == "Connections" && $3 == "completed" {print $2}' "$OUT") completed)"
@@ -184,12 +186,14 @@ done
 wait "$cpid" || { cat "$OUT"; echo "demo: the hold test failed" >&2; exit 1; }
 cat "$OUT"
 read -r b_in b_drop b_out b_odrop b_srv b_sdrop < <(path_counts)
-echo "counted by the firewall (not by xdpperf): its nft counter saw $(nft_count handshakes) handshakes completed in tracked" \
-	"connections; its conntrack table held up to $ct_max entries during the test (conntrack -C every 0.2 s, the control" \
-	"connection's included); after the test $(ip netns exec "$XP_ROUTER_NS" conntrack -C) entries," \
-	"$(ip netns exec "$XP_ROUTER_NS" conntrack -L -p tcp --state CLOSE 2>/dev/null | wc -l) of them in CLOSE (reset)"
-echo "frames the interfaces dropped during the test (where handshakes the client completed went missing before the server):" \
-	"$XP_ROUTER_CLIENT_DEV rx_dropped $((b_drop - a_drop)), $XP_ROUTER_SERVER_DEV tx_dropped $((b_odrop - a_odrop))," \
+hs_fw=$(nft_count handshakes)
+say "counted by the firewall (not by xdpperf): its conntrack table held up to $ct_max entries during the test" \
+	"(conntrack -C every 0.2 s; the control connection is one of them), after it $(ip netns exec "$XP_ROUTER_NS" conntrack -C)," \
+	"$(ip netns exec "$XP_ROUTER_NS" conntrack -L -p tcp --state CLOSE 2>/dev/null | wc -l) of them CLOSE (reset at the end);" \
+	"its nft counter saw $hs_fw handshake ACKs of tracked connections (a connection whose SYN went out again can send two)"
+say "where frames were lost: the router forwarded $hs_fw handshake ACKs, the server counted" \
+	"$(awk '$1 == "Connections" && $3 == "completed" {print $2}' "$OUT") connections completed; drops by the interfaces:" \
+	"$XP_ROUTER_CLIENT_DEV rx_dropped $((b_drop - a_drop)), $XP_ROUTER_SERVER_DEV (towards the server) tx_dropped $((b_odrop - a_odrop))," \
 	"$XP_SERVER_DEV rx_dropped $((b_sdrop - a_sdrop))"
 echo
 
