@@ -74,6 +74,9 @@ for a in "${@:-engines bpf}"; do
 	done
 done
 
+# Engine mutations first: they copy the unmutated base tree.
+mapfile -t MUTS < <(printf '%s
+' "${MUTS[@]}" | awk '/^[0-9]+$/ {print; next} {b[++n] = $0} END {for (i = 1; i <= n; i++) print b[i]}')
 TMP=$(mktemp -d /tmp/xdpperf-mutate.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 missed=0 caught=0
@@ -136,6 +139,8 @@ for m in "${MUTS[@]}"; do
 	if [[ -n ${TEST[$m]:-} ]]; then BASELINE[${TEST[$m]}]=1; else BASELINE[$(tests_of "$m")]=1; fi
 done
 for t in "${!BASELINE[@]}"; do
+	# MUTATE_NO_BASELINE=1: not again (a rerun of single mutations on a tree whose tests were just seen to pass)
+	[[ -n ${MUTATE_NO_BASELINE:-} ]] && { echo "baseline (no mutation): $t: not run (MUTATE_NO_BASELINE)"; continue; }
 	# (a pattern of several binaries: each, so that only those that need it take the lock)
 	out="" nb=0
 	while read -r b; do
@@ -148,12 +153,33 @@ for t in "${!BASELINE[@]}"; do
 	[[ -z $out ]] || { echo "mutate: without a mutation, $t already fails ($out): fix that first" >&2; exit 1; }
 	echo "baseline (no mutation): $t: $nb test binaries, each 0 failed"
 done
+# The unmutated BPF objects, to put back after each BPF mutation.
+mkdir -p "$TMP/bpf0" && cp "$BASE"/build/bpf/*.bpf.o "$BASE"/build/bpf/*.skel.h "$TMP/bpf0/"
+declare -A ENGINE_SRC=([1]=xsk [2]=live [3]=socket [4]=xdp_connect)
+# The BPF programs (build/bpf/NAME.bpf.o) a counter is compiled into: the
+# .bpf.c files that use it or include the header that does, and a .bpf.c
+# that includes one of those (server_hwts.bpf.c is server.bpf.c again).
+skels_of() {
+	local f s out=() more=()
+	for f in $(prog_of "$1" | tr + ' '); do
+		for s in bpf/*.bpf.c; do
+			{ [[ ${s##*/} == "$f" ]] || grep -qF "#include \"$f\"" "$s"; } && out+=("$(basename "$s" .bpf.c)")
+		done
+	done
+	for f in "${out[@]}"; do
+		for s in bpf/*.bpf.c; do grep -qF "#include \"$f.bpf.c\"" "$s" && more+=("$(basename "$s" .bpf.c)"); done
+	done
+	printf '%s\n' "${out[@]}" "${more[@]}" | sort -u
+}
+PREV=()   # the programs the last BPF mutation changed
 for m in "${MUTS[@]}"; do
 	if [[ -n ${TEST[$m]:-} ]]; then
+		# A copy of the built, unmutated tree (engine mutations run before
+		# any BPF one): only the engine's object is compiled again, with the flag.
 		d=$TMP/m$m
-		mkdir -p "$d" && git archive HEAD | tar -x -C "$d"
-		cp -r vmlinux.h "$d/" 2>/dev/null
-		if ! make -C "$d" -j2 CC="gcc -DXP_MUTATE=$m" XP_VERSION=mutant >"$d.build.log" 2>&1; then
+		cp -a "$BASE" "$d"
+		rm -f "$d/build/user/engine/${ENGINE_SRC[$m]}.o"
+		if ! make -C "$d" -j2 CC="gcc -DXP_MUTATE=$m" XP_VERSION=mutant all >"$d.build.log" 2>&1; then
 			echo "mutate: build with -DXP_MUTATE=$m failed: $(tail -n 3 "$d.build.log")" >&2
 			exit 1
 		fi
@@ -161,21 +187,26 @@ for m in "${MUTS[@]}"; do
 		rm -rf "$d"
 		continue
 	fi
-	# Only the BPF objects, their skeletons and the objects that embed them
-	# change with the flag: the other objects are marked up to date.
-	rm -f "$BASE"/build/bpf/*.bpf.o "$BASE"/build/bpf/*.skel.h
+	# Only the programs the counter is in are built with the flag; the last
+	# mutation's get their unmutated objects back; the objects that embed a
+	# skeleton are compiled again, the other objects are marked up to date.
+	mapfile -t SK < <(skels_of "$m")
+	((${#SK[@]})) || { echo "mutate: no BPF program uses counter $m" >&2; exit 1; }
+	for k in "${PREV[@]}"; do cp "$TMP/bpf0/$k.bpf.o" "$TMP/bpf0/$k.skel.h" "$BASE/build/bpf/"; done
+	for k in "${SK[@]}"; do rm -f "$BASE/build/bpf/$k.bpf.o" "$BASE/build/bpf/$k.skel.h"; done
 	if ! make -C "$BASE" -j2 CLANG="clang -DXP_MUT_$m" XP_VERSION=mutant \
-		$(cd "$BASE" && ls bpf/*.bpf.c | sed -E 's|bpf/(.*)\.bpf\.c|build/bpf/\1.skel.h|') >"$BASE.m.log" 2>&1; then
+		$(printf "build/bpf/%s.skel.h " "${SK[@]}") >"$BASE.m.log" 2>&1; then
 		echo "mutate: BPF build with -DXP_MUT_$m failed: $(tail -n 3 "$BASE.m.log")" >&2
 		exit 1
 	fi
+	PREV=("${SK[@]}")
 	for o in $(cd "$BASE" && grep -l 'skel\.h' user/*/*.c | sed -E 's|user/(.*)\.c|build/user/\1.o|'); do rm -f "$BASE/$o"; done
 	find "$BASE/build/user" -name '*.o' -exec touch {} +
 	if ! make -C "$BASE" -j2 XP_VERSION=mutant all >>"$BASE.m.log" 2>&1; then
 		echo "mutate: build with -DXP_MUT_$m failed: $(tail -n 3 "$BASE.m.log")" >&2
 		exit 1
 	fi
-	verdict "$m" "$(prog_of "$m") counter $m + 1" "$(tests_of "$m")" "$BASE"
+	verdict "$m" "$(prog_of "$m") counter $m + 1 ($(echo "${SK[@]}" | tr ' ' +) rebuilt)" "$(tests_of "$m")" "$BASE"
 done
 echo "$caught caught, $missed missed"
 ((missed == 0))
