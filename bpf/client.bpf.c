@@ -170,7 +170,7 @@ static __always_inline void xp_cc_count_handshake(struct xp_cc_counters *cnt,
 		XP_INC(cnt, fins_sent);
 	if (r->payload) {
 		XP_INC(cnt, data_sent);
-		cnt->data_bytes += r->payload;
+		XP_ADD_AS(cc_data_bytes, cnt->data_bytes, r->payload);
 	}
 }
 

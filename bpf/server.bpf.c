@@ -69,13 +69,15 @@ const volatile struct xp_server_config config = {};
  * it; PAWS needs it monotonic, which it is. */
 #define XP_SRV_TS_SHIFT   20
 
-static __always_inline void gstat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&gstats, &idx);
-
-	if (v)
-		*v += 1;
-}
+/* gstats[IDX] += 1. The first argument names the counter for its mutation
+ * (lib/mutate.h, scripts/mutate.sh: -DXP_MUT_g_seen breaks XP_G_SEEN only). */
+#define gstat_inc(name, idx)                                              \
+	do {                                                              \
+		__u32 gk_ = (idx);                                        \
+		__u64 *gv_ = bpf_map_lookup_elem(&gstats, &gk_);          \
+		if (gv_)                                                  \
+			XP_ADD_AS(name, *gv_, 1);                         \
+	} while (0)
 
 /* The keepalive check's state (struct xp_ka_steps, xp_ka_budget in
  * server.h). Only this program uses them; the device-bound copy
@@ -425,11 +427,11 @@ static __always_inline int xp_reflect_frame(struct xdp_md *ctx, __u32 slot, void
 
 	if (xp_reflect((void *)(long)ctx->data, (void *)(long)ctx->data_end, l3, l4, is_v6, is_tcp)) {
 		if (ms)
-			ms->reflect_refused++;
+			XP_INC(ms, reflect_refused);
 		return XDP_DROP;
 	}
 	if (ms)
-		ms->reflected++;
+		XP_INC(ms, reflected);
 	return xp_reply_verdict(ctx, config.reply_redirect);
 }
 
@@ -540,7 +542,7 @@ int xdp_server(struct xdp_md *ctx)
 	__u8 l4proto, flags = 0;
 	int is_v6;
 
-	gstat_inc(XP_G_SEEN);
+	gstat_inc(g_seen, XP_G_SEEN);
 
 	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
 		goto malformed;
@@ -552,7 +554,7 @@ int xdp_server(struct xdp_md *ctx)
 		 * misread as ports), and a first one is part of a datagram
 		 * whose rest goes to reassembly: neither is counted. */
 		if (ipv4_is_fragment(iph)) {
-			gstat_inc(XP_G_FRAGMENT);
+			gstat_inc(g_fragment, XP_G_FRAGMENT);
 			goto pass;
 		}
 		l3 = iph;
@@ -604,7 +606,7 @@ int xdp_server(struct xdp_md *ctx)
 	if (!cfg || !(cfg->flags & XP_SLOT_ACTIVE) || !(cfg->protos & proto_bit))
 		goto pass;
 	if (!xp_slot_owns(cfg, slot, ctx->ingress_ifindex, src_family, src)) {
-		gstat_inc(XP_G_FOREIGN);
+		gstat_inc(g_foreign, XP_G_FOREIGN);
 		goto pass;
 	}
 	cnt = bpf_map_lookup_elem(&counters, &slot);
@@ -612,7 +614,7 @@ int xdp_server(struct xdp_md *ctx)
 		goto pass;
 
 	XP_INC(cnt, pkts);
-	cnt->bytes += data_end - data;
+	XP_ADD_AS(bytes, cnt->bytes, data_end - data);
 	if (is_v6)
 		XP_INC(cnt, ipv6_pkts);
 	else
@@ -639,7 +641,7 @@ int xdp_server(struct xdp_md *ctx)
 
 	if (payload) {
 		XP_INC(cnt, data_pkts);
-		cnt->data_bytes += payload;
+		XP_ADD_AS(data_bytes, cnt->data_bytes, payload);
 	}
 
 	/* Stamped tests: sequence, loss, latency (server_meas.h). c.pos is
@@ -667,10 +669,10 @@ int xdp_server(struct xdp_md *ctx)
 	return other;
 
 pass:
-	gstat_inc(XP_G_PASSED);
+	gstat_inc(g_passed, XP_G_PASSED);
 	return XDP_PASS;
 malformed:
-	gstat_inc(XP_G_MALFORMED);
+	gstat_inc(g_malformed, XP_G_MALFORMED);
 	return XDP_PASS;
 }
 

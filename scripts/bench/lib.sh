@@ -14,6 +14,21 @@ start_server() { # [SERVER OPTIONS...]
 	exit 1
 }
 stop_server() { kill "$SRV" 2>/dev/null; wait "$SRV" 2>/dev/null || true; SRV=""; }
+# The tests the server has begun ("[peer] KIND test (" lines in its log).
+tests_begun() { grep -cE '^\[[^]]*\] [a-z]+ test \(' "$TMP/server.log" || true; }
+# wait_receiver N0 PID WHAT ERRFILE: until the server has begun a test more
+# than N0 (tests_begun before PID, an idle --engine none client, started)
+# and its XDP program is on the server veth; a condition with a 4-s
+# deadline, not a sleep. Stops the bench with WHAT and ERRFILE otherwise.
+wait_receiver() {
+	local t0=$SECONDS
+	until (($(tests_begun) > $1)) &&
+		ip netns exec "$XP_SERVER_NS" ip -o link show "$XP_SERVER_DEV" | grep -qE " xdp(generic|drv)? "; do
+		kill -0 "$2" 2>/dev/null || die "$3" "$4"
+		((SECONDS - t0 < 4)) || die "$3 (no test with XDP on $XP_SERVER_DEV after 4 s)" "$4"
+		sleep 0.05
+	done
+}
 
 # ---------------------------------------------------------------- frames ----
 # The yardstick of every frame figure: the server veth's rx_packets, read by a

@@ -62,15 +62,30 @@ obs_on() { # tc|xdp
 		exit 1
 	fi
 }
-obs_off() { kill -INT "$PIN" 2>/dev/null; wait "$PIN" 2>/dev/null || true; PIN=""; sleep 0.2; }
+# The observer's test ends with its client; the server detaches its program
+# after that: until nothing is attached (a condition with a 5-s deadline).
+obs_off() {
+	kill -INT "$PIN" 2>/dev/null; wait "$PIN" 2>/dev/null || true; PIN=""
+	local t0=$SECONDS
+	while [[ -n $(attached) ]]; do
+		((SECONDS - t0 < 5)) || { echo "bench: $(attached) still on $XP_SERVER_DEV 5 s after the observer ended" >&2; exit 1; }
+		sleep 0.05
+	done
+}
 # What is on the server veth's tcx ingress (tests/tools/tcxq, built by make:
 # bpftool 7.1 cannot tell which interface a tcx link is on)
 TCXQ=build/tests/tools/tcxq
-no_xdp() { # a baseline must find nothing of xdpperf on the server's interface: no XDP, no TC
+# What of xdpperf is attached to the server's interface (empty: nothing).
+attached() {
 	local what=""
 	ip netns exec "$XP_SERVER_NS" ip -o link show "$XP_SERVER_DEV" | grep -qE " xdp(generic|drv)? " && what="an XDP program"
 	[[ -n $(ip netns exec "$XP_SERVER_NS" tc filter show dev "$XP_SERVER_DEV" ingress 2>/dev/null) ]] && what="a TC filter"
 	[[ -n $(ip netns exec "$XP_SERVER_NS" "$TCXQ" "$XP_SERVER_DEV") ]] && what="a tcx program"
+	echo "$what"
+}
+no_xdp() { # a baseline must find nothing of xdpperf on the server's interface: no XDP, no TC
+	local what
+	what=$(attached)
 	if [[ -n $what ]]; then
 		echo "bench: $what is attached to $XP_SERVER_DEV before a baseline run" >&2
 		exit 1

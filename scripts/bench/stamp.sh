@@ -24,9 +24,11 @@ srv_rx_packets() { ip netns exec "$XP_SERVER_NS" cat "/sys/class/net/$XP_SERVER_
 # test keeps its XDP program on the veth, which frames sent by XDP need);
 # prints the server veth's received pps over the run.
 stamp_run() { # ENGINE on|off
+	local n0 cnt a b out sent secs stamped
+	n0=$(tests_begun)
 	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -t $((T + 3)) --engine none -J >"$TMP/sn.json" 2>&1 &
-	local cnt=$! a b out sent secs stamped
-	sleep 1
+	cnt=$!
+	wait_receiver "$n0" "$cnt" "xdpperf --engine none (counting for stampgen)" "$TMP/sn.json"
 	a=$(srv_rx_packets)
 	out=$(ip netns exec "$XP_CLIENT_NS" "$STAMPGEN" -e "$1" -i "$XP_CLIENT_DEV" -s "$XP_CLIENT_MAC" \
 		-d "$XP_CLIENT_GW_MAC" -S "$XP_CLIENT4" -D "$XP_SERVER4" -l 64 -t "$T" "$2" 2>"$TMP/sg.err") ||

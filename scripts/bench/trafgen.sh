@@ -42,8 +42,6 @@ sndbuf_lib() {
 	cc -O2 -Wall -shared -fPIC -o "$TMP/sndbuf.so" scripts/bench/sndbuf.c -ldl 2>"$TMP/sndbuf.err" ||
 		die "cc scripts/bench/sndbuf.c (trafgen's send buffer)" "$TMP/sndbuf.err"
 }
-# The tests the server has begun ("[peer] KIND test (" lines in its log).
-tests_begun() { grep -cE '^\[[^]]*\] [a-z]+ test \(' "$TMP/server.log" || true; }
 # trafgen -P CPUS [TRAFGEN OPTIONS...] for $T seconds, while an idle xdpperf
 # --engine none test keeps the server's XDP program on the receiving veth.
 # Any failure of trafgen stops the bench with trafgen's own error (in
@@ -63,14 +61,7 @@ run_trafgen() { # CPUS [OPTIONS...]
 	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -t $((T + 4)) --engine none -J >"$TMP/n.json" 2>"$TMP/n.err" &
 	local cnt=$!
 	BG+=("$cnt")
-	# Until the server has begun this test and its XDP program is on the veth.
-	local t0=$SECONDS
-	until (($(tests_begun) > n0)) &&
-		ip netns exec "$XP_SERVER_NS" ip -o link show "$XP_SERVER_DEV" | grep -qE " xdp(generic|drv)? "; do
-		kill -0 "$cnt" 2>/dev/null || die "xdpperf --engine none (the receiver for trafgen)" "$TMP/n.err"
-		((SECONDS - t0 < 4)) || die "xdpperf --engine none (no test with XDP on $XP_SERVER_DEV after 4 s)" "$TMP/n.err"
-		sleep 0.05
-	done
+	wait_receiver "$n0" "$cnt" "xdpperf --engine none (the receiver for trafgen)" "$TMP/n.err"
 	local rc=0
 	ip netns exec "$XP_CLIENT_NS" "${pre[@]}" timeout -s INT "$T" trafgen -o "$XP_CLIENT_DEV" -i "$TMP/t.$TRAFGEN_CFG.cfg" \
 		-P "$cpus" "$@" >"$TMP/tg.txt" 2>&1 || rc=$?

@@ -167,6 +167,9 @@ static void xdpc_read(struct xp_engine *e, struct xp_engine_stats *st)
 	client_prog_read(e->prog, &cc);
 	st->hs.synack_seen = cc.synack_seen;
 	st->hs.acks_sent = cc.acks_sent;
+#if defined(XP_MUTATE) && XP_MUTATE == 4
+	st->hs.acks_sent += st->hs.acks_sent > 0; /* scripts/mutate.sh: one handshake too many */
+#endif
 	st->hs.fins_sent = cc.fins_sent;
 	st->hs.rst_seen = cc.rst_seen;
 	st->hs.finack_answered = cc.finack_answered;
