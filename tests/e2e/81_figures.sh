@@ -48,7 +48,10 @@ xp_check "the summary is the sum of the intervals (frames after the end not coun
 	expect_eq received "$rx" "$(jqv '[.intervals[].received.packets] | add')"
 xp_check "its rate is no higher than every interval's" eval \
 	'jq -e "(.end.sum.received.packets_per_second) <= ([.intervals[].received.packets_per_second] | max) * 1.001" "$J"'
-xp_check "about 2 s of 20 kpps" expect_near received "$rx" 40000 3000
+# About 2 s of trafgen's 20 kpps, not its whole 80000: its pacing on a loaded
+# host makes up lost time in bursts (45467 in one run), so 20 %, which still
+# tells the test's window (40000) from the generator's run (80000).
+xp_check "about 2 s of 20 kpps (not trafgen's whole 4 s)" expect_near received "$rx" 40000 8000
 xp_check "trafgen sent all 80000" expect_eq trafgen "$tg" 80000
 xp_check "the router forwarded all of them" expect_ge "router tx" "$((f1 - f0))" 80000
 # Attached from the test's start to its stop, a few ms after the last sample.
