@@ -10,20 +10,8 @@
 #include <sys/socket.h>
 
 #include "cli/options.h"
+#include "tests/lib/cli_parse.h"
 
-/* Parse a space-separated command line. Returns xp_opts_parse's result. */
-static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)
-{
-	static char buf[512];
-	char *argv[64];
-	int argc = 0;
-	snprintf(buf, sizeof(buf), "%s", line);
-	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
-		argv[argc++] = t;
-	argv[argc] = NULL;
-	err[0] = '\0';
-	return xp_opts_parse(argc, argv, o, err, errlen);
-}
 
 struct usage_case {
 	const char *line, *word;

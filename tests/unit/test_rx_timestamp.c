@@ -18,21 +18,10 @@
 #include <sys/socket.h>
 
 #include "cli/options.h"
+#include "tests/lib/cli_parse.h"
 #include "client/measure.h"
 #include "report/report.h"
 
-static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)
-{
-	static char buf[512];
-	char *argv[64];
-	int argc = 0;
-	snprintf(buf, sizeof(buf), "%s", line);
-	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
-		argv[argc++] = t;
-	argv[argc] = NULL;
-	err[0] = '\0';
-	return xp_opts_parse(argc, argv, o, err, errlen);
-}
 
 static void test_option(void **state)
 {
