@@ -202,7 +202,7 @@ static void expect_no_room(void **state, int v6)
 		/* Before Linux 6.18 BPF_PROG_RUN takes no linear size. On 6.18 or
 		 * later EINVAL is this test's or the program's fault: it fails. */
 		if (e == EINVAL && kernel_before(6, 18)) {
-			print_message("kernel feature missing: BPF_PROG_RUN with xdp_md.data_end < data_size_in "
+			print_message("kernel lacks a feature: BPF_PROG_RUN with xdp_md.data_end < data_size_in "
 				      "(linear size of a multi-buffer frame, Linux 6.18)\n");
 			skip();
 		}
