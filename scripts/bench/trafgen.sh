@@ -45,7 +45,10 @@ sndbuf_lib() {
 		die "cc scripts/bench/sndbuf.c (trafgen's send buffer)" "$TMP/sndbuf.err"
 }
 # trafgen -P CPUS [TRAFGEN OPTIONS...] for $T seconds, while an idle xdpperf
-# --engine none test keeps the server's XDP program on the receiving veth.
+# --engine none test keeps the server's XDP program on the receiving veth
+# (the xsk and live sections' receiver for every side). TRAFGEN_BARE=1: with
+# nothing of xdpperf on the server's interface (checked), as a trafgen user
+# would run it: its frames reach the server's kernel stack.
 # Any failure of trafgen stops the bench with trafgen's own error (in
 # bench_trafgen, which runs it in a subshell: that run counts as failed).
 run_trafgen() { # CPUS [OPTIONS...]
@@ -58,12 +61,20 @@ run_trafgen() { # CPUS [OPTIONS...]
 		sndbuf_lib
 		pre=(env LD_PRELOAD="$TMP/sndbuf.so" XP_SNDBUF="$TRAFGEN_SNDBUF")
 	fi
-	local n0
-	n0=$(tests_begun)
-	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -t $((T + 4)) --engine none -J >"$TMP/n.json" 2>"$TMP/n.err" &
-	local cnt=$!
-	BG+=("$cnt")
-	wait_receiver "$n0" "$cnt" "xdpperf --engine none (the receiver for trafgen)" "$TMP/n.err"
+	local n0 cnt=""
+	if ((${TRAFGEN_BARE:-0})); then
+		# The last test's program goes when the server ends that test: a
+		# condition with a 5-s deadline, then the baseline's own check.
+		local t0=$SECONDS
+		while [[ -n $(attached) ]] && ((SECONDS - t0 < 5)); do sleep 0.05; done
+		no_xdp
+	else
+		n0=$(tests_begun)
+		ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -t $((T + 4)) --engine none -J >"$TMP/n.json" 2>"$TMP/n.err" &
+		cnt=$!
+		BG+=("$cnt")
+		wait_receiver "$n0" "$cnt" "xdpperf --engine none (the receiver for trafgen)" "$TMP/n.err"
+	fi
 	local rc=0
 	ip netns exec "$XP_CLIENT_NS" "${pre[@]}" timeout -s INT "$T" trafgen -o "$XP_CLIENT_DEV" -i "$TMP/t.$TRAFGEN_CFG.cfg" \
 		-P "$cpus" "$@" >"$TMP/tg.txt" 2>&1 || rc=$?
@@ -71,12 +82,12 @@ run_trafgen() { # CPUS [OPTIONS...]
 	# trafgen's sysctl change (the preload does it instead), the preload's own.
 	grep -v -e "Cannot set system socket memory" -e "^xp-sndbuf: " "$TMP/tg.txt" >"$TMP/tg.err"
 	if ((rc != 0 && rc != 124)); then
-		kill -INT "$cnt" 2>/dev/null; wait "$cnt" 2>/dev/null
+		[[ -n $cnt ]] && { kill -INT "$cnt" 2>/dev/null; wait "$cnt" 2>/dev/null; }
 		local buf="the namespace's default send buffer"
 		[[ -n $TRAFGEN_SNDBUF ]] && buf="send buffer $TRAFGEN_SNDBUF B"
 		die "trafgen -P $cpus $* (exit $rc, $buf)" "$TMP/tg.err"
 	fi
-	wait "$cnt" || die "xdpperf --engine none (the receiver for trafgen)" "$TMP/n.err"
+	[[ -z $cnt ]] || wait "$cnt" || die "xdpperf --engine none (the receiver for trafgen)" "$TMP/n.err"
 	# Each of trafgen's -P processes opened its socket with the buffer asked for.
 	if [[ -n $TRAFGEN_SNDBUF ]]; then
 		local bad
@@ -146,9 +157,35 @@ bench_trafgen() {
 	echo "   -S: TX ring size (default: trafgen's own); -q: through the qdisc instead of bypassing it;"
 	echo "   -H: high priority; -t 0: no gap. trafgen's -b is a rate limit, not a batch size.)"
 	trafgen_pick_best "${specs[@]}"
+	trafgen_bare
 	echo "  the sections after this one run trafgen as: $TRAFGEN_CFG frames, ${TRAFGEN_OPTS[*]} (the best median above"
 	echo "  with no failed run; static:nsbuf is not a candidate: it is the buffer whose flushes can fail)"
 	echo
+}
+# The chosen setting again, with and without xdpperf's XDP program on the
+# receiving veth, in alternating rounds (bench.sh shows a baseline with and
+# without our observer wherever the observer changes the path).
+trafgen_bare() {
+	local r k fig
+	rm -f "$TMP/tgb.0" "$TMP/tgb.1"
+	start_server
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for k in $( ((r % 2)) && echo 0 1 || echo 1 0); do
+			rx_sampler_start "$TMP/rx.smp"
+			# shellcheck disable=SC2086
+			TRAFGEN_BARE=$k run_trafgen 1 "${TRAFGEN_OPTS[@]}"
+			rx_sampler_stop
+			fig=$(steady "$TMP/rx.smp") ||
+				die "trafgen ${TRAFGEN_OPTS[*]} (the server veth's rx_packets did not rise for 1 s)" "$TMP/rx.smp"
+			echo "${fig%% *}" >>"$TMP/tgb.$k"
+		done
+	done
+	stop_server
+	printf "  %-30s %-44s\n" "$TRAFGEN_CFG ${TRAFGEN_OPTS[*]}, receiver" "min / median / max"
+	printf "  %-30s %-44s\n" "  xdpperf's XDP program" "$(mmm_line tgb 0)"
+	printf "  %-30s %-44s\n" "  nothing of xdpperf (stack)" "$(mmm_line tgb 1)"
+	echo "  (the xsk and live sections measure every side with the XDP program on the receiving veth; without it"
+	echo "   trafgen's frames reach the server's kernel stack, which on veth runs on trafgen's CPU)"
 }
 # trafgen_pick_best SPEC...: TRAFGEN_CFG and TRAFGEN_OPTS from the spec with
 # the highest median in $TMP/tg.INDEX and no failed run in $TMP/tg.failed,
