@@ -35,6 +35,9 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 		o->rfc_line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
 	if (o->rfc_line_bps > 0)
 		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
+	if (r->bidir)
+		fprintf(f, "  bidirectional (RFC 2544 section 14): every trial sends A->B (this client to the server) and B->A "
+			"(the server's side to this client) at once, at the same rate, size and length\n");
 	if (o->rfc_confirm)
 		fprintf(f, "  a throughput trial that lost frames (or fell short of its rate) runs again, "
 			"up to %u time%s; the rate fails only if every run failed (--confirm-loss %u; 0: one trial per "
@@ -85,7 +88,7 @@ static void size_json(struct json_object *o, const struct xp_rfc_size *z)
  */
 static const char *dir_limit(const struct xp_rfc_run *r, const struct xp_rfc_size *z, int d)
 {
-	if (z->dir_ndr[d] >= z->max_pps * (1 - 1e-9))
+	if (z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->max_pps)) /* the search's rates are whole frames/s */
 		return r->o->rfc_line_bps > 0 ? "none below the line rate: passed at the search's top"
 					      : "none found: passed at the search's top (the sender's maximum)";
 	if (z->dir_ndr[d] > z->ndr_pps)
@@ -296,7 +299,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 					struct json_object *e = json_object_new_object();
 					add_d(e, "highest_pass_frames_per_second", z->dir_ndr[d]);
 					json_object_object_add(e, "passed_at_top",
-							       json_object_new_boolean(z->dir_ndr[d] >= z->max_pps * (1 - 1e-9)));
+							       json_object_new_boolean(z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->max_pps)));
 					json_object_object_add(e, "limited_by", json_object_new_string(dir_limit(r, z, d)));
 					json_object_object_add(t, d ? "b_to_a" : "a_to_b", e);
 				}
