@@ -117,7 +117,9 @@ static void tp_text_bidir(FILE *f, const struct xp_rfc_run *r)
 		/* The combined row: the rate both passed at, summed over the two directions. */
 		double v = 2 * z->ndr_pps;
 		snprintf(p, sizeof(p), "%8s", "-");
-		const char *by = z->sender_limited ? "sender-limited: the senders' maximum, not the device's throughput"
+		bool top = z->ndr_pps > 0 && z->ndr_pps >= floor(z->max_pps);
+		const char *by = top && z->max_is_line ? "none below the line rate: both passed at the search's top"
+				 : z->sender_limited ? "sender-limited: the senders' maximum, not the device's throughput"
 				 : z->dir_ndr[0] < z->dir_ndr[1] ? "the device, A->B (its row)"
 				 : z->dir_ndr[1] < z->dir_ndr[0] ? "the device, B->A (its row)"
 								 : "the device (loss or pushback above it)";
