@@ -101,10 +101,11 @@ xp_pass
 
 xp_case bidir_text_table_and_plots
 # The top of the search at 200 Mbit/s (297619 frames/s at 64 bytes) is one both senders reach at once:
-# A->B passes there, and its row says no limit below the line rate.
+# A->B passes there, and its row says no limit below the line rate. --confirm-loss 1 (the default): on a
+# shared 2-core host one trial's senders can fall short at any rate; a repeat sorts that out.
 xp_check "--bidir --line-rate 200M: the table has A->B, B->A and both rows; --plot says bidirectional" eval '
 	client -c "$XP_SERVER4" -u --engine live --rfc2544 --bidir --sizes 64 --tests throughput --trial 1 --line-rate 200M \
-		--confirm-loss 0 --plot "$XP_TMP/plots" >"$XP_TMP/rfc.txt" 2>"$XP_TMP/rfc-progress.txt" || { tail -5 "$XP_TMP/rfc-progress.txt"; false; }
+		--plot "$XP_TMP/plots" >"$XP_TMP/rfc.txt" 2>"$XP_TMP/rfc-progress.txt" || { tail -5 "$XP_TMP/rfc-progress.txt"; false; }
 	grep -q "bidirectional (RFC 2544 section 14)" "$XP_TMP/rfc.txt" &&
 	grep -Eq "^ +64 +A->B +297619 .*none below the line rate" "$XP_TMP/rfc.txt" &&
 	grep -Eq "^ +64 +B->A +[0-9]+ .*the device in this direction" "$XP_TMP/rfc.txt" &&
