@@ -40,6 +40,10 @@ int main(int argc, char **argv)
 	struct xp_opts o;
 	char err[512] = "";
 
+	/* The server's child for --bidir (client/reverse_child.c), never typed by a user. */
+	if (argc == 3 && !strcmp(argv[1], XP_REVERSE_CHILD_ARG))
+		return xp_reverse_child(argv[2]);
+
 	int r = xp_opts_parse(argc, argv, &o, err, sizeof(err));
 	if (r == 1)
 		return 0;

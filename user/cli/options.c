@@ -770,8 +770,9 @@ const struct xp_option xp_options[] = {
 	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
 	{ "bidir", 0, NULL, XP_SEC_RFC2544, RFC, opt_bidir, RFC_OPT,
-	  .help = "both directions at once (RFC 2544 section 14):\n"
-	          "not implemented yet, refused" },
+	  .help = "both directions at once (RFC 2544 section 14): the\n"
+	          "server's side sends each trial back; figures per\n"
+	          "direction and combined (a server on control port+1 here)" },
 
 	/* Issue 12 point 4: the connection searches, one block. */
 	{ "search", 0, NULL, XP_SEC_SEARCH, XDPC, opt_search, SEARCH_OPT,

@@ -58,6 +58,13 @@ struct xp_trial_out {
 	char lat_why[160];
 };
 int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, struct xp_trial_out *out);
+/*
+ * --bidir's sender on the server's side (reverse_child.c): the server runs
+ * its own binary as `xdpperf --reverse-trial ADDR` (not an option: only
+ * main() knows the word, before option parsing), the request on stdin.
+ */
+#define XP_REVERSE_CHILD_ARG "--reverse-trial"
+int xp_reverse_child(const char *host);
 /* --compare: the socket engine, then the fast one (o->compare_engine), then a table with ratios. */
 int xp_client_compare(const struct xp_opts *o);
 

@@ -511,3 +511,216 @@ void xp_sock_counts_from_json(struct json_object *o, struct xp_sock_counts *c)
 {
 	fields_from_json(o, c, sizeof(*c), sock_count_fields, NFIELDS(sock_count_fields));
 }
+
+/* ---- --bidir: the reverse trial (messages.h) ------------------------------ */
+
+/* What a reverse trial may send with: the frame engines (the others send no frames of a size). */
+static const char *const rev_engines[] = { "live", "xsk" };
+
+struct json_object *xp_reverse_req_to_json(const struct xp_reverse_req *q)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("reverse"));
+	json_object_object_add(o, "version", json_object_new_int(XP_PROTO_VERSION));
+	json_object_object_add(o, "port", json_object_new_int(q->port));
+	json_object_object_add(o, "engine", json_object_new_string(q->engine ? q->engine : "live"));
+	json_object_object_add(o, "family", json_object_new_int(q->family == AF_INET6 ? 6 : 4));
+	json_object_object_add(o, "proto", json_object_new_string(q->udp ? "udp" : "tcp"));
+	json_object_object_add(o, "frame_size", json_object_new_int((int)q->frame_size));
+	if (q->mix[0])
+		json_object_object_add(o, "mix", json_object_new_string(q->mix));
+	json_object_object_add(o, "pps", json_object_new_double(q->pps));
+	json_object_object_add(o, "burst", json_object_new_int((int)q->burst));
+	json_object_object_add(o, "seconds", json_object_new_double(q->seconds));
+	json_object_object_add(o, "no_stamps", json_object_new_boolean(q->no_stamps));
+	return o;
+}
+
+int xp_reverse_req_from_json(struct json_object *o, struct xp_reverse_req *q, char *err, size_t errlen)
+{
+	long long n;
+	unsigned u;
+	const char *mix;
+	memset(q, 0, sizeof(*q));
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "the reverse request is not an object");
+		return -1;
+	}
+	if (get_int(o, "version", 0, INT32_MIN, INT32_MAX, &n, err, errlen))
+		return -1;
+	if (n != XP_PROTO_VERSION) {
+		snprintf(err, errlen, "protocol version %lld not supported (server speaks %d); use the same xdpperf on both ends",
+			 n, XP_PROTO_VERSION);
+		return -1;
+	}
+	if (get_int(o, "port", 0, 1, 65535, &n, err, errlen))
+		return -1;
+	if (!n) {
+		snprintf(err, errlen, "the reverse request needs the client side's control port 'port'");
+		return -1;
+	}
+	q->port = (uint16_t)n;
+	if (get_name(o, "engine", "live", rev_engines, 2, &u, err, errlen))
+		return -1;
+	q->engine = rev_engines[u];
+	if (get_int(o, "family", 4, 4, 6, &n, err, errlen) || n == 5) {
+		snprintf(err, errlen, "field 'family' must be 4 or 6");
+		return -1;
+	}
+	q->family = n == 6 ? AF_INET6 : AF_INET;
+	if (get_name(o, "proto", "tcp", proto_names, 2, &u, err, errlen))
+		return -1;
+	q->udp = u == 1;
+	if (get_int(o, "frame_size", 0, 64, 9018, &n, err, errlen))
+		return -1;
+	if (!n) {
+		snprintf(err, errlen, "the reverse request needs its 'frame_size'");
+		return -1;
+	}
+	q->frame_size = (unsigned)n;
+	if (get_str(o, "mix", "", &mix, err, errlen))
+		return -1;
+	/* Only a mix's characters (digits, ':' and ','; or "imix"): the child parses it as -l does. */
+	if (strlen(mix) >= sizeof(q->mix) || (strspn(mix, "0123456789:,") != strlen(mix) && strcmp(mix, "imix"))) {
+		snprintf(err, errlen, "field 'mix' is not a frame mix (SIZE:WEIGHT,... or imix)");
+		return -1;
+	}
+	snprintf(q->mix, sizeof(q->mix), "%s", mix);
+	if (get_num(o, "pps", 0, &q->pps, err, errlen))
+		return -1;
+	if (q->pps < 0 || q->pps > XP_REVERSE_PPS_MAX) {
+		snprintf(err, errlen, "rate %g frames/s is not in 0..%g", q->pps, XP_REVERSE_PPS_MAX);
+		return -1;
+	}
+	if (get_int(o, "burst", 0, 0, 1048576, &n, err, errlen))
+		return -1;
+	q->burst = (unsigned)n;
+	if (get_num(o, "seconds", 0, &q->seconds, err, errlen))
+		return -1;
+	if (!(q->seconds > 0) || q->seconds > XP_TEST_DURATION_MAX) {
+		snprintf(err, errlen, "trial length %g s is not in (0, %g]", q->seconds, XP_TEST_DURATION_MAX);
+		return -1;
+	}
+	return get_bool(o, "no_stamps", false, &q->no_stamps, err, errlen);
+}
+
+static const char *const held_names[] = { "", "sender", "path", "kernel" };
+
+struct json_object *xp_reverse_res_to_json(const struct xp_reverse_res *r)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "rc", json_object_new_int(r->rc));
+	if (r->rc) {
+		json_object_object_add(o, "error", json_object_new_string(r->error));
+		return o;
+	}
+	json_object_object_add(o, "sent", json_object_new_int64((int64_t)r->sent));
+	json_object_object_add(o, "received", json_object_new_int64((int64_t)r->received));
+	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
+	json_object_object_add(o, "target_pps", json_object_new_double(r->target_pps));
+	json_object_object_add(o, "offered_pps", json_object_new_double(r->offered_pps));
+	json_object_object_add(o, "short_of_target", json_object_new_boolean(r->short_of_target));
+	json_object_object_add(o, "held_back_by", json_object_new_string(r->held_back_by));
+	json_object_object_add(o, "kernel_sleeps", json_object_new_boolean(r->kernel_sleeps));
+	json_object_object_add(o, "max_catchup", json_object_new_int64(r->max_catchup));
+	if (r->lat_known) {
+		struct json_object *l = json_object_new_object();
+		json_object_object_add(l, "min_us", json_object_new_double(r->lat_min_us));
+		json_object_object_add(l, "mean_us", json_object_new_double(r->lat_mean_us));
+		json_object_object_add(l, "max_us", json_object_new_double(r->lat_max_us));
+		json_object_object_add(l, "p50_us", json_object_new_double(r->lat_p50_us));
+		json_object_object_add(l, "p99_us", json_object_new_double(r->lat_p99_us));
+		json_object_object_add(l, "p999_us", json_object_new_double(r->lat_p999_us));
+		json_object_object_add(l, "timed", json_object_new_int64((int64_t)r->lat_timed));
+		json_object_object_add(l, "hist", xp_lat_to_json(&r->lat_hist));
+		json_object_object_add(o, "latency", l);
+	} else {
+		json_object_object_add(o, "latency_why", json_object_new_string(r->lat_why));
+	}
+	return o;
+}
+
+/* A count: an integer 0..2^62 (json-c keeps int64; no count here comes near). */
+static int get_count(struct json_object *o, const char *key, uint64_t *out, char *err, size_t errlen)
+{
+	long long n;
+	if (get_int(o, key, 0, 0, INT64_MAX / 2, &n, err, errlen))
+		return -1;
+	*out = (uint64_t)n;
+	return 0;
+}
+
+/* A figure: a finite number >= 0. */
+static int get_figure(struct json_object *o, const char *key, double *out, char *err, size_t errlen)
+{
+	if (get_num(o, key, 0, out, err, errlen))
+		return -1;
+	if (*out < 0) {
+		snprintf(err, errlen, "field '%s' is negative", key);
+		return -1;
+	}
+	return 0;
+}
+
+static void copy_printable(struct json_object *o, const char *key, char *out, size_t len)
+{
+	const char *s = "";
+	char e[8];
+	if (get_str(o, key, "", &s, e, sizeof(e)))
+		s = "?";
+	xp_msg_printable(s, out, len);
+}
+
+int xp_reverse_res_from_json(struct json_object *o, struct xp_reverse_res *r, char *err, size_t errlen)
+{
+	long long n;
+	unsigned u;
+	struct json_object *l, *h;
+	memset(r, 0, sizeof(*r));
+	xp_lat_init(&r->lat_hist);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "the reverse trial's figures are not an object");
+		return -1;
+	}
+	if (get_int(o, "rc", -1, 0, 255, &n, err, errlen))
+		return -1;
+	if (n < 0) {
+		snprintf(err, errlen, "the reverse trial's figures have no 'rc'");
+		return -1;
+	}
+	r->rc = (int)n;
+	if (r->rc) {
+		copy_printable(o, "error", r->error, sizeof(r->error));
+		if (!r->error[0])
+			snprintf(r->error, sizeof(r->error), "the reverse trial failed (status %d)", r->rc);
+		return 0;
+	}
+	if (get_count(o, "sent", &r->sent, err, errlen) || get_count(o, "received", &r->received, err, errlen) ||
+	    get_figure(o, "seconds", &r->seconds, err, errlen) || get_figure(o, "target_pps", &r->target_pps, err, errlen) ||
+	    get_figure(o, "offered_pps", &r->offered_pps, err, errlen) ||
+	    get_bool(o, "short_of_target", false, &r->short_of_target, err, errlen) ||
+	    get_name(o, "held_back_by", "", held_names, 4, &u, err, errlen) ||
+	    get_bool(o, "kernel_sleeps", false, &r->kernel_sleeps, err, errlen) ||
+	    get_int(o, "max_catchup", 0, 0, UINT32_MAX, &n, err, errlen))
+		return -1;
+	snprintf(r->held_back_by, sizeof(r->held_back_by), "%s", held_names[u]);
+	r->max_catchup = (uint32_t)n;
+	if (!field(o, "latency", &l)) {
+		copy_printable(o, "latency_why", r->lat_why, sizeof(r->lat_why));
+		return 0;
+	}
+	if (!json_object_is_type(l, json_type_object) || get_figure(l, "min_us", &r->lat_min_us, err, errlen) ||
+	    get_figure(l, "mean_us", &r->lat_mean_us, err, errlen) || get_figure(l, "max_us", &r->lat_max_us, err, errlen) ||
+	    get_figure(l, "p50_us", &r->lat_p50_us, err, errlen) || get_figure(l, "p99_us", &r->lat_p99_us, err, errlen) ||
+	    get_figure(l, "p999_us", &r->lat_p999_us, err, errlen) || get_count(l, "timed", &r->lat_timed, err, errlen)) {
+		if (!json_object_is_type(l, json_type_object))
+			snprintf(err, errlen, "field 'latency' must be an object");
+		return -1;
+	}
+	if (!json_object_object_get_ex(l, "hist", &h) || xp_lat_from_json(h, &r->lat_hist)) {
+		snprintf(err, errlen, "the reverse trial's latency histogram is malformed");
+		return -1;
+	}
+	r->lat_known = true;
+	return 0;
+}

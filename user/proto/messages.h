@@ -126,4 +126,51 @@ struct json_object *xp_streams_to_json(const struct xp_stream_figs *s, unsigned 
 /* Their count (at most max), or -1 with err. */
 int xp_streams_from_json(struct json_object *o, struct xp_stream_figs *s, unsigned max, char *err, size_t errlen);
 
+/*
+ * --bidir (RFC 2544 section 14): {"op":"reverse", ...} asks the server to
+ * send one trial's frames towards the client (B->A) while the client sends
+ * its own (A->B). The server does not send itself: it starts a child of its
+ * own binary (server/reverse.c) that runs the trial as a client of the
+ * xdpperf server the client runs on its side for the suite (rfc2544/bidir.c),
+ * on control port `port` of the address the request came from. So each
+ * direction is an ordinary test: the same engines, pacing, stamps and
+ * counting by test id, the same figures. The reply {"op":"reversed"} carries
+ * the child's figures (struct xp_reverse_res).
+ */
+struct xp_reverse_req {
+	uint16_t port;        /* the control port of the server on the client's side */
+	const char *engine;   /* "live" or "xsk" (static string) */
+	int family;           /* AF_INET / AF_INET6 */
+	bool udp;
+	unsigned frame_size;  /* incl. FCS; with a mix its largest */
+	char mix[96];         /* "" or a mix as -l takes it (net/mix.h: "64:7,570:4,1518:1") */
+	double pps;           /* 0: as fast as the sender goes */
+	unsigned burst;       /* back-to-back: one burst of this many frames; 0: paced */
+	double seconds;       /* the trial's length */
+	bool no_stamps;       /* --no-stamps */
+};
+/* The reverse trial's figures, as the client's own trial gives them (client.h's xp_trial_out). */
+struct xp_reverse_res {
+	int rc;               /* 0: it ran; else the child's exit status */
+	char error[256];
+	uint64_t sent, received;
+	double seconds, target_pps, offered_pps;
+	bool short_of_target;
+	char held_back_by[16]; /* "" or "sender", "path", "kernel" */
+	bool kernel_sleeps;
+	uint32_t max_catchup;
+	bool lat_known;
+	double lat_min_us, lat_mean_us, lat_max_us, lat_p50_us, lat_p99_us, lat_p999_us;
+	uint64_t lat_timed;
+	struct xp_lat_hist lat_hist;
+	char lat_why[160];
+};
+#define XP_REVERSE_PPS_MAX 1e9 /* above any sender; the trial's "as fast as it goes" asks 1e8 */
+struct json_object *xp_reverse_req_to_json(const struct xp_reverse_req *q);
+/* Strict, as xp_test_from_json: the client may be hostile. 0 or -1 with a one-line err. */
+int xp_reverse_req_from_json(struct json_object *o, struct xp_reverse_req *q, char *err, size_t errlen);
+struct json_object *xp_reverse_res_to_json(const struct xp_reverse_res *r);
+/* Strict too: the server (or its child) may be hostile. 0 or -1 with err. */
+int xp_reverse_res_from_json(struct json_object *o, struct xp_reverse_res *r, char *err, size_t errlen);
+
 #endif

@@ -105,15 +105,19 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 	FILE *d = open_in(dir, "throughput.dat", err, errlen);
 	if (!d)
 		return -1;
-	fprintf(d, "# bytes ndr_fps pdr_fps ndr_l1_bps max_fps\n");
+	/* --bidir: the combined NDR (both directions summed) and each direction's own highest pass follow. */
+	fprintf(d, "# bytes ndr_fps pdr_fps ndr_l1_bps max_fps%s\n", r->bidir ? " combined_ndr_fps a_to_b_fps b_to_a_fps" : "");
 	for (unsigned i = 0; i < r->nsizes; i++) {
 		const struct xp_rfc_size *z = &r->sizes[i];
 		if (!z->tp_run)
 			continue;
 		tp = true;
 		/* A mix sits at its mean size on the frame-size axis. */
-		fprintf(d, "%g %.0f %.0f %.0f %.0f\n", xp_rfc_mean(z), z->ndr_pps, z->pdr_pps, xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)),
+		fprintf(d, "%g %.0f %.0f %.0f %.0f", xp_rfc_mean(z), z->ndr_pps, z->pdr_pps, xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)),
 			z->max_pps);
+		if (r->bidir)
+			fprintf(d, " %.0f %.0f %.0f", 2 * z->ndr_pps, z->dir_ndr[0], z->dir_ndr[1]);
+		fprintf(d, "\n");
 	}
 	fclose(d);
 	if (!(d = open_in(dir, "loss.dat", err, errlen)))
@@ -153,7 +157,15 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		return -1;
 	fprintf(gp, "# Made by xdpperf --rfc2544 --plot; run from this directory: gnuplot plots.gp\n");
 	fprintf(gp, "cd '%s'\nset grid\nset key top right\n", dir);
-	if (tp)
+	if (tp && r->bidir)
+		both(gp, "throughput",
+		     "set title 'Throughput, bidirectional (RFC 2544 26.1 and section 14)'\nset xlabel 'frame size (bytes)'\n"
+		     "set ylabel 'frames/s'\nset logscale x 2\nset yrange [0:*]\n"
+		     "plot 'throughput.dat' using 1:6 with linespoints title 'both directions combined (2 x NDR)', "
+		     "'' using 1:2 with linespoints title 'NDR each way', '' using 1:7 with points title 'A->B highest pass', "
+		     "'' using 1:8 with points title 'B->A highest pass', '' using 1:5 with lines dashtype 2 title 'top of the search'\n"
+		     "unset logscale x");
+	else if (tp)
 		both(gp, "throughput",
 		     "set title 'Throughput (RFC 2544 26.1)'\nset xlabel 'frame size (bytes)'\nset ylabel 'frames/s'\n"
 		     "set logscale x 2\nset yrange [0:*]\n"
@@ -185,11 +197,14 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 	FILE *md = open_in(dir, "summary.md", err, errlen);
 	if (!md)
 		return -1;
-	fprintf(md, "# RFC 2544 benchmark: %s\n\n```\n", r->o->host);
+	fprintf(md, "# RFC 2544 benchmark%s: %s\n\n```\n",
+		r->bidir ? ", bidirectional (RFC 2544 section 14: both directions at once; throughput combined and per direction)" : "",
+		r->o->host);
 	xp_rfc_report_text(md, r);
 	fprintf(md, "```\n\n");
 	if (tp)
-		fprintf(md, "![Throughput against frame size](throughput.svg)\n\n");
+		fprintf(md, r->bidir ? "![Bidirectional throughput against frame size: both directions combined, and each](throughput.svg)\n\n"
+				     : "![Throughput against frame size](throughput.svg)\n\n");
 	if (flr)
 		fprintf(md, "![Frame loss rate against offered load](loss.svg)\n\n");
 	if (lat)

@@ -35,6 +35,9 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 		o->rfc_line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
 	if (o->rfc_line_bps > 0)
 		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
+	if (r->bidir)
+		fprintf(f, "  bidirectional (RFC 2544 section 14): every trial sends A->B (this client to the server) and B->A "
+			"(the server's side to this client) at once, at the same rate, size and length\n");
 	if (o->rfc_confirm)
 		fprintf(f, "  a throughput trial that lost frames (or fell short of its rate) runs again, "
 			"up to %u time%s; the rate fails only if every run failed (--confirm-loss %u; 0: one trial per "
@@ -77,6 +80,58 @@ static void size_json(struct json_object *o, const struct xp_rfc_size *z)
 	json_object_object_add(o, "frame_mix", m);
 }
 
+/*
+ * --bidir: what held one direction's own highest passing rate (search.h's
+ * dir_ndr). The search follows both directions' verdict, so a direction
+ * that passed above the result was never searched to its own limit: it
+ * passed at the top (no limit below it), or at least up to that rate.
+ */
+static const char *dir_limit(const struct xp_rfc_run *r, const struct xp_rfc_size *z, int d)
+{
+	if (z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->max_pps)) /* the search's rates are whole frames/s */
+		return r->o->rfc_line_bps > 0 ? "none below the line rate: passed at the search's top"
+					      : "none found: passed at the search's top (the sender's maximum)";
+	if (z->dir_ndr[d] > z->ndr_pps)
+		return "at least this: the other direction's limit ended the search";
+	return "the device in this direction (loss or pushback above it)";
+}
+
+static void tp_text_bidir(FILE *f, const struct xp_rfc_run *r)
+{
+	char lb[16], a[32], b[32], p[32];
+	fprintf(f, "\nThroughput (RFC 2544 26.1), bidirectional (RFC 2544 section 14): both directions at once at the same "
+		"rate; a trial passes only if both lost nothing and reached their rate\n");
+	fprintf(f, "%6s %5s %14s %14s %14s %9s %14s %7s  %s\n", "bytes", "dir", "frames/s", "L1 bit/s", "L2 bit/s", "% line",
+		"PDR frames/s", "trials", "limited by");
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		const struct xp_rfc_size *z = &r->sizes[i];
+		if (!z->tp_run)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			double v = z->dir_ndr[d];
+			pct_line(p, sizeof(p), r, z, v);
+			fprintf(f, "%6s %5s %14.0f %14s %14s %9s %14s %7s  %s\n", xp_rfc_label(z, lb), d ? "B->A" : "A->B", v,
+				rate(xp_rfc_l1_bps(v, xp_rfc_mean(z)), "bit/s", a, sizeof(a)),
+				rate(xp_rfc_l2_bps(v, xp_rfc_mean(z)), "bit/s", b, sizeof(b)), p, "-", "", dir_limit(r, z, d));
+		}
+		/* The combined row: the rate both passed at, summed over the two directions. */
+		double v = 2 * z->ndr_pps;
+		snprintf(p, sizeof(p), "%8s", "-");
+		bool top = z->ndr_pps > 0 && z->ndr_pps >= floor(z->max_pps);
+		const char *by = top && z->max_is_line ? "none below the line rate: both passed at the search's top"
+				 : z->sender_limited ? "sender-limited: the senders' maximum, not the device's throughput"
+				 : z->dir_ndr[0] < z->dir_ndr[1] ? "the device, A->B (its row)"
+				 : z->dir_ndr[1] < z->dir_ndr[0] ? "the device, B->A (its row)"
+								 : "the device (loss or pushback above it)";
+		fprintf(f, "%6s %5s %14.0f %14s %14s %9s %14.0f %7u  NDR %.0f frames/s each way; %s\n", xp_rfc_label(z, lb), "both",
+			v, rate(xp_rfc_l1_bps(v, xp_rfc_mean(z)), "bit/s", a, sizeof(a)),
+			rate(xp_rfc_l2_bps(v, xp_rfc_mean(z)), "bit/s", b, sizeof(b)), p, 2 * z->pdr_pps, z->tp_trials,
+			z->ndr_pps, by);
+	}
+	fprintf(f, "  A->B, B->A: the highest rate that direction passed on its own in the search's trials; both: the "
+		"sum of the two at the highest rate both passed (NDR), and of their PDR\n");
+}
+
 void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 {
 	char lb[16];
@@ -89,7 +144,9 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 		any_b2b |= r->sizes[i].b2b_run || r->sizes[i].b2b_skip;
 		any_lat |= r->sizes[i].lat_run;
 	}
-	if (any_tp) {
+	if (any_tp && r->bidir)
+		tp_text_bidir(f, r);
+	if (any_tp && !r->bidir) {
 		fprintf(f, "\nThroughput (RFC 2544 26.1): the highest rate with zero loss (NDR), and at %g %% loss (PDR)\n",
 			r->o->rfc_loss_tol);
 		fprintf(f, "%6s %14s %14s %14s %9s %14s %7s  %s\n", "bytes", "NDR frames/s", "L1 bit/s", "L2 bit/s",
@@ -105,6 +162,8 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 				z->sender_limited ? "sender-limited: the sender's maximum, not the device's throughput"
 						  : "the device (loss or pushback above it)");
 		}
+	}
+	if (any_tp) {
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
 			if (z->tp_run && z->tp_repeats)
@@ -116,32 +175,52 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 	if (any_lat) {
 		fprintf(f, "\nLatency (RFC 2544 26.2) at the throughput rate: every frame timed, one way; each figure "
 			"the mean over the trials\n");
-		fprintf(f, "%6s %14s %7s %12s %9s %9s %9s %9s %9s %9s\n", "bytes", "rate frames/s", "trials", "frames timed",
-			"min us", "mean us", "max us", "p50 us", "p99 us", "p99.9 us");
+		fprintf(f, "%6s %s%14s %7s %12s %9s %9s %9s %9s %9s %9s\n", "bytes", r->bidir ? "  dir " : "", "rate frames/s",
+			"trials", "frames timed", "min us", "mean us", "max us", "p50 us", "p99 us", "p99.9 us");
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
 			if (!z->lat_run)
 				continue;
-			if (!z->lat.known) {
-				fprintf(f, "%6s %14.0f  not measured: %s\n", xp_rfc_label(z, lb), z->lat_pps,
-					z->lat_why[0] ? z->lat_why : "no trial ran");
-				continue;
+			for (int d = 0; d < (r->bidir ? 2 : 1); d++) {
+				const struct xp_rfc_latency *l = d ? &z->lat_rev : &z->lat;
+				const char *why = d ? z->lat_rev_why : z->lat_why;
+				const char *dir = !r->bidir ? "" : d ? " B->A " : " A->B ";
+				if (!l->known) {
+					fprintf(f, "%6s %s%14.0f  not measured: %s\n", xp_rfc_label(z, lb), dir, z->lat_pps,
+						why[0] ? why : "no trial ran");
+					continue;
+				}
+				fprintf(f, "%6s %s%14.0f %7u %12llu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", xp_rfc_label(z, lb), dir,
+					z->lat_pps, d ? z->lat_rev_n : z->lat_n, (unsigned long long)l->timed, l->min_us, l->mean_us,
+					l->max_us, l->p50_us, l->p99_us, l->p999_us);
 			}
-			fprintf(f, "%6s %14.0f %7u %12llu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", xp_rfc_label(z, lb), z->lat_pps, z->lat_n,
-				(unsigned long long)z->lat.timed, z->lat.min_us, z->lat.mean_us, z->lat.max_us, z->lat.p50_us,
-				z->lat.p99_us, z->lat.p999_us);
 		}
 	}
 	if (any_flr) {
 		fprintf(f, "\nFrame loss rate (RFC 2544 26.3): from 100 %% of %s down in 10 %% steps\n",
 			r->o->rfc_line_bps > 0 ? "the line rate" : "the sender's maximum");
-		fprintf(f, "%6s %6s %14s %14s %14s %10s\n", "bytes", "step", "asked fps", "offered fps", "L1 bit/s", "loss %");
+		fprintf(f, "%6s %6s %s%14s %14s %14s %10s\n", "bytes", "step", r->bidir ? "  dir " : "", "asked fps",
+			"offered fps", "L1 bit/s", "loss %");
 		for (unsigned i = 0; i < r->nsizes; i++) {
 			const struct xp_rfc_size *z = &r->sizes[i];
-			for (unsigned k = 0; k < z->flr_n; k++)
-				fprintf(f, "%6s %5u%% %14.0f %14.0f %14s %10.4f\n", xp_rfc_label(z, lb), 100 - 10 * k, z->flr_target[k],
-					z->flr_offered[k], rate(xp_rfc_l1_bps(z->flr_offered[k], xp_rfc_mean(z)), "bit/s", c, sizeof(c)),
-					z->flr_loss[k]);
+			for (unsigned k = 0; k < z->flr_n; k++) {
+				if (!r->bidir) {
+					fprintf(f, "%6s %5u%% %14.0f %14.0f %14s %10.4f\n", xp_rfc_label(z, lb), 100 - 10 * k,
+						z->flr_target[k], z->flr_offered[k],
+						rate(xp_rfc_l1_bps(z->flr_offered[k], xp_rfc_mean(z)), "bit/s", c, sizeof(c)),
+						z->flr_loss[k]);
+					continue;
+				}
+				double off[3] = { z->flr_offered[k], z->flr_rev_offered[k], z->flr_offered[k] + z->flr_rev_offered[k] };
+				/* both: the frames lost of those sent both ways (each way's share weighted by its load) */
+				double lost = off[0] * z->flr_fwd_loss[k] + off[1] * z->flr_rev_loss[k];
+				double loss[3] = { z->flr_fwd_loss[k], z->flr_rev_loss[k], off[2] > 0 ? lost / off[2] : 0 };
+				static const char *const dn[3] = { " A->B ", " B->A ", " both " };
+				for (int d = 0; d < 3; d++)
+					fprintf(f, "%6s %5u%% %s%14.0f %14.0f %14s %10.4f\n", xp_rfc_label(z, lb), 100 - 10 * k, dn[d],
+						d == 2 ? 2 * z->flr_target[k] : z->flr_target[k], off[d],
+						rate(xp_rfc_l1_bps(off[d], xp_rfc_mean(z)), "bit/s", c, sizeof(c)), loss[d]);
+			}
 		}
 	}
 	if (any_b2b) {
@@ -192,6 +271,8 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 	add_d(set, "loss_tolerance_percent", o->rfc_loss_tol);
 	json_object_object_add(set, "confirm_loss", json_object_new_int((int)o->rfc_confirm));
 	add_d(set, "line_rate_bps", o->rfc_line_bps > 0 ? o->rfc_line_bps : NAN);
+	/* --bidir (RFC 2544 section 14): every trial both ways at once; "A->B" is the client's frames to the server. */
+	json_object_object_add(set, "bidirectional", json_object_new_boolean(r->bidir));
 	json_object_object_add(doc, "settings", set);
 	struct json_object *sizes = json_object_new_array();
 	for (unsigned i = 0; i < r->nsizes; i++) {
@@ -210,6 +291,21 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 			json_object_object_add(t, "trials", json_object_new_int((int)z->tp_trials));
 			json_object_object_add(t, "repeats", json_object_new_int((int)z->tp_repeats));
 			json_object_object_add(t, "passed_on_repeat", json_object_new_int((int)z->tp_passed_on_repeat));
+			if (r->bidir) {
+				/* ndr/pdr above: the rate per direction that both passed. */
+				add_d(t, "combined_ndr_frames_per_second", 2 * z->ndr_pps);
+				add_d(t, "combined_ndr_l1_bps", xp_rfc_l1_bps(2 * z->ndr_pps, xp_rfc_mean(z)));
+				add_d(t, "combined_ndr_l2_bps", xp_rfc_l2_bps(2 * z->ndr_pps, xp_rfc_mean(z)));
+				add_d(t, "combined_pdr_frames_per_second", 2 * z->pdr_pps);
+				for (int d = 0; d < 2; d++) {
+					struct json_object *e = json_object_new_object();
+					add_d(e, "highest_pass_frames_per_second", z->dir_ndr[d]);
+					json_object_object_add(e, "passed_at_top",
+							       json_object_new_boolean(z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->max_pps)));
+					json_object_object_add(e, "limited_by", json_object_new_string(dir_limit(r, z, d)));
+					json_object_object_add(t, d ? "b_to_a" : "a_to_b", e);
+				}
+			}
 			json_object_object_add(s, "throughput", t);
 		}
 		if (z->lat_run) {
@@ -225,6 +321,19 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 			} else {
 				json_object_object_add(l, "why", json_object_new_string(z->lat_why[0] ? z->lat_why : "no trial ran"));
 			}
+			if (r->bidir) {
+				struct json_object *v = json_object_new_object();
+				json_object_object_add(v, "measured", json_object_new_boolean(z->lat_rev.known));
+				json_object_object_add(v, "trials", json_object_new_int((int)z->lat_rev_n));
+				if (z->lat_rev.known) {
+					lat_json(v, &z->lat_rev);
+					json_object_object_add(v, "all_frames", xp_lat_to_json(&z->lat_rev_hist));
+				} else {
+					json_object_object_add(v, "why", json_object_new_string(z->lat_rev_why[0] ? z->lat_rev_why
+												  : "no trial ran"));
+				}
+				json_object_object_add(l, "b_to_a", v);
+			}
 			json_object_object_add(s, "latency", l);
 		}
 		if (z->flr_n) {
@@ -234,6 +343,11 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 				add_d(e, "target_frames_per_second", z->flr_target[k]);
 				add_d(e, "offered_frames_per_second", z->flr_offered[k]);
 				add_d(e, "loss_percent", z->flr_loss[k]);
+				if (r->bidir) {
+					add_d(e, "a_to_b_loss_percent", z->flr_fwd_loss[k]);
+					add_d(e, "b_to_a_offered_frames_per_second", z->flr_rev_offered[k]);
+					add_d(e, "b_to_a_loss_percent", z->flr_rev_loss[k]);
+				}
 				json_object_array_add(a, e);
 			}
 			json_object_object_add(s, "frame_loss_rate", a);
@@ -285,6 +399,37 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 			struct json_object *l = json_object_new_object();
 			lat_json(l, &t->t.lat);
 			json_object_object_add(e, "latency", l);
+		}
+		if (t->t.rev.on) {
+			/* The fields above are A->B's (loss_percent: the worse direction's, which the verdict is judged by). */
+			const struct xp_rfc_dir *v = &t->t.rev;
+			json_object_object_add(e, "verdict_a_to_b", json_object_new_string(
+				xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, false, 0))));
+			add_d(e, "a_to_b_loss_percent", xp_rfc_dir_loss_pct(&t->t, false));
+			struct json_object *b = json_object_new_object();
+			add_d(b, "target_frames_per_second", t->rev_target_pps);
+			add_d(b, "seconds", v->seconds);
+			json_object_object_add(b, "sent", json_object_new_int64((int64_t)v->sent));
+			json_object_object_add(b, "received", json_object_new_int64((int64_t)v->received));
+			add_d(b, "offered_frames_per_second", v->offered_pps);
+			add_d(b, "loss_percent", xp_rfc_dir_loss_pct(&t->t, true));
+			json_object_object_add(b, "short_of_target", json_object_new_boolean(v->short_of_target));
+			if (v->held_back_by)
+				json_object_object_add(b, "held_back_by", json_object_new_string(v->held_back_by));
+			json_object_object_add(b, "verdict", json_object_new_string(
+				xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, true, 0))));
+			if (t->rev_lat.known) {
+				struct json_object *l = json_object_new_object();
+				lat_json(l, &t->rev_lat);
+				json_object_object_add(b, "latency", l);
+			}
+			json_object_object_add(e, "b_to_a", b);
+			struct json_object *c = json_object_new_object();
+			json_object_object_add(c, "sent", json_object_new_int64((int64_t)(t->t.sent + v->sent)));
+			json_object_object_add(c, "received", json_object_new_int64((int64_t)(t->t.received + v->received)));
+			add_d(c, "offered_frames_per_second", t->t.offered_pps + v->offered_pps);
+			add_d(c, "offered_l1_bps", xp_rfc_l1_bps(t->t.offered_pps + v->offered_pps, t->z ? xp_rfc_mean(t->z) : t->len));
+			json_object_object_add(e, "combined", c);
 		}
 		json_object_array_add(trials, e);
 	}

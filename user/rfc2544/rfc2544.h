@@ -11,6 +11,8 @@
 #include <stdio.h>
 
 #include "cli/opts.h"
+#include "client/client.h"
+#include "proto/messages.h"
 #include "report/latency.h"
 #include "rfc2544/search.h"
 
@@ -39,9 +41,17 @@ struct xp_rfc_size {
 	struct xp_rfc_latency lat; /* each figure's mean over those trials (timed: their sum) */
 	struct xp_lat_hist lat_hist; /* every frame of those trials: the distribution plot, -J's buckets */
 	char lat_why[160];         /* when no trial had figures: why */
-	/* frame loss rate */
+	/* --bidir: B->A's latency at the throughput rate, as lat* above are A->B's */
+	unsigned lat_rev_n;
+	struct xp_rfc_latency lat_rev;
+	struct xp_lat_hist lat_rev_hist;
+	char lat_rev_why[160];
+	/* --bidir: the highest rate each direction passed on its own (search.h's dir_ndr) */
+	double dir_ndr[2];
+	/* frame loss rate (--bidir: flr_* A->B, flr_rev_* B->A; flr_loss the worse) */
 	unsigned flr_n;
 	double flr_offered[10], flr_target[10], flr_loss[10];
+	double flr_rev_offered[10], flr_rev_loss[10], flr_fwd_loss[10];
 	/* back-to-back */
 	bool b2b_run;
 	const char *b2b_skip;      /* why it did not run at this size */
@@ -72,7 +82,22 @@ struct xp_rfc_trial_rec {
 	struct xp_rfc_trial t;
 	enum xp_rfc_verdict v;
 	unsigned repeat_of;        /* --confirm-loss: the number (progress line, 1-based) of the losing trial this runs again; 0: none */
+	struct xp_rfc_latency rev_lat; /* --bidir: B->A's latency (t.rev has its counts) */
+	double rev_target_pps;     /* --bidir: the rate B->A's sender paced to */
 };
+
+/* bidir.c: --bidir's client side (the design: there and in server/reverse.c). */
+struct xp_bidir {
+	int pid;               /* the xdpperf server we run on our side for B->A (0: none) */
+	int logfd;             /* its stdout and stderr */
+	unsigned short port;   /* its control port: ours + 1 */
+};
+/* Start our server; 0, or -1 with a one-line err. */
+int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t errlen);
+void xp_bidir_close(struct xp_bidir *b);
+/* One trial both ways at once: A->B into *out (as xp_client_trial does), B->A into *rev; then req's settle. */
+void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req,
+		    struct xp_trial_out *out, struct xp_reverse_res *rev);
 
 struct xp_rfc_run {
 	const struct xp_opts *o;
@@ -83,6 +108,9 @@ struct xp_rfc_run {
 	double started, seconds;
 	double settle_s;
 	const char *error;
+	bool bidir;                /* --bidir: every trial both ways at once */
+	struct xp_bidir bd;
+	struct xp_reverse_res *rev; /* the last trial's B->A figures (its latency histogram too) */
 };
 
 /* The whole suite; returns the exit status. */

@@ -33,6 +33,12 @@ static double settle_of(double trial_s)
 	return trial_s < 2 ? trial_s : 2.0;
 }
 
+/* The reverse figures' "who held it back" as the static names the report keeps. */
+static const char *held_name(const char *s)
+{
+	return !strcmp(s, "sender") ? "sender" : !strcmp(s, "path") ? "path" : !strcmp(s, "kernel") ? "kernel" : NULL;
+}
+
 /* One trial, recorded in r; out gets all the client gave back (the latency histogram too). */
 static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *test, const struct xp_rfc_size *z,
 					      double pps, unsigned burst, double secs, struct xp_trial_out *outp)
@@ -47,8 +53,12 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	struct xp_trial_out *out = outp ? outp : &out_;
 	/* A paced trial offers a constant load: the sender makes a stall up
 	 * at most 1 % above the rate, never in one burst (client/trial.c); a
-	 * device that drops then dropped the rate, not the sender's burst. */
-	xp_client_trial(r->o, &req, out);
+	 * device that drops then dropped the rate, not the sender's burst.
+	 * --bidir: the server's side sends the same trial back at the same time (bidir.c). */
+	if (r->bidir)
+		xp_bidir_trial(&r->bd, r->o, &req, out, r->rev);
+	else
+		xp_client_trial(r->o, &req, out);
 	rec->len = len;
 	rec->z = z;
 	rec->test = test;
@@ -61,7 +71,27 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 					      .mean_us = out->lat_mean_us, .max_us = out->lat_max_us,
 					      .p50_us = out->lat_p50_us, .p99_us = out->lat_p99_us,
 					      .p999_us = out->lat_p999_us, .timed = out->lat_timed };
+	const struct xp_reverse_res *rv = r->rev;
+	if (r->bidir) {
+		rec->t.rev = (struct xp_rfc_dir){ .on = true, .sent = rv->sent, .received = rv->received,
+						  .seconds = rv->seconds, .offered_pps = rv->offered_pps,
+						  .short_of_target = pps > 0 && pps < CALIBRATE_PPS && rv->short_of_target,
+						  .held_back_by = held_name(rv->held_back_by), .error = rv->rc };
+		rec->rev_lat = (struct xp_rfc_latency){ .known = rv->lat_known, .min_us = rv->lat_min_us,
+							.mean_us = rv->lat_mean_us, .max_us = rv->lat_max_us,
+							.p50_us = rv->lat_p50_us, .p99_us = rv->lat_p99_us,
+							.p999_us = rv->lat_p999_us, .timed = rv->lat_timed };
+		rec->rev_target_pps = rv->target_pps;
+	}
 	rec->v = xp_rfc_judge(&rec->t, 0);
+	if (!out->rc && r->bidir && rv->rc) {
+		/* B->A did not run: the trial did not, whatever A->B did. */
+		rec->t.error = rv->rc;
+		r->error = strdup(rv->error);
+		fprintf(stderr, "xdpperf: rfc2544: %s%s %s trial did not run: B->A: %s\n", z->label, z->mix ? "" : "-byte", test,
+			rv->error);
+		return rec;
+	}
 	if (out->rc) {
 		r->error = strdup(out->error);
 		fprintf(stderr, "xdpperf: rfc2544: %s%s %s trial did not run: %s\n", z->label, z->mix ? "" : "-byte", test,
@@ -78,15 +108,31 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	if (rec->t.lat.known && !strcmp(test, "latency"))
 		snprintf(lat, sizeof(lat), "; latency p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us",
 			 rec->t.lat.p50_us, rec->t.lat.p99_us, rec->t.lat.p999_us, rec->t.lat.max_us);
+	char back[320] = "";
+	if (r->bidir) {
+		char rlat[80] = "";
+		if (rec->rev_lat.known && !strcmp(test, "latency"))
+			snprintf(rlat, sizeof(rlat), "; latency p50 %.1f us, p99 %.1f us, max %.1f us", rec->rev_lat.p50_us,
+				 rec->rev_lat.p99_us, rec->rev_lat.max_us);
+		char rheld[48] = "";
+		if (rec->t.rev.short_of_target && rec->t.rev.held_back_by)
+			snprintf(rheld, sizeof(rheld), " (held back by the %s)", rec->t.rev.held_back_by);
+		snprintf(back, sizeof(back), "\n      %5s%s B->A       %.0f offered: sent %llu, received %llu, lost %.4f %%: %s%s%s",
+			 "", "  ", rv->offered_pps, (unsigned long long)rv->sent, (unsigned long long)rv->received,
+			 xp_rfc_dir_loss_pct(&rec->t, true), xp_rfc_verdict_name(xp_rfc_judge_dir(&rec->t, true, 0)),
+			 rheld, rlat);
+		snprintf(back + strlen(back), sizeof(back) - strlen(back), "; the trial (both ways): %s",
+			 xp_rfc_verdict_name(rec->v));
+	}
 	if (pps >= CALIBRATE_PPS)
-		fprintf(stderr, "[%3u] %5s%s %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s\n",
+		fprintf(stderr, "[%3u] %5s%s %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s%s\n",
 			r->ntrials, z->label, z->mix ? "  " : " B", test, out->offered_pps, (unsigned long long)out->sent,
-			(unsigned long long)out->received, held);
+			(unsigned long long)out->received, held, back);
 	else
 		fprintf(stderr, "[%3u] %5s%s %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
-			"%s%s%s\n", r->ntrials, z->label, z->mix ? "  " : " B", test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
-			(unsigned long long)out->received, xp_rfc_loss_pct(&rec->t), xp_rfc_verdict_name(rec->v), held,
-			lat);
+			"%s%s%s%s\n", r->ntrials, z->label, z->mix ? "  " : " B", test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
+			(unsigned long long)out->received, xp_rfc_dir_loss_pct(&rec->t, false),
+			xp_rfc_verdict_name(r->bidir ? xp_rfc_judge_dir(&rec->t, false, 0) : rec->v), held, lat, back);
 	return rec;
 }
 
@@ -115,6 +161,11 @@ static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		return -1;
 	z->max_pps = floor(rec->t.offered_pps);
 	z->max_held_by = rec->t.held_back_by ? rec->t.held_back_by : "sender";
+	/* --bidir: both directions must be able to reach the search's top. */
+	if (rec->t.rev.on && rec->t.rev.offered_pps < rec->t.offered_pps) {
+		z->max_pps = floor(rec->t.rev.offered_pps);
+		z->max_held_by = rec->t.rev.held_back_by ? rec->t.rev.held_back_by : "sender";
+	}
 	return z->max_pps > 0 ? 0 : -1;
 }
 
@@ -146,6 +197,8 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	z->tp_passed_on_repeat = s.passed_on_repeat;
 	z->ndr_pps = s.ndr_pps;
 	z->pdr_pps = s.pdr_pps;
+	z->dir_ndr[0] = s.dir_ndr[0];
+	z->dir_ndr[1] = s.dir_ndr[1];
 	bool max_is_sender = !z->max_is_line && z->max_held_by && strcmp(z->max_held_by, "path");
 	z->sender_limited = xp_rfc_search_sender_limited(&s, max_is_sender);
 	return 0;
@@ -164,15 +217,34 @@ static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
 	double rate = floor(z->ndr_pps > 0 ? z->ndr_pps : z->max_pps);
 	unsigned n = r->o->rfc_lat_trials;
-	struct xp_rfc_latency sum = { 0 };
+	struct xp_rfc_latency sum = { 0 }, rsum = { 0 };
 	z->lat_run = true;
 	z->lat_pps = rate;
 	xp_lat_init(&z->lat_hist);
+	xp_lat_init(&z->lat_rev_hist);
 	for (unsigned i = 0; i < n; i++) {
 		struct xp_trial_out out;
 		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z, rate, 0, r->o->rfc_trial_s, &out);
 		if (failed(rec))
 			return -1;
+		if (r->bidir && !z->lat_rev_why[0]) {
+			/* B->A's own: timed on our side by the same core. */
+			if (rec->rev_lat.known) {
+				const struct xp_rfc_latency *l = &rec->rev_lat;
+				rsum.min_us += l->min_us;
+				rsum.mean_us += l->mean_us;
+				rsum.max_us += l->max_us;
+				rsum.p50_us += l->p50_us;
+				rsum.p99_us += l->p99_us;
+				rsum.p999_us += l->p999_us;
+				rsum.timed += l->timed;
+				xp_lat_add(&z->lat_rev_hist, &r->rev->lat_hist);
+				z->lat_rev_n++;
+			} else if (!z->lat_rev_n) {
+				snprintf(z->lat_rev_why, sizeof(z->lat_rev_why), "%s",
+					 r->rev->lat_why[0] ? r->rev->lat_why : "no figures");
+			}
+		}
 		if (!rec->t.lat.known) {
 			snprintf(z->lat_why, sizeof(z->lat_why), "%s", out.lat_why);
 			break;
@@ -195,6 +267,13 @@ static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 						  .p99_us = sum.p99_us / k, .p999_us = sum.p999_us / k,
 						  .timed = sum.timed };
 	}
+	if (z->lat_rev_n) {
+		double k = z->lat_rev_n;
+		z->lat_rev = (struct xp_rfc_latency){ .known = true, .min_us = rsum.min_us / k, .mean_us = rsum.mean_us / k,
+						      .max_us = rsum.max_us / k, .p50_us = rsum.p50_us / k,
+						      .p99_us = rsum.p99_us / k, .p999_us = rsum.p999_us / k,
+						      .timed = rsum.timed };
+	}
 	return 0;
 }
 
@@ -210,6 +289,9 @@ static int frame_loss(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		z->flr_target[z->flr_n] = floor(rate);
 		z->flr_offered[z->flr_n] = rec->t.offered_pps;
 		z->flr_loss[z->flr_n] = xp_rfc_loss_pct(&rec->t);
+		z->flr_fwd_loss[z->flr_n] = xp_rfc_dir_loss_pct(&rec->t, false);
+		z->flr_rev_loss[z->flr_n] = xp_rfc_dir_loss_pct(&rec->t, true);
+		z->flr_rev_offered[z->flr_n] = rec->t.rev.offered_pps;
 		z->flr_n++;
 		xp_rfc_flr_record(&f, &rec->t);
 	}
@@ -268,15 +350,14 @@ static void announce(const struct xp_rfc_run *r)
 
 int xp_rfc2544_run(const struct xp_opts *o)
 {
-	/* RFC 2544 section 14 needs the server to send towards the client and
-	 * the client to count what arrives: neither exists yet. A usage error,
-	 * before anything is set up. */
-	if (o->rfc_bidir) {
-		fprintf(stderr, "xdpperf: --bidir (RFC 2544 section 14, both directions at once) is not implemented: "
-			"run the suite from each side in turn\n");
+	/* --bidir's reverse request is not authenticated (its MAC flow is the
+	 * start request's only): refused, before anything is set up. */
+	if (o->rfc_bidir && o->auth_key) {
+		fprintf(stderr, "xdpperf: --bidir does not work with --auth-key yet: run the suite without a key, "
+			"or from each side in turn\n");
 		return 2;
 	}
-	struct xp_rfc_run r = { .o = o };
+	struct xp_rfc_run r = { .o = o, .bidir = o->rfc_bidir };
 	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
 	if (!r.trials) {
 		fprintf(stderr, "xdpperf: out of memory\n");
@@ -289,6 +370,15 @@ int xp_rfc2544_run(const struct xp_opts *o)
 		return 1;
 	}
 	xp_install_signals();
+	if (r.bidir) {
+		r.rev = calloc(1, sizeof(*r.rev));
+		if (!r.rev || xp_bidir_open(o, &r.bd, perr, sizeof(perr))) {
+			fprintf(stderr, "xdpperf: %s\n", r.rev ? perr : "out of memory");
+			free(r.rev);
+			free(r.trials);
+			return 1;
+		}
+	}
 	r.settle_s = settle_of(o->rfc_trial_s);
 	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
 	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
@@ -326,6 +416,8 @@ int xp_rfc2544_run(const struct xp_opts *o)
 			rc = 1;
 	}
 	r.seconds = xp_now() - r.started;
+	if (r.bidir)
+		xp_bidir_close(&r.bd); /* our server for B->A: stopped, its XDP program detached */
 	if (xp_signalled && !rc) {
 		r.error = "interrupted";
 		rc = 1;
@@ -340,5 +432,6 @@ int xp_rfc2544_run(const struct xp_opts *o)
 		rc = rc ? rc : 1;
 	}
 	free(r.trials);
+	free(r.rev);
 	return rc;
 }

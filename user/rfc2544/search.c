@@ -5,23 +5,55 @@
 
 #define L1_OVERHEAD 20u /* preamble 7, SFD 1, inter-frame gap 12 */
 
+static double loss_of(uint64_t sent, uint64_t received)
+{
+	if (!sent || received >= sent)
+		return 0;
+	return 100.0 * (double)(sent - received) / (double)sent;
+}
+
+double xp_rfc_dir_loss_pct(const struct xp_rfc_trial *t, bool rev)
+{
+	return rev ? loss_of(t->rev.sent, t->rev.received) : loss_of(t->sent, t->received);
+}
+
 double xp_rfc_loss_pct(const struct xp_rfc_trial *t)
 {
-	if (!t->sent || t->received >= t->sent)
-		return 0;
-	return 100.0 * (double)(t->sent - t->received) / (double)t->sent;
+	double a = xp_rfc_dir_loss_pct(t, false);
+	if (!t->rev.on)
+		return a;
+	double b = xp_rfc_dir_loss_pct(t, true);
+	return a > b ? a : b;
+}
+
+static enum xp_rfc_verdict judge_one(int error, uint64_t sent, uint64_t received, bool short_of_target,
+				     double loss_tol_pct)
+{
+	if (error || !sent)
+		return XP_RFC_ERROR;
+	if (short_of_target)
+		return XP_RFC_SHORT;
+	/* Zero tolerance means zero frames, not "below some rounding". */
+	if (loss_tol_pct <= 0 ? received < sent : loss_of(sent, received) > loss_tol_pct)
+		return XP_RFC_LOSS;
+	return XP_RFC_PASS;
+}
+
+enum xp_rfc_verdict xp_rfc_judge_dir(const struct xp_rfc_trial *t, bool rev, double loss_tol_pct)
+{
+	if (rev)
+		return judge_one(t->rev.error, t->rev.sent, t->rev.received, t->rev.short_of_target, loss_tol_pct);
+	return judge_one(t->error, t->sent, t->received, t->short_of_target, loss_tol_pct);
 }
 
 enum xp_rfc_verdict xp_rfc_judge(const struct xp_rfc_trial *t, double loss_tol_pct)
 {
-	if (t->error || !t->sent)
-		return XP_RFC_ERROR;
-	if (t->short_of_target)
-		return XP_RFC_SHORT;
-	/* Zero tolerance means zero frames, not "below some rounding". */
-	if (loss_tol_pct <= 0 ? t->received < t->sent : xp_rfc_loss_pct(t) > loss_tol_pct)
-		return XP_RFC_LOSS;
-	return XP_RFC_PASS;
+	enum xp_rfc_verdict v = xp_rfc_judge_dir(t, false, loss_tol_pct);
+	if (!t->rev.on)
+		return v;
+	enum xp_rfc_verdict r = xp_rfc_judge_dir(t, true, loss_tol_pct);
+	/* The enum's order is the precedence: pass < loss < short < error. */
+	return r > v ? r : v;
 }
 
 const char *xp_rfc_verdict_name(enum xp_rfc_verdict v)
@@ -54,7 +86,9 @@ void xp_rfc_search_confirm(struct xp_rfc_search *s, unsigned n)
 
 static bool by_sender(const struct xp_rfc_trial *t)
 {
-	return t->held_back_by && (t->held_back_by[0] == 's' || t->held_back_by[0] == 'k'); /* "sender", "kernel" */
+	/* --bidir: who held back the direction that fell short (A->B first). */
+	const char *h = t->rev.on && !t->short_of_target && t->rev.short_of_target ? t->rev.held_back_by : t->held_back_by;
+	return h && (h[0] == 's' || h[0] == 'k'); /* "sender", "kernel" */
 }
 
 /* A run worth running again: it lost frames or fell short of its target (search.h says why either). */
@@ -88,6 +122,9 @@ enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct x
 		s->done = true; /* nothing to go on: the caller reports the error */
 		return v0;
 	}
+	for (int d = 0; tr->rev.on && d < 2; d++)
+		if (xp_rfc_judge_dir(tr, d, 0) == XP_RFC_PASS && tr->target_pps > s->dir_ndr[d])
+			s->dir_ndr[d] = tr->target_pps;
 	/* The current rate's runs: keep the best, a pass before a loss (the least) before a short run. */
 	if (s->repeating) {
 		s->repeats++;

@@ -20,6 +20,20 @@ struct xp_rfc_latency {
 	uint64_t timed;         /* frames timed (every frame that arrived with a stamp) */
 };
 
+/*
+ * --bidir (RFC 2544 section 14): the trial's other direction, B->A, sent by
+ * the server's side at the same rate and size at the same time as A->B (the
+ * trial's own figures below). on: the trial is bidirectional.
+ */
+struct xp_rfc_dir {
+	bool on;
+	uint64_t sent, received;
+	double seconds, offered_pps;
+	bool short_of_target;
+	const char *held_back_by;  /* as xp_rfc_trial's */
+	int error;                 /* it did not run */
+};
+
 /* One trial: what was asked, what the sender reached, what arrived. */
 struct xp_rfc_trial {
 	double target_pps;      /* the rate asked for (0: as fast as the sender goes) */
@@ -33,6 +47,7 @@ struct xp_rfc_trial {
 	uint32_t max_catchup;   /* the largest catch-up after a stall, frames (0: none; at most 5 ms of them, or two units) */
 	struct xp_rfc_latency lat;
 	int error;              /* the trial did not run (the client's exit status); then nothing above counts */
+	struct xp_rfc_dir rev;  /* --bidir: B->A; the fields above are then A->B's */
 };
 
 enum xp_rfc_verdict {
@@ -42,8 +57,11 @@ enum xp_rfc_verdict {
 	XP_RFC_ERROR,           /* the trial did not run */
 };
 
-/* Lost frames in percent of those sent (received beyond sent count as none lost). */
+/* Lost frames in percent of those sent (received beyond sent count as none lost).
+ * A bidirectional trial: its worse direction's (so "within the tolerance" holds for both). */
 double xp_rfc_loss_pct(const struct xp_rfc_trial *t);
+/* One direction's: A->B (rev false, the trial's own figures) or B->A. */
+double xp_rfc_dir_loss_pct(const struct xp_rfc_trial *t, bool rev);
 /*
  * A trial passes only if at most loss_tol_pct of its frames were lost AND
  * the offered load it reached was within the rate-control tolerance of its
@@ -52,6 +70,14 @@ double xp_rfc_loss_pct(const struct xp_rfc_trial *t);
  * a trial short of its target says nothing about its target rate.
  */
 enum xp_rfc_verdict xp_rfc_judge(const struct xp_rfc_trial *t, double loss_tol_pct);
+/*
+ * --bidir: each direction is judged by the rule above on its own, and the
+ * trial gets the worse verdict (error, then short, then loss, then pass):
+ * it passes only if BOTH directions lost nothing (or at most the tolerance)
+ * AND both reached their offered load. xp_rfc_judge does this for a trial
+ * with rev.on; this is one direction's verdict alone.
+ */
+enum xp_rfc_verdict xp_rfc_judge_dir(const struct xp_rfc_trial *t, bool rev, double loss_tol_pct);
 const char *xp_rfc_verdict_name(enum xp_rfc_verdict v);
 
 /*
@@ -82,6 +108,12 @@ struct xp_rfc_search {
 	struct xp_rfc_trial held; /* the current rate's run with the least loss so far */
 	unsigned repeats;       /* runs again in the whole search */
 	unsigned passed_on_repeat; /* rates that lost on their first run and passed on a later one */
+	/* --bidir: the highest rate at which each direction ([0] A->B, [1] B->A)
+	 * passed on its own in any trial of the search (0: none). The search
+	 * itself follows the trials' verdict (both directions); these say which
+	 * direction held it back: one at the search's result, the other higher
+	 * (at max_pps when it never failed: no limit below the search's top). */
+	double dir_ndr[2];
 };
 
 void xp_rfc_search_init(struct xp_rfc_search *s, double floor_pps, double max_pps, double res_pct, double loss_tol_pct);

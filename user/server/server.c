@@ -157,12 +157,12 @@ static void on_auth(struct server *s, struct srv_client *c, struct json_object *
 	c->ctrl.keep_line = true;
 }
 
-/* With a key, only an authenticated start gets through. */
+/* With a key, only an authenticated start (or --bidir's reverse request) gets through. */
 static bool authorized(struct server *s, struct srv_client *c, const char *op)
 {
 	if (!s->key.set || c->authed)
 		return true;
-	if (strcmp(op, "start") || !c->mac[0]) {
+	if ((strcmp(op, "start") && strcmp(op, "reverse")) || !c->mac[0]) {
 		reject(s, c, "authentication required: this server has --auth-key; give the client the same key",
 		       "refused: not authenticated");
 		return false;
@@ -194,6 +194,8 @@ static void on_message(struct server *s, struct srv_client *c, struct json_objec
 		return;
 	if (!strcmp(op, "start")) {
 		srv_on_start(s, c, m);
+	} else if (!strcmp(op, "reverse")) {
+		srv_on_reverse(s, c, m);
 	} else if (!strcmp(op, "sample")) {
 		srv_on_counters(s, c, "sample", m);
 	} else if (!strcmp(op, "stop")) {
@@ -287,6 +289,7 @@ static void on_accept(struct server *s)
 	memset(c, 0, sizeof(*c));
 	c->state = SRV_IDLE;
 	c->slot = -1;
+	c->rev_fd = -1;
 	xp_ctrl_init_queued(&c->ctrl, fd, XP_SRV_OUT_LIMIT);
 	c->peer = peer;
 	memcpy(c->peer_s, peer_s, sizeof(c->peer_s));
@@ -302,6 +305,16 @@ static void on_readable(struct server *s, struct srv_client *c)
 		ssize_t n = recv(c->ctrl.fd, junk, sizeof(junk), MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			srv_drop(s, c, NULL);
+		return;
+	}
+	if (c->state == SRV_REVERSE) {
+		/* The client waits for the reply and sends nothing: input is its leaving. */
+		char junk[512];
+		ssize_t n = recv(c->ctrl.fd, junk, sizeof(junk), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			srv_drop(s, c, "client went away mid-trial: its reverse sender stopped");
+		else if (n > 0)
+			reject(s, c, "nothing may be sent during a reverse trial", "sent during its reverse trial, ended");
 		return;
 	}
 	struct json_object *m;
@@ -336,6 +349,10 @@ static void on_deadline(struct server *s, struct srv_client *c)
 	case SRV_IDLE:
 		reject(s, c, "no test started in time; closing", "no test started in time, closing");
 		break;
+	case SRV_REVERSE:
+		reject(s, c, "the reverse trial ran past its length; the server ended it",
+		       "reverse trial ran past its length, ended");
+		break;
 	default:
 		break; /* STARTING: the listener thread's answer comes first */
 	}
@@ -345,8 +362,8 @@ static int serve(struct server *s)
 {
 	const struct xp_opts *o = s->o;
 	while (!xp_signalled) {
-		struct pollfd pf[XP_SRV_MAX_CLIENTS + 2];
-		int map[XP_SRV_MAX_CLIENTS + 2];
+		struct pollfd pf[2 * XP_SRV_MAX_CLIENTS + 2];
+		int map[2 * XP_SRV_MAX_CLIENTS + 2]; /* -1 listener, -2 jobs, -3 - i client i's reverse sender, i client i */
 		int n = 0;
 		pf[n] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
 		map[n++] = -1;
@@ -367,14 +384,19 @@ static int serve(struct server *s)
 			map[n++] = i;
 			if (c->deadline < next)
 				next = c->deadline;
-			more |= c->state != SRV_DRAINING && xp_ctrl_has_line(&c->ctrl);
+			more |= c->state != SRV_DRAINING && c->state != SRV_REVERSE && xp_ctrl_has_line(&c->ctrl);
+			if (c->state == SRV_REVERSE && c->rev_fd >= 0) {
+				pf[n] = (struct pollfd){ .fd = c->rev_fd, .events = POLLIN };
+				map[n++] = -3 - i;
+			}
 		}
 		int wait = more ? 0 : next > now ? (int)((next - now) * 1000) + 1 : 0;
 		int r = poll(pf, (nfds_t)n, wait);
 		if (r < 0 && errno != EINTR)
 			return 1;
 		for (int k = 0; k < n && (r > 0 || more); k++) {
-			if (!pf[k].revents && !(map[k] >= 0 && xp_ctrl_has_line(&s->cl[map[k]].ctrl)))
+			if (!pf[k].revents && !(map[k] >= 0 && s->cl[map[k]].state != SRV_REVERSE &&
+						xp_ctrl_has_line(&s->cl[map[k]].ctrl)))
 				continue;
 			if (map[k] == -1) {
 				on_accept(s);
@@ -382,6 +404,12 @@ static int serve(struct server *s)
 			}
 			if (map[k] == -2) {
 				srv_on_jobs(s);
+				continue;
+			}
+			if (map[k] <= -3) {
+				struct srv_client *c = &s->cl[-3 - map[k]];
+				if (c->state == SRV_REVERSE && c->rev_fd == pf[k].fd)
+					srv_reverse_read(s, c);
 				continue;
 			}
 			struct srv_client *c = &s->cl[map[k]];

@@ -363,6 +363,7 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 
 void srv_release(struct server *s, struct srv_client *c)
 {
+	srv_reverse_end(s, c); /* a --bidir reverse trial's sender, if any */
 	if (c->ss && c->ss_owned) {
 		struct srv_closing *k = NULL;
 		for (int i = 0; i < XP_SRV_MAX_CLIENTS && !k; i++)

@@ -25,6 +25,7 @@
 #define XP_SRV_TEST_MARGIN 30   /* s a test may run past its duration (settling, closing held connections) */
 #define XP_SRV_DRAIN_TIME 2     /* s a refused client's input is read and discarded before the close */
 #define XP_SRV_MAX_REFUSED 8    /* refused requests on one connection, then it is dropped */
+#define XP_SRV_REVERSE_MARGIN 20 /* s a reverse trial's child may take past the trial's length (its set-up, the settle) */
 #define XP_SRV_MSGS_PER_ROUND 32 /* messages read from one client per loop round: the others get theirs */
 
 enum srv_state {
@@ -33,6 +34,7 @@ enum srv_state {
 	SRV_STARTING,  /* listeners being opened by the listener thread; its input waits */
 	SRV_RUNNING,   /* a test is running */
 	SRV_DRAINING,  /* told why it is refused: shut down for writing, input discarded until close */
+	SRV_REVERSE,   /* --bidir: our child sends a trial towards the client (reverse.c); input means it left */
 };
 
 struct srv_client {
@@ -64,6 +66,11 @@ struct srv_client {
 	bool meas;           /* server_prog_meas_start took the test's settings */
 	bool meas_oneway;    /* it times frames one way (same host, or the client says --clock tai) */
 	char meas_why[160];  /* why not, for the "started" reply ("" when meas) */
+	/* --bidir's reverse trial (reverse.c): the child that sends it, its stdout */
+	int rev_pid;         /* 0: none */
+	int rev_fd;          /* -1: none */
+	char *rev_out;       /* what the child wrote so far (its one JSON line) */
+	size_t rev_len;
 };
 
 /* Listeners handed to the listener thread to close: their ports are still taken. */
@@ -116,5 +123,12 @@ void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_o
 void srv_release(struct server *s, struct srv_client *c);
 /* Results from the listener thread. */
 void srv_on_jobs(struct server *s);
+
+/* reverse.c: --bidir's reverse trial, sent by a child of ours. */
+void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m);
+/* The child's stdout is readable: take what it wrote; at its end, the reply and the close. */
+void srv_reverse_read(struct server *s, struct srv_client *c);
+/* Stop the child (if any) and reap it: the client left, the deadline passed, or we stop. */
+void srv_reverse_end(struct server *s, struct srv_client *c);
 
 #endif

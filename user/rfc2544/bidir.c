@@ -1,0 +1,244 @@
+/*
+ * --bidir (RFC 2544 section 14) on the client's side: each trial runs in
+ * both directions at once, A->B from us and B->A from the server's side.
+ *
+ * The design, and why (server/reverse.c has the other half): B->A is an
+ * ordinary test too, run by a child the server starts, against an xdpperf
+ * server we run on our side for the suite (xp_bidir_open). So B->A is counted
+ * on our interface by the same XDP program, by its own test id, and timed by
+ * the same stamps and measurement core as A->B is on the server's; both
+ * directions have the same figures (sent, received, offered load, latency)
+ * and the same verdict rules. Per trial, a thread asks the server for the
+ * reverse trial ({"op":"reverse"} on a control connection of its own) and
+ * waits for its figures while this thread runs A->B; both start within the
+ * control set-up's time of each other (the JSON has each direction's
+ * sending time). Our server is a child: it dies with us
+ * (PR_SET_PDEATHSIG), is stopped at the end (SIGTERM: it detaches as on
+ * Ctrl-C), and its XDP attach is a bpf_link like any server's.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/names.h"
+#include "proto/channel.h"
+#include "rfc2544/rfc2544.h"
+#include "util/time.h"
+
+#define OPEN_WAIT_S 10.0   /* our server prints that it listens within this */
+#define REPLY_MARGIN_S 30  /* the reverse trial's figures come within its length + this (the server's own margin is 20 s) */
+
+/* Our server's output so far (stdout and stderr, in a memfd), its first line that has `what`, or its last. */
+static void log_line(int fd, const char *what, char *out, size_t len)
+{
+	char buf[8192];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	char *save = NULL, *last = NULL;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		last = l;
+		if (what && strstr(l, what)) {
+			snprintf(out, len, "%s", l);
+			return;
+		}
+	}
+	if (last && !what)
+		snprintf(out, len, "%s", last);
+}
+
+int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t errlen)
+{
+	memset(b, 0, sizeof(*b));
+	b->logfd = -1;
+	if (o->control_port == 65535) {
+		snprintf(err, errlen, "--bidir runs a server on this side on the control port + 1: pick a --control-port below 65535");
+		return -1;
+	}
+	b->port = (unsigned short)(o->control_port + 1);
+	b->logfd = memfd_create("xdpperf-bidir-server", MFD_CLOEXEC);
+	if (b->logfd < 0) {
+		snprintf(err, errlen, "--bidir: cannot make our server's log: %s", strerror(errno));
+		return -1;
+	}
+	char port[8], allow[80] = "";
+	snprintf(port, sizeof(port), "%u", b->port);
+	struct xp_addr a;
+	char *argv[16];
+	int argc = 0;
+	argv[argc++] = "xdpperf";
+	argv[argc++] = "-s";
+	argv[argc++] = "--control-port";
+	argv[argc++] = port;
+	argv[argc++] = "--allow-lo"; /* a server on this host's loopback sends B->A over it too */
+	/* Only the server we test against may start tests on ours. */
+	if (!xp_addr_parse(o->host, &a)) {
+		snprintf(allow, sizeof(allow), "%.64s/%d", o->host, a.family == AF_INET6 ? 128 : 32);
+		argv[argc++] = "--allow";
+		argv[argc++] = allow;
+	}
+	if (o->dev[0]) {
+		argv[argc++] = "--dev";
+		argv[argc++] = (char *)o->dev;
+	}
+	argv[argc] = NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "--bidir: cannot start our server: %s", strerror(errno));
+		close(b->logfd);
+		b->logfd = -1;
+		return -1;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(b->logfd, 1);
+		dup2(b->logfd, 2);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	b->pid = pid;
+	double end = xp_now() + OPEN_WAIT_S;
+	char line[256];
+	for (;;) {
+		log_line(b->logfd, "listening on control port", line, sizeof(line));
+		if (line[0])
+			return 0;
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			b->pid = 0;
+			log_line(b->logfd, NULL, line, sizeof(line));
+			snprintf(err, errlen, "--bidir: the server on this side (control port %u) did not start: %s", b->port,
+				 line[0] ? line : "no message");
+			xp_bidir_close(b);
+			return -1;
+		}
+		if (xp_now() > end) {
+			snprintf(err, errlen, "--bidir: the server on this side (control port %u) did not start within %.0f s",
+				 b->port, OPEN_WAIT_S);
+			xp_bidir_close(b);
+			return -1;
+		}
+		xp_sleep(0.02);
+	}
+}
+
+void xp_bidir_close(struct xp_bidir *b)
+{
+	if (b->pid > 0) {
+		kill(b->pid, SIGTERM);
+		int st;
+		double end = xp_now() + 5;
+		while (waitpid(b->pid, &st, WNOHANG) == 0) {
+			if (xp_now() > end) {
+				kill(b->pid, SIGKILL);
+				waitpid(b->pid, &st, 0);
+				break;
+			}
+			xp_sleep(0.01);
+		}
+		b->pid = 0;
+	}
+	if (b->logfd >= 0)
+		close(b->logfd);
+	b->logfd = -1;
+}
+
+struct rev_job {
+	const struct xp_opts *o;
+	struct xp_reverse_req q;
+	struct xp_reverse_res *res;
+	double t_sent;  /* when the request went */
+};
+
+static void *rev_thread(void *arg)
+{
+	struct rev_job *j = arg;
+	const struct xp_opts *o = j->o;
+	struct xp_reverse_res *res = j->res;
+	char err[256];
+	int fd = xp_ctrl_connect(o->host, o->control_port, o->family, 3000, err, sizeof(err));
+	if (fd < 0) {
+		res->rc = 1;
+		snprintf(res->error, sizeof(res->error), "reverse trial: %.230s", err);
+		return NULL;
+	}
+	struct xp_ctrl *c = malloc(sizeof(*c));
+	if (!c) {
+		close(fd);
+		res->rc = 1;
+		snprintf(res->error, sizeof(res->error), "out of memory");
+		return NULL;
+	}
+	xp_ctrl_init(c, fd);
+	struct json_object *m = xp_reverse_req_to_json(&j->q), *r = NULL;
+	j->t_sent = xp_now();
+	int e = xp_ctrl_send(c, m);
+	json_object_put(m);
+	if (!e)
+		e = xp_ctrl_recv(c, (int)((j->q.seconds + REPLY_MARGIN_S) * 1000), &r);
+	if (e <= 0) {
+		res->rc = 1;
+		snprintf(res->error, sizeof(res->error), "reverse trial: %s", e == 0 ? "the server closed the connection"
+			 : e == -ETIMEDOUT ? "no figures from the server in time" : strerror(-e));
+	} else if (!strcmp(xp_json_str(r, "op", ""), "reversed")) {
+		struct json_object *v = NULL;
+		json_object_object_get_ex(r, "result", &v);
+		if (xp_reverse_res_from_json(v, res, err, sizeof(err))) {
+			res->rc = 1;
+			snprintf(res->error, sizeof(res->error), "reverse trial: bad figures from the server: %.200s", err);
+		}
+	} else {
+		char msg[200];
+		xp_msg_printable(xp_json_str(r, "msg", "unexpected reply"), msg, sizeof(msg));
+		res->rc = 1;
+		snprintf(res->error, sizeof(res->error), "reverse trial: the server says: %s", msg);
+	}
+	json_object_put(r);
+	close(fd);
+	xp_ctrl_free(c);
+	free(c);
+	return NULL;
+}
+
+void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req,
+		    struct xp_trial_out *out, struct xp_reverse_res *rev)
+{
+	memset(rev, 0, sizeof(*rev));
+	struct rev_job j = { .o = o, .res = rev };
+	struct xp_reverse_req *q = &j.q;
+	q->port = b->port;
+	q->engine = o->engine == XP_ENGINE_XSK ? "xsk" : "live";
+	q->family = o->family == AF_INET6 || strchr(o->host, ':') ? AF_INET6 : AF_INET;
+	q->udp = o->udp;
+	q->frame_size = req->frame_len;
+	if (req->mix)
+		xp_mix_spec(req->mix, q->mix, sizeof(q->mix));
+	q->pps = req->pps;
+	q->burst = req->burst;
+	q->seconds = req->seconds;
+	q->no_stamps = o->no_stamps;
+	pthread_t th;
+	struct xp_trial_req fwd = *req;
+	fwd.settle_s = 0; /* after both */
+	if (pthread_create(&th, NULL, rev_thread, &j)) {
+		rev->rc = 1;
+		snprintf(rev->error, sizeof(rev->error), "reverse trial: cannot start its thread");
+		xp_client_trial(o, &fwd, out);
+	} else {
+		xp_client_trial(o, &fwd, out);
+		pthread_join(th, NULL);
+	}
+	if (req->settle_s > 0)
+		xp_sleep(req->settle_s);
+}
