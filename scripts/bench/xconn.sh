@@ -16,6 +16,9 @@
 #         <= 5 %) and, for the XDP engine, the share of its SYNs completed
 #         (the yardstick's connections / its SYNs sent, target >= 99.9 %).
 #         Targets: >= 25x direct, >= 3x through the firewall.
+#         Every run starts from a drained lab (xconn_drained: detected, not
+#         assumed); each XDP run's line shows counters xdpperf does not keep
+#         (the router's conntrack count and refusals, the veths' tx_dropped).
 
 cpu_busy_ticks() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
 
