@@ -50,6 +50,7 @@
 #include "lib/consts.h"
 #include "lib/csum.h"
 #include "lib/isn.h"
+#include "lib/mutate.h"
 #include "window.h"
 
 /* Templates up to this long are copied with plain stores, longer ones with
@@ -288,8 +289,10 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
 	} else {
 		return 0;
 	}
-	/* Counted in its send interval (ival 0: no bins, the tag stays 0). */
-	st->sbins[st->ival_idx & (XP_IBINS - 1)].sent++;
+	/* Counted in its send interval (ival 0: no bins, the tag stays 0).
+	 * XP_ADD_AS: a plain += 1 except in scripts/mutate.sh's
+	 * -DXP_MUT_gen_ibin_sent build (lib/mutate.h). */
+	XP_ADD_AS(gen_ibin_sent, st->sbins[st->ival_idx & (XP_IBINS - 1)].sent, 1);
 	return 0;
 }
 

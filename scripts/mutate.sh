@@ -21,7 +21,12 @@
 # counter (server_tc.bpf.c, tc_*: build/tests/root_test_server_tc), the
 # measurement accounting (server_meas.h, stream_*, ibin_*, meas_*, which
 # the server's and the round-trip programs share) and the round-trip
-# program's own counts (rtt.bpf.c, rtt_*): bpf_test_measure and bpf_test_rtt.
+# program's own counts (rtt.bpf.c, rtt_*): bpf_test_measure and bpf_test_rtt;
+# the live generator's per-interval sent count (generator.bpf.c,
+# gen_ibin_sent: every BPF test, bpf_test_generator the one that checks it).
+# Not mutated (they count with __sync_fetch_and_add, not these macros): the
+# client's window counters (client.bpf.c: freed, stale, synack_dup, fin_dup,
+# fail_reset, fail_unreach), the generator's taken, and hw_timed.
 # A MUTATION is 1-4, a counter's name (tcp_syn, rst_seen, tc_pkts,
 # ibin_late, ...), or "engines" / "bpf" for each group.
 # A copy of the committed tree (git archive HEAD, so the worktree and its

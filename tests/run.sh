@@ -25,9 +25,10 @@
 # (no root, a tool missing) FAILS too: scripts/deps.sh installs every tool
 # and make check runs as root, so a skip there would hide untested code.
 # Only a case that finds a kernel feature missing may SKIP: its output (a
-# cmocka case's) or its message (an e2e case's) names it with the word
-# "kernel", and the last line lists every skip with that reason; a skip
-# that names none FAILS. A fuzzer counts as one test: passed if it ran
+# cmocka case's) or its message (an e2e case's) names it with the words
+# "kernel lacks" (not just "kernel", which any case's figures may print),
+# and the last line lists every skip with that reason; a skip that names
+# none FAILS. A fuzzer counts as one test: passed if it ran
 # its time without a crash, leak, sanitizer report or broken promise (the
 # input that broke it is kept in build/fuzz/crashes/). An e2e script contributes its RESULT lines (see tests/e2e/lib.sh);
 # a non-zero exit without a FAIL line, or a timeout, adds one failure.
@@ -167,7 +168,7 @@ run_cmocka() { # PATH [NAME]
 		"[  SKIPPED ] "*)
 			((listing)) && continue
 			# A skip must say which kernel feature is missing (a line of the
-			# case's output with "kernel" in it); any other skip is a failure.
+			# case's output with "kernel lacks" in it); any other skip is a failure.
 			if [[ -n $why ]]; then
 				line SKIP "$name: ${l#"[  SKIPPED ] "}" "$why"
 				SKIPPED_NAMES+=("$name: ${l#"[  SKIPPED ] "} ($why)")
@@ -179,7 +180,7 @@ run_cmocka() { # PATH [NAME]
 			fi
 			running=""
 			;;
-		*kernel*) [[ -n $running ]] && why=$l ;;
+		*"kernel lacks"*) [[ -n $running ]] && why=$l ;;
 		esac
 	done <"$log"
 	# The summary lines are authoritative; without any (the binary died
@@ -258,7 +259,7 @@ run_e2e() { # PATH
 		FAIL) nfail=$((nfail + 1)); fail "$cname" "$msg" ;;
 		SKIP)
 			# Only a missing kernel feature may skip, and the message names it.
-			if [[ $msg == *kernel* ]]; then
+			if [[ $msg == *"kernel lacks"* ]]; then
 				skip "$cname ($msg)" "$msg"
 			else
 				nfail=$((nfail + 1)); fail "$cname" "skipped without naming a missing kernel feature: $msg"

@@ -20,11 +20,11 @@ bench_live() {
 		# Side 4 (3 routed): the live engine with --no-stamps, like trafgen's frames: no stamp, and the
 		# server's XDP program only counts (on veth it runs on the sending CPU: see the stamp section).
 		if [[ $topo == direct ]]; then
-			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1 | live 2 threads | live 1 thread --no-stamps"
+			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1 ${TRAFGEN_OPTS[*]} ($TRAFGEN_CFG frames) | live 2 threads | live 1 thread --no-stamps"
 			rounds "live.$topo" "$ROUNDS" "run_engine live 1" "run_engine xsk 1" "run_trafgen 1 ${TRAFGEN_OPTS[*]}" \
 				"run_engine live 2" "run_engine live 1 --no-stamps"
 		else
-			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1 | live 1 thread --no-stamps"
+			echo "$topo: live 1 thread | xsk 1 queue | trafgen -P 1 ${TRAFGEN_OPTS[*]} ($TRAFGEN_CFG frames) | live 1 thread --no-stamps"
 			rounds "live.$topo" "$ROUNDS" "run_engine live 1" "run_engine xsk 1" "run_trafgen 1 ${TRAFGEN_OPTS[*]}" \
 				"run_engine live 1 --no-stamps"
 		fi

@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # Sourced by scripts/bench.sh; the trafgen section.
 #
-# trafgen: the trafgen settings tried for its best one-core rate (the xsk and
-#         live sections use the best: a static list of 64 frames, -P 1).
+# trafgen: the trafgen settings tried for its best one-core rate; the xsk and
+#         live sections that follow in the same run use the one with the best
+#         median and no failed run (trafgen_pick_best). Run alone, those
+#         sections use the default below.
 
 trafgen_cfg() { # FILE static|dinc
 	local i
@@ -28,7 +30,7 @@ trafgen_cfg() { # FILE static|dinc
 		CFG
 	done >"$1"
 }
-TRAFGEN_OPTS=(-Q)   # the best one-core settings found (see bench_trafgen)
+TRAFGEN_OPTS=(-Q)   # the default; bench_trafgen replaces it with the best it measured
 TRAFGEN_CFG=static
 # trafgen's socket send buffer: the 4 MiB trafgen sets for itself
 # (net.core.wmem_default, SMEM_SUG_DEF in netsniff-ng's sock.c) where it can;
@@ -143,5 +145,28 @@ bench_trafgen() {
 	echo "   net.core.wmem_default = $(ip netns exec "$XP_CLIENT_NS" cat /proc/sys/net/core/wmem_default) B, where trafgen's TX ring flush can get EAGAIN;"
 	echo "   -S: TX ring size (default: trafgen's own); -q: through the qdisc instead of bypassing it;"
 	echo "   -H: high priority; -t 0: no gap. trafgen's -b is a rate limit, not a batch size.)"
+	trafgen_pick_best "${specs[@]}"
+	echo "  the sections after this one run trafgen as: $TRAFGEN_CFG frames, ${TRAFGEN_OPTS[*]} (the best median above"
+	echo "  with no failed run; static:nsbuf is not a candidate: it is the buffer whose flushes can fail)"
 	echo
+}
+# trafgen_pick_best SPEC...: TRAFGEN_CFG and TRAFGEN_OPTS from the spec with
+# the highest median in $TMP/tg.INDEX and no failed run in $TMP/tg.failed,
+# so that xdpperf meets trafgen's best settings of this run, not a choice
+# made once on another day (the 20:50 run's fixed choice, static -Q, had the
+# lowest median of the eight). Stops the bench if no spec qualifies.
+trafgen_pick_best() {
+	local i best="" bmed=0 med
+	for ((i = 1; i <= $#; i++)); do
+		local spec=${!i}
+		[[ $spec == *:nsbuf* ]] && continue
+		[[ -s $TMP/tg.$((i - 1)) ]] || continue
+		[[ -s $TMP/tg.failed ]] && grep -q "^$spec:" "$TMP/tg.failed" && continue
+		med=$(fig_of tg $((i - 1)) med)
+		if [[ -z $best ]] || (($(echo "$med > $bmed" | bc -l))); then best=$spec bmed=$med; fi
+	done
+	[[ -n $best ]] || { echo "bench: no trafgen setting ran in every round without failing" >&2; exit 1; }
+	local opts
+	read -r TRAFGEN_CFG opts <<<"$best"
+	read -r -a TRAFGEN_OPTS <<<"$opts"
 }

@@ -38,7 +38,7 @@ bench_xsk() {
 		lab_up "$topo"
 		start_server
 		for q in 1 2; do
-			echo "$topo, $q queue(s): xdpperf --engine xsk --queues $q | trafgen -P $q"
+			echo "$topo, $q queue(s): xdpperf --engine xsk --queues $q | trafgen -P $q ${TRAFGEN_OPTS[*]} ($TRAFGEN_CFG frames)"
 			if [[ $topo == direct && $q == 2 ]]; then
 				rounds "xsk.$topo.$q" "$ROUNDS" "run_engine_where 2" "run_trafgen $q ${TRAFGEN_OPTS[*]}"
 			else

@@ -18,7 +18,7 @@
 # exits is a FAIL. The script exits 1 if any case failed, else 0. A script
 # that is not run as root records one FAIL and exits 1 (make check runs as
 # root). xp_skip is only for a kernel feature that is missing, and its
-# message names it with the word "kernel" (tests/run.sh fails any other skip).
+# message names it with the words "kernel lacks" (tests/run.sh fails any other skip).
 #
 # Semantics:
 #   xp_case NAME       start a case (an open previous case FAILs: not concluded)

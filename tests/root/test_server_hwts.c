@@ -149,7 +149,7 @@ static void test_device_bound_on_veth(void **state)
 	if (!xp_hwts_driver_has((int)ifi)) {
 		/* A kernel without the netdev family or veth's metadata ops
 		 * (before 6.3): a kernel feature missing, the one reason to skip. */
-		fprintf(stderr, "test_server_hwts: this kernel reports no XDP RX timestamp for veth\n");
+		fprintf(stderr, "test_server_hwts: kernel lacks XDP RX timestamp metadata for veth (it reports none)\n");
 		skip();
 	}
 	server_prog_set_hwts(e->rp, true);
