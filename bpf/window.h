@@ -66,7 +66,9 @@ struct xp_win_slot {
 	__u16 sport;    /* host order */
 	__u16 dport;
 	__u64 k;        /* connection number: its tuple (user/engine/tuples.h) */
-	__u64 t_ns;     /* last transmission (bpf_ktime_get_ns, CLOCK_MONOTONIC) */
+	__u64 t_ns;     /* last transmission: CLOCK_MONOTONIC (userspace) or its
+			 * coarse reading (BPF, bpf_ktime_get_coarse_ns: a tick
+			 * behind at most, so a timeout fires a tick early at most) */
 	__u32 tries;    /* retransmissions so far */
 	__u32 pad;
 };

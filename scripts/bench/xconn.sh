@@ -16,6 +16,9 @@
 #         <= 5 %) and, for the XDP engine, the share of its SYNs completed
 #         (the yardstick's connections / its SYNs sent, target >= 99.9 %).
 #         Targets: >= 25x direct, >= 3x through the firewall.
+#         Every run starts from a drained lab (xconn_drained: detected, not
+#         assumed); each XDP run's line shows counters xdpperf does not keep
+#         (the router's conntrack count and refusals, the veths' tx_dropped).
 
 cpu_busy_ticks() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
 
@@ -42,27 +45,93 @@ fw_handshakes() {
 
 XCONN_RUNS=${BENCH_XCONN_RUNS:-5}
 XCONN_P=1000
-# The firewall keeps a reset connection's conntrack entry this long (lab.sh
-# --ct-close; the kernel's default is 10 s). At 10 s its 262144 entries hold
-# 26 k resets a second, and the XDP engine filled the table within each 5-s
-# run (52.4 kconn/s in every run): both engines then measured the table, not
-# the connection rate. At 1 s the table holds 262 k a second.
-XCONN_CT_CLOSE=${BENCH_CT_CLOSE:-1}
+# The firewall keeps a reset connection's conntrack entry this long
+# (nf_conntrack_tcp_timeout_close; the kernel's default is 10 s). The host's
+# table (262144 entries, read-only in a netns) then holds entries / (timeout +
+# the GC's lag) connections a second. Measured (/work/notes/s6/fw.md): at 10 s
+# the XDP engine filled it in every run (52.4 kconn/s, 262144 / 5 s); at 1 s
+# an entry still lived ~2.2 s under load (conntrack -C plateaued at 225-234 k
+# at 106 kconn/s; conntrack's GC worker is starved while the sender's softirqs
+# hold the CPUs, and reaps ~175 k in the 0.6 s after the run), so the table
+# held ~120 kconn/s and filled in 3 of the 5 XDP runs of the whole bench run
+# (conntrack -S drop/early_drop counted the refused SYNs); at 0 (a reset
+# connection is forgotten as soon as it is reaped) the count stays at
+# 120-135 k at 170-200 kconn/s, and nothing is dropped. Both engines close
+# with a reset, so the setting is the same for both. lab.sh takes 1-3600
+# (--ct-close); 0 is written here, into the router's namespace, and read back.
+XCONN_CT_CLOSE=${BENCH_CT_CLOSE:-0}
+# A run starts when the router's table holds no more than this (conntrack -F,
+# then conntrack -C polled: the flush is asynchronous for entries in use).
+XCONN_DRAINED=100
 
-# The lab of a path: the direct pair with one queue (one flow, one core: the engines' own limits), or the firewall.
+# The lab of a path: the direct pair with one queue (one flow, one core: the
+# engines' own limits), or the firewall (one queue, as the lab's default).
 xconn_lab_up() {
+	local got
 	case $1 in
 	direct) bash "$LAB" up --direct --queues 1 >/dev/null ;;
-	firewall) bash "$LAB" up --firewall --ct-close "$XCONN_CT_CLOSE" --queues 1 >/dev/null ;;
+	firewall)
+		bash "$LAB" up --firewall --ct-close "$((XCONN_CT_CLOSE > 0 ? XCONN_CT_CLOSE : 1))" --queues 1 >/dev/null
+		eval "$(bash "$LAB" env)"
+		ip netns exec "$XP_ROUTER_NS" sh -c "echo $XCONN_CT_CLOSE >/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_close"
+		got=$(ip netns exec "$XP_ROUTER_NS" cat /proc/sys/net/netfilter/nf_conntrack_tcp_timeout_close)
+		if [[ $got != "$XCONN_CT_CLOSE" ]]; then
+			echo "bench: cannot set the router's nf_conntrack_tcp_timeout_close to $XCONN_CT_CLOSE (reads ${got:-nothing})" >&2
+			exit 1
+		fi
+		;;
 	esac
 	eval "$(bash "$LAB" env)"
 }
 
-# run_conn ENGINE: one -x -P 1000 run; prints "yardstick_cps own_cps conntrack_entries syn_sent yardstick_conns".
+# Counters no part of xdpperf keeps: conntrack's refusals in the router
+# (conntrack -S drop + early_drop, summed over the CPUs: a full table) and
+# the veths' tx_dropped (a full ring on the way) over every device of the lab.
+ct_refused() {
+	ip netns exec "$XP_ROUTER_NS" conntrack -S | tr -s ' \t' '\n' |
+		awk -F= '$1 == "drop" || $1 == "early_drop" {s += $2} END {print s + 0}'
+}
+veth_dropped() {
+	local ns dev n=0 v
+	for ns in "$XP_CLIENT_NS" "$XP_ROUTER_NS" "$XP_SERVER_NS"; do
+		[[ -n $ns ]] || continue
+		for dev in $(ip netns exec "$ns" ls /sys/class/net); do
+			[[ $dev == lo ]] && continue
+			v=$(ip netns exec "$ns" cat "/sys/class/net/$dev/statistics/tx_dropped") && n=$((n + v))
+		done
+	done
+	echo "$n"
+}
+
+# xconn_drained: wait (at most 10 s) until the last run has left nothing
+# behind: the server veth's rx_packets still for 0.2 s (nothing of the last
+# run in flight) and, through the firewall, the router's table flushed to no
+# more than XCONN_DRAINED entries. Prints what it saw ("ct N" or "-"); fails
+# the bench when the deadline passes.
+xconn_drained() {
+	local t0=$SECONDS p0 p1 ct=-
+	[[ -n $XP_ROUTER_NS ]] && ip netns exec "$XP_ROUTER_NS" conntrack -F >/dev/null 2>&1
+	while :; do
+		p0=$(srv_rx_packets)
+		sleep 0.2
+		p1=$(srv_rx_packets)
+		[[ -n $XP_ROUTER_NS ]] && ct=$(ip netns exec "$XP_ROUTER_NS" conntrack -C)
+		((p0 == p1)) && [[ $ct == - || $ct -le $XCONN_DRAINED ]] && break
+		((SECONDS - t0 < 10)) || { echo "bench: not drained after 10 s (server rx_packets $p0 -> $p1, conntrack $ct)" >&2; exit 1; }
+		[[ -n $XP_ROUTER_NS ]] && ip netns exec "$XP_ROUTER_NS" conntrack -F >/dev/null 2>&1
+	done
+	echo "$ct"
+}
+
+# run_conn ENGINE: one -x -P 1000 run from a drained lab; prints "yardstick_cps
+# own_cps conntrack_entries syn_sent yardstick_conns conntrack_at_start
+# conntrack_refused veth_dropped".
 run_conn() {
-	local eng=$1 a b own per ct=- syn
+	local eng=$1 a b own per ct=- syn ct0 r0=0 r1=0 v0 v1
+	ct0=$(xconn_drained) || exit 1
+	v0=$(veth_dropped)
 	if [[ -n $XP_ROUTER_NS ]]; then
-		ip netns exec "$XP_ROUTER_NS" conntrack -F >/dev/null 2>&1 || true
+		r0=$(ct_refused)
 		a=$(fw_handshakes)
 	else
 		a=$(srv_rx_packets)
@@ -73,6 +142,7 @@ run_conn() {
 		b=$(fw_handshakes)
 		per=1
 		ct=$(ip netns exec "$XP_ROUTER_NS" conntrack -C)
+		r1=$(ct_refused)
 	else
 		b=$(srv_rx_packets)
 		# client->server frames per connection: socket SYN, ACK, RST; XDP engine SYN, ACK (the server resets)
@@ -86,7 +156,8 @@ run_conn() {
 		syn=$(jq -e '.end.sum.connections.syn_sent' "$TMP/c.json")
 	fi || die "xdpperf -x --engine $eng (no count)" "$TMP/c.json"
 	((b > a)) || die "xdpperf -x --engine $eng (the yardstick did not move: $a -> $b)" "$TMP/c.err"
-	echo "$(echo "($b - $a) / $per / $T" | bc -l) $(echo "$own / $T" | bc -l) $ct $syn $(echo "($b - $a) / $per" | bc)"
+	v1=$(veth_dropped)
+	echo "$(echo "($b - $a) / $per / $T" | bc -l) $(echo "$own / $T" | bc -l) $ct $syn $(echo "($b - $a) / $per" | bc) $ct0 $((r1 - r0)) $((v1 - v0))"
 }
 
 # spread NAME INDEX: (max - min) / median in percent.
@@ -96,24 +167,25 @@ bench_xconn() {
 	echo "== Connections/s, -x -P $XCONN_P: XDP connection engine vs socket engine, ${T} s per run, $XCONN_RUNS alternating runs each"
 	echo "   yardstick: firewall: the router's nft count of handshake-completing ACKs of connections conntrack"
 	echo "   tracks; direct (one queue): the server veth's rx_packets / client->server frames per connection (socket 3, xdp 2)"
-	echo "   firewall: lab.sh up --firewall --ct-close $XCONN_CT_CLOSE (reset connections leave conntrack after $XCONN_CT_CLOSE s; the kernel's default is 10)"
-	local path r k first second fig own ct syn conns max b0 t0 b1 t1 busy
+	echo "   firewall: one queue, the router's nf_conntrack_tcp_timeout_close $XCONN_CT_CLOSE s (reset connections leave conntrack after that and the GC's lag; the kernel's default is 10)"
+	echo "   every run starts drained (detected: the server veth quiet for 0.2 s; firewall: conntrack -F, then conntrack -C <= $XCONN_DRAINED)"
+	local path r k first second fig own ct syn conns ct0 refused vdrop max b0 t0 b1 t1 busy
 	max=$(cat /proc/sys/net/netfilter/nf_conntrack_max 2>/dev/null || echo 0)
 	for path in direct firewall; do
 		xconn_lab_up "$path"
 		[[ $path == firewall ]] && fw_counter_add
 		start_server
-		printf "%-9s %-4s %-16s %-16s %s\n" "$path" run "socket" "xdp" "(own counts: socket / xdp; xdp SYNs completed by the yardstick; machine CPU busy in the xdp run; conntrack entries after it)"
+		printf "%-9s %-4s %-16s %-16s %s\n" "$path" run "socket" "xdp" "(own counts: socket / xdp; xdp SYNs completed by the yardstick; machine CPU busy in the xdp run; xdp run: conntrack entries at its start -> after it, SYNs conntrack refused (-S drop + early_drop), veth tx_dropped; load average)"
 		: >"$TMP/xc.$path.0"; : >"$TMP/xc.$path.1"; : >"$TMP/xc.$path.share"
 		for ((r = 1; r <= XCONN_RUNS; r++)); do
 			if ((r % 2)); then first=socket second=xdp; else first=xdp second=socket; fi
-			declare -A F O E S C
+			declare -A F O E S C E0 RF VD
 			for k in $first $second; do
 				[[ $k == xdp ]] && read -r b0 t0 < <(cpu_busy_ticks)
-				read -r fig own ct syn conns < <(run_conn "$k")
+				read -r fig own ct syn conns ct0 refused vdrop < <(run_conn "$k")
 				[[ -n $fig ]] || exit 1
 				[[ $k == xdp ]] && read -r b1 t1 < <(cpu_busy_ticks)
-				F[$k]=$fig O[$k]=$own E[$k]=$ct S[$k]=$syn C[$k]=$conns
+				F[$k]=$fig O[$k]=$own E[$k]=$ct S[$k]=$syn C[$k]=$conns E0[$k]=$ct0 RF[$k]=$refused VD[$k]=$vdrop
 			done
 			busy=$(echo "100 * ($b1 - $b0) / ($t1 - $t0)" | bc -l)
 			echo "${F[socket]}" >>"$TMP/xc.$path.0"
@@ -122,10 +194,11 @@ bench_xconn() {
 			share=$(echo "100 * ${C[xdp]} / ${S[xdp]}" | bc -l)
 			echo "$share" >>"$TMP/xc.$path.share"
 			local full=""
-			[[ ${E[xdp]} != - ]] && ((max > 0 && E[xdp] * 100 >= max * 95)) &&
-				full=" - the table filled up (max $max; CLOSEd entries linger $XCONN_CT_CLOSE s): the firewall's limit"
-			printf "%-9s %-4s %-16s %-16s (%s / %s; %.3f %% of %s SYNs; %.0f %%; %s%s)\n" "" "$r" "$(fmt_cps "${F[socket]}")" "$(fmt_cps "${F[xdp]}")" \
-				"$(fmt_cps "${O[socket]}" | tr -s ' ')" "$(fmt_cps "${O[xdp]}" | tr -s ' ')" "$share" "${S[xdp]}" "$busy" "${E[xdp]}" "$full"
+			[[ ${E[xdp]} != - ]] && ((RF[xdp] > 0 || (max > 0 && E[xdp] * 100 >= max * 95))) &&
+				full=" - the table filled up (max $max; conntrack refused ${RF[xdp]} SYNs; CLOSEd entries linger $XCONN_CT_CLOSE s + the GC's lag): the firewall's limit"
+			printf "%-9s %-4s %-16s %-16s (%s / %s; %.3f %% of %s SYNs; %.0f %%; ct %s -> %s, refused %s; veth drops %s; load %s%s)\n" "" "$r" "$(fmt_cps "${F[socket]}")" "$(fmt_cps "${F[xdp]}")" \
+				"$(fmt_cps "${O[socket]}" | tr -s ' ')" "$(fmt_cps "${O[xdp]}" | tr -s ' ')" "$share" "${S[xdp]}" "$busy" \
+				"${E0[xdp]}" "${E[xdp]}" "${RF[xdp]}" "${VD[xdp]}" "$(cut -d' ' -f1 /proc/loadavg)" "$full"
 		done
 		stop_server
 	done
