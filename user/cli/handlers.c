@@ -1,0 +1,483 @@
+/* The option handlers (cli/handlers.h): each converts one option's value, nothing more. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+#include <sys/socket.h>
+
+#include "bpf/client.h"
+#include "proto/channel.h"
+#include "cli/handlers.h"
+#include "connsearch/search.h"
+#include "report/figures.h"
+#include "util/version.h"
+
+/*
+ * The engine names, for --engine and --syn-engine. The only place that maps
+ * them, so that a shared table of engine names can replace it.
+ */
+int parse_engine(const char *s, enum xp_engine_id *id, char *err, size_t errlen)
+{
+	if (!xp_engine_by_name(s, id))
+		return 0;
+	/* The list of names in the message is the engine table's, so it cannot drift. */
+	char list[128] = "";
+	for (unsigned i = 0; i < XP_ENGINE_COUNT; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 xp_engine_name((enum xp_engine_id)i));
+	return xp_cli_fail(err, errlen, "unknown engine '%s' (available: %s)", s, list);
+}
+
+/* ---- handlers: each converts one option's value, nothing more ---- */
+
+/* A flag handler that sets a bool of struct xp_opts. */
+#define FLAG(fn, field)                                                                \
+	int fn(struct xp_opts *o, const char *arg, char *err, size_t errlen) \
+	{                                                                              \
+		o->field = true;                                                       \
+		return 0;                                                              \
+	}
+
+/* A handler for an integer in LO..HI, named WHAT in messages, stored as TYPE. */
+#define UINT(fn, field, type, lo, hi, what)                                                \
+	int fn(struct xp_opts *o, const char *arg, char *err, size_t errlen)     \
+	{                                                                                  \
+		unsigned long ul;                                                          \
+		if (parse_uint(arg, lo, hi, &ul, what, err, errlen))                       \
+			return -1;                                                         \
+		o->field = (type)ul;                                                       \
+		return 0;                                                                  \
+	}
+
+FLAG(opt_udp, udp)
+FLAG(opt_json, json)
+FLAG(opt_json_stream, json_stream)
+FLAG(opt_one_off, one_off)
+FLAG(opt_close, close_each)
+FLAG(opt_keepalive, keepalive)
+FLAG(opt_zero, zero)
+FLAG(opt_compare, compare)
+FLAG(opt_fin, fin)
+FLAG(opt_rtt, rtt)
+FLAG(opt_no_stamps, no_stamps)
+FLAG(opt_require_rate, require_rate)
+
+UINT(opt_control_port, control_port, unsigned short, 1, 65535, "control port")
+UINT(opt_queues, queues, unsigned, 1, 64, "queue count")
+UINT(opt_first_queue, first_queue, unsigned, 0, 63, "first queue")
+UINT(opt_parallel, parallel, unsigned long, 1, 10000000, "parallel connection count (-P)")
+UINT(opt_threads, threads, unsigned, 1, 256, "thread count")
+UINT(opt_burst, burst, unsigned, 1, 1048576, "burst size")
+UINT(opt_cps, cps, double, 1, 100000000, "connection rate (--cps)")
+UINT(opt_bytes, data_len, unsigned, 1, XP_CC_DATA_MAX, "--bytes payload")
+UINT(opt_syn_retries, syn_retries, unsigned, 0, XP_MAX_SYN_RETRIES, "--syn-retries")
+
+int opt_keepalive_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_duration_named(arg, "keepalive interval", &o->keepalive_s, err, errlen))
+		return -1;
+	/* The keeper scans every 10 ms; keepalives far faster would be a flood, not keepalives. */
+	if (o->keepalive_s < 0.1)
+		return xp_cli_fail(err, errlen, "keepalive interval %s is too short (minimum 0.1 s)", arg);
+	return 0;
+}
+
+int opt_server(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->role = XP_ROLE_SERVER;
+	return 0;
+}
+
+int opt_probe(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->role = XP_ROLE_PROBE;
+	return 0;
+}
+
+int opt_client(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->role = XP_ROLE_CLIENT;
+	if (!*arg || strlen(arg) >= sizeof(o->host))
+		return xp_cli_fail(err, errlen, "-c needs a server address");
+	strcpy(o->host, arg);
+	return 0;
+}
+
+int opt_dev(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= sizeof(o->dev))
+		return xp_cli_fail(err, errlen, "interface name '%s' is not valid", arg);
+	strcpy(o->dev, arg);
+	return 0;
+}
+
+int opt_port(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_port_range(arg, &o->port_lo, &o->port_hi, err, errlen);
+}
+
+int opt_cport(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_port_range(arg, &o->cport_lo, &o->cport_hi, err, errlen);
+}
+
+int opt_time(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_duration(arg, &o->duration, err, errlen);
+}
+
+int opt_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_duration_named(arg, "interval", &o->interval, err, errlen))
+		return -1;
+	/* A bound on the value alone, so the value's parser checks it. */
+	if (o->interval < 0.1)
+		return xp_cli_fail(err, errlen, "interval %s is too short (minimum 0.1 s)", arg);
+	return 0;
+}
+
+int opt_length(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	/* -l imix / -l 64:7,570:4,1518:1: mixed sizes (net/mix.h); the
+	 * template is built at the largest, which the MTU check sees. */
+	if (xp_mix_syntax(arg)) {
+		if (xp_mix_parse(arg, &o->mix, err, errlen))
+			return -1;
+		o->frame_size = xp_mix_max(&o->mix);
+	} else {
+		if (parse_frame_size(arg, &o->frame_size, err, errlen))
+			return -1;
+		o->mix.n = 0;
+	}
+	o->frame_size_set = true;
+	return 0;
+}
+
+int opt_bitrate(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_rate(arg, &o->rate, err, errlen);
+}
+
+int opt_ipv4(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->family = AF_INET;
+	return 0;
+}
+
+int opt_ipv6(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->family = AF_INET6;
+	return 0;
+}
+
+int opt_dst_mac(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_mac(arg, o->dst_mac, err, errlen))
+		return -1;
+	o->dst_mac_set = true;
+	return 0;
+}
+
+int opt_engine(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_engine(arg, &o->engine, err, errlen))
+		return -1;
+	o->engine_set = true;
+	return 0;
+}
+
+int opt_syn_engine(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	enum xp_engine_id k;
+
+	if (parse_engine(arg, &k, err, errlen) || (k != XP_ENGINE_LIVE && k != XP_ENGINE_XSK))
+		return xp_cli_fail(err, errlen, "unknown SYN engine '%s' (live: XDP live frames, xsk: AF_XDP)", arg);
+	o->syn_engine = k;
+	return 0;
+}
+
+int opt_xdp_mode(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "auto"))
+		o->xdp_mode = XP_XDP_AUTO;
+	else if (!strcmp(arg, "native") || !strcmp(arg, "drv"))
+		o->xdp_mode = XP_XDP_NATIVE;
+	else if (!strcmp(arg, "skb") || !strcmp(arg, "generic"))
+		o->xdp_mode = XP_XDP_SKB;
+	else
+		return xp_cli_fail(err, errlen, "unknown XDP mode '%s' (auto, native or skb)", arg);
+	return 0;
+}
+
+int opt_bind(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	int n = xp_parse_addr_range(arg, o->bind + o->nbind, XP_MAX_BIND_OPT - o->nbind, err, errlen);
+
+	if (n < 0)
+		return -1;
+	o->nbind += (unsigned)n;
+	return 0;
+}
+
+int opt_peer(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	/* "xdp" is the default and leaves an earlier "kernel" as it was. */
+	if (!strcmp(arg, "kernel"))
+		o->peer_kernel = true;
+	else if (strcmp(arg, "xdp"))
+		return xp_cli_fail(err, errlen,
+				   "unknown peer '%s' (xdp: the server's XDP program, kernel: its TCP stack)", arg);
+	return 0;
+}
+
+int opt_max_loss(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_percent(arg, &o->max_loss, err, errlen);
+}
+
+/* --clock: the stamps' clock (issue 10). */
+int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "tai"))
+		o->clock_tai = true;
+	else if (!strcmp(arg, "mono"))
+		o->clock_tai = false;
+	else
+		return xp_cli_fail(err, errlen, "unknown clock '%s' (mono: this host's monotonic clock, tai: CLOCK_TAI of "
+				   "PTP-synchronised hosts)", arg);
+	o->clock_set = true;
+	return 0;
+}
+
+/* --rx-timestamp: which clock times a frame's arrival at the server (issue 10 item 5). */
+int opt_rx_timestamp(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "sw"))
+		o->rx_ts = XP_RXTS_SW;
+	else if (!strcmp(arg, "auto"))
+		o->rx_ts = XP_RXTS_AUTO;
+	else if (!strcmp(arg, "hw"))
+		o->rx_ts = XP_RXTS_HW;
+	else
+		return xp_cli_fail(err, errlen, "unknown receive timestamp '%s' (sw: the server's kernel clock, hw: the "
+				   "NIC's or refuse, auto: the NIC's where it has one, else the kernel's)", arg);
+	o->rx_ts_set = true;
+	return 0;
+}
+
+/* ---- issue 11: the RFC 2544 suite's settings ---- */
+FLAG(opt_rfc2544, rfc2544)
+FLAG(opt_bidir, rfc_bidir)
+UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
+UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
+UINT(opt_confirm_loss, rfc_confirm, unsigned, 0, 9, "--confirm-loss count")
+
+/*
+ * --sizes 64,128,1518: frame sizes as -l takes them, at most
+ * XP_RFC_MAX_SIZES. One of them may be imix (--sizes 64,imix,1518); a list
+ * with SIZE:WEIGHT pairs is one user mix as a whole (--sizes
+ * 64:7,570:4,1518:1: the commas belong to the mix). A mix is entry 0 of
+ * rfc_sizes, its sizes in rfc_mix.
+ */
+int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char buf[256], *save = NULL;
+	if (!*arg || strlen(arg) >= sizeof(buf))
+		return xp_cli_fail(err, errlen, "--sizes needs a list of frame sizes, like 64,512,1518");
+	if (strchr(arg, ':')) {
+		if (xp_mix_parse(arg, &o->rfc_mix, err, errlen))
+			return -1;
+		o->rfc_sizes[0] = 0;
+		o->rfc_nsizes = 1;
+		return 0;
+	}
+	strcpy(buf, arg);
+	unsigned n = 0;
+	bool mix = false;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n >= XP_RFC_MAX_SIZES)
+			return xp_cli_fail(err, errlen, "--sizes takes at most %u sizes", XP_RFC_MAX_SIZES);
+		if (!strcmp(t, "imix")) {
+			if (mix)
+				return xp_cli_fail(err, errlen, "--sizes '%s': imix given twice", arg);
+			mix = true;
+			if (xp_mix_parse("imix", &o->rfc_mix, err, errlen))
+				return -1;
+			o->rfc_sizes[n++] = 0;
+			continue;
+		}
+		if (parse_frame_size(t, &o->rfc_sizes[n], err, errlen))
+			return -1;
+		n++;
+	}
+	if (!n || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
+		return xp_cli_fail(err, errlen, "--sizes '%s': give frame sizes separated by commas, like 64,512,1518", arg);
+	if (!mix)
+		o->rfc_mix.n = 0;
+	o->rfc_nsizes = n;
+	return 0;
+}
+
+/* --tests throughput,latency,loss,b2b (or all). */
+int opt_tests(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "throughput", XP_RFC_T_THROUGHPUT }, { "latency", XP_RFC_T_LATENCY },
+		{ "loss", XP_RFC_T_LOSS }, { "b2b", XP_RFC_T_B2B }, { "all", XP_RFC_T_ALL },
+	};
+	char buf[128], *save = NULL;
+	if (!*arg || strlen(arg) >= sizeof(buf) || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
+		return xp_cli_fail(err, errlen, "--tests '%s': give a list of throughput, latency, loss, b2b or all", arg);
+	strcpy(buf, arg);
+	unsigned bits = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]) && strcmp(t, names[i].name); i++)
+			;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return xp_cli_fail(err, errlen, "--tests: unknown test '%s' (throughput, latency, loss, b2b or all)", t);
+		bits |= names[i].bit;
+	}
+	o->rfc_tests = bits;
+	return 0;
+}
+
+int opt_trial(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_duration_named(arg, "trial length", &o->rfc_trial_s, err, errlen))
+		return -1;
+	if (o->rfc_trial_s < 0.5)
+		return xp_cli_fail(err, errlen, "--trial %s is too short (at least 0.5 s; RFC 2544 asks for 60)", arg);
+	return 0;
+}
+
+int opt_loss_tolerance(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_percent(arg, &o->rfc_loss_tol, err, errlen);
+}
+
+/* --line-rate 10G: the link's L1 bit rate, the top of the searches. */
+int opt_line_rate(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	struct xp_rate r;
+	if (parse_rate(arg, &r, err, errlen))
+		return -1;
+	if (r.unit != XP_RATE_BPS_L1)
+		return xp_cli_fail(err, errlen, "--line-rate is the link's bit rate on the wire, like 10G or 1000M");
+	o->rfc_line_bps = r.value;
+	return 0;
+}
+
+int opt_plot(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= sizeof(o->rfc_plot_dir))
+		return xp_cli_fail(err, errlen, "--plot needs a directory");
+	strcpy(o->rfc_plot_dir, arg);
+	return 0;
+}
+
+/* --device-netns: issue 12's connection-test options start here. */
+int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= sizeof(o->device_netns) || strchr(arg, '/'))
+		return xp_cli_fail(err, errlen, "namespace name '%s' is not valid (a name under /var/run/netns)", arg);
+	strcpy(o->device_netns, arg);
+	return 0;
+}
+
+int opt_debug(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->debug++;
+	return 0;
+}
+
+int opt_help(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	xp_usage(stdout);
+	return 1;
+}
+
+int opt_version(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	xp_version_print(stdout);
+	return 1;
+}
+
+/* ---- server policy and authentication (issue 9): kept together ---- */
+
+FLAG(opt_allow_lo, allow_lo)
+UINT(opt_max_tests, max_tests, unsigned, 1, 64, "--max-tests")
+UINT(opt_max_control_per_addr, max_control_per_addr, unsigned, 1, 64, "--max-control-per-addr")
+UINT(opt_max_parallel, max_parallel, unsigned long, 1, 10000000, "--max-parallel")
+UINT(opt_max_parallel_total, max_parallel_total, unsigned long, 1, 10000000, "--max-parallel-total")
+UINT(opt_max_workers, max_workers, unsigned, 0, 64, "--max-workers")
+UINT(opt_max_workers_total, max_workers_total, unsigned, 0, 1024, "--max-workers-total")
+UINT(opt_max_listen_ports, max_listen_ports, unsigned, 1, 65535, "--max-listen-ports")
+
+int opt_auth_key(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	/* Read (and its mode checked) when the role starts: a handler only converts. */
+	if (!*arg)
+		return xp_cli_fail(err, errlen, "--auth-key needs a file name");
+	o->auth_key = arg;
+	return 0;
+}
+
+int opt_max_duration(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_duration(arg, &o->max_duration, err, errlen);
+}
+
+int opt_test_ports(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return parse_port_range(arg, &o->test_port_lo, &o->test_port_hi, err, errlen);
+}
+
+int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (o->nallow >= XP_MAX_ALLOW)
+		return xp_cli_fail(err, errlen, "at most %d --allow networks", XP_MAX_ALLOW);
+	if (xp_parse_cidr(arg, &o->allow[o->nallow].net, &o->allow[o->nallow].plen, err, errlen))
+		return -1;
+	o->nallow++;
+	return 0;
+}
+
+/* ---- issue 12 point 4: the connection searches ---- */
+/* Which search follows from the test (validate.c check_search): -x rate, -x --fin teardown, -k capacity. */
+int opt_search(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->search = XP_CS_RATE;
+	return 0;
+}
+
+int opt_search_trial(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_duration_named(arg, "search trial length", &o->search_trial_s, err, errlen))
+		return -1;
+	/* A lost SYN times out after 1 s: a shorter trial could not see its failures. */
+	if (o->search_trial_s < 2)
+		return xp_cli_fail(err, errlen, "--search-trial %s is too short (at least 2 s)", arg);
+	return 0;
+}
+
+UINT(opt_search_floor, search_floor, double, 1, 100000000, "--search-floor rate")
+UINT(opt_search_ceiling, search_ceiling, double, 2, 100000000, "--search-ceiling rate")
+
+int opt_search_res(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_percent(arg, &o->search_res_pct, err, errlen))
+		return -1;
+	if (o->search_res_pct < 0.01 || o->search_res_pct > 50)
+		return xp_cli_fail(err, errlen, "--search-resolution %s: give 0.01 to 50 (percent)", arg);
+	return 0;
+}
+
+int opt_search_settle(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "0")) {
+		o->search_settle_s = 0;
+		return 0;
+	}
+	return parse_duration_named(arg, "search settle time", &o->search_settle_s, err, errlen);
+}
