@@ -212,7 +212,7 @@ static __always_inline void win_release(__u32 isn, struct xp_win_ctl *ctl)
 	__u32 slot = isn >> (config.win_shift & 31);
 
 	bpf_map_push_elem(&win_free, &slot, 0);
-	__sync_fetch_and_add(&ctl->freed, 1);
+	XP_ATOMIC_INC(ctl, freed);
 }
 
 /* A SYN-ACK: WIN_NEW (it completes its connection: answer and count it),
@@ -228,16 +228,16 @@ static __always_inline int win_synack(const struct xp_tcp_seg *sg)
 		return WIN_STALE;
 	w = win_slot(sg->ack - 1, sg->sport, sg->dport);
 	if (!w) {
-		__sync_fetch_and_add(&ctl->stale, 1);
+		XP_ATOMIC_INC(ctl, stale);
 		return WIN_STALE;
 	}
 	word = w->word;
 	if (XP_WIN_STATE(word) == XP_WIN_FIN_WAIT || XP_WIN_STATE(word) == XP_WIN_OPEN) {
-		__sync_fetch_and_add(&ctl->synack_dup, 1);
+		XP_ATOMIC_INC(ctl, synack_dup);
 		return WIN_DUP;
 	}
 	if (XP_WIN_STATE(word) != XP_WIN_SYN_SENT) {
-		__sync_fetch_and_add(&ctl->stale, 1);
+		XP_ATOMIC_INC(ctl, stale);
 		return WIN_STALE;
 	}
 	next = config.mode == XP_CC_MODE_FIN ? XP_WIN_FIN_WAIT
@@ -253,7 +253,7 @@ static __always_inline int win_synack(const struct xp_tcp_seg *sg)
 		w->t_ns = bpf_ktime_get_coarse_ns();
 	w->tries = 0;
 	if (__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), next)) != word) {
-		__sync_fetch_and_add(&ctl->stale, 1); /* given up by userspace just now */
+		XP_ATOMIC_INC(ctl, stale); /* given up by userspace just now */
 		return WIN_STALE;
 	}
 	if (next == XP_WIN_FREE)
@@ -275,7 +275,7 @@ static __always_inline int win_fin(const struct xp_tcp_seg *sg)
 	word = w ? w->word : 0;
 	if (!w || XP_WIN_STATE(word) != XP_WIN_FIN_WAIT ||
 	    __sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), XP_WIN_FREE)) != word) {
-		__sync_fetch_and_add(&ctl->fin_dup, 1);
+		XP_ATOMIC_INC(ctl, fin_dup);
 		return WIN_DUP;
 	}
 	win_release(sg->ack - 2, ctl);
@@ -301,7 +301,7 @@ static __always_inline void win_reset(const struct tcphdr *th)
 	next = config.mode == XP_CC_MODE_KEEPALIVE ? XP_WIN_DONE : XP_WIN_FREE;
 	if (__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), next)) != word)
 		return;
-	__sync_fetch_and_add(&ctl->fail_reset, 1);
+	XP_ATOMIC_INC(ctl, fail_reset);
 	if (next == XP_WIN_FREE)
 		win_release(isn, ctl);
 }
@@ -369,7 +369,7 @@ static __always_inline int win_icmp(void *data, void *data_end)
 	next = config.mode == XP_CC_MODE_KEEPALIVE ? XP_WIN_DONE : XP_WIN_FREE;
 	if (__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), next)) != word)
 		return 0;
-	__sync_fetch_and_add(&ctl->fail_unreach, 1);
+	XP_ATOMIC_INC(ctl, fail_unreach);
 	if (next == XP_WIN_FREE)
 		win_release(isn, ctl);
 	return 0;

@@ -199,7 +199,7 @@ static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_s
 		/* Last: the state says the rest is there (x86-64's stores are not
 		 * reordered; the other readers check isn and ports as well). */
 		w->word = XP_WIN_WORD(XP_WIN_GEN(w->word) + 1, XP_WIN_SYN_SENT);
-		__sync_fetch_and_add(&ctl->taken, 1);
+		XP_ATOMIC_INC(ctl, taken);
 	}
 	put32_csum(l4, bpf_htonl(((__u32)(config.sport_lo + s) << 16) | (__u16)(config.dport_lo + d)), cd);
 	put32_csum(l4 + 4, bpf_htonl(isn), cd);

@@ -15,7 +15,8 @@
 #      lab: under MUTATE_LOCK if set, else the caller must hold the lock)
 # BPF counter mutations (-DXP_MUT_<name>, given through CLANG; see
 # bpf/lib/mutate.h) make one counter count one frame too many: every
-# XP_INC(p, name), XP_INC_AS(name, ...) and XP_ADD_AS(name, ...) in bpf/:
+# XP_INC(p, name), XP_INC_AS(name, ...), XP_ADD_AS(name, ...) and
+# XP_ATOMIC_INC(p, name) in bpf/:
 # the server's and the client's XDP programs (server.bpf.c, client.bpf.c:
 # their tests are every BPF_PROG_RUN test, build/tests/bpf_test_*), the TC
 # counter (server_tc.bpf.c, tc_*: build/tests/root_test_server_tc), the
@@ -24,9 +25,10 @@
 # program's own counts (rtt.bpf.c, rtt_*): bpf_test_measure and bpf_test_rtt;
 # the live generator's per-interval sent count (generator.bpf.c,
 # gen_ibin_sent: every BPF test, bpf_test_generator the one that checks it).
-# Not mutated (they count with __sync_fetch_and_add, not these macros): the
-# client's window counters (client.bpf.c: freed, stale, synack_dup, fin_dup,
-# fail_reset, fail_unreach), the generator's taken, and hw_timed.
+# the client's window counters (client.bpf.c: freed, stale, synack_dup,
+# fin_dup, fail_reset, fail_unreach) and the generator's taken count with
+# XP_ATOMIC_INC, shared by the CPUs. Not mutated: hw_timed (veth gives no
+# hardware timestamps, so no test here can count it).
 # A MUTATION is 1-4, a counter's name (tcp_syn, rst_seen, tc_pkts,
 # ibin_late, ...), or "engines" / "bpf" for each group.
 # A copy of the committed tree (git archive HEAD, so the worktree and its
@@ -47,12 +49,12 @@ BPF_SRC=$(ls bpf/*.c bpf/*.h | grep -v mutate.h)
 # (Lines that end in a backslash are macro bodies, whose name is a parameter;
 # rtt.bpf.c's stat_inc(IDX, name, verdict) is XP_ADD_AS on rtt_stats[IDX].)
 # server.bpf.c's gstat_inc(name, IDX) is XP_ADD_AS on gstats[IDX].)
-mapfile -t BPF_FIELDS < <(grep -hE 'XP_INC\(|XP_(INC|ADD)_AS\(|stat_inc\(' $BPF_SRC | grep -v '\\$' |
-	grep -oE 'XP_INC\([a-z_>-]+, [a-z_0-9]+\)|XP_(INC|ADD)_AS\([a-z_0-9]+,|[^g]stat_inc\([A-Z_]+, [a-z_0-9]+,|gstat_inc\([a-z_0-9]+,' |
-	sed -E 's/XP_INC\([^,]+, (.*)\)/\1/; s/XP_(INC|ADD)_AS\(([^,]+),/\2/; s/^.stat_inc\([^,]+, ([^,]+),/\1/; s/gstat_inc\(([^,]+),/\1/' | sort -u)
+mapfile -t BPF_FIELDS < <(grep -hE 'XP_(ATOMIC_)?INC\(|XP_(INC|ADD)_AS\(|stat_inc\(' $BPF_SRC | grep -v '\\$' |
+	grep -oE 'XP_(ATOMIC_)?INC\([a-z_>-]+, [a-z_0-9]+\)|XP_(INC|ADD)_AS\([a-z_0-9]+,|[^g]stat_inc\([A-Z_]+, [a-z_0-9]+,|gstat_inc\([a-z_0-9]+,' |
+	sed -E 's/XP_(ATOMIC_)?INC\([^,]+, (.*)\)/\2/; s/XP_(INC|ADD)_AS\(([^,]+),/\2/; s/^.stat_inc\([^,]+, ([^,]+),/\1/; s/gstat_inc\(([^,]+),/\1/' | sort -u)
 # shellcheck disable=SC2086
 prog_of() {
-	grep -lE "XP_INC\([a-z_>-]+, $1\)|XP_(INC|ADD)_AS\($1,|stat_inc\([A-Z_]+, $1,|gstat_inc\($1," $BPF_SRC | xargs -n1 basename | paste -sd+
+	grep -lE "XP_(ATOMIC_)?INC\([a-z_>-]+, $1\)|XP_(INC|ADD)_AS\($1,|stat_inc\([A-Z_]+, $1,|gstat_inc\($1," $BPF_SRC | xargs -n1 basename | paste -sd+
 }
 # The tests that check a counter (a run.sh PATTERN, see above).
 tests_of() {

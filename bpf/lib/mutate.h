@@ -14,7 +14,10 @@
  *   XP_INC_AS(name, p, field)     p->field += 1, mutated by -DXP_MUT_<name>
  *   XP_ADD_AS(name, lvalue, n)    lvalue += n, the same (a GSO packet's
  *                                 segments, a per-CPU array's slot)
- * scripts/mutate.sh finds every name in these three forms.
+ *   XP_ATOMIC_INC(p, field)       __sync_fetch_and_add(&p->field, 1), for a
+ *                                 counter shared by CPUs, mutated by
+ *                                 -DXP_MUT_<field> the same way
+ * scripts/mutate.sh finds every name in these four forms.
  */
 #ifndef XP_BPF_MUTATE_H
 #define XP_BPF_MUTATE_H
@@ -30,5 +33,7 @@
 #define XP_ADD_AS(name, lv, n) ((lv) += (n) + (xp_mut_on(XP_MUT_##name) && (lv) == 0))
 #define XP_INC_AS(name, p, field) XP_ADD_AS(name, (p)->field, 1)
 #define XP_INC(p, field) XP_ADD_AS(field, (p)->field, 1)
+#define XP_ATOMIC_INC(p, field) \
+	__sync_fetch_and_add(&(p)->field, 1 + (xp_mut_on(XP_MUT_##field) && (p)->field == 0))
 
 #endif
