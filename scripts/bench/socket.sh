@@ -255,7 +255,7 @@ bench_hold() {
 	BG+=("$c1")
 	wait_open "$TMP/h1.jsonl" "$c1" 1 5 >/dev/null
 	read -r cli0 clin0 < <(tree_rss "$c1")
-	wait "$c1" || true
+	wait "$c1" || die "the one-connection hold client (the memory baseline)" "$TMP/h1.jsonl"
 
 	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -P "$n" -k -t "$ht" --json-stream \
 		>"$TMP/hold.jsonl" 2>"$TMP/hold.err" &
@@ -268,11 +268,11 @@ bench_hold() {
 	slab1=$(slab_kb)
 	read -r srv1 srvn1 < <(tree_rss "$SRV")
 	read -r cli1 clin1 < <(tree_rss "$hp")
-	wait "$hp" || echo "bench: hold client: $(cat "$TMP/hold.err")" >&2
+	wait "$hp" || die "the hold client (-k -P $n)" "$TMP/hold.err"
 	stop_server
 	if ((open < n)); then
 		echo "note: only $open of $n connections were open at once; figures are per open connection"
-		((open > 0)) || { echo "bench: no connection held" >&2; return 0; }
+		((open > 0)) || die "the hold client (-k -P $n): no connection held" "$TMP/hold.err"
 		n=$open
 	fi
 
@@ -312,15 +312,19 @@ bench_socket() {
 			no_xdp; cr=$(measure cps run_connloop -R -a)
 			no_xdp; cp=$(measure cps run_connloop)
 		}
-		# The baselines first on odd rounds, xdpperf first on even ones.
-		# (if, not &&: errexit must stop the bench inside baselines)
-		if ((r % 2)); then baselines; fi
+		# iperf3 beside each of xdpperf's counting programs: what counting costs.
+		observed() {
+			obs_on tc; ot=$(measure bps run_iperf3_one); obs_off
+			obs_on xdp; ox=$(measure bps run_iperf3_one); obs_off
+		}
+		# Odd rounds: the baselines, xdpperf, then iperf3 beside the
+		# observers; even rounds the other way round, so that no column
+		# always runs first or last. (if, not &&: errexit must stop the
+		# bench inside baselines and observed)
+		if ((r % 2)); then baselines; else observed; fi
 		xs=$(measure bps run_sock_stream)
 		xc=$(measure cps run_sock_connect)
-		if ! ((r % 2)); then baselines; fi
-		# iperf3 beside each of xdpperf's counting programs: what counting costs.
-		obs_on tc; ot=$(measure bps run_iperf3_one); obs_off
-		obs_on xdp; ox=$(measure bps run_iperf3_one); obs_off
+		if ((r % 2)); then observed; else baselines; fi
 		stop_server
 		echo "$xs $i1 $is $ot $ox $xc $cr $cp" >>"$TMP/r.txt"
 		printf "%-6s %-17s %-17s %-17s %-17s %-17s | %-15s %-15s %-15s %s\n" "$r" "$(fmt_bps "$xs")" "$(fmt_bps "$i1")" \
