@@ -80,7 +80,13 @@ enum xp_diag_cause xp_diagnose_handshakes(const struct xp_period *p, const struc
 	uint64_t srv_seen = p->rx.tcp_syn, srv_ans = p->rx.synack_sent;
 	uint64_t out = sub0(sent, srv_seen);
 	uint64_t at_srv = in->peer_kernel ? 0 : sub0(srv_seen, srv_ans);
-	uint64_t back = sub0(in->peer_kernel ? srv_seen : srv_ans, cli_seen);
+	/* The server counts frames, the client connections: with SYNs sent
+	 * again, the server sees and answers more SYNs than there are
+	 * connections, and that surplus is no SYN-ACK lost on the way back (a
+	 * hold whose retransmissions got every SYN-ACK through, but whose ACKs
+	 * were dropped after the device, is "ACKs not completing"). */
+	uint64_t answered = in->peer_kernel ? srv_seen : srv_ans;
+	uint64_t back = sub0(answered < sent ? answered : sent, cli_seen);
 	uint64_t ack = sub0(cli_seen, est);
 	char where[128];
 	if (out >= at_srv && out >= back && out >= ack) {
