@@ -213,6 +213,27 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
  * histograms are merged for the distribution plot. Without one-way times
  * (no stamp at this size, different clocks) one trial says so, not twenty.
  */
+/* One trial's figures into a running sum, and the mean of n trials' sums. */
+static void lat_sum_add(struct xp_rfc_latency *sum, const struct xp_rfc_latency *l)
+{
+	sum->min_us += l->min_us;
+	sum->mean_us += l->mean_us;
+	sum->max_us += l->max_us;
+	sum->p50_us += l->p50_us;
+	sum->p99_us += l->p99_us;
+	sum->p999_us += l->p999_us;
+	sum->timed += l->timed;
+}
+
+static struct xp_rfc_latency lat_mean(const struct xp_rfc_latency *sum, unsigned n)
+{
+	double k = n;
+	return (struct xp_rfc_latency){ .known = true, .min_us = sum->min_us / k, .mean_us = sum->mean_us / k,
+					.max_us = sum->max_us / k, .p50_us = sum->p50_us / k,
+					.p99_us = sum->p99_us / k, .p999_us = sum->p999_us / k,
+					.timed = sum->timed };
+}
+
 static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
 	double rate = floor(z->ndr_pps > 0 ? z->ndr_pps : z->max_pps);
@@ -230,14 +251,7 @@ static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		if (r->bidir && !z->lat_rev_why[0]) {
 			/* B->A's own: timed on our side by the same core. */
 			if (rec->rev_lat.known) {
-				const struct xp_rfc_latency *l = &rec->rev_lat;
-				rsum.min_us += l->min_us;
-				rsum.mean_us += l->mean_us;
-				rsum.max_us += l->max_us;
-				rsum.p50_us += l->p50_us;
-				rsum.p99_us += l->p99_us;
-				rsum.p999_us += l->p999_us;
-				rsum.timed += l->timed;
+				lat_sum_add(&rsum, &rec->rev_lat);
 				xp_lat_add(&z->lat_rev_hist, &r->rev->lat_hist);
 				z->lat_rev_n++;
 			} else if (!z->lat_rev_n) {
@@ -249,31 +263,14 @@ static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 			snprintf(z->lat_why, sizeof(z->lat_why), "%s", out.lat_why);
 			break;
 		}
-		const struct xp_rfc_latency *l = &rec->t.lat;
-		sum.min_us += l->min_us;
-		sum.mean_us += l->mean_us;
-		sum.max_us += l->max_us;
-		sum.p50_us += l->p50_us;
-		sum.p99_us += l->p99_us;
-		sum.p999_us += l->p999_us;
-		sum.timed += l->timed;
+		lat_sum_add(&sum, &rec->t.lat);
 		xp_lat_add(&z->lat_hist, &out.lat_hist);
 		z->lat_n++;
 	}
-	if (z->lat_n) {
-		double k = z->lat_n;
-		z->lat = (struct xp_rfc_latency){ .known = true, .min_us = sum.min_us / k, .mean_us = sum.mean_us / k,
-						  .max_us = sum.max_us / k, .p50_us = sum.p50_us / k,
-						  .p99_us = sum.p99_us / k, .p999_us = sum.p999_us / k,
-						  .timed = sum.timed };
-	}
-	if (z->lat_rev_n) {
-		double k = z->lat_rev_n;
-		z->lat_rev = (struct xp_rfc_latency){ .known = true, .min_us = rsum.min_us / k, .mean_us = rsum.mean_us / k,
-						      .max_us = rsum.max_us / k, .p50_us = rsum.p50_us / k,
-						      .p99_us = rsum.p99_us / k, .p999_us = rsum.p999_us / k,
-						      .timed = rsum.timed };
-	}
+	if (z->lat_n)
+		z->lat = lat_mean(&sum, z->lat_n);
+	if (z->lat_rev_n)
+		z->lat_rev = lat_mean(&rsum, z->lat_rev_n);
 	return 0;
 }
 
