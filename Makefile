@@ -116,7 +116,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(TESTLIB_OBJS) $(USER_HDRS) $(BPF_HDRS) $(SKELS) $(wildcard tests/lib/*.h)
+$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(TESTLIB_OBJS) $(USER_HDRS) $(BPF_HDRS) $(SKELS) $(wildcard tests/root/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB_OBJS) $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 

@@ -7,7 +7,8 @@
 # Engine mutations (-DXP_MUTATE=N, given through CC so the Makefile's own
 # CFLAGS stay, see the #if blocks in the engines) make one engine report one
 # frame/connection more than it sent:
-#   1  AF_XDP engine: tx.pkts + 1      -> build/tests/root_test_xsk_engine
+#   1  AF_XDP engine: tx.pkts + 1      -> build/tests/root_test_xsk_connect and
+#                                         root_test_xsk_stream
 #   2  live engine:   tx.pkts + 1      -> build/tests/bpf_test_generator_live
 #   3  socket engine: conn_ok + 1      -> build/tests/test_socket_engine
 #   4  XDP connection engine: the client's handshakes completed (acks_sent)
@@ -39,7 +40,7 @@
 # Exit status 0 if every mutation was caught, 1 if one was missed, 2 usage.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-declare -A TEST=([1]=root_test_xsk_engine [2]=bpf_test_generator_live [3]=test_socket_engine [4]=60_xdp_connect)
+declare -A TEST=([1]=root_test_xsk_ [2]=bpf_test_generator_live [3]=test_socket_engine [4]=60_xdp_connect)
 declare -A WHAT=([1]="AF_XDP engine tx.pkts + 1" [2]="live engine tx.pkts + 1" [3]="socket engine conn_ok + 1"
 	[4]="XDP connection engine acks_sent + 1")
 # Every mutation name in bpf/ (mutate.h itself only defines the macros), and
