@@ -112,11 +112,11 @@ $(BUILD)/libxdpperf.a: $(USER_OBJS)
 xdpperf: $(BUILD)/user/main.o $(BUILD)/libxdpperf.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS) $(wildcard tests/lib/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS) $(wildcard tests/unit/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(TESTLIB_OBJS) $(USER_HDRS) $(BPF_HDRS) $(SKELS) $(wildcard tests/lib/*.h)
+$(BUILD)/tests/root_%: tests/root/%.c $(BUILD)/libxdpperf.a $(TESTLIB_OBJS) $(USER_HDRS) $(BPF_HDRS) $(SKELS) $(wildcard tests/root/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB_OBJS) $(BUILD)/libxdpperf.a $(LDLIBS) -lcmocka
 
@@ -152,7 +152,7 @@ $(BUILD)/asan/libxdpperf.a: $(ASAN_OBJS)
 $(BUILD)/fuzz/libxdpperf.a: $(FUZZ_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libxdpperf.a $(USER_HDRS) $(BPF_HDRS) $(wildcard tests/lib/*.h)
+$(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libxdpperf.a $(USER_HDRS) $(BPF_HDRS) $(wildcard tests/unit/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(SAN_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(BUILD)/asan/libxdpperf.a $(LDLIBS) -lcmocka
 

@@ -1,7 +1,7 @@
 /*
  * Tests' command lines: parse a space-separated line (e.g. "xdpperf -c
  * 198.18.1.1 -l imix") with the real option parser. Shared by the unit
- * tests of the options (test_cli, test_mix, test_rx_timestamp).
+ * tests of the options (test_cli, test_cli_table, test_mix, test_rx_timestamp).
  */
 #ifndef XDPPERF_TESTS_CLI_PARSE_H
 #define XDPPERF_TESTS_CLI_PARSE_H

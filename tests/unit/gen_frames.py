@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""Independent generator of the golden frames checked by test_frame.c.
+"""Independent generator of the golden frames checked by test_frame_build.c.
 
 Written from the RFCs with only struct/socket (no scapy, nothing shared with
 user/net/frame.c) so the C builder is checked against a second implementation.
-Run it and paste the output into the GOLDEN table of test_frame.c when a
+Run it and paste the output into the GOLDEN table of test_frame_build.c when a
 case changes:
 
     python3 tests/unit/gen_frames.py
 
-test_frame.c also pipes every frame it rewrites into `gen_frames.py --verify`,
-which checks its checksums with the csum() below.
+test_frame_build.c and test_frame_rewrite.c also pipe every frame they build or
+rewrite into `gen_frames.py --verify` (verify_checksums() of
+tests/unit/frame_fixture.h), which checks its checksums with the csum() below.
 
 The case parameters here must match the specs built by make_spec() in
-test_frame.c (same names).
+tests/unit/frame_fixture.h (same names).
 """
 import socket
 import struct
@@ -92,7 +93,7 @@ def frame(v6, proto, size, sport, dport, flags=0, seq=0, ack=0, window=65535,
     return f
 
 
-# name -> frame; keep in sync with make_spec() in test_frame.c
+# name -> frame; keep in sync with make_spec() in frame_fixture.h
 CASES = {
     "v4_tcp_64": frame(False, TCP, 64, 40000, 5001, ACK | PSH, 0x11223344, 0x55667788),
     "v4_tcp_1518": frame(False, TCP, 1518, 40000, 5001, ACK | PSH, 0x11223344, 0x55667788),

@@ -47,7 +47,7 @@ enum xp_opt_group {
  * Where an option takes effect: the one place that says which options go
  * with which role, test and engine. validate.c refuses an option given
  * outside it (naming the option, what selected the role, test or engine, and
- * what to do instead), and tests/unit/test_cli.c walks every pair.
+ * what to do instead), and tests/unit/test_cli_table.c walks every pair.
  */
 #define XP_IN_CLIENT  (1u << XP_ROLE_CLIENT)
 #define XP_IN_SERVER  (1u << XP_ROLE_SERVER)
