@@ -22,64 +22,20 @@
  * the Python checksum verifier written from the RFCs, and compares
  * xp_gen_sent_bytes with the bytes that came out.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-#include <sched.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <linux/bpf.h>
-#include <cmocka.h>
-
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-
-#include "engine/engine.h"
-#include "net/csum.h"
-#include "net/frame.h"
+#include "tests/bpf/generator_fixture.h"
 #include "net/mix.h"
-#include "bpf/generator.h"
-#include "loader/generator_prog.h"
-#include "bpf/generator.skel.h"
 #include "tests/lib/ref_sum.h"
 
-static struct xp_engine_cfg make_cfg(int family, uint8_t proto, const char *mix)
+/* The fixture's configuration (generator_fixture.h) with a mix: ports
+ * 10000-10001 x 5201-5203, a sequence number that wraps within a few frames,
+ * and the largest size as the template's, as the client builds it. */
+static struct xp_engine_cfg make_mix_cfg(int family, uint8_t proto, const char *mix)
 {
-	struct xp_engine_cfg c;
+	struct xp_engine_cfg c = make_cfg(family, proto, 0, 0, 10000, 10001, 5201, 5203);
 	struct frame_spec *s = &c.frames.tmpl;
 	char err[200];
 
-	memset(&c, 0, sizeof(c));
-	c.sport_lo = 10000;
-	c.sport_hi = 10001;
-	c.dport_lo = 5201;
-	c.dport_hi = 5203;
-	c.frames.queues = 1;
-	memcpy(s->src_mac, "\x02\x00\x00\x00\x00\x01", 6);
-	memcpy(s->dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
-	s->src.family = s->dst.family = family;
-	if (family == AF_INET) {
-		inet_pton(AF_INET, "198.18.1.2", &s->src.v4);
-		inet_pton(AF_INET, "198.19.1.2", &s->dst.v4);
-	} else {
-		inet_pton(AF_INET6, "2001:2:0:1::2", &s->src.v6);
-		inet_pton(AF_INET6, "2001:2:0:2::2", &s->dst.v6);
-	}
-	s->l4_proto = proto;
-	s->sport = c.sport_lo;
-	s->dport = c.dport_lo;
-	s->tcp_flags = 0x18;
 	s->seq = 0xfffff000u; /* wraps within a few frames */
-	s->ack = 1;
-	s->payload_fill = 0xa5;
 	if (xp_mix_parse(mix, &c.frames.mix, err, sizeof(err)))
 		fail_msg("xp_mix_parse(%s): %s", mix, err);
 	s->frame_size = xp_mix_max(&c.frames.mix); /* as the client builds it */
@@ -93,14 +49,6 @@ static void put32(uint8_t *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, (uin
 static void put64(uint8_t *p, uint64_t v) { put32(p, v >> 32); put32(p + 4, (uint32_t)v); }
 static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
-
-static uint64_t now_ticks(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
-}
 
 /* A receiver's view: the lengths in the headers and both checksums, from
  * the frame alone (the pseudo-header's length is the one the header says). */
@@ -146,7 +94,7 @@ static void set_l4_csum(uint8_t *f, size_t len, const struct xp_engine_cfg *c, c
  */
 static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframes, const unsigned *want_pattern)
 {
-	struct xp_engine_cfg c = make_cfg(family, proto, mix);
+	struct xp_engine_cfg c = make_mix_cfg(family, proto, mix);
 	const struct xp_mix *m = &c.frames.mix;
 	static uint8_t tmpl[XP_GEN_MAX_LEN], in[XP_GEN_MAX_LEN], out[XP_GEN_MAX_LEN], want[XP_GEN_MAX_LEN];
 	struct generator_bpf *skel = NULL;
@@ -164,7 +112,7 @@ static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframe
 	assert_int_equal(xp_gen_init_state(skel, cpu_tid, (unsigned)ncpus), 0);
 	free(cpu_tid);
 	assert_int_equal(skel->rodata->config.mix_plen, m->plen);
-	xp_gen_set_meas(skel, now_ticks(), 1000);
+	xp_gen_set_meas(skel, now_ticks(false), 1000);
 
 	FILE *py = popen("python3 tests/unit/gen_frames.py --verify", "w");
 	if (!py)
@@ -180,12 +128,12 @@ static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframe
 		for (unsigned b = 0; b <= lay.len; b++)
 			in[b] = (uint8_t)(j * 13 + b * 5);
 		xp_gen_new_call(skel, 0);
-		uint64_t before = now_ticks();
+		uint64_t before = now_ticks(false);
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = lay.len + 1, .data_out = out,
 			    .data_size_out = sizeof(out), .repeat = 1);
 		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_generator), &o))
 			fail_msg("BPF_PROG_RUN: %s", strerror(errno));
-		uint64_t after = now_ticks();
+		uint64_t after = now_ticks(false);
 		assert_int_equal(o.retval, XDP_TX);
 		if (o.data_size_out != len)
 			fail_msg("frame %u: %u bytes, the pattern says %zu", j, o.data_size_out, len);
@@ -286,21 +234,21 @@ static void test_mix_refused(void **state)
 
 	(void)state;
 	/* IPv6/TCP below 86 bytes has no room for the stamp. */
-	c = make_cfg(AF_INET6, IPPROTO_TCP, "78:1,1518:1");
+	c = make_mix_cfg(AF_INET6, IPPROTO_TCP, "78:1,1518:1");
 	assert_int_not_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	assert_null(skel);
 	assert_non_null(strstr(err, "78-byte frames of this mix carry no stamp"));
 	assert_null(strchr(err, '\n'));
 	/* The largest + 1 must fit a live frame. */
-	c = make_cfg(AF_INET, IPPROTO_UDP, "64:1,3524:1");
+	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "64:1,3524:1");
 	assert_int_not_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	assert_null(skel);
 	assert_non_null(strstr(err, "--engine xsk"));
-	c = make_cfg(AF_INET, IPPROTO_UDP, "64:1,3523:1");
+	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "64:1,3523:1");
 	assert_int_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	generator_bpf__destroy(skel);
 	/* All templates must fit the generator's table. */
-	c = make_cfg(AF_INET, IPPROTO_UDP, "3000:1,3001:1,3002:1,3003:1,3004:1,3005:1");
+	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "3000:1,3001:1,3002:1,3003:1,3004:1,3005:1");
 	skel = NULL;
 	assert_int_not_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	assert_null(skel);
@@ -316,17 +264,8 @@ int main(void)
 		cmocka_unit_test(test_mix_v6_tcp_partial),
 		cmocka_unit_test(test_mix_refused),
 	};
-	cpu_set_t set;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_generator_mix: must run as root (loads BPF programs)\n");
+	if (gen_test_init("test_generator_mix", "loads BPF programs"))
 		return 1;
-	}
-	CPU_ZERO(&set);
-	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		fprintf(stderr, "test_generator_mix: sched_setaffinity: %s\n", strerror(errno));
-		return 1;
-	}
 	return cmocka_run_group_tests_name("gen_mix", tests, NULL, NULL);
 }
