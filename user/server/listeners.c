@@ -14,8 +14,11 @@
  * an error, or when the kernel sees its window or memory run out). Measured
  * in the routed veth lab, xdpperf -P 4 against the same server reading at
  * once: +9.5 % median over 20 paired rounds with 256 KiB (512 KiB and 1 MiB
- * gained less); the fewer, larger reads are what iperf3's server does by
- * being slow. So that nothing is held late, every SWEEP_S the thread reads
+ * gained less); as built here, +12.5 % median over 40 paired rounds (ahead
+ * in 30). It also makes the kernel ACK sooner: while less than the mark is
+ * unread, a second full segment is ACKed at once (__tcp_ack_snd_check), and
+ * the server sent 4.8-6.9 segments per MB received instead of 3.0-3.8
+ * (nstat TcpOutSegs). So that nothing is held late, every SWEEP_S the thread reads
  * what waits on each such connection regardless of the mark, and one that
  * delivered less than its mark in that window (a slow or paused stream) goes
  * back to SO_RCVLOWAT 1: a byte is read at the latest one sweep after it
