@@ -18,11 +18,11 @@
  * in 30). It also makes the kernel ACK sooner: while less than the mark is
  * unread, a second full segment is ACKed at once (__tcp_ack_snd_check), and
  * the server sent 4.8-6.9 segments per MB received instead of 3.0-3.8
- * (nstat TcpOutSegs). So that nothing is held late, every SWEEP_S the thread reads
- * what waits on each such connection regardless of the mark, and one that
- * delivered less than its mark in that window (a slow or paused stream) goes
- * back to SO_RCVLOWAT 1: a byte is read at the latest one sweep after it
- * arrived. Slow streams, held and connection-rate connections never reach
+ * (nstat TcpOutSegs). So that nothing is held late, every SWEEP_S the
+ * thread reads what waits on each such connection regardless of the mark,
+ * and one that delivered less than its mark in that window (a slow or
+ * paused stream) goes back to SO_RCVLOWAT 1: a byte is read at the latest
+ * one sweep after it arrived. Slow streams, held and connection-rate connections never reach
  * the threshold: they are read as they arrive, as before, and the sweep
  * walks only the raised connections.
  *
@@ -239,13 +239,13 @@ static void lowat_raise(struct srv_worker *w, struct srv_conn *c)
 	int v = (int)w->srv->cfg.rcvlowat, got = 0, rb = 0;
 	socklen_t l = sizeof(got), lb = sizeof(rb);
 	c->lowat_tried = true;
-	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) ||
-	    getsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &got, &l) ||
-	    getsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rb, &lb) || got <= 1)
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)))
 		return;
-	if (got > rb / 2) {
-		/* Not seen on Linux: a mark the buffer cannot hold twice over would
-		 * leave the reader waiting on the kernel's window-full wakeup. */
+	if (getsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &got, &l) ||
+	    getsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rb, &lb) || got <= 1 || got > rb / 2) {
+		/* Not seen on Linux. A mark we cannot read back would never be
+		 * swept; one the buffer cannot hold twice over would leave the
+		 * reader waiting on the kernel's window-full wakeup: back to 1. */
 		int one = 1;
 		setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
 		return;
