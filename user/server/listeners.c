@@ -7,6 +7,25 @@
  * their thread's epoll: data is read and discarded, EOF or an error closes
  * them, and idle (held) connections cost nothing but kernel memory.
  *
+ * A late reader for fast streams (SO_RCVLOWAT). A connection that delivers
+ * at least LOWAT_PROMOTE x its low-water mark within one sweep window
+ * (SWEEP_S) gets SO_RCVLOWAT raised (cfg.rcvlowat, XP_SOCK_RCVLOWAT by
+ * default), so epoll wakes its reader only when that much waits (or at FIN,
+ * an error, or when the kernel sees its window or memory run out). Measured
+ * in the routed veth lab, xdpperf -P 4 against the same server reading at
+ * once: +9.5 % median over 20 paired rounds with 256 KiB (512 KiB and 1 MiB
+ * gained less); as built here, +12.5 % median over 40 paired rounds (ahead
+ * in 30). It also makes the kernel ACK sooner: while less than the mark is
+ * unread, a second full segment is ACKed at once (__tcp_ack_snd_check), and
+ * the server sent 4.8-6.9 segments per MB received instead of 3.0-3.8
+ * (nstat TcpOutSegs). So that nothing is held late, every SWEEP_S the
+ * thread reads what waits on each such connection regardless of the mark,
+ * and one that delivered less than its mark in that window (a slow or
+ * paused stream) goes back to SO_RCVLOWAT 1: a byte is read at the latest
+ * one sweep after it arrived. Slow streams, held and connection-rate connections never reach
+ * the threshold: they are read as they arrive, as before, and the sweep
+ * walks only the raised connections.
+ *
  * Past the open-file limit the threads are spread over worker processes
  * (struct xp_group, util/workers.h). Each worker opens its own listeners on every port, in the
  * same SO_REUSEPORT group (same user): the kernel spreads connections over
@@ -40,12 +59,19 @@
 #define READS_PER_EVENT 8      /* 2 MiB per readable event at most */
 #define MAX_WAIT_MS 100
 #define EMFILE_PAUSE 0.01      /* out of descriptors: stop accepting this long */
+#define SWEEP_S 0.1            /* read every raised connection at least this often */
+#define LOWAT_PROMOTE 4        /* raise after this many marks' worth in one sweep window */
 #define REUSEPORT_HEADROOM 1.25 /* per worker process: its share of max_conns plus 25 % */
 
 struct srv_conn {
 	int fd;
 	bool listener;
+	bool lowat_tried;             /* raising failed once: read it as it arrives */
+	int lowat;                    /* SO_RCVLOWAT as read back (0: not raised, the kernel's 1) */
+	unsigned epoch;               /* the sweep window win_bytes counts in */
+	uint64_t win_bytes;           /* read in that window */
 	struct srv_conn *prev, *next; /* the thread's list of accepted connections */
+	struct srv_conn *fprev, *fnext; /* the thread's list of raised ones (lowat > 0) */
 };
 
 /* Written by the owning thread only, read by xp_sock_server_read() (relaxed);
@@ -60,6 +86,10 @@ struct srv_worker {
 	int epfd;
 	struct srv_conn *listeners; /* one per port */
 	struct srv_conn *conns;     /* accepted, doubly linked */
+	struct srv_conn *fast;      /* of them, those with SO_RCVLOWAT raised */
+	unsigned epoch;             /* sweeps so far: the windows of win_bytes */
+	double next_sweep;
+	uint64_t raised, lowered;   /* for --debug: how often a mark went up and down */
 	char *buf;
 	double paused_until;        /* > 0: listeners disabled after EMFILE */
 	bool emfile_told;
@@ -130,10 +160,23 @@ static void listeners_enable(struct srv_worker *w, bool on)
 
 /* ---- connections ---------------------------------------------------------- */
 
+static void fast_unlink(struct srv_worker *w, struct srv_conn *c)
+{
+	if (c->fprev)
+		c->fprev->fnext = c->fnext;
+	else
+		w->fast = c->fnext;
+	if (c->fnext)
+		c->fnext->fprev = c->fprev;
+	c->fprev = c->fnext = NULL;
+}
+
 static void conn_close(struct srv_worker *w, struct srv_conn *c, bool reset)
 {
 	bump(reset ? &w->st->resets : &w->st->closed, 1);
 	bump(&w->st->open, -1);
+	if (c->lowat)
+		fast_unlink(w, c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -168,8 +211,10 @@ static void do_accept(struct srv_worker *w, struct srv_conn *l)
 			close(fd);
 			return;
 		}
+		memset(c, 0, sizeof(*c));
 		c->fd = fd;
 		c->listener = false;
+		c->epoch = w->epoch;
 		c->prev = NULL;
 		c->next = w->conns;
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
@@ -186,19 +231,83 @@ static void do_accept(struct srv_worker *w, struct srv_conn *l)
 	}
 }
 
-static void do_read(struct srv_worker *w, struct srv_conn *c)
+/* Raise c's low-water mark. The kernel caps it at half of what the receive
+ * buffer may grow to (tcp_rmem[2], or SO_RCVBUF when set) and grows the
+ * buffer to hold it: read both back and keep what it took. */
+static void lowat_raise(struct srv_worker *w, struct srv_conn *c)
 {
+	int v = (int)w->srv->cfg.rcvlowat, got = 0, rb = 0;
+	socklen_t l = sizeof(got), lb = sizeof(rb);
+	c->lowat_tried = true;
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)))
+		return;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &got, &l) ||
+	    getsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rb, &lb) || got <= 1 || got > rb / 2) {
+		/* Not seen on Linux. A mark we cannot read back would never be
+		 * swept; one the buffer cannot hold twice over would leave the
+		 * reader waiting on the kernel's window-full wakeup: back to 1. */
+		int one = 1;
+		setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
+		return;
+	}
+	c->lowat = got;
+	c->fprev = NULL;
+	c->fnext = w->fast;
+	if (w->fast)
+		w->fast->fprev = c;
+	w->fast = c;
+	w->raised++;
+}
+
+static void lowat_lower(struct srv_worker *w, struct srv_conn *c)
+{
+	int one = 1;
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
+	fast_unlink(w, c);
+	c->lowat = 0;
+	c->lowat_tried = false; /* it may speed up again */
+	w->lowered++;
+}
+
+/* Read what waits (a non-blocking recv returns it even below the mark).
+ * false: c was closed and freed. */
+static bool do_read(struct srv_worker *w, struct srv_conn *c)
+{
+	if (c->epoch != w->epoch) {
+		c->epoch = w->epoch;
+		c->win_bytes = 0;
+	}
 	for (int k = 0; k < READS_PER_EVENT; k++) {
 		ssize_t n = recv(c->fd, w->buf, RX_BUF, MSG_DONTWAIT);
 		if (n > 0) {
 			bump(&w->st->bytes, n);
+			c->win_bytes += (uint64_t)n;
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
+			break;
 		conn_close(w, c, n < 0 && errno == ECONNRESET);
-		return;
+		return false;
 	}
+	if (!c->lowat && !c->lowat_tried && w->srv->cfg.rcvlowat > 1 &&
+	    c->win_bytes >= (uint64_t)LOWAT_PROMOTE * w->srv->cfg.rcvlowat)
+		lowat_raise(w, c);
+	return true;
+}
+
+/* Every SWEEP_S: read each raised connection whatever its mark, and lower the
+ * mark of one that delivered less than it in the window now ending. */
+static void sweep(struct srv_worker *w)
+{
+	struct srv_conn *c = w->fast, *next;
+	for (; c; c = next) {
+		next = c->fnext;
+		if (!do_read(w, c))
+			continue;
+		if (c->win_bytes < (uint64_t)c->lowat)
+			lowat_lower(w, c);
+	}
+	w->epoch++;
 }
 
 /* ---- threads -------------------------------------------------------------- */
@@ -209,14 +318,22 @@ static void *srv_main(void *arg)
 	struct xp_sock_server *s = w->srv;
 	struct epoll_event evs[EV_BATCH];
 
+	w->next_sweep = xp_now() + SWEEP_S;
 	while (!xp_group_stopping(&s->grp)) {
+		double now = xp_now();
+		if (now >= w->next_sweep) {
+			sweep(w);
+			w->next_sweep = now + SWEEP_S;
+		}
 		int to = MAX_WAIT_MS;
+		if (w->fast)
+			to = (int)((w->next_sweep - now) * 1e3) + 1;
 		if (w->paused_until > 0) {
 			double left = w->paused_until - xp_now();
 			if (left <= 0) {
 				w->paused_until = 0;
 				listeners_enable(w, true);
-			} else {
+			} else if ((int)(left * 1e3) + 1 < to) {
 				to = (int)(left * 1e3) + 1;
 			}
 		}
@@ -233,6 +350,9 @@ static void *srv_main(void *arg)
 				do_read(w, c);
 		}
 	}
+	if (s->cfg.debug && w->raised)
+		fprintf(stderr, "socket server: SO_RCVLOWAT %u raised %lu times, lowered %lu times on this thread\n",
+			s->cfg.rcvlowat, (unsigned long)w->raised, (unsigned long)w->lowered);
 	/* Listeners first (no more accepts), then everything we hold. The epoll
 	 * goes before the sockets so each close skips its epoll unlink. */
 	close(w->epfd);
@@ -391,6 +511,8 @@ int xp_sock_server_start(const struct xp_sock_server_cfg *c, struct xp_sock_serv
 		return -1;
 	}
 	s->cfg = *c;
+	if (!s->cfg.rcvlowat)
+		s->cfg.rcvlowat = XP_SOCK_RCVLOWAT;
 	s->nports = nports;
 	/* Each process: its open-file limit less its listeners and the margin. */
 	unsigned long per_proc = s->grp.limit > (unsigned long)s->grp.tpp * nports + XP_NOFILE_MARGIN

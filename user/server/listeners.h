@@ -18,7 +18,13 @@ struct xp_sock_server_cfg {
 	bool cap_procs;
 	unsigned max_procs;        /* with cap_procs: at most this many (0: all in this process) */
 	bool cap_is_total;         /* the cap is what is left of --max-workers-total: say so */
+	/* SO_RCVLOWAT for connections that stream fast (listeners.c says when and
+	 * why): 0 = XP_SOCK_RCVLOWAT, 1 = never raised. */
+	unsigned rcvlowat;
 };
+
+/* 256 KiB: the best of 256 KiB, 512 KiB and 1 MiB in paired lab rounds. */
+#define XP_SOCK_RCVLOWAT (256u * 1024)
 
 struct xp_sock_server_stats {
 	uint64_t accepted; /* connections accepted */
