@@ -206,13 +206,20 @@ static __always_inline struct xp_win_ctl *win_ctl_get(void)
 	return bpf_map_lookup_elem(&win_ctl, &key);
 }
 
-/* The connection is over: its slot back on the free queue, for the next SYN. */
-static __always_inline void win_release(__u32 isn, struct xp_win_ctl *ctl)
+/* The connection is over (its word just swapped to FREE): its slot back on
+ * the free ring, for the next SYN; or, when the ring would not take it now
+ * (bpf/window_ring.h), parked for the keeper to put back. */
+static __always_inline void win_release(__u32 isn, struct xp_win_ctl *ctl, struct xp_win_slot *w)
 {
-	__u32 slot = isn >> (config.win_shift & 31);
+	__u32 slot = isn >> (config.win_shift & 31), word;
 
-	bpf_map_push_elem(&win_free, &slot, 0);
-	XP_ATOMIC_INC(ctl, freed);
+	if (xp_win_ring_put(&win_free, ctl, xp_win_ring_mask(config.win_shift), slot) == 0) {
+		XP_ATOMIC_INC(ctl, freed);
+		return;
+	}
+	word = w->word;
+	if (XP_WIN_STATE(word) == XP_WIN_FREE)
+		__sync_val_compare_and_swap(&w->word, word, XP_WIN_WORD(XP_WIN_GEN(word), XP_WIN_PARKED));
 }
 
 /* A SYN-ACK: WIN_NEW (it completes its connection: answer and count it),
@@ -257,7 +264,7 @@ static __always_inline int win_synack(const struct xp_tcp_seg *sg)
 		return WIN_STALE;
 	}
 	if (next == XP_WIN_FREE)
-		win_release(w->isn, ctl);
+		win_release(w->isn, ctl, w);
 	return WIN_NEW;
 }
 
@@ -278,7 +285,7 @@ static __always_inline int win_fin(const struct xp_tcp_seg *sg)
 		XP_ATOMIC_INC(ctl, fin_dup);
 		return WIN_DUP;
 	}
-	win_release(sg->ack - 2, ctl);
+	win_release(sg->ack - 2, ctl, w);
 	return WIN_NEW;
 }
 
@@ -303,7 +310,7 @@ static __always_inline void win_reset(const struct tcphdr *th)
 		return;
 	XP_ATOMIC_INC(ctl, fail_reset);
 	if (next == XP_WIN_FREE)
-		win_release(isn, ctl);
+		win_release(isn, ctl, w);
 }
 
 /*
@@ -371,7 +378,7 @@ static __always_inline int win_icmp(void *data, void *data_end)
 		return 0;
 	XP_ATOMIC_INC(ctl, fail_unreach);
 	if (next == XP_WIN_FREE)
-		win_release(isn, ctl);
+		win_release(isn, ctl, w);
 	return 0;
 }
 

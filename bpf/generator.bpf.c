@@ -423,8 +423,13 @@ int xdp_generator(struct xdp_md *ctx)
 	 * out truncated to 54 bytes. With the ctx always one byte short of
 	 * the original, the kernel rewrites the xdp_frame from it every run. */
 	/* SYN mode's window: a free slot, or no SYN this run. */
-	if (config.syn_mode && config.win_size && bpf_map_pop_elem(&win_free, &slot))
-		return XDP_DROP;
+	if (config.syn_mode && config.win_size) {
+		__u32 key = 0;
+		struct xp_win_ctl *ctl = bpf_map_lookup_elem(&win_ctl, &key);
+
+		if (!ctl || xp_win_ring_get(&win_free, ctl, xp_win_ring_mask(config.win_shift), &slot))
+			return XDP_DROP;
+	}
 	if (config.syn_mode) {
 		long have = (long)ctx->data_end - (long)ctx->data;
 

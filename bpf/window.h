@@ -7,8 +7,10 @@
  *
  *   win_slots  ARRAY (BPF_F_MMAPABLE) of `size` struct xp_win_slot: one
  *              connection's state per slot, mapped into userspace too;
- *   win_free   QUEUE of free slot ids (__u32), `size` deep;
- *   win_ctl    ARRAY (BPF_F_MMAPABLE), one struct xp_win_ctl.
+ *   win_free   ARRAY (BPF_F_MMAPABLE) of 2^bits struct xp_win_cell: the
+ *              free slot ids, a FIFO ring without a lock (bpf/window_ring.h);
+ *   win_ctl    ARRAY (BPF_F_MMAPABLE), one struct xp_win_ctl (with the
+ *              ring's head and tail).
  *
  * Who does what:
  *   - the SYN sender (bpf/generator.bpf.c in SYN mode, or the AF_XDP engine
@@ -34,8 +36,9 @@
  * r is the connection's hashed ISN (bpf/lib/isn.h) reduced: with the largest
  * window (2^20) 2048 values, with -P 1000 four million.
  *
- * Memory: 40 bytes of slot and 4 of queue per connection of the window
- * (-P 50000: 2.2 MB), whatever the test's length.
+ * Memory: 40 bytes of slot and 8 of free-list cell per connection of the
+ * window (the ring is rounded up to a power of two: -P 50000, 65536 cells:
+ * 2.5 MB), whatever the test's length.
  */
 #ifndef XDPPERF_WINDOW_H
 #define XDPPERF_WINDOW_H
@@ -53,6 +56,7 @@
 #define XP_WIN_FIN_WAIT  2u /* --fin: ACK|FIN sent, the server's FIN not yet seen */
 #define XP_WIN_OPEN      3u /* -k: established, held */
 #define XP_WIN_DONE      4u /* -k: given up or reset; never reused (a hold opens each slot once) */
+#define XP_WIN_PARKED    5u /* free, but the free ring would not take it (bpf/window_ring.h): the keeper puts it back */
 
 #define XP_WIN_STATE(w)  ((w) & 0xffu)
 #define XP_WIN_GEN(w)    ((w) >> 8)
@@ -73,6 +77,12 @@ struct xp_win_slot {
 	__u32 pad;
 };
 
+/* One cell of the free list's ring (bpf/window_ring.h). */
+struct xp_win_cell {
+	__u32 seq;  /* the ring position it is ready for: pos (empty), pos + 1 (holds slot) */
+	__u32 slot;
+};
+
 /* Counters kept by the BPF side (userspace keeps its own: retransmissions, timeouts). */
 struct xp_win_ctl {
 	__u64 taken;        /* slots taken by the SYN sender: new connections */
@@ -82,6 +92,9 @@ struct xp_win_ctl {
 	__u64 fail_reset;   /* SYNs answered by a reset */
 	__u64 fail_unreach; /* SYNs answered by ICMP destination unreachable */
 	__u64 fin_dup;      /* server FINs of a connection already closed: answered again */
+	__u64 ring_parked;  /* puts the free ring refused (XP_WIN_PARKED; bpf/window_ring.h) */
+	__u32 ring_head;    /* the free ring's positions (bpf/window_ring.h) */
+	__u32 ring_tail;
 };
 
 /* The number of bits a slot id of a window of size slots needs (1..20). */

@@ -23,9 +23,11 @@ struct {
 } win_slots SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__type(value, __u32);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct xp_win_cell);
 } win_free SEC(".maps");
 
 struct {
@@ -35,5 +37,12 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xp_win_ctl);
 } win_ctl SEC(".maps");
+
+static __always_inline struct xp_win_cell *xp_win_cell_at(void *ring, __u32 i)
+{
+	return bpf_map_lookup_elem(ring, &i);
+}
+
+#include "window_ring.h"
 
 #endif /* XDPPERF_WINDOW_MAPS_H */

@@ -14,7 +14,8 @@
  *
  *  - mss: index into a 4-entry MSS table (Linux's syncookie tables), the
  *    largest entry <= the MSS the client offered. Low bits, like Linux.
- *  - t: the low 3 bits of a coarse clock, t = ktime_ns >> 26 (67.1 ms steps).
+ *  - t: the low 3 bits of a coarse clock, t = ktime_ns >> 26 (67.1 ms steps),
+ *    read from bpf_ktime_get_coarse_ns (the server, xp_respond).
  *    Carrying them lets the checker rebuild the full step with one hash
  *    instead of trying every candidate step. Cookies are accepted for the
  *    current step and the 7 before it (age 0..7: 470-537 ms), far more than a
@@ -121,7 +122,8 @@ static __noinline __u64 xp_siphash24(__u64 k0, __u64 k1, const __u64 *m, __u32 n
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-/* The coarse time step of a ktime_get_ns() value. */
+/* The time step of a CLOCK_MONOTONIC value (the server passes the coarse
+ * clock's, bpf_ktime_get_coarse_ns). */
 static __always_inline __u32 xp_cookie_step(__u64 now_ns)
 {
 	return (__u32)(now_ns >> XP_COOKIE_STEP_SHIFT);

@@ -45,6 +45,21 @@ fw_handshakes() {
 
 XCONN_RUNS=${BENCH_XCONN_RUNS:-5}
 XCONN_P=1000
+# The XDP engine's runs: the client and the server process on this one CPU
+# (taskset; the engine pins its sender to the first CPU it may use). On veth
+# a NAPI runs on the CPU that scheduled it, and everything of an XDP run
+# (the sender, both veths' NAPI, both XDP programs) is then one CPU's work
+# in the sender's context. Unpinned, a frame the server process or the
+# client's keeper sent from the other CPU (control messages, retransmitted
+# SYNs) now and then moved a veth's NAPI there, where it competed with
+# whatever else ran on that CPU, and the sender overflowed the veth's
+# 256-frame ring: measured (/work/notes/s7/fw.md) veth drops (xpc0
+# tx_dropped, 542-4619 per 4-s run) in 18 of 35 unpinned runs, in 3 of 5
+# with only the client pinned, in none of 13 with both pinned; each dropped
+# SYN holds its slot for the 1-s retransmission timeout. The socket engine's
+# runs stay unpinned (its kernel work spreads over the CPUs), so pinning
+# takes nothing from it.
+XCONN_CPU=${BENCH_XCONN_CPU:-0}
 # The firewall keeps a reset connection's conntrack entry this long
 # (nf_conntrack_tcp_timeout_close; the kernel's default is 10 s). The host's
 # table (262144 entries, read-only in a netns) then holds entries / (timeout +
@@ -136,8 +151,15 @@ run_conn() {
 	else
 		a=$(srv_rx_packets)
 	fi
-	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -x -P "$XCONN_P" -t "$T" --engine "$eng" -J >"$TMP/c.json" 2>"$TMP/c.err" ||
+	local pin=() smask
+	if [[ $eng == xdp ]]; then
+		pin=(taskset -c -- "$XCONN_CPU")
+		smask=$(taskset -p "$SRV" | awk '{print $NF}')
+		taskset -a -p -c "$XCONN_CPU" "$SRV" >/dev/null || die "taskset -p -c $XCONN_CPU (the server)" /dev/null
+	fi
+	ip netns exec "$XP_CLIENT_NS" "${pin[@]}" "$BIN" -c "$XP_SERVER4" -x -P "$XCONN_P" -t "$T" --engine "$eng" -J >"$TMP/c.json" 2>"$TMP/c.err" ||
 		{ jq -r '.error // empty' "$TMP/c.json" >>"$TMP/c.err" 2>/dev/null; die "xdpperf -x --engine $eng" "$TMP/c.err"; }
+	[[ -n ${smask:-} ]] && { taskset -a -p "$smask" "$SRV" >/dev/null || die "taskset -p $smask (the server back)" /dev/null; }
 	if [[ -n $XP_ROUTER_NS ]]; then
 		b=$(fw_handshakes)
 		per=1
@@ -169,6 +191,7 @@ bench_xconn() {
 	echo "   tracks; direct (one queue): the server veth's rx_packets / client->server frames per connection (socket 3, xdp 2)"
 	echo "   firewall: one queue, the router's nf_conntrack_tcp_timeout_close $XCONN_CT_CLOSE s (reset connections leave conntrack after that and the GC's lag; the kernel's default is 10)"
 	echo "   every run starts drained (detected: the server veth quiet for 0.2 s; firewall: conntrack -F, then conntrack -C <= $XCONN_DRAINED)"
+	echo "   xdp runs: the client and the server process pinned to CPU $XCONN_CPU (taskset; the veths' NAPI stays on the sender's CPU); socket runs unpinned"
 	local path r k first second fig own ct syn conns ct0 refused vdrop max b0 t0 b1 t1 busy
 	max=$(cat /proc/sys/net/netfilter/nf_conntrack_max 2>/dev/null || echo 0)
 	for path in direct firewall; do

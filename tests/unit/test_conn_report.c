@@ -118,7 +118,7 @@ static void test_hold_text_says_how_many_and_why(void **state)
 	(void)state;
 	char *s = render(XP_REPORT_TEXT, "hold", 5000, 4990);
 	if (!strstr(s, "Window -P 5000 (connections held), SYNs sent again after 1 s, doubling, 6 times, keepalives "
-		       "every 2 s; 44 bytes of state per connection"))
+		       "every 2 s; 48 bytes of state per connection"))
 		fail_msg("no window line in:\n%s", s);
 	if (!strstr(s, "Held         4990 of 5000 until the end; not held 10: 3 timed out after 6 retransmissions, 4 "
 		       "reset, 2 ICMP unreachable, 1 still waiting for their SYN-ACK"))

@@ -280,7 +280,7 @@ static int check_xdp_conn(struct xp_opts *o, const struct xp_given *g, char *err
 	if (o->engine == XP_ENGINE_XDP && (o->close_each || o->keepalive) && o->parallel > XP_WIN_MAX)
 		return xp_cli_fail(err, errlen, "-P %lu: the XDP connection engine keeps at most %u connections in its "
 				   "window (%zu bytes each)", o->parallel, XP_WIN_MAX,
-				   sizeof(struct xp_win_slot) + sizeof(uint32_t));
+				   sizeof(struct xp_win_slot) + sizeof(struct xp_win_cell));
 	return 0;
 }
 

@@ -69,6 +69,7 @@ struct xp_handshakes_cfg {
 		int slots_fd, free_fd, ctl_fd;
 		struct xp_win_slot *slots;  /* win_slots, mapped */
 		struct xp_win_ctl *ctl;     /* win_ctl, mapped */
+		struct xp_win_cell *ring;   /* win_free, mapped: the free ring (bpf/window_ring.h) */
 	} win;
 };
 

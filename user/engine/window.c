@@ -20,6 +20,13 @@
 #include "bpf/client.h"
 #include "util/time.h"
 
+/* The free ring, the same code as the BPF side's (bpf/window_ring.h), on the mapped cells. */
+static inline struct xp_win_cell *xp_win_cell_at(void *ring, __u32 i)
+{
+	return (struct xp_win_cell *)ring + i;
+}
+#include "bpf/window_ring.h"
+
 /* At the end of -k: how long the resets may take in all. */
 #define RST_MAX_SECONDS 2.0
 
@@ -87,32 +94,37 @@ int xp_window_open(const struct xp_engine_cfg *cfg, uint32_t mode, struct xp_win
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
 	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "win_slots", 4, sizeof(struct xp_win_slot), size, &mm);
 	m->ctl_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "win_ctl", 4, sizeof(struct xp_win_ctl), 1, &mm);
-	m->free_fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "win_free", 0, sizeof(uint32_t), size, NULL);
+	uint32_t cells = xp_win_ring_mask(m->shift) + 1; /* a power of two >= size */
+	m->free_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "win_free", 4, sizeof(struct xp_win_cell), cells, &mm);
 	if (m->slots_fd < 0 || m->ctl_fd < 0 || m->free_fd < 0) {
 		r = -errno;
 		snprintf(err, errlen, "cannot create the window's maps (-P %u, %zu bytes per connection): %s", size,
-			 sizeof(struct xp_win_slot) + sizeof(uint32_t), strerror(-r));
+			 sizeof(struct xp_win_slot) + sizeof(struct xp_win_cell), strerror(-r));
 		xp_window_close(w);
 		return r;
 	}
 	w->slots_len = page_round((size_t)size * sizeof(struct xp_win_slot));
 	w->ctl_len = page_round(sizeof(struct xp_win_ctl));
+	w->ring_len = page_round((size_t)cells * sizeof(struct xp_win_cell));
 	m->slots = map_mmap(m->slots_fd, w->slots_len);
 	m->ctl = map_mmap(m->ctl_fd, w->ctl_len);
-	if (!m->slots || !m->ctl) {
+	m->ring = map_mmap(m->free_fd, w->ring_len);
+	if (!m->slots || !m->ctl || !m->ring) {
 		r = -errno;
 		snprintf(err, errlen, "cannot map the window's slots: %s", strerror(-r));
 		xp_window_close(w);
 		return r;
 	}
-	for (uint32_t i = 0; i < size; i++) {
-		if (bpf_map_update_elem(m->free_fd, NULL, &i, BPF_ANY)) {
-			r = -errno;
-			snprintf(err, errlen, "cannot fill the window's free queue: %s", strerror(-r));
-			xp_window_close(w);
-			return r;
-		}
+	/* Every slot free: cells 0..size-1 hold slots 0..size-1 as if put at
+	 * positions 0..size-1 (seq = pos + 1); the rest are empty for their
+	 * first lap (seq = pos). No program sees the maps yet. */
+	for (uint32_t i = 0; i < cells; i++) {
+		m->ring[i].slot = i;
+		m->ring[i].seq = i < size ? i + 1 : i;
 	}
+	m->ctl->ring_head = 0;
+	m->ctl->ring_tail = size;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* The frames the keeper sends: the SYN template's headers, without options but for SYNs. */
 	w->spec = cfg->frames.tmpl;
 	*maps = *m;
@@ -206,6 +218,8 @@ void xp_window_close(struct xp_window *w)
 		munmap(w->maps.slots, w->slots_len);
 	if (w->maps.ctl)
 		munmap(w->maps.ctl, w->ctl_len);
+	if (w->maps.ring)
+		munmap(w->maps.ring, w->ring_len);
 	if (w->maps.slots_fd >= 0)
 		close(w->maps.slots_fd);
 	if (w->maps.free_fd >= 0)
@@ -217,12 +231,19 @@ void xp_window_close(struct xp_window *w)
 
 int xp_win_pop(const struct xp_win_maps *m, uint32_t *slot)
 {
-	return bpf_map_lookup_and_delete_elem(m->free_fd, NULL, slot) || *slot >= m->size ? -1 : 0;
+	return xp_win_ring_get(m->ring, m->ctl, xp_win_ring_mask(m->shift), slot) || *slot >= m->size ? -1 : 0;
 }
 
-void xp_win_unpop(const struct xp_win_maps *m, uint32_t slot)
+int xp_win_unpop(const struct xp_win_maps *m, uint32_t slot)
 {
-	bpf_map_update_elem(m->free_fd, NULL, &slot, BPF_ANY);
+	if (xp_win_ring_put(m->ring, m->ctl, xp_win_ring_mask(m->shift), slot) == 0)
+		return 0;
+	/* Parked (its word FREE: nobody else moves it), for the keeper's scan. */
+	uint32_t word = __atomic_load_n(&m->slots[slot].word, __ATOMIC_ACQUIRE);
+	if (XP_WIN_STATE(word) == XP_WIN_FREE)
+		__atomic_compare_exchange_n(&m->slots[slot].word, &word, XP_WIN_WORD(XP_WIN_GEN(word), XP_WIN_PARKED),
+					    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return -1;
 }
 
 uint32_t xp_win_record(const struct xp_win_maps *m, uint32_t slot, uint64_t k, uint16_t sport, uint16_t dport,

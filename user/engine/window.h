@@ -70,10 +70,12 @@ void xp_window_close(struct xp_window *w);
 int xp_win_take(const struct xp_win_maps *m, uint64_t k, uint16_t sport, uint16_t dport, uint32_t hashed,
 		uint32_t *isn);
 /* The same in two steps, for a sender that must know how many it may send
- * before it reserves ring space: pop (0, or -1: full), give back (unused),
- * record (returns the ISN). */
+ * before it reserves ring space: pop (0, or -1: full), give back (unused;
+ * also the keeper's release: 0, or -1 when the ring would not take it now:
+ * the slot is parked for the keeper's next scan, bpf/window_ring.h), record
+ * (returns the ISN). */
 int xp_win_pop(const struct xp_win_maps *m, uint32_t *slot);
-void xp_win_unpop(const struct xp_win_maps *m, uint32_t slot);
+int xp_win_unpop(const struct xp_win_maps *m, uint32_t slot);
 uint32_t xp_win_record(const struct xp_win_maps *m, uint32_t slot, uint64_t k, uint16_t sport, uint16_t dport,
 		       uint32_t hashed);
 /* Slots free now (a bound: others may take or free meanwhile). */

@@ -72,11 +72,20 @@ static void count(uint64_t *c)
 	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 }
 
-/* The slot is done with: back on the free queue for the next SYN (-k: never). */
+/* The slot is done with (its word FREE): back on the free ring for the next
+ * SYN (-k: never), or parked when the ring would not take it now. */
 static void release(struct xp_window *w, uint32_t i)
 {
-	if (bpf_map_update_elem(w->maps.free_fd, NULL, &i, BPF_ANY) == 0)
+	if (xp_win_unpop(&w->maps, i) == 0)
 		__atomic_fetch_add(&w->maps.ctl->freed, 1, __ATOMIC_RELAXED);
+}
+
+/* A parked slot (bpf/window_ring.h): FREE again, and onto the ring, or parked again. */
+static void unpark(struct xp_window *w, uint32_t i, uint32_t word)
+{
+	if (__atomic_compare_exchange_n(&w->maps.slots[i].word, &word, XP_WIN_WORD(XP_WIN_GEN(word), XP_WIN_FREE),
+					false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		release(w, i);
 }
 
 void xp_window_scan(struct xp_window *w, uint64_t now)
@@ -93,6 +102,10 @@ void xp_window_scan(struct xp_window *w, uint64_t now)
 		uint32_t st = XP_WIN_STATE(word);
 		uint64_t t = __atomic_load_n(&s->t_ns, __ATOMIC_RELAXED);
 
+		if (st == XP_WIN_PARKED) {
+			unpark(w, i, word);
+			continue;
+		}
 		if (st == XP_WIN_OPEN) {
 			open++;
 			if (ka_ns && now >= t + ka_ns) {

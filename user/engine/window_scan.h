@@ -24,7 +24,7 @@ struct xp_window {
 	uint32_t mode;              /* XP_CC_MODE_* of the client program */
 	bool hold;                  /* -k: slots are opened once, never reused */
 	struct xp_win_maps maps;
-	size_t slots_len, ctl_len;  /* mapped bytes */
+	size_t slots_len, ctl_len, ring_len; /* mapped bytes */
 	int pkt_fd;
 	xp_win_send_fn *send;
 	void *send_arg;

@@ -58,7 +58,7 @@ void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i)
 			snprintf(ka, sizeof(ka), ", keepalives every %g s", i->keepalive_s);
 		fprintf(r->out, "Window -P %u (%s), SYNs sent again after 1 s, doubling, %u times%s; %zu bytes of state "
 				"per connection\n", i->window, !strcmp(i->test, "hold") ? "connections held" : "handshakes in flight",
-			i->syn_retries, ka, sizeof(struct xp_win_slot) + sizeof(uint32_t));
+			i->syn_retries, ka, sizeof(struct xp_win_slot) + sizeof(struct xp_win_cell));
 	}
 	if (i->client_only)
 		fprintf(r->out, "Server has no xdpperf (no control channel): its TCP stack answers; every figure below is "
