@@ -4,7 +4,10 @@
  * only: each direction must end at its own limit (the limited one at the
  * device's, the other at the search's top or its sender's maximum), each
  * trial must offer each direction its own search's rate, and a loss in one
- * direction must not lower the other's bound.
+ * direction must not lower the other's bound. Then the report of a made-up
+ * bidirectional run: a row per direction with its own NDR and "limited
+ * by", the combined row as their sum, -J, and --plot's latency
+ * distribution with both directions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,12 @@
 #include <math.h>
 #include <string.h>
 
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rfc2544/rfc2544.h"
 #include "rfc2544/search.h"
 
 enum dut_kind { DROPS, PUSHES_BACK };
@@ -197,6 +206,149 @@ static void test_error_ends_both(void **state)
 	assert_false(xp_rfc_trial_dir(&t, 0).rev.on);
 }
 
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+	char buf[128], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save)) {
+		struct json_object *n = NULL;
+		if (k[0] >= '0' && k[0] <= '9')
+			n = json_object_array_get_idx(o, (size_t)atoi(k));
+		else if (!json_object_object_get_ex(o, k, &n))
+			n = NULL;
+		o = n;
+	}
+	return o;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A made-up 64-byte bidirectional run: A->B passed at the line rate's top, B->A limited at 100 kpps. */
+static void test_bidir_report_and_plots(void **state)
+{
+	struct xp_opts o;
+	xp_opts_default(&o);
+	snprintf(o.host, sizeof(o.host), "198.19.1.2");
+	o.rfc_trial_s = 1;
+	o.rfc_line_bps = 200e6;
+	static struct xp_rfc_trial_rec recs[2];
+	struct xp_rfc_run r = { .o = &o, .nsizes = 1, .trials = recs, .ntrials = 2, .settle_s = 1, .bidir = true };
+	struct xp_rfc_size *z = &r.sizes[0];
+	z->len = 64;
+	z->mean = 64;
+	snprintf(z->label, sizeof(z->label), "64");
+	z->max_pps = z->dir_max[0] = z->dir_max[1] = 297619;
+	z->max_is_line = true;
+	z->tp_run = true;
+	z->tp_trials = 2;
+	z->dir_ndr[0] = z->dir_pdr[0] = 297619;
+	z->dir_ndr[1] = 99500;
+	z->dir_pdr[1] = 100200;
+	z->dir_trials[0] = 1;
+	z->dir_trials[1] = 2;
+	z->dir_held[0] = 1;
+	z->dir_held_failed[0] = 1;
+	z->ndr_pps = 99500;
+	z->pdr_pps = 100200;
+	for (int i = 0; i < 2; i++)
+		recs[i] = (struct xp_rfc_trial_rec){ .len = 64, .z = z, .test = "throughput", .v = i ? XP_RFC_PASS : XP_RFC_LOSS,
+			.t = { .target_pps = 297619, .seconds = 1, .sent = 297619, .received = 297619, .offered_pps = 297619,
+			       .rev = { .on = true, .target_pps = i ? 99500 : 297619, .seconds = 1, .sent = i ? 99500 : 297619,
+					.received = i ? 99500 : 100100, .offered_pps = i ? 99500 : 297619 } } };
+	z->lat_run = true;
+	z->lat_pps = 297619;
+	z->lat_rev_pps = 99500;
+	z->lat_n = z->lat_rev_n = 1;
+	z->lat = (struct xp_rfc_latency){ .known = true, .min_us = 2, .mean_us = 10, .max_us = 100, .p50_us = 9,
+					  .p99_us = 40, .p999_us = 80, .timed = 1000 };
+	z->lat_rev = (struct xp_rfc_latency){ .known = true, .min_us = 3, .mean_us = 12, .max_us = 120, .p50_us = 11,
+					      .p99_us = 50, .p999_us = 90, .timed = 500 };
+	xp_lat_init(&z->lat_hist);
+	xp_lat_init(&z->lat_rev_hist);
+	z->lat_hist.n = 1000;
+	z->lat_hist.b[40] = 1000;
+	z->lat_rev_hist.n = 500;
+	z->lat_rev_hist.b[44] = 300;
+	z->lat_rev_hist.b[48] = 200;
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	xp_rfc_report_text(f, &r);
+	fclose(f);
+	assert_non_null(strstr(buf, "each searched to its own limit"));
+	assert_non_null(strstr(buf, "\n    64  A->B         297619 "));
+	assert_non_null(strstr(buf, "none below the line rate"));
+	assert_non_null(strstr(buf, "\n    64  B->A          99500 "));
+	assert_non_null(strstr(buf, "the device in this direction"));
+	/* both: the sum of the two NDRs, which passed together in the second trial */
+	assert_non_null(strstr(buf, "\n    64  both         397119 "));
+	assert_non_null(strstr(buf, "the two NDRs summed; both passed at them in one trial"));
+	assert_non_null(strstr(buf, "note: 64 B A->B held at its NDR in 1 trials"));
+	/* the latency table: each direction at its own rate */
+	assert_non_null(strstr(buf, "\n    64  A->B         297619       1         1000"));
+	assert_non_null(strstr(buf, "\n    64  B->A          99500       1          500"));
+	assert_null(strstr(buf, "at least"));
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	xp_rfc_report_json(f, &r);
+	fclose(f);
+	struct json_object *doc = json_tokener_parse(buf);
+	assert_non_null(doc);
+	assert_true(json_object_get_double(jget(doc, "sizes.0.throughput.combined_ndr_frames_per_second")) == 397119);
+	assert_true(json_object_get_double(jget(doc, "sizes.0.throughput.ndr_frames_per_second")) == 99500);
+	assert_true(json_object_get_double(jget(doc, "sizes.0.throughput.a_to_b.ndr_frames_per_second")) == 297619);
+	assert_true(json_object_get_boolean(jget(doc, "sizes.0.throughput.a_to_b.passed_at_top")));
+	assert_false(json_object_get_boolean(jget(doc, "sizes.0.throughput.b_to_a.passed_at_top")));
+	assert_true(json_object_get_double(jget(doc, "sizes.0.throughput.b_to_a.pdr_frames_per_second")) == 100200);
+	assert_int_equal(json_object_get_int(jget(doc, "sizes.0.throughput.a_to_b.held_failed")), 1);
+	assert_true(json_object_get_boolean(jget(doc, "sizes.0.throughput.combined_ndrs_passed_together")));
+	assert_true(json_object_get_double(jget(doc, "trials.1.b_to_a.target_frames_per_second")) == 99500);
+	assert_true(json_object_get_double(jget(doc, "sizes.0.latency.b_to_a.rate_frames_per_second")) == 99500);
+	json_object_put(doc);
+	free(buf);
+
+	/* --plot: the latency distribution has a block per direction, and the summary says bidirectional. */
+	char dir[] = "/tmp/xp-test-bidir-plot.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char err[256] = "", path[600];
+	assert_int_equal(xp_rfc_plot(&r, dir, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/latency_dist.dat", dir);
+	char *d = slurp(path);
+	assert_non_null(strstr(d, "\"64 bytes A->B at 297619 fps\""));
+	assert_non_null(strstr(d, "\"64 bytes B->A at 99500 fps\""));
+	snprintf(path, sizeof(path), "%s/summary.md", dir);
+	d = slurp(path);
+	assert_non_null(strstr(d, "# RFC 2544 benchmark, bidirectional"));
+	assert_non_null(strstr(d, "Latency distribution at the throughput rate, bidirectional"));
+	snprintf(path, sizeof(path), "%s/latency_dist.svg", dir);
+	assert_int_equal(access(path, R_OK), 0);
+	static const char *const files[] = { "throughput", "latency", "latency_dist", "loss" };
+	for (unsigned i = 0; i < 4; i++) {
+		for (int k = 0; k < 3; k++) {
+			snprintf(path, sizeof(path), "%s/%s.%s", dir, files[i], k == 0 ? "svg" : k == 1 ? "png" : "dat");
+			unlink(path);
+		}
+	}
+	static const char *const more[] = { "plots.gp", "summary.md" };
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, more[i]);
+		unlink(path);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_two_limits),
 		cmocka_unit_test(test_confirm_per_direction),
 		cmocka_unit_test(test_error_ends_both),
+		cmocka_unit_test(test_bidir_report_and_plots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

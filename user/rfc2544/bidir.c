@@ -211,7 +211,7 @@ static void *rev_thread(void *arg)
 	return NULL;
 }
 
-void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req,
+void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req, double rev_pps,
 		    struct xp_trial_out *out, struct xp_reverse_res *rev)
 {
 	memset(rev, 0, sizeof(*rev));
@@ -224,7 +224,7 @@ void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp
 	q->frame_size = req->frame_len;
 	if (req->mix)
 		xp_mix_spec(req->mix, q->mix, sizeof(q->mix));
-	q->pps = req->pps;
+	q->pps = rev_pps; /* B->A's own search's rate (search.h, xp_rfc_search2) */
 	q->burst = req->burst;
 	q->seconds = req->seconds;
 	q->no_stamps = o->no_stamps;
