@@ -419,6 +419,29 @@ static void announce(const struct xp_rfc_run *r)
 		r->nsizes * (per + b2b), o->rfc_trial_s, secs / 60, secs);
 }
 
+/* The sizes the suite runs: --sizes, or RFC 2544's (RFC 5180's for IPv6); a mix at its largest's template. */
+static void sizes_of(struct xp_rfc_run *r)
+{
+	const struct xp_opts *o = r->o;
+	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
+	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
+	r->nsizes = o->rfc_nsizes ? o->rfc_nsizes : 7;
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		struct xp_rfc_size *z = &r->sizes[i];
+		z->len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
+		z->mean = z->len;
+		if (!z->len && o->rfc_mix.n) {
+			/* The mix (opt_sizes): trials at its largest's template, rates by its mean. */
+			z->mix = &o->rfc_mix;
+			z->len = xp_mix_max(z->mix);
+			z->mean = xp_mix_mean(z->mix);
+			snprintf(z->label, sizeof(z->label), "%s", z->mix->imix ? "imix" : "mix");
+		} else {
+			snprintf(z->label, sizeof(z->label), "%u", z->len);
+		}
+	}
+}
+
 int xp_rfc2544_run(const struct xp_opts *o)
 {
 	/* --bidir's reverse request is not authenticated (its MAC flow is the
@@ -429,6 +452,13 @@ int xp_rfc2544_run(const struct xp_opts *o)
 		return 2;
 	}
 	struct xp_rfc_run r = { .o = o, .bidir = o->rfc_bidir };
+	r.settle_s = settle_of(o->rfc_trial_s);
+	sizes_of(&r);
+	if (o->rfc_estimate) {
+		/* --estimate: the line a run starts with, and nothing sent, set up or asked of the server. */
+		announce(&r);
+		return 0;
+	}
 	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
 	if (!r.trials) {
 		fprintf(stderr, "xdpperf: out of memory\n");
@@ -448,24 +478,6 @@ int xp_rfc2544_run(const struct xp_opts *o)
 			free(r.rev);
 			free(r.trials);
 			return 1;
-		}
-	}
-	r.settle_s = settle_of(o->rfc_trial_s);
-	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
-	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
-	r.nsizes = o->rfc_nsizes ? o->rfc_nsizes : 7;
-	for (unsigned i = 0; i < r.nsizes; i++) {
-		struct xp_rfc_size *z = &r.sizes[i];
-		z->len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
-		z->mean = z->len;
-		if (!z->len && o->rfc_mix.n) {
-			/* The mix (opt_sizes): trials at its largest's template, rates by its mean. */
-			z->mix = &o->rfc_mix;
-			z->len = xp_mix_max(z->mix);
-			z->mean = xp_mix_mean(z->mix);
-			snprintf(z->label, sizeof(z->label), "%s", z->mix->imix ? "imix" : "mix");
-		} else {
-			snprintf(z->label, sizeof(z->label), "%u", z->len);
 		}
 	}
 	announce(&r);
