@@ -404,19 +404,68 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	return 0;
 }
 
-/* About how many trials: calibration, a search of ~log2(200)+1, the latency trials, loss ~5, b2b ~8 each. */
+/*
+ * The estimate a run starts with (and --estimate prints): trials per size
+ * in three cases, each trial's length + settle + TRIAL_OVERHEAD_S:
+ *   fewest:  the device forwards everything at the top: one throughput
+ *            trial, two clean loss steps, no back-to-back (it is skipped
+ *            when the throughput is the maximum);
+ *   about:   a device with a limit well below the top, as RFC 2544 is for:
+ *            a search of ~12 rates (to 0.5 % of a limit ~1/10 of the top),
+ *            about half of them lost and run again (--confirm-loss), 6 loss
+ *            steps, 9 bursts per back-to-back search (halving from the
+ *            largest to its resolution, 1/200 of it);
+ *   most:    a limit far below the top: ~14 rates, every one run again,
+ *            all 10 loss steps.
+ * Measured on the lab (2 cores, shared) 2026-12-02: with no limit, 25
+ * trials of 1 s + 1 s settle in 53.0 s and 20 of 2 s + 2 s in 82.3 s; with
+ * an nft limit of 100 kframes/s (a top 12 times higher), 52 trials in
+ * 111.2 s (21 throughput trials, 10 loss steps, 9 bursts per search). So
+ * 0.1-0.15 s per trial for the session's set-up; --bidir adds the reverse
+ * child's start (BIDIR_OVERHEAD_S).
+ */
+#define TRIAL_OVERHEAD_S 0.15
+#define BIDIR_OVERHEAD_S 0.35
+
+struct est {
+	unsigned trials, b2b;
+};
+
+static double est_seconds(const struct xp_rfc_run *r, struct est e)
+{
+	const struct xp_opts *o = r->o;
+	double over = TRIAL_OVERHEAD_S + (r->bidir ? BIDIR_OVERHEAD_S : 0);
+	double each = o->rfc_trial_s + r->settle_s + over;
+	double b2b_each = (o->rfc_trial_s < B2B_TRIAL_S ? o->rfc_trial_s : B2B_TRIAL_S) + r->settle_s + over;
+	return r->nsizes * (e.trials * each + e.b2b * b2b_each);
+}
+
+static const char *span(double s, char *buf, size_t len)
+{
+	if (s < 600)
+		snprintf(buf, len, "%.0f s", s);
+	else
+		snprintf(buf, len, "%.0f min", s / 60);
+	return buf;
+}
+
 static void announce(const struct xp_rfc_run *r)
 {
 	const struct xp_opts *o = r->o;
-	/* The search's ~9 rates, and with --confirm-loss those that lose (about half) again. */
-	unsigned per = (o->rfc_line_bps > 0 ? 0 : 1) + ((o->rfc_tests & XP_RFC_T_THROUGHPUT) ? 9 + 4 * o->rfc_confirm : 0) +
-		       ((o->rfc_tests & XP_RFC_T_LATENCY) ? o->rfc_lat_trials : 0) + ((o->rfc_tests & XP_RFC_T_LOSS) ? 5 : 0);
-	unsigned b2b = (o->rfc_tests & XP_RFC_T_B2B) ? 8 * o->rfc_b2b_trials : 0;
-	double each = o->rfc_trial_s + r->settle_s + 1.5; /* + the session's set-up and settle */
-	double b2b_each = (o->rfc_trial_s < B2B_TRIAL_S ? o->rfc_trial_s : B2B_TRIAL_S) + r->settle_s + 1.5;
-	double secs = r->nsizes * (per * each + b2b * b2b_each);
-	fprintf(stderr, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s)\n", r->nsizes,
-		r->nsizes * (per + b2b), o->rfc_trial_s, secs / 60, secs);
+	unsigned t = o->rfc_tests, c = o->rfc_confirm;
+	unsigned cal = o->rfc_line_bps > 0 ? 0 : 1;
+	bool tp = t & (XP_RFC_T_THROUGHPUT | XP_RFC_T_LATENCY | XP_RFC_T_B2B); /* latency and b2b need its result */
+	unsigned lat = (t & XP_RFC_T_LATENCY) ? o->rfc_lat_trials : 0;
+	bool loss = t & XP_RFC_T_LOSS, b2b = t & XP_RFC_T_B2B;
+	struct est few = { cal + (tp ? 1 : 0) + lat + (loss ? 2 : 0), 0 };
+	struct est mid = { cal + (tp ? 12 + 6 * c : 0) + lat + (loss ? 6 : 0), b2b ? 9 * o->rfc_b2b_trials : 0 };
+	struct est most = { cal + (tp ? 14 * (1 + c) : 0) + lat + (loss ? 10 : 0), b2b ? 9 * o->rfc_b2b_trials : 0 };
+	double s0 = est_seconds(r, few), s1 = est_seconds(r, mid), s2 = est_seconds(r, most);
+	char a[32], b[32];
+	fprintf(stderr, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s); from %u trials "
+		"(%s: every size passes at the top) to %u (%s: a limit far below the top)\n", r->nsizes,
+		r->nsizes * (mid.trials + mid.b2b), o->rfc_trial_s, s1 / 60, s1, r->nsizes * (few.trials + few.b2b),
+		span(s0, a, sizeof(a)), r->nsizes * (most.trials + most.b2b), span(s2, b, sizeof(b)));
 }
 
 /* The sizes the suite runs: --sizes, or RFC 2544's (RFC 5180's for IPv6); a mix at its largest's template. */
