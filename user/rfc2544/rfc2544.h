@@ -95,11 +95,14 @@ struct xp_rfc_trial_rec {
 	double rev_target_pps;     /* --bidir: the rate B->A's sender paced to */
 };
 
+struct xp_auth_key;
+
 /* bidir.c: --bidir's client side (the design: there and in server/reverse.c). */
 struct xp_bidir {
 	int pid;               /* the xdpperf server we run on our side for B->A (0: none) */
 	int logfd;             /* its stdout and stderr */
 	unsigned short port;   /* its control port: ours + 1 */
+	struct xp_auth_key *key; /* --auth-key: the reverse request answers the server's challenge with it (NULL: none) */
 };
 /* Start our server; 0, or -1 with a one-line err. */
 int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t errlen);
