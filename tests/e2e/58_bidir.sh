@@ -3,14 +3,17 @@
 # server's side sending B->A while the client sends A->B. The lab's router
 # gets a known forwarding limit in ONE direction only: an nftables limit of
 # 100000 frames/s (burst 1000 packets) on B->A (to the client, 198.18.1.2),
-# none on A->B. The search must find B->A's limit within 2 %, and report A->B
-# as passing at the top of the search (the senders' maximum); each
+# none on A->B. Each direction has its own search: B->A's must find its
+# limit within 2 %, A->B's its own rate (its top, or as far as its sender
+# goes beside B->A), never "at least" the other's; each
 # direction's counts must be the router's own per-direction nft counters
 # (A->B sent; B->A sent, and lost = the limiter's drops). Then the text
 # table (A->B, B->A and both rows) and --plot's summary; then that nothing
 # is left behind: no XDP program on the client's veth, no process of ours
 # in the client's namespace, no reverse sender in the server's, also when
-# the client is killed mid-trial.
+# the client is killed mid-trial. Last, --auth-key on both ends (the reverse
+# request and the client's own server authenticated like a start request),
+# and a wrong key on the server: refused, nothing left attached.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
@@ -150,9 +153,36 @@ xp_case bidir_refusals
 xp_check "--bidir without --rfc2544: one line, exit 2" eval '
 	out=$(client -c "$XP_SERVER4" --bidir 2>&1); rc=$?
 	[[ $rc == 2 && $(wc -l <<<"$out") == 1 ]] && grep -q "add --rfc2544" <<<"$out" || { echo "rc $rc: $out"; false; }'
-xp_check "--bidir with --auth-key: one line, exit 2, nothing started" eval '
-	printf "%064d\n" 0 >"$XP_TMP/key"
-	out=$(client -c "$XP_SERVER4" --rfc2544 --bidir --auth-key "$XP_TMP/key" 2>&1); rc=$?
-	[[ $rc == 2 && $(wc -l <<<"$out") == 1 ]] && grep -q "auth-key" <<<"$out" && [[ -z $(others_in client) ]] ||
-	{ echo "rc $rc: $out"; false; }'
+xp_pass
+
+# --auth-key on both ends: the reverse request and the client's own server use the same challenge/MAC
+# exchange as a start request. Then a wrong key on the server: refused in one line, exit 1, and nothing
+# left attached in either namespace (bpftool net and ip link as before the run).
+xp_case bidir_auth_key
+KEY=$XP_TMP/key OTHER=$XP_TMP/other
+(umask 077; head -c 32 /dev/urandom | base64 >"$KEY"; head -c 32 /dev/urandom | base64 >"$OTHER")
+restart_server() { kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null; start_server "$@"; }
+attached() { xp_exec "$1" bpftool net 2>&1; xp_exec "$1" ip link show; }
+xp_check "the server restarted with --auth-key" restart_server --auth-key "$KEY"
+xp_check "--bidir --auth-key, the same key on both ends: it runs, B->A included" eval '
+	client -c "$XP_SERVER4" -u --engine live --rfc2544 --bidir --auth-key "$KEY" --sizes 64 --tests throughput --trial 0.5 \
+		--line-rate 50M --confirm-loss 0 -J >"$J" 2>"$XP_TMP/auth-progress.txt" || { tail -3 "$XP_TMP/auth-progress.txt"; false; }
+	jq -e "(.trials | length) > 0 and all(.trials[]; .b_to_a.sent > 0 and .b_to_a.received > 0) and
+		.sizes[0].throughput.b_to_a.ndr_frames_per_second > 0" "$J" >/dev/null || { jq -c .sizes "$J"; false; }'
+xp_check "the server ran its reverse trials authenticated and refused nothing" eval '
+	grep -q "reverse trial (" "$SRV_LOG" && ! grep -q "refused" "$SRV_LOG" || { cat "$SRV_LOG"; false; }'
+xp_check "the server restarted with another key" restart_server --auth-key "$OTHER"
+C0=$(attached client) S0=$(attached server)
+xp_check "a wrong key on the server: refused in one line, exit 1" eval '
+	client -c "$XP_SERVER4" -u --engine live --rfc2544 --bidir --auth-key "$KEY" --sizes 64 --tests throughput --trial 0.5 \
+		--line-rate 50M >/dev/null 2>"$XP_TMP/wrong.txt"; rc=$?
+	err=$(grep -v "^RFC 2544: " "$XP_TMP/wrong.txt")
+	echo "    rc $rc: $err"
+	[[ $rc == 1 && $(wc -l <<<"$err") == 1 && $err == *"authentication failed"* ]]'
+xp_check "nothing left: no process of ours in the client namespace, none but the server in the server one" eval '
+	for _ in $(seq 50); do [[ -z $(others_in client) && -z $(others_in server) ]] && break; sleep 0.1; done
+	[[ -z $(others_in client) && -z $(others_in server) ]] || { echo "left: $(others_in client) / $(others_in server)"; false; }'
+xp_check "nothing left attached: bpftool net and ip link in both namespaces as before the run" eval '
+	[[ $(attached client) == "$C0" && $(attached server) == "$S0" ]] && no_xdp_on_client ||
+	{ echo "client before: $C0"; echo "after: $(attached client)"; echo "server before: $S0"; echo "after: $(attached server)"; false; }'
 xp_pass
