@@ -332,6 +332,8 @@ static void test_bidir_report_and_plots(void **state)
 	d = slurp(path);
 	assert_non_null(strstr(d, "# RFC 2544 benchmark, bidirectional"));
 	assert_non_null(strstr(d, "Latency distribution at the throughput rate, bidirectional"));
+	snprintf(path, sizeof(path), "%s/plots.gp", dir);
+	assert_non_null(strstr(slurp(path), "set title 'Latency distribution at the throughput rate, A->B and B->A"));
 	snprintf(path, sizeof(path), "%s/latency_dist.svg", dir);
 	assert_int_equal(access(path, R_OK), 0);
 	static const char *const files[] = { "throughput", "latency", "latency_dist", "loss" };

@@ -211,7 +211,7 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 			 "set logscale x 10\nset yrange [0:100]\nset key bottom right\n"
 			 "plot for [i=0:*] 'latency_dist.dat' index i using 1:2 with steps title columnheader(1)\n"
 			 "unset logscale x\nset key top right",
-			 r->bidir ? ", bidirectional: A->B and B->A, each at its own NDR (every frame)"
+			 r->bidir ? ", A->B and B->A (each at its NDR)"
 				  : " (RFC 2544 26.2, every frame)");
 		both(gp, "latency_dist", body);
 	}
