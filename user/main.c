@@ -41,8 +41,8 @@ int main(int argc, char **argv)
 	char err[512] = "";
 
 	/* The server's child for --bidir (client/reverse_child.c), never typed by a user. */
-	if (argc == 3 && !strcmp(argv[1], XP_REVERSE_CHILD_ARG))
-		return xp_reverse_child(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], XP_REVERSE_CHILD_ARG))
+		return xp_reverse_child(argv[2], argc == 4 ? argv[3] : NULL); /* argv[3]: the server's --auth-key file */
 
 	int r = xp_opts_parse(argc, argv, &o, err, sizeof(err));
 	if (r == 1)

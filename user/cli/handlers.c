@@ -268,6 +268,7 @@ int opt_rx_timestamp(struct xp_opts *o, const char *arg, char *err, size_t errle
 /* ---- issue 11: the RFC 2544 suite's settings ---- */
 FLAG(opt_rfc2544, rfc2544)
 FLAG(opt_bidir, rfc_bidir)
+FLAG(opt_estimate, rfc_estimate)
 UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
 UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
 UINT(opt_confirm_loss, rfc_confirm, unsigned, 0, 9, "--confirm-loss count")

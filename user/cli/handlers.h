@@ -57,6 +57,7 @@ XP_OPT_HANDLER(opt_clock);
 XP_OPT_HANDLER(opt_rx_timestamp);
 XP_OPT_HANDLER(opt_rfc2544);
 XP_OPT_HANDLER(opt_bidir);
+XP_OPT_HANDLER(opt_estimate);
 XP_OPT_HANDLER(opt_lat_trials);
 XP_OPT_HANDLER(opt_b2b_trials);
 XP_OPT_HANDLER(opt_confirm_loss);

@@ -302,6 +302,9 @@ const struct xp_option xp_options[] = {
 	  .help = "both directions at once (RFC 2544 section 14): the\n"
 	          "server's side sends each trial back; figures per\n"
 	          "direction and combined (a server on control port+1 here)" },
+	{ "estimate", 0, NULL, XP_SEC_RFC2544, RFC, opt_estimate, RFC_OPT,
+	  .help = "print how many trials and about how long the suite\n"
+	          "would take with these settings, then exit: no traffic" },
 
 	/* Issue 12 point 4: the connection searches, one block. */
 	{ "search", 0, NULL, XP_SEC_SEARCH, XDPC, opt_search, SEARCH_OPT,

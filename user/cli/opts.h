@@ -142,7 +142,9 @@ struct xp_opts {
 	double search_ceiling;       /* --search-ceiling CPS, 0 = the sender's maximum, measured */
 	double search_res_pct;       /* --search-resolution PCT */
 	double search_settle_s;      /* --search-settle SECS: without --device-netns, the wait before each probe */
-	bool rfc_bidir;              /* --bidir: refused (not implemented), rfc2544/run.c */
+	bool rfc_bidir;              /* --bidir: every trial both ways at once (rfc2544/bidir.c) */
+	bool rfc_estimate;           /* --estimate: print the suite's trial count and time, send nothing */
+	bool trial_quiet;            /* no option: a suite's trial (client/trial.c), whose error the suite prints in its own line */
 };
 
 /* --tests: which RFC 2544 tests the suite runs. */

@@ -35,7 +35,8 @@ int xp_client_fail(struct client *c, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "xdpperf: %s\n", last_error);
+	if (!c->o->trial_quiet)
+		fprintf(stderr, "xdpperf: %s\n", last_error);
 	xp_report_error(&c->rep, last_error);
 	return rc;
 }

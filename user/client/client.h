@@ -61,10 +61,11 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 /*
  * --bidir's sender on the server's side (reverse_child.c): the server runs
  * its own binary as `xdpperf --reverse-trial ADDR` (not an option: only
- * main() knows the word, before option parsing), the request on stdin.
+ * main() knows the word, before option parsing), the request on stdin;
+ * with the server's --auth-key, its key file as the word after ADDR.
  */
 #define XP_REVERSE_CHILD_ARG "--reverse-trial"
-int xp_reverse_child(const char *host);
+int xp_reverse_child(const char *host, const char *key_file);
 /* --compare: the socket engine, then the fast one (o->compare_engine), then a table with ratios. */
 int xp_client_compare(const struct xp_opts *o);
 

@@ -83,31 +83,7 @@ const char *xp_client_ctrl_errstr(struct client *c, int e)
 static int send_request(struct client *c, struct json_object *m)
 {
 	const char *line = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
-	if (!c->key.set)
-		return xp_ctrl_send_line(&c->ctrl, line);
-	struct json_object *q = json_object_new_object(), *r = NULL;
-	json_object_object_add(q, "op", json_object_new_string("challenge"));
-	int e = xp_ctrl_send(&c->ctrl, q);
-	json_object_put(q);
-	if (!e)
-		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
-	if (e <= 0)
-		return e == 0 ? -ECONNRESET : e;
-	char mac[XP_AUTH_HEX_LEN + 1], msg[200];
-	const char *nonce = xp_json_str(r, "nonce", "");
-	if (strcmp(xp_json_str(r, "op", ""), "challenge") || xp_auth_mac(&c->key, nonce, line, strlen(line), mac)) {
-		xp_msg_printable(xp_json_str(r, "msg", "no challenge from the server"), msg, sizeof(msg));
-		snprintf(c->errbuf, sizeof(c->errbuf), "authentication: %s", msg);
-		json_object_put(r);
-		return -EPROTO;
-	}
-	json_object_put(r);
-	q = json_object_new_object();
-	json_object_object_add(q, "op", json_object_new_string("auth"));
-	json_object_object_add(q, "mac", json_object_new_string(mac));
-	e = xp_ctrl_send(&c->ctrl, q);
-	json_object_put(q);
-	return e ? e : xp_ctrl_send_line(&c->ctrl, line);
+	return xp_auth_send_line(&c->ctrl, &c->key, line, c->errbuf, sizeof(c->errbuf));
 }
 
 int xp_client_request_test(struct client *c)

@@ -1,6 +1,6 @@
 /*
  * --bidir's sender on the server's side (proto/messages.h, xp_reverse_req):
- * the server starts its own binary as `xdpperf --reverse-trial ADDR` with
+ * the server starts its own binary as `xdpperf --reverse-trial ADDR [KEYFILE]` with
  * the client's request on stdin, and this runs it as one ordinary trial
  * (xp_client_trial) against the xdpperf server the client runs on its side
  * (ADDR: the address the request came from; the port: the request's). The
@@ -41,7 +41,7 @@ static int fail(struct xp_reverse_res *r, int rc, const char *msg)
 	return reply(r);
 }
 
-int xp_reverse_child(const char *host)
+int xp_reverse_child(const char *host, const char *key_file)
 {
 	struct xp_reverse_res res;
 	memset(&res, 0, sizeof(res));
@@ -80,6 +80,11 @@ int xp_reverse_child(const char *host)
 		argv[argc++] = "-u";
 	if (q.no_stamps)
 		argv[argc++] = "--no-stamps";
+	if (key_file) {
+		/* The server's --auth-key: the client's server (started with the client's key) takes only a sender that has it. */
+		argv[argc++] = "--auth-key";
+		argv[argc++] = (char *)key_file;
+	}
 	argv[argc] = NULL;
 	struct xp_opts o;
 	int r = xp_opts_parse(argc, argv, &o, err, sizeof(err));

@@ -47,6 +47,7 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 	struct xp_opts o = *base;
 	memset(out, 0, sizeof(*out));
 	o.rfc2544 = false;
+	o.trial_quiet = true; /* the error comes back in out->error: the suite's one line says it */
 	o.json = o.json_stream = false;
 	o.compare = false;
 	o.require_rate = false;

@@ -52,4 +52,12 @@ int xp_auth_mac(const struct xp_auth_key *k, const char *nonce_hex, const char *
 bool xp_auth_verify(const struct xp_auth_key *k, const char *nonce_hex, const char *line, size_t len,
 		    const char *mac_hex);
 
+struct xp_ctrl;
+/*
+ * Send the request line on c; with a key (k->set), first ask for the
+ * challenge and send the MAC over the line exactly as sent (auth_ctrl.c).
+ * 0 or -errno; -EPROTO with the reason in err.
+ */
+int xp_auth_send_line(struct xp_ctrl *c, const struct xp_auth_key *k, const char *line, char *err, size_t errlen);
+
 #endif

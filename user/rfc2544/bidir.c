@@ -15,6 +15,13 @@
  * sending time). Our server is a child: it dies with us
  * (PR_SET_PDEATHSIG), is stopped at the end (SIGTERM: it detaches as on
  * Ctrl-C), and its XDP attach is a bpf_link like any server's.
+ *
+ * --auth-key: the same exchange both ways, with the key the user gave on
+ * both ends (proto/auth.h). The reverse request answers the server's
+ * challenge as a start request does (xp_auth_send_line); our server runs
+ * with the same key file, so only a sender that holds the key (the tested
+ * server's child, which loads the server's key file) may start a test on
+ * it, and only from the tested server's address (--allow).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +36,7 @@
 #include <unistd.h>
 
 #include "engine/names.h"
+#include "proto/auth.h"
 #include "proto/channel.h"
 #include "rfc2544/rfc2544.h"
 #include "util/time.h"
@@ -66,6 +74,18 @@ int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t
 		return -1;
 	}
 	b->port = (unsigned short)(o->control_port + 1);
+	if (o->auth_key) {
+		/* Loaded here too (the trials' client loads it for each test): a bad file fails before anything starts. */
+		b->key = calloc(1, sizeof(*b->key));
+		if (!b->key) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (xp_auth_key_load(o->auth_key, b->key, err, errlen)) {
+			xp_bidir_close(b);
+			return -1;
+		}
+	}
 	b->logfd = memfd_create("xdpperf-bidir-server", MFD_CLOEXEC);
 	if (b->logfd < 0) {
 		snprintf(err, errlen, "--bidir: cannot make our server's log: %s", strerror(errno));
@@ -90,6 +110,10 @@ int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t
 	if (o->dev[0]) {
 		argv[argc++] = "--dev";
 		argv[argc++] = (char *)o->dev;
+	}
+	if (o->auth_key) {
+		argv[argc++] = "--auth-key";
+		argv[argc++] = (char *)o->auth_key;
 	}
 	argv[argc] = NULL;
 	fflush(NULL);
@@ -152,10 +176,16 @@ void xp_bidir_close(struct xp_bidir *b)
 	if (b->logfd >= 0)
 		close(b->logfd);
 	b->logfd = -1;
+	if (b->key) {
+		xp_auth_key_clear(b->key);
+		free(b->key);
+		b->key = NULL;
+	}
 }
 
 struct rev_job {
 	const struct xp_opts *o;
+	const struct xp_auth_key *key; /* --auth-key, or NULL */
 	struct xp_reverse_req q;
 	struct xp_reverse_res *res;
 	double t_sent;  /* when the request went */
@@ -183,14 +213,15 @@ static void *rev_thread(void *arg)
 	xp_ctrl_init(c, fd);
 	struct json_object *m = xp_reverse_req_to_json(&j->q), *r = NULL;
 	j->t_sent = xp_now();
-	int e = xp_ctrl_send(c, m);
+	err[0] = '\0';
+	int e = xp_auth_send_line(c, j->key, json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN), err, sizeof(err));
 	json_object_put(m);
 	if (!e)
 		e = xp_ctrl_recv(c, (int)((j->q.seconds + REPLY_MARGIN_S) * 1000), &r);
 	if (e <= 0) {
 		res->rc = 1;
-		snprintf(res->error, sizeof(res->error), "reverse trial: %s", e == 0 ? "the server closed the connection"
-			 : e == -ETIMEDOUT ? "no figures from the server in time" : strerror(-e));
+		snprintf(res->error, sizeof(res->error), "reverse trial: %.230s", e == 0 ? "the server closed the connection"
+			 : e == -ETIMEDOUT ? "no figures from the server in time" : e == -EPROTO && err[0] ? err : strerror(-e));
 	} else if (!strcmp(xp_json_str(r, "op", ""), "reversed")) {
 		struct json_object *v = NULL;
 		json_object_object_get_ex(r, "result", &v);
@@ -211,11 +242,11 @@ static void *rev_thread(void *arg)
 	return NULL;
 }
 
-void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req,
+void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req, double rev_pps,
 		    struct xp_trial_out *out, struct xp_reverse_res *rev)
 {
 	memset(rev, 0, sizeof(*rev));
-	struct rev_job j = { .o = o, .res = rev };
+	struct rev_job j = { .o = o, .key = b->key, .res = rev };
 	struct xp_reverse_req *q = &j.q;
 	q->port = b->port;
 	q->engine = o->engine == XP_ENGINE_XSK ? "xsk" : "live";
@@ -224,7 +255,7 @@ void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp
 	q->frame_size = req->frame_len;
 	if (req->mix)
 		xp_mix_spec(req->mix, q->mix, sizeof(q->mix));
-	q->pps = req->pps;
+	q->pps = rev_pps; /* B->A's own search's rate (search.h, xp_rfc_search2) */
 	q->burst = req->burst;
 	q->seconds = req->seconds;
 	q->no_stamps = o->no_stamps;

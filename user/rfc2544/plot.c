@@ -64,24 +64,25 @@ static void both(FILE *gp, const char *name, const char *body)
 }
 
 /*
- * One size's block of latency_dist.dat: the merged histogram of its latency
- * trials as a cumulative distribution, one row per non-empty bucket (its
- * upper edge in us, the percent of frames at or below it, the percent in
- * it). A title line first, for gnuplot's columnheader. False if empty.
+ * One block of latency_dist.dat: a size's merged histogram of its latency
+ * trials in one direction (h; --bidir: A->B and B->A each have one) as a
+ * cumulative distribution, one row per non-empty bucket (its upper edge in
+ * us, the percent of frames at or below it, the percent in it). A title
+ * line first, for gnuplot's columnheader. False if empty.
  */
-static bool dist_block(FILE *d, const struct xp_rfc_size *z)
+static bool dist_block(FILE *d, const struct xp_rfc_size *z, const struct xp_lat_hist *h, const char *dir, double pps)
 {
 	char lb[16];
-	const struct xp_lat_hist *h = &z->lat_hist;
 	uint64_t total = 0, cum = 0;
 	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++)
 		total += h->b[b];
 	if (!total)
 		return false;
 	if (z->mix)
-		fprintf(d, "\"%s (mean %.0f bytes) at %.0f fps\" cum_pct bucket_pct\n", xp_rfc_label(z, lb), xp_rfc_mean(z), z->lat_pps);
+		fprintf(d, "\"%s (mean %.0f bytes)%s at %.0f fps\" cum_pct bucket_pct\n", xp_rfc_label(z, lb), xp_rfc_mean(z),
+			dir, pps);
 	else
-		fprintf(d, "\"%u bytes at %.0f fps\" cum_pct bucket_pct\n", z->len, z->lat_pps);
+		fprintf(d, "\"%u bytes%s at %.0f fps\" cum_pct bucket_pct\n", z->len, dir, pps);
 	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++) {
 		if (!h->b[b])
 			continue;
@@ -105,8 +106,9 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 	FILE *d = open_in(dir, "throughput.dat", err, errlen);
 	if (!d)
 		return -1;
-	/* --bidir: the combined NDR (both directions summed) and each direction's own highest pass follow. */
-	fprintf(d, "# bytes ndr_fps pdr_fps ndr_l1_bps max_fps%s\n", r->bidir ? " combined_ndr_fps a_to_b_fps b_to_a_fps" : "");
+	/* --bidir: the combined NDR (the two directions' own NDRs summed) and each direction's NDR follow;
+	 * ndr_fps is then the lower direction's. */
+	fprintf(d, "# bytes ndr_fps pdr_fps ndr_l1_bps max_fps%s\n", r->bidir ? " combined_ndr_fps a_to_b_ndr_fps b_to_a_ndr_fps" : "");
 	for (unsigned i = 0; i < r->nsizes; i++) {
 		const struct xp_rfc_size *z = &r->sizes[i];
 		if (!z->tp_run)
@@ -116,7 +118,7 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		fprintf(d, "%g %.0f %.0f %.0f %.0f", xp_rfc_mean(z), z->ndr_pps, z->pdr_pps, xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)),
 			z->max_pps);
 		if (r->bidir)
-			fprintf(d, " %.0f %.0f %.0f", 2 * z->ndr_pps, z->dir_ndr[0], z->dir_ndr[1]);
+			fprintf(d, " %.0f %.0f %.0f", z->dir_ndr[0] + z->dir_ndr[1], z->dir_ndr[0], z->dir_ndr[1]);
 		fprintf(d, "\n");
 	}
 	fclose(d);
@@ -135,21 +137,33 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 	fclose(d);
 	if (!(d = open_in(dir, "latency.dat", err, errlen)))
 		return -1;
-	fprintf(d, "# bytes min mean p50 p99 p99.9 max (us)\n");
+	/* --bidir: B->A's figures follow (NaN where it has none: gnuplot leaves the point out). */
+	fprintf(d, "# bytes min mean p50 p99 p99.9 max (us)%s\n", r->bidir ? " b_to_a: min mean p50 p99 p99.9 max" : "");
 	for (unsigned i = 0; i < r->nsizes; i++) {
 		const struct xp_rfc_size *z = &r->sizes[i];
 		if (!z->lat.known)
 			continue;
 		lat = true;
-		fprintf(d, "%g %.3f %.3f %.3f %.3f %.3f %.3f\n", xp_rfc_mean(z), z->lat.min_us, z->lat.mean_us, z->lat.p50_us,
+		fprintf(d, "%g %.3f %.3f %.3f %.3f %.3f %.3f", xp_rfc_mean(z), z->lat.min_us, z->lat.mean_us, z->lat.p50_us,
 			z->lat.p99_us, z->lat.p999_us, z->lat.max_us);
+		const struct xp_rfc_latency *v = &z->lat_rev;
+		if (r->bidir && v->known)
+			fprintf(d, " %.3f %.3f %.3f %.3f %.3f %.3f", v->min_us, v->mean_us, v->p50_us, v->p99_us, v->p999_us, v->max_us);
+		else if (r->bidir)
+			fprintf(d, " NaN NaN NaN NaN NaN NaN");
+		fprintf(d, "\n");
 	}
 	fclose(d);
 	if (!(d = open_in(dir, "latency_dist.dat", err, errlen)))
 		return -1;
-	for (unsigned i = 0; i < r->nsizes; i++)
-		if (r->sizes[i].lat.known && dist_block(d, &r->sizes[i]))
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		const struct xp_rfc_size *z = &r->sizes[i];
+		/* --bidir: each direction's distribution at its own rate, B->A's timed on our side. */
+		if (z->lat.known && dist_block(d, z, &z->lat_hist, r->bidir ? " A->B" : "", z->lat_pps))
 			dist = true;
+		if (r->bidir && z->lat_rev.known && dist_block(d, z, &z->lat_rev_hist, " B->A", z->lat_rev_pps))
+			dist = true;
+	}
 	fclose(d);
 
 	FILE *gp = open_in(dir, "plots.gp", err, errlen);
@@ -161,9 +175,9 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		both(gp, "throughput",
 		     "set title 'Throughput, bidirectional (RFC 2544 26.1 and section 14)'\nset xlabel 'frame size (bytes)'\n"
 		     "set ylabel 'frames/s'\nset logscale x 2\nset yrange [0:*]\n"
-		     "plot 'throughput.dat' using 1:6 with linespoints title 'both directions combined (2 x NDR)', "
-		     "'' using 1:2 with linespoints title 'NDR each way', '' using 1:7 with points title 'A->B highest pass', "
-		     "'' using 1:8 with points title 'B->A highest pass', '' using 1:5 with lines dashtype 2 title 'top of the search'\n"
+		     "plot 'throughput.dat' using 1:6 with linespoints title 'both directions combined (A->B NDR + B->A NDR)', "
+		     "'' using 1:7 with linespoints title 'A->B NDR', '' using 1:8 with linespoints title 'B->A NDR', "
+		     "'' using 1:5 with lines dashtype 2 title 'top of the search (the lower direction)'\n"
 		     "unset logscale x");
 	else if (tp)
 		both(gp, "throughput",
@@ -177,19 +191,30 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		     "set title 'Frame loss rate (RFC 2544 26.3)'\nset xlabel 'offered load (frames/s)'\n"
 		     "set ylabel 'frames lost (%)'\nset yrange [0:*]\n"
 		     "plot for [i=0:*] 'loss.dat' index i using 1:2 with linespoints title columnheader(1)");
-	if (lat)
+	if (lat && r->bidir)
+		both(gp, "latency",
+		     "set title 'Latency at the throughput rate, bidirectional (RFC 2544 26.2)'\nset xlabel 'frame size (bytes)'\n"
+		     "set ylabel 'microseconds'\nset logscale x 2\n"
+		     "plot 'latency.dat' using 1:4 w lp t 'A->B p50', '' using 1:5 w lp t 'A->B p99', '' using 1:7 w lp t 'A->B max', "
+		     "'' using 1:10 w lp dt 2 t 'B->A p50', '' using 1:11 w lp dt 2 t 'B->A p99', '' using 1:13 w lp dt 2 t 'B->A max'\n"
+		     "unset logscale x");
+	else if (lat)
 		both(gp, "latency",
 		     "set title 'Latency at the throughput rate (RFC 2544 26.2)'\nset xlabel 'frame size (bytes)'\n"
 		     "set ylabel 'microseconds'\nset logscale x 2\n"
 		     "plot 'latency.dat' using 1:4 w lp t 'p50', '' using 1:5 w lp t 'p99', '' using 1:6 w lp t 'p99.9', "
 		     "'' using 1:7 w lp t 'max'\nunset logscale x");
-	if (dist)
-		both(gp, "latency_dist",
-		     "set title 'Latency distribution at the throughput rate (RFC 2544 26.2, every frame)'\n"
-		     "set xlabel 'one-way latency (microseconds)'\nset ylabel 'frames at or below (%)'\n"
-		     "set logscale x 10\nset yrange [0:100]\nset key bottom right\n"
-		     "plot for [i=0:*] 'latency_dist.dat' index i using 1:2 with steps title columnheader(1)\n"
-		     "unset logscale x\nset key top right");
+	if (dist) {
+		char body[768];
+		snprintf(body, sizeof(body), "set title 'Latency distribution at the throughput rate%s'\n"
+			 "set xlabel 'one-way latency (microseconds)'\nset ylabel 'frames at or below (%%)'\n"
+			 "set logscale x 10\nset yrange [0:100]\nset key bottom right\n"
+			 "plot for [i=0:*] 'latency_dist.dat' index i using 1:2 with steps title columnheader(1)\n"
+			 "unset logscale x\nset key top right",
+			 r->bidir ? ", A->B and B->A (each at its NDR)"
+				  : " (RFC 2544 26.2, every frame)");
+		both(gp, "latency_dist", body);
+	}
 	fclose(gp);
 	if ((tp || flr || lat || dist) && run_gnuplot(dir, err, errlen))
 		return -1;
@@ -212,7 +237,8 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 	else
 		fprintf(md, "Latency: not measured (the latency table says why).\n\n");
 	if (dist)
-		fprintf(md, "![Latency distribution at the throughput rate](latency_dist.svg)\n\n");
+		fprintf(md, r->bidir ? "![Latency distribution at the throughput rate, bidirectional: A->B and B->A](latency_dist.svg)\n\n"
+				     : "![Latency distribution at the throughput rate](latency_dist.svg)\n\n");
 	fprintf(md, "Every trial is in `xdpperf --rfc2544 -J`'s \"trials\"; the plots' data are the `.dat` files here.\n");
 	fclose(md);
 	return 0;

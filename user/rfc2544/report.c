@@ -81,28 +81,42 @@ static void size_json(struct json_object *o, const struct xp_rfc_size *z)
 }
 
 /*
- * --bidir: what held one direction's own highest passing rate (search.h's
- * dir_ndr). The search follows both directions' verdict, so a direction
- * that passed above the result was never searched to its own limit: it
- * passed at the top (no limit below it), or at least up to that rate.
+ * --bidir: what limited one direction's own search (search.h,
+ * xp_rfc_search2): the search's top (the line rate), its sender's maximum
+ * (then it is not the device's throughput), or the device.
  */
-static const char *dir_limit(const struct xp_rfc_run *r, const struct xp_rfc_size *z, int d)
+static const char *dir_limit(const struct xp_rfc_size *z, int d)
 {
-	if (z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->max_pps)) /* the search's rates are whole frames/s */
-		return r->o->rfc_line_bps > 0 ? "none below the line rate: passed at the search's top"
-					      : "none found: passed at the search's top (the sender's maximum)";
-	if (z->dir_ndr[d] > z->ndr_pps)
-		return "at least this: the other direction's limit ended the search";
+	bool top = z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->dir_max[d]); /* the search's rates are whole frames/s */
+	if (top && z->max_is_line)
+		return "the search's top: none below the line rate: passed at the search's top";
+	if (z->dir_sender_limited[d])
+		return top ? "the sender's maximum: passed at the search's top (its sender's maximum), not the device's throughput"
+			   : "the sender's maximum: its sender fell short above this, not the device's throughput";
+	if (top)
+		return "the device in this direction (it pushed back at the sender's maximum)";
 	return "the device in this direction (loss or pushback above it)";
+}
+
+/* A throughput trial in which both directions passed at their own NDRs at once. */
+static bool ndrs_together(const struct xp_rfc_run *r, const struct xp_rfc_size *z)
+{
+	for (unsigned i = 0; i < r->ntrials; i++) {
+		const struct xp_rfc_trial_rec *t = &r->trials[i];
+		if (t->z == z && !strcmp(t->test, "throughput") && t->t.target_pps == z->dir_ndr[0] &&
+		    t->t.rev.target_pps == z->dir_ndr[1] && t->v == XP_RFC_PASS)
+			return true;
+	}
+	return false;
 }
 
 static void tp_text_bidir(FILE *f, const struct xp_rfc_run *r)
 {
 	char lb[16], a[32], b[32], p[32];
-	fprintf(f, "\nThroughput (RFC 2544 26.1), bidirectional (RFC 2544 section 14): both directions at once at the same "
-		"rate; a trial passes only if both lost nothing and reached their rate\n");
-	fprintf(f, "%6s %5s %14s %14s %14s %9s %14s %7s  %s\n", "bytes", "dir", "frames/s", "L1 bit/s", "L2 bit/s", "% line",
-		"PDR frames/s", "trials", "limited by");
+	fprintf(f, "\nThroughput (RFC 2544 26.1), bidirectional (RFC 2544 section 14): both directions at once, each searched "
+		"to its own limit; a direction's trial passes only if it lost nothing and reached its rate\n");
+	fprintf(f, "%6s %5s %14s %14s %14s %9s %14s %7s  %s\n", "bytes", "dir", "NDR frames/s", "L1 bit/s", "L2 bit/s",
+		"% line", "PDR frames/s", "trials", "limited by");
 	for (unsigned i = 0; i < r->nsizes; i++) {
 		const struct xp_rfc_size *z = &r->sizes[i];
 		if (!z->tp_run)
@@ -110,26 +124,29 @@ static void tp_text_bidir(FILE *f, const struct xp_rfc_run *r)
 		for (int d = 0; d < 2; d++) {
 			double v = z->dir_ndr[d];
 			pct_line(p, sizeof(p), r, z, v);
-			fprintf(f, "%6s %5s %14.0f %14s %14s %9s %14s %7s  %s\n", xp_rfc_label(z, lb), d ? "B->A" : "A->B", v,
+			fprintf(f, "%6s %5s %14.0f %14s %14s %9s %14.0f %7u  %s\n", xp_rfc_label(z, lb), d ? "B->A" : "A->B", v,
 				rate(xp_rfc_l1_bps(v, xp_rfc_mean(z)), "bit/s", a, sizeof(a)),
-				rate(xp_rfc_l2_bps(v, xp_rfc_mean(z)), "bit/s", b, sizeof(b)), p, "-", "", dir_limit(r, z, d));
+				rate(xp_rfc_l2_bps(v, xp_rfc_mean(z)), "bit/s", b, sizeof(b)), p, z->dir_pdr[d], z->dir_trials[d],
+				dir_limit(z, d));
 		}
-		/* The combined row: the rate both passed at, summed over the two directions. */
-		double v = 2 * z->ndr_pps;
+		/* The combined row: the two directions' own NDRs summed. */
+		double v = z->dir_ndr[0] + z->dir_ndr[1];
 		snprintf(p, sizeof(p), "%8s", "-");
-		bool top = z->ndr_pps > 0 && z->ndr_pps >= floor(z->max_pps);
-		const char *by = top && z->max_is_line ? "none below the line rate: both passed at the search's top"
-				 : z->sender_limited ? "sender-limited: the senders' maximum, not the device's throughput"
-				 : z->dir_ndr[0] < z->dir_ndr[1] ? "the device, A->B (its row)"
-				 : z->dir_ndr[1] < z->dir_ndr[0] ? "the device, B->A (its row)"
-								 : "the device (loss or pushback above it)";
-		fprintf(f, "%6s %5s %14.0f %14s %14s %9s %14.0f %7u  NDR %.0f frames/s each way; %s\n", xp_rfc_label(z, lb), "both",
+		fprintf(f, "%6s %5s %14.0f %14s %14s %9s %14.0f %7u  the two NDRs summed; %s\n", xp_rfc_label(z, lb), "both",
 			v, rate(xp_rfc_l1_bps(v, xp_rfc_mean(z)), "bit/s", a, sizeof(a)),
-			rate(xp_rfc_l2_bps(v, xp_rfc_mean(z)), "bit/s", b, sizeof(b)), p, 2 * z->pdr_pps, z->tp_trials,
-			z->ndr_pps, by);
+			rate(xp_rfc_l2_bps(v, xp_rfc_mean(z)), "bit/s", b, sizeof(b)), p, z->dir_pdr[0] + z->dir_pdr[1],
+			z->tp_trials, ndrs_together(r, z) ? "both passed at them in one trial"
+							  : "NOT passed at them together in one trial");
+		for (int d = 0; d < 2; d++)
+			if (z->dir_held_failed[d])
+				fprintf(f, "  note: %s%s %s held at its NDR in %u trials while the other direction searched on: "
+					"failed in %u of them (lost frames or fell short beside the other's load)\n",
+					xp_rfc_label(z, lb), z->mix ? "" : " B", d ? "B->A" : "A->B", z->dir_held[d],
+					z->dir_held_failed[d]);
 	}
-	fprintf(f, "  A->B, B->A: the highest rate that direction passed on its own in the search's trials; both: the "
-		"sum of the two at the highest rate both passed (NDR), and of their PDR\n");
+	fprintf(f, "  A->B, B->A: each direction's own search, both sending in every trial (a direction whose search "
+		"ended sends at its NDR while the other searches on); trials: that direction's rates. both: the sum of the "
+		"two NDRs (and PDRs), the bidirectional throughput; trials: the bidirectional trials\n");
 }
 
 void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
@@ -186,12 +203,12 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 				const char *why = d ? z->lat_rev_why : z->lat_why;
 				const char *dir = !r->bidir ? "" : d ? " B->A " : " A->B ";
 				if (!l->known) {
-					fprintf(f, "%6s %s%14.0f  not measured: %s\n", xp_rfc_label(z, lb), dir, z->lat_pps,
+					fprintf(f, "%6s %s%14.0f  not measured: %s\n", xp_rfc_label(z, lb), dir, d ? z->lat_rev_pps : z->lat_pps,
 						why[0] ? why : "no trial ran");
 					continue;
 				}
 				fprintf(f, "%6s %s%14.0f %7u %12llu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", xp_rfc_label(z, lb), dir,
-					z->lat_pps, d ? z->lat_rev_n : z->lat_n, (unsigned long long)l->timed, l->min_us, l->mean_us,
+					d ? z->lat_rev_pps : z->lat_pps, d ? z->lat_rev_n : z->lat_n, (unsigned long long)l->timed, l->min_us, l->mean_us,
 					l->max_us, l->p50_us, l->p99_us, l->p999_us);
 			}
 		}
@@ -292,17 +309,27 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 			json_object_object_add(t, "repeats", json_object_new_int((int)z->tp_repeats));
 			json_object_object_add(t, "passed_on_repeat", json_object_new_int((int)z->tp_passed_on_repeat));
 			if (r->bidir) {
-				/* ndr/pdr above: the rate per direction that both passed. */
-				add_d(t, "combined_ndr_frames_per_second", 2 * z->ndr_pps);
-				add_d(t, "combined_ndr_l1_bps", xp_rfc_l1_bps(2 * z->ndr_pps, xp_rfc_mean(z)));
-				add_d(t, "combined_ndr_l2_bps", xp_rfc_l2_bps(2 * z->ndr_pps, xp_rfc_mean(z)));
-				add_d(t, "combined_pdr_frames_per_second", 2 * z->pdr_pps);
+				/* ndr/pdr above: the lower direction's; combined: the two directions' own NDRs (PDRs) summed. */
+				double c = z->dir_ndr[0] + z->dir_ndr[1];
+				add_d(t, "combined_ndr_frames_per_second", c);
+				add_d(t, "combined_ndr_l1_bps", xp_rfc_l1_bps(c, xp_rfc_mean(z)));
+				add_d(t, "combined_ndr_l2_bps", xp_rfc_l2_bps(c, xp_rfc_mean(z)));
+				add_d(t, "combined_pdr_frames_per_second", z->dir_pdr[0] + z->dir_pdr[1]);
+				json_object_object_add(t, "combined_ndrs_passed_together", json_object_new_boolean(ndrs_together(r, z)));
 				for (int d = 0; d < 2; d++) {
 					struct json_object *e = json_object_new_object();
-					add_d(e, "highest_pass_frames_per_second", z->dir_ndr[d]);
+					add_d(e, "ndr_frames_per_second", z->dir_ndr[d]);
+					add_d(e, "pdr_frames_per_second", z->dir_pdr[d]);
+					add_d(e, "highest_pass_frames_per_second", z->dir_ndr[d]); /* the same: its own search's NDR */
+					add_d(e, "max_frames_per_second", z->dir_max[d]);
 					json_object_object_add(e, "passed_at_top",
-							       json_object_new_boolean(z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->max_pps)));
-					json_object_object_add(e, "limited_by", json_object_new_string(dir_limit(r, z, d)));
+							       json_object_new_boolean(z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->dir_max[d])));
+					json_object_object_add(e, "sender_limited", json_object_new_boolean(z->dir_sender_limited[d]));
+					json_object_object_add(e, "limited_by", json_object_new_string(dir_limit(z, d)));
+					json_object_object_add(e, "trials", json_object_new_int((int)z->dir_trials[d]));
+					json_object_object_add(e, "repeats", json_object_new_int((int)z->dir_repeats[d]));
+					json_object_object_add(e, "held_trials", json_object_new_int((int)z->dir_held[d]));
+					json_object_object_add(e, "held_failed", json_object_new_int((int)z->dir_held_failed[d]));
 					json_object_object_add(t, d ? "b_to_a" : "a_to_b", e);
 				}
 			}
@@ -325,6 +352,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 				struct json_object *v = json_object_new_object();
 				json_object_object_add(v, "measured", json_object_new_boolean(z->lat_rev.known));
 				json_object_object_add(v, "trials", json_object_new_int((int)z->lat_rev_n));
+				add_d(v, "rate_frames_per_second", z->lat_rev_pps);
 				if (z->lat_rev.known) {
 					lat_json(v, &z->lat_rev);
 					json_object_object_add(v, "all_frames", xp_lat_to_json(&z->lat_rev_hist));
@@ -407,7 +435,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 				xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, false, 0))));
 			add_d(e, "a_to_b_loss_percent", xp_rfc_dir_loss_pct(&t->t, false));
 			struct json_object *b = json_object_new_object();
-			add_d(b, "target_frames_per_second", t->rev_target_pps);
+			add_d(b, "target_frames_per_second", v->target_pps); /* asked: B->A's own search's rate */
 			add_d(b, "seconds", v->seconds);
 			json_object_object_add(b, "sent", json_object_new_int64((int64_t)v->sent));
 			json_object_object_add(b, "received", json_object_new_int64((int64_t)v->received));

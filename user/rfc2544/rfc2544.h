@@ -46,8 +46,17 @@ struct xp_rfc_size {
 	struct xp_rfc_latency lat_rev;
 	struct xp_lat_hist lat_rev_hist;
 	char lat_rev_why[160];
-	/* --bidir: the highest rate each direction passed on its own (search.h's dir_ndr) */
-	double dir_ndr[2];
+	/* --bidir: each direction's own search (search.h, xp_rfc_search2; [0] A->B, [1] B->A).
+	 * ndr_pps/pdr_pps above are then the lower direction's; the combined
+	 * throughput is dir_ndr[0] + dir_ndr[1]. */
+	double dir_max[2];             /* each direction's top: its sender's maximum with both sending, or the line rate */
+	const char *dir_max_held_by[2];
+	double dir_ndr[2], dir_pdr[2];
+	bool dir_sender_limited[2];
+	unsigned dir_trials[2];        /* each search's rates (repeats not counted) */
+	unsigned dir_repeats[2];
+	unsigned dir_held[2], dir_held_failed[2]; /* trials held at its NDR while the other searched on; failed there */
+	double lat_rev_pps;            /* the rate B->A's latency trials ran at (its NDR) */
 	/* frame loss rate (--bidir: flr_* A->B, flr_rev_* B->A; flr_loss the worse) */
 	unsigned flr_n;
 	double flr_offered[10], flr_target[10], flr_loss[10];
@@ -86,17 +95,20 @@ struct xp_rfc_trial_rec {
 	double rev_target_pps;     /* --bidir: the rate B->A's sender paced to */
 };
 
+struct xp_auth_key;
+
 /* bidir.c: --bidir's client side (the design: there and in server/reverse.c). */
 struct xp_bidir {
 	int pid;               /* the xdpperf server we run on our side for B->A (0: none) */
 	int logfd;             /* its stdout and stderr */
 	unsigned short port;   /* its control port: ours + 1 */
+	struct xp_auth_key *key; /* --auth-key: the reverse request answers the server's challenge with it (NULL: none) */
 };
 /* Start our server; 0, or -1 with a one-line err. */
 int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t errlen);
 void xp_bidir_close(struct xp_bidir *b);
 /* One trial both ways at once: A->B into *out (as xp_client_trial does), B->A into *rev; then req's settle. */
-void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req,
+void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req, double rev_pps,
 		    struct xp_trial_out *out, struct xp_reverse_res *rev);
 
 struct xp_rfc_run {

@@ -40,8 +40,10 @@ static const char *held_name(const char *s)
 }
 
 /* One trial, recorded in r; out gets all the client gave back (the latency histogram too). */
+/* rev_pps: --bidir's B->A rate (its own search's in the throughput test; else the same as pps). */
 static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *test, const struct xp_rfc_size *z,
-					      double pps, unsigned burst, double secs, struct xp_trial_out *outp)
+					      double pps, double rev_pps, unsigned burst, double secs,
+					      struct xp_trial_out *outp)
 {
 	unsigned len = z->len;
 	if (r->ntrials >= XP_RFC_MAX_TRIALS)
@@ -56,7 +58,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	 * device that drops then dropped the rate, not the sender's burst.
 	 * --bidir: the server's side sends the same trial back at the same time (bidir.c). */
 	if (r->bidir)
-		xp_bidir_trial(&r->bd, r->o, &req, out, r->rev);
+		xp_bidir_trial(&r->bd, r->o, &req, rev_pps, out, r->rev);
 	else
 		xp_client_trial(r->o, &req, out);
 	rec->len = len;
@@ -73,9 +75,9 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 					      .p999_us = out->lat_p999_us, .timed = out->lat_timed };
 	const struct xp_reverse_res *rv = r->rev;
 	if (r->bidir) {
-		rec->t.rev = (struct xp_rfc_dir){ .on = true, .sent = rv->sent, .received = rv->received,
-						  .seconds = rv->seconds, .offered_pps = rv->offered_pps,
-						  .short_of_target = pps > 0 && pps < CALIBRATE_PPS && rv->short_of_target,
+		rec->t.rev = (struct xp_rfc_dir){ .on = true, .target_pps = rev_pps, .sent = rv->sent,
+						  .received = rv->received, .seconds = rv->seconds, .offered_pps = rv->offered_pps,
+						  .short_of_target = rev_pps > 0 && rev_pps < CALIBRATE_PPS && rv->short_of_target,
 						  .held_back_by = held_name(rv->held_back_by), .error = rv->rc };
 		rec->rev_lat = (struct xp_rfc_latency){ .known = rv->lat_known, .min_us = rv->lat_min_us,
 							.mean_us = rv->lat_mean_us, .max_us = rv->lat_max_us,
@@ -117,8 +119,11 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 		char rheld[48] = "";
 		if (rec->t.rev.short_of_target && rec->t.rev.held_back_by)
 			snprintf(rheld, sizeof(rheld), " (held back by the %s)", rec->t.rev.held_back_by);
-		snprintf(back, sizeof(back), "\n      %5s%s B->A       %.0f offered: sent %llu, received %llu, lost %.4f %%: %s%s%s",
-			 "", "  ", rv->offered_pps, (unsigned long long)rv->sent, (unsigned long long)rv->received,
+		char rasked[48] = "";
+		if (rev_pps > 0 && rev_pps < CALIBRATE_PPS)
+			snprintf(rasked, sizeof(rasked), "%.0f fps asked, ", rev_pps);
+		snprintf(back, sizeof(back), "\n      %5s%s B->A       %s%.0f offered: sent %llu, received %llu, lost %.4f %%: %s%s%s",
+			 "", "  ", rasked, rv->offered_pps, (unsigned long long)rv->sent, (unsigned long long)rv->received,
 			 xp_rfc_dir_loss_pct(&rec->t, true), xp_rfc_verdict_name(xp_rfc_judge_dir(&rec->t, true, 0)),
 			 rheld, rlat);
 		snprintf(back + strlen(back), sizeof(back) - strlen(back), "; the trial (both ways): %s",
@@ -139,7 +144,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 static struct xp_rfc_trial_rec *trial_run(struct xp_rfc_run *r, const char *test, const struct xp_rfc_size *z,
 					  double pps, unsigned burst, double secs)
 {
-	return trial_run_out(r, test, z, pps, burst, secs, NULL);
+	return trial_run_out(r, test, z, pps, pps, burst, secs, NULL);
 }
 
 static bool failed(const struct xp_rfc_trial_rec *rec)
@@ -154,6 +159,7 @@ static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	if (o->rfc_line_bps > 0) {
 		z->max_pps = xp_rfc_line_pps(o->rfc_line_bps, z->mean);
 		z->max_is_line = true;
+		z->dir_max[0] = z->dir_max[1] = z->max_pps;
 		return 0;
 	}
 	struct xp_rfc_trial_rec *rec = trial_run(r, "calibrate", z, CALIBRATE_PPS, 0, o->rfc_trial_s);
@@ -161,16 +167,80 @@ static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		return -1;
 	z->max_pps = floor(rec->t.offered_pps);
 	z->max_held_by = rec->t.held_back_by ? rec->t.held_back_by : "sender";
-	/* --bidir: both directions must be able to reach the search's top. */
-	if (rec->t.rev.on && rec->t.rev.offered_pps < rec->t.offered_pps) {
-		z->max_pps = floor(rec->t.rev.offered_pps);
-		z->max_held_by = rec->t.rev.held_back_by ? rec->t.rev.held_back_by : "sender";
+	/* --bidir: each direction's search starts at its own maximum, measured
+	 * with both sending at once; max_pps (frame loss and back-to-back,
+	 * which run both ways at one rate) is the lower one. */
+	if (rec->t.rev.on) {
+		z->dir_max[0] = z->max_pps;
+		z->dir_max_held_by[0] = z->max_held_by;
+		z->dir_max[1] = floor(rec->t.rev.offered_pps);
+		z->dir_max_held_by[1] = rec->t.rev.held_back_by ? rec->t.rev.held_back_by : "sender";
+		if (z->dir_max[1] < z->max_pps) {
+			z->max_pps = z->dir_max[1];
+			z->max_held_by = z->dir_max_held_by[1];
+		}
+		if (z->dir_max[1] <= 0)
+			return -1;
 	}
 	return z->max_pps > 0 ? 0 : -1;
 }
 
+/*
+ * --bidir's throughput: a search per direction in the same trials
+ * (search.h, xp_rfc_search2). Each direction ends with its own NDR, PDR
+ * and "limited by"; ndr_pps and pdr_pps are the lower direction's (the
+ * latency and back-to-back tests' reference), and the combined throughput
+ * is the sum of the two NDRs.
+ */
+static int throughput_bidir(struct xp_rfc_run *r, struct xp_rfc_size *z)
+{
+	struct xp_rfc_search2 s;
+	xp_rfc_search2_init(&s, 0, z->dir_max, SEARCH_RES_PCT, r->o->rfc_loss_tol);
+	xp_rfc_search2_confirm(&s, r->o->rfc_confirm);
+	double rate[2];
+	/* Names without a blank after them: the progress lines' " B->A " marks each trial's B->A line. */
+	static const char *const dn[2] = { "A->B's", "B->A's" };
+	bool said_held[2] = { false, false };
+	while (xp_rfc_search2_next(&s, rate)) {
+		for (int d = 0; d < 2; d++)
+			if (xp_rfc_search2_repeating(&s, d)) {
+				fprintf(stderr, "      %s%s throughput: %s rate %.0f fps failed: the same rate again (--confirm-loss %u)\n",
+					z->label, z->mix ? "" : " B", dn[d], rate[d], r->o->rfc_confirm);
+			} else if (s.d[d].done && !said_held[d]) {
+				said_held[d] = true;
+				fprintf(stderr, "      %s%s throughput: %s search is over; it sends at %.0f fps while the other "
+					"direction's searches on\n", z->label, z->mix ? "" : " B", dn[d], rate[d]);
+			}
+		struct xp_rfc_trial_rec *rec = trial_run_out(r, "throughput", z, rate[0], rate[1], 0, r->o->rfc_trial_s, NULL);
+		if (failed(rec))
+			return -1;
+		xp_rfc_search2_record(&s, &rec->t);
+	}
+	z->tp_run = true;
+	z->tp_trials = s.trials;
+	for (int d = 0; d < 2; d++) {
+		const struct xp_rfc_search *e = &s.d[d];
+		z->dir_ndr[d] = e->ndr_pps;
+		z->dir_pdr[d] = e->pdr_pps;
+		z->dir_trials[d] = e->trials;
+		z->dir_repeats[d] = e->repeats;
+		z->dir_held[d] = s.held_trials[d];
+		z->dir_held_failed[d] = s.held_failed[d];
+		bool max_is_sender = !z->max_is_line && z->dir_max_held_by[d] && strcmp(z->dir_max_held_by[d], "path");
+		z->dir_sender_limited[d] = xp_rfc_search_sender_limited(e, max_is_sender);
+		z->tp_repeats += e->repeats;
+		z->tp_passed_on_repeat += e->passed_on_repeat;
+	}
+	z->ndr_pps = fmin(z->dir_ndr[0], z->dir_ndr[1]);
+	z->pdr_pps = fmin(z->dir_pdr[0], z->dir_pdr[1]);
+	z->sender_limited = z->dir_sender_limited[0] && z->dir_sender_limited[1];
+	return 0;
+}
+
 static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
+	if (r->bidir)
+		return throughput_bidir(r, z);
 	struct xp_rfc_search s;
 	xp_rfc_search_init(&s, 0, z->max_pps, SEARCH_RES_PCT, r->o->rfc_loss_tol);
 	xp_rfc_search_confirm(&s, r->o->rfc_confirm); /* --confirm-loss: why, in search.h */
@@ -197,8 +267,6 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	z->tp_passed_on_repeat = s.passed_on_repeat;
 	z->ndr_pps = s.ndr_pps;
 	z->pdr_pps = s.pdr_pps;
-	z->dir_ndr[0] = s.dir_ndr[0];
-	z->dir_ndr[1] = s.dir_ndr[1];
 	bool max_is_sender = !z->max_is_line && z->max_held_by && strcmp(z->max_held_by, "path");
 	z->sender_limited = xp_rfc_search_sender_limited(&s, max_is_sender);
 	return 0;
@@ -236,16 +304,22 @@ static struct xp_rfc_latency lat_mean(const struct xp_rfc_latency *sum, unsigned
 
 static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
-	double rate = floor(z->ndr_pps > 0 ? z->ndr_pps : z->max_pps);
+	double rate = floor(z->ndr_pps > 0 ? z->ndr_pps : z->max_pps), rev_rate = rate;
+	if (r->bidir) {
+		/* Each direction at its own throughput rate (its own search's NDR). */
+		rate = floor(z->dir_ndr[0] > 0 ? z->dir_ndr[0] : z->dir_max[0]);
+		rev_rate = floor(z->dir_ndr[1] > 0 ? z->dir_ndr[1] : z->dir_max[1]);
+	}
 	unsigned n = r->o->rfc_lat_trials;
 	struct xp_rfc_latency sum = { 0 }, rsum = { 0 };
 	z->lat_run = true;
 	z->lat_pps = rate;
+	z->lat_rev_pps = rev_rate;
 	xp_lat_init(&z->lat_hist);
 	xp_lat_init(&z->lat_rev_hist);
 	for (unsigned i = 0; i < n; i++) {
 		struct xp_trial_out out;
-		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z, rate, 0, r->o->rfc_trial_s, &out);
+		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z, rate, rev_rate, 0, r->o->rfc_trial_s, &out);
 		if (failed(rec))
 			return -1;
 		if (r->bidir && !z->lat_rev_why[0]) {
@@ -330,31 +404,103 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	return 0;
 }
 
-/* About how many trials: calibration, a search of ~log2(200)+1, the latency trials, loss ~5, b2b ~8 each. */
+/*
+ * The estimate a run starts with (and --estimate prints): trials per size
+ * in three cases, each trial's length + settle + TRIAL_OVERHEAD_S:
+ *   fewest:  the device forwards everything at the top: one throughput
+ *            trial, two clean loss steps, no back-to-back (it is skipped
+ *            when the throughput is the maximum);
+ *   about:   a device with a limit well below the top, as RFC 2544 is for:
+ *            a search of ~12 rates (to 0.5 % of a limit ~1/10 of the top),
+ *            about half of them lost and run again (--confirm-loss), 6 loss
+ *            steps, 9 bursts per back-to-back search (halving from the
+ *            largest to its resolution, 1/200 of it);
+ *   most:    a limit far below the top: ~14 rates, every one run again,
+ *            all 10 loss steps.
+ * Measured on the lab (2 cores, shared) 2026-12-02: with no limit, 25
+ * trials of 1 s + 1 s settle in 53.0 s and 20 of 2 s + 2 s in 82.3 s; with
+ * an nft limit of 100 kframes/s (a top 12 times higher), 52 trials in
+ * 111.2 s (21 throughput trials, 10 loss steps, 9 bursts per search). So
+ * 0.1-0.15 s per trial for the session's set-up; --bidir adds the reverse
+ * child's start (BIDIR_OVERHEAD_S).
+ */
+#define TRIAL_OVERHEAD_S 0.15
+#define BIDIR_OVERHEAD_S 0.1 /* measured: 23 bidirectional trials of 1 s + 1 s in 50.8 s */
+
+struct est {
+	unsigned trials, b2b;
+};
+
+static double est_seconds(const struct xp_rfc_run *r, struct est e)
+{
+	const struct xp_opts *o = r->o;
+	double over = TRIAL_OVERHEAD_S + (r->bidir ? BIDIR_OVERHEAD_S : 0);
+	double each = o->rfc_trial_s + r->settle_s + over;
+	double b2b_each = (o->rfc_trial_s < B2B_TRIAL_S ? o->rfc_trial_s : B2B_TRIAL_S) + r->settle_s + over;
+	return r->nsizes * (e.trials * each + e.b2b * b2b_each);
+}
+
+static const char *span(double s, char *buf, size_t len)
+{
+	if (s < 600)
+		snprintf(buf, len, "%.0f s", s);
+	else
+		snprintf(buf, len, "%.0f min", s / 60);
+	return buf;
+}
+
 static void announce(const struct xp_rfc_run *r)
 {
 	const struct xp_opts *o = r->o;
-	/* The search's ~9 rates, and with --confirm-loss those that lose (about half) again. */
-	unsigned per = (o->rfc_line_bps > 0 ? 0 : 1) + ((o->rfc_tests & XP_RFC_T_THROUGHPUT) ? 9 + 4 * o->rfc_confirm : 0) +
-		       ((o->rfc_tests & XP_RFC_T_LATENCY) ? o->rfc_lat_trials : 0) + ((o->rfc_tests & XP_RFC_T_LOSS) ? 5 : 0);
-	unsigned b2b = (o->rfc_tests & XP_RFC_T_B2B) ? 8 * o->rfc_b2b_trials : 0;
-	double each = o->rfc_trial_s + r->settle_s + 1.5; /* + the session's set-up and settle */
-	double b2b_each = (o->rfc_trial_s < B2B_TRIAL_S ? o->rfc_trial_s : B2B_TRIAL_S) + r->settle_s + 1.5;
-	double secs = r->nsizes * (per * each + b2b * b2b_each);
-	fprintf(stderr, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s)\n", r->nsizes,
-		r->nsizes * (per + b2b), o->rfc_trial_s, secs / 60, secs);
+	unsigned t = o->rfc_tests, c = o->rfc_confirm;
+	unsigned cal = o->rfc_line_bps > 0 ? 0 : 1;
+	bool tp = t & (XP_RFC_T_THROUGHPUT | XP_RFC_T_LATENCY | XP_RFC_T_B2B); /* latency and b2b need its result */
+	unsigned lat = (t & XP_RFC_T_LATENCY) ? o->rfc_lat_trials : 0;
+	bool loss = t & XP_RFC_T_LOSS, b2b = t & XP_RFC_T_B2B;
+	struct est few = { cal + (tp ? 1 : 0) + lat + (loss ? 2 : 0), 0 };
+	struct est mid = { cal + (tp ? 12 + 6 * c : 0) + lat + (loss ? 6 : 0), b2b ? 9 * o->rfc_b2b_trials : 0 };
+	struct est most = { cal + (tp ? 14 * (1 + c) : 0) + lat + (loss ? 10 : 0), b2b ? 9 * o->rfc_b2b_trials : 0 };
+	double s0 = est_seconds(r, few), s1 = est_seconds(r, mid), s2 = est_seconds(r, most);
+	char a[32], b[32];
+	fprintf(stderr, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s); from %u trials "
+		"(%s: every size passes at the top) to %u (%s: a limit far below the top)\n", r->nsizes,
+		r->nsizes * (mid.trials + mid.b2b), o->rfc_trial_s, s1 / 60, s1, r->nsizes * (few.trials + few.b2b),
+		span(s0, a, sizeof(a)), r->nsizes * (most.trials + most.b2b), span(s2, b, sizeof(b)));
+}
+
+/* The sizes the suite runs: --sizes, or RFC 2544's (RFC 5180's for IPv6); a mix at its largest's template. */
+static void sizes_of(struct xp_rfc_run *r)
+{
+	const struct xp_opts *o = r->o;
+	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
+	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
+	r->nsizes = o->rfc_nsizes ? o->rfc_nsizes : 7;
+	for (unsigned i = 0; i < r->nsizes; i++) {
+		struct xp_rfc_size *z = &r->sizes[i];
+		z->len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
+		z->mean = z->len;
+		if (!z->len && o->rfc_mix.n) {
+			/* The mix (opt_sizes): trials at its largest's template, rates by its mean. */
+			z->mix = &o->rfc_mix;
+			z->len = xp_mix_max(z->mix);
+			z->mean = xp_mix_mean(z->mix);
+			snprintf(z->label, sizeof(z->label), "%s", z->mix->imix ? "imix" : "mix");
+		} else {
+			snprintf(z->label, sizeof(z->label), "%u", z->len);
+		}
+	}
 }
 
 int xp_rfc2544_run(const struct xp_opts *o)
 {
-	/* --bidir's reverse request is not authenticated (its MAC flow is the
-	 * start request's only): refused, before anything is set up. */
-	if (o->rfc_bidir && o->auth_key) {
-		fprintf(stderr, "xdpperf: --bidir does not work with --auth-key yet: run the suite without a key, "
-			"or from each side in turn\n");
-		return 2;
-	}
 	struct xp_rfc_run r = { .o = o, .bidir = o->rfc_bidir };
+	r.settle_s = settle_of(o->rfc_trial_s);
+	sizes_of(&r);
+	if (o->rfc_estimate) {
+		/* --estimate: the line a run starts with, and nothing sent, set up or asked of the server. */
+		announce(&r);
+		return 0;
+	}
 	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
 	if (!r.trials) {
 		fprintf(stderr, "xdpperf: out of memory\n");
@@ -374,24 +520,6 @@ int xp_rfc2544_run(const struct xp_opts *o)
 			free(r.rev);
 			free(r.trials);
 			return 1;
-		}
-	}
-	r.settle_s = settle_of(o->rfc_trial_s);
-	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
-	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
-	r.nsizes = o->rfc_nsizes ? o->rfc_nsizes : 7;
-	for (unsigned i = 0; i < r.nsizes; i++) {
-		struct xp_rfc_size *z = &r.sizes[i];
-		z->len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
-		z->mean = z->len;
-		if (!z->len && o->rfc_mix.n) {
-			/* The mix (opt_sizes): trials at its largest's template, rates by its mean. */
-			z->mix = &o->rfc_mix;
-			z->len = xp_mix_max(z->mix);
-			z->mean = xp_mix_mean(z->mix);
-			snprintf(z->label, sizeof(z->label), "%s", z->mix->imix ? "imix" : "mix");
-		} else {
-			snprintf(z->label, sizeof(z->label), "%u", z->len);
 		}
 	}
 	announce(&r);

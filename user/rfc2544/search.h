@@ -27,6 +27,7 @@ struct xp_rfc_latency {
  */
 struct xp_rfc_dir {
 	bool on;
+	double target_pps;         /* the rate B->A was asked for (its own search's: it may differ from A->B's) */
 	uint64_t sent, received;
 	double seconds, offered_pps;
 	bool short_of_target;
@@ -146,6 +147,39 @@ enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct x
  * Then the result is not the device's throughput: "sender-limited".
  */
 bool xp_rfc_search_sender_limited(const struct xp_rfc_search *s, bool max_is_sender);
+
+/*
+ * --bidir (RFC 2544 section 14 with each direction's own throughput): one
+ * search per direction ([0] A->B, [1] B->A), both run in the same trials.
+ * Each trial offers each direction its own search's next rate (the two may
+ * differ), and each direction's verdict (zero loss AND its offered load
+ * within the rate-control tolerance, xp_rfc_judge_dir) is recorded in its
+ * own search only: a direction that lost frames at rate R lowers its own
+ * upper bound, not the other's. So each ends with its own NDR, PDR and
+ * "limited by". A direction whose search has ended keeps sending at its NDR
+ * (held) while the other searches on, so every trial loads the device both
+ * ways; its verdicts there are counted (held_trials, held_failed: the held
+ * rate failed while the other direction ran higher) but do not move its
+ * result. tests/unit/test_rfc2544_bidir.c drives it by hand.
+ */
+struct xp_rfc_search2 {
+	struct xp_rfc_search d[2];
+	unsigned trials;          /* bidirectional trials run (repeats too) */
+	unsigned held_trials[2];  /* trials in which direction d was held at its NDR */
+	unsigned held_failed[2];  /* of those, the ones in which it failed there */
+};
+/* max_pps[d]: each direction's own top (its sender's maximum measured with both sending, or the line rate). */
+void xp_rfc_search2_init(struct xp_rfc_search2 *s, double floor_pps, const double max_pps[2], double res_pct,
+			 double loss_tol_pct);
+void xp_rfc_search2_confirm(struct xp_rfc_search2 *s, unsigned n);
+/* The next trial's rate per direction, whole frames/s; false when both searches are over. */
+bool xp_rfc_search2_next(const struct xp_rfc_search2 *s, double rate[2]);
+/* Whether direction d's next rate runs its last rate again (--confirm-loss). */
+bool xp_rfc_search2_repeating(const struct xp_rfc_search2 *s, int d);
+/* Account a bidirectional trial run at xp_rfc_search2_next's rates (t: A->B, t->rev: B->A). */
+void xp_rfc_search2_record(struct xp_rfc_search2 *s, const struct xp_rfc_trial *t);
+/* One direction of a bidirectional trial as a one-way trial: its own target, counts and verdict. */
+struct xp_rfc_trial xp_rfc_trial_dir(const struct xp_rfc_trial *t, int d);
 
 /*
  * Frame loss rate (26.3): trials at 100 %, 90 %, ... of max_pps, until two

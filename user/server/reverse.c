@@ -45,7 +45,7 @@ static unsigned running(struct server *s)
 }
 
 /* The child, its request on its stdin (a pipe we fill and close: it is small), its stdout a pipe to us. */
-static int spawn_child(struct srv_client *c, const char *req, char *err, size_t errlen)
+static int spawn_child(const struct server *s, struct srv_client *c, const char *req, char *err, size_t errlen)
 {
 	int in[2], out[2];
 	if (pipe2(in, O_CLOEXEC)) {
@@ -62,7 +62,8 @@ static int spawn_child(struct srv_client *c, const char *req, char *err, size_t 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, NULL };
+	/* --auth-key: the child loads our key file and answers the client's server's challenge with it. */
+	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, (char *)s->o->auth_key, NULL };
 	pid_t pid;
 	int r = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -117,7 +118,7 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 	}
 	struct json_object *j = xp_reverse_req_to_json(&q); /* what we checked, not what came */
 	c->rev_out = malloc(XP_CTRL_MAX_MSG);
-	int r = c->rev_out ? spawn_child(c, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), err, sizeof(err))
+	int r = c->rev_out ? spawn_child(s, c, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), err, sizeof(err))
 			   : (snprintf(err, sizeof(err), "server out of memory"), -1);
 	json_object_put(j);
 	if (r) {
