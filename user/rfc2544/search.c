@@ -122,9 +122,6 @@ enum xp_rfc_verdict xp_rfc_search_record(struct xp_rfc_search *s, const struct x
 		s->done = true; /* nothing to go on: the caller reports the error */
 		return v0;
 	}
-	for (int d = 0; tr->rev.on && d < 2; d++)
-		if (xp_rfc_judge_dir(tr, d, 0) == XP_RFC_PASS && tr->target_pps > s->dir_ndr[d])
-			s->dir_ndr[d] = tr->target_pps;
 	/* The current rate's runs: keep the best, a pass before a loss (the least) before a short run. */
 	if (s->repeating) {
 		s->repeats++;

@@ -109,12 +109,6 @@ struct xp_rfc_search {
 	struct xp_rfc_trial held; /* the current rate's run with the least loss so far */
 	unsigned repeats;       /* runs again in the whole search */
 	unsigned passed_on_repeat; /* rates that lost on their first run and passed on a later one */
-	/* --bidir: the highest rate at which each direction ([0] A->B, [1] B->A)
-	 * passed on its own in any trial of the search (0: none). The search
-	 * itself follows the trials' verdict (both directions); these say which
-	 * direction held it back: one at the search's result, the other higher
-	 * (at max_pps when it never failed: no limit below the search's top). */
-	double dir_ndr[2];
 };
 
 void xp_rfc_search_init(struct xp_rfc_search *s, double floor_pps, double max_pps, double res_pct, double loss_tol_pct);
