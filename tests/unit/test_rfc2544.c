@@ -22,37 +22,7 @@
 #include "rfc2544/rfc2544.h"
 #include "rfc2544/search.h"
 
-enum dut_kind { DROPS, PUSHES_BACK, LOSES_LITTLE };
-
-struct dut {
-	enum dut_kind kind;
-	double capacity;   /* frames/s it forwards */
-	double sender_max; /* the most the sender offers */
-};
-
-/* One simulated 10-s trial at `rate` (2 % rate tolerance, as the client's). */
-static struct xp_rfc_trial trial(const struct dut *d, double rate)
-{
-	struct xp_rfc_trial t = { .target_pps = rate, .seconds = 10 };
-	double offered = rate;
-	if (offered > d->sender_max) {
-		offered = d->sender_max;
-		t.held_back_by = "sender";
-	}
-	if (d->kind == PUSHES_BACK && offered > d->capacity) {
-		offered = d->capacity;
-		t.held_back_by = "path";
-	}
-	t.offered_pps = offered;
-	t.short_of_target = offered < rate * 0.98;
-	t.sent = (uint64_t)(offered * t.seconds);
-	t.received = t.sent;
-	if (offered > d->capacity) {
-		double lost = d->kind == LOSES_LITTLE ? t.sent * 0.0005 : (offered - d->capacity) * t.seconds;
-		t.received = t.sent - (uint64_t)ceil(lost);
-	}
-	return t;
-}
+#include "tests/unit/rfc2544_dut.h"
 
 static unsigned run_search(const struct dut *d, double max, struct xp_rfc_search *s)
 {
@@ -60,7 +30,7 @@ static unsigned run_search(const struct dut *d, double max, struct xp_rfc_search
 	double r;
 	unsigned n = 0;
 	while ((r = xp_rfc_search_next(s)) > 0) {
-		struct xp_rfc_trial t = trial(d, r);
+		struct xp_rfc_trial t = dut_trial(d, r);
 		xp_rfc_search_record(s, &t);
 		assert_true(++n < 50);
 	}
@@ -87,7 +57,7 @@ static unsigned run_noisy(const struct dut *d, unsigned confirm, const unsigned 
 			assert_true(r == last); /* a repeat runs the same rate */
 			(*repeats_seen)++;
 		}
-		struct xp_rfc_trial t = trial(d, r);
+		struct xp_rfc_trial t = dut_trial(d, r);
 		n++;
 		for (unsigned i = 0; i < nnoisy && !again; i++)
 			if (noisy[i] == s->trials + 1 && t.received >= 7)
@@ -142,7 +112,7 @@ static void test_confirm_loss_keeps_a_real_limit(void **state)
 	xp_rfc_search_init(&c, 0, 1e6, 0.5, 0.1);
 	double r;
 	while ((r = xp_rfc_search_next(&c)) > 0) {
-		struct xp_rfc_trial t = trial(&d, r);
+		struct xp_rfc_trial t = dut_trial(&d, r);
 		lost += xp_rfc_judge(&t, 0) == XP_RFC_LOSS;
 		xp_rfc_search_record(&c, &t);
 	}
@@ -288,7 +258,7 @@ static void test_frame_loss_rate(void **state)
 	while ((r = xp_rfc_flr_next(&f)) > 0) {
 		assert_true(n < 7);
 		assert_true(fabs(r - want[n]) < 1e-6);
-		struct xp_rfc_trial t = trial(&d, r);
+		struct xp_rfc_trial t = dut_trial(&d, r);
 		xp_rfc_flr_record(&f, &t);
 		n++;
 	}
@@ -297,7 +267,7 @@ static void test_frame_loss_rate(void **state)
 	struct dut slow = { DROPS, 1000, 2e6 };
 	xp_rfc_flr_init(&f, 1e6);
 	for (n = 0; (r = xp_rfc_flr_next(&f)) > 0; n++) {
-		struct xp_rfc_trial t = trial(&slow, r);
+		struct xp_rfc_trial t = dut_trial(&slow, r);
 		xp_rfc_flr_record(&f, &t);
 	}
 	assert_int_equal(n, 10);

@@ -25,40 +25,12 @@
 #include "rfc2544/rfc2544.h"
 #include "rfc2544/search.h"
 
-enum dut_kind { DROPS, PUSHES_BACK };
-
-struct dut {
-	enum dut_kind kind;
-	double capacity;   /* frames/s it forwards in this direction */
-	double sender_max; /* the most this direction's sender offers */
-};
-
-/* One direction of a simulated 10-s trial at `rate` (2 % rate tolerance, as the client's). */
-static struct xp_rfc_trial one_way(const struct dut *d, double rate)
-{
-	struct xp_rfc_trial t = { .target_pps = rate, .seconds = 10 };
-	double offered = rate;
-	if (offered > d->sender_max) {
-		offered = d->sender_max;
-		t.held_back_by = "sender";
-	}
-	if (d->kind == PUSHES_BACK && offered > d->capacity) {
-		offered = d->capacity;
-		t.held_back_by = "path";
-	}
-	t.offered_pps = offered;
-	t.short_of_target = offered < rate * 0.98;
-	t.sent = (uint64_t)(offered * t.seconds);
-	t.received = t.sent;
-	if (offered > d->capacity)
-		t.received = t.sent - (uint64_t)ceil((offered - d->capacity) * t.seconds);
-	return t;
-}
+#include "tests/unit/rfc2544_dut.h"
 
 /* A bidirectional trial at A->B rate ra and B->A rate rb. */
 static struct xp_rfc_trial both(const struct dut *ab, const struct dut *ba, double ra, double rb)
 {
-	struct xp_rfc_trial t = one_way(ab, ra), r = one_way(ba, rb);
+	struct xp_rfc_trial t = dut_trial(ab, ra), r = dut_trial(ba, rb);
 	t.rev = (struct xp_rfc_dir){ .on = true, .target_pps = rb, .sent = r.sent, .received = r.received,
 				     .seconds = r.seconds, .offered_pps = r.offered_pps,
 				     .short_of_target = r.short_of_target, .held_back_by = r.held_back_by };
