@@ -24,7 +24,7 @@
  * SYN mode (syn_mode, the XDP connection engine's -x tests): frame n of
  * thread tid is the SYN of connection k = n * nthreads + tid, numbered as
  * user/engine/tuples.h numbers them, so that both SYN senders agree: tuple
- * number t = k mod conn_space, source address bind_addr[t mod nbind] (only
+ * number t = (conn_first + k) mod conn_space, source address bind_addr[t mod nbind] (only
  * with nbind > 0; else the template's), ports xp_flow_ports(t / nbind), and
  * the ISN xp_conn_isn(seed, k) of bpf/lib/isn.h. No stamp. The IPv4 header
  * checksum and the pseudo-header part of the TCP checksum then change with
@@ -168,7 +168,7 @@ static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_s
 
 	if (config.conn_space == 0)
 		return -1;
-	t = kc % config.conn_space;
+	t = (config.conn_first + kc % config.conn_space) % config.conn_space;
 	if (config.nbind > 1) {
 		a = (__u32)(t % config.nbind) & (XP_GEN_MAX_BIND - 1);
 		t /= config.nbind;

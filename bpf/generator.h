@@ -116,6 +116,7 @@ struct xp_generator_config {
 	__u32 nbind;         /* source addresses in bind_addr; 0 = the template's */
 	/* Distinct tuples: max(nbind, 1) x sports x dports (1 if unset). */
 	__u64 conn_space;
+	__u64 conn_first;    /* connection 0's tuple number (< conn_space) */
 	__u64 seed;          /* ISN key */
 	/* SYN mode with a window (bpf/window.h; the XDP connection engine's
 	 * -P): every SYN takes a free slot from win_free, and a run finding

@@ -85,14 +85,15 @@ static void verify_syn_checksums(const struct gen *g, const uint8_t *f)
  * frames, each compared byte for byte with the SYN of its connection
  * k = j * nthreads + tid built independently: the template rewritten by
  * frame_set_saddr/ports/seq (user/net/frame.h) with the tuple of k
- * (t = k mod space, address t mod nbind, ports xp_flow_ports(t / nbind))
+ * (t = (first + k) mod space, address t mod nbind, ports xp_flow_ports(t / nbind))
  * and ISN splitmix64(seed, k). The AF_XDP engine's rewrite
  * (xp_tuple_write) must give the same bytes: both engines agree.
  */
-static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, uint16_t shi, uint16_t dlo,
-		     uint16_t dhi, unsigned nthreads, unsigned tid, unsigned n)
+static void syn_case_from(int family, uint16_t vlan, unsigned nbind, uint16_t slo, uint16_t shi, uint16_t dlo,
+			  uint16_t dhi, unsigned nthreads, unsigned tid, unsigned n, uint64_t first)
 {
 	struct xp_engine_cfg c = make_syn_cfg(family, vlan, nbind, slo, shi, dlo, dhi);
+	c.hs.first_tuple = first;
 	struct gen g;
 	struct xp_tuples m;
 	char err[256];
@@ -106,11 +107,12 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 	assert_int_equal(g.skel->rodata->config.syn_mode, 1);
 	assert_int_equal(g.skel->rodata->config.stamp, XP_STAMP_NONE);
 	assert_int_equal(g.skel->rodata->config.conn_space, space);
+	assert_int_equal(g.skel->rodata->config.conn_first, first % space);
 	assert_int_equal(l->len, frame_min_size(&c.frames.tmpl) - 4);
 	assert_int_equal(xp_tuples_init(&m, &g.cfg, seed, err, sizeof(err)), 0);
 
 	for (unsigned j = 0; j < n; j++) {
-		uint64_t k = (uint64_t)j * nthreads + tid, t = k % space;
+		uint64_t k = (uint64_t)j * nthreads + tid, t = (first % space + k) % space;
 		uint16_t sport, dport;
 
 		/* The engine hands in one byte more than the SYN (see
@@ -130,6 +132,7 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 		frame_set_seq(want, l, want_isn(seed, k));
 
 		memcpy(x, g.tmpl, l->len);
+		assert_int_equal(xp_tuple_num(&m, k), t);
 		xp_tuple_write(&m, x, l, t, xp_tuple_isn(&m, k));
 		assert_memory_equal(x, want, l->len);
 
@@ -142,6 +145,12 @@ static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, ui
 	}
 	assert_int_equal(xp_gen_sent(g.skel), n);
 	generator_bpf__destroy(g.skel);
+}
+
+static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, uint16_t shi, uint16_t dlo,
+		     uint16_t dhi, unsigned nthreads, unsigned tid, unsigned n)
+{
+	syn_case_from(family, vlan, nbind, slo, shi, dlo, dhi, nthreads, tid, n, 0);
 }
 
 /* 2 addresses x 3 sports x 4 dports = 24 tuples: 60 SYNs wrap twice and
@@ -185,6 +194,16 @@ static void test_syn_v6_one_bind(void **state)
 	syn_case(AF_INET6, 0, 1, 10000, 59999, 63000, 63015, 1, 0, 40);
 }
 
+/* A connection search's later test (hs.first_tuple, connsearch/run.c): its
+ * connection 0 takes tuple number first mod space, and the numbering wraps
+ * from there: 24 tuples, first 1000003 (tuple 19), 2 threads, 60 SYNs. */
+static void test_syn_first_tuple(void **state)
+{
+	(void)state;
+	syn_case_from(AF_INET, 0, 2, 10000, 10002, 63000, 63003, 2, 1, 60, 1000003);
+	syn_case_from(AF_INET6, 0, 0, 10000, 59999, 63000, 63015, 1, 0, 40, 800000 * 16 - 7);
+}
+
 /* Hold tests stay on AF_XDP; a non-TCP template is refused like there. */
 static void test_syn_refusals(void **state)
 {
@@ -219,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_syn_v6_2bind_thread),
 		cmocka_unit_test(test_syn_v4_no_bind),
 		cmocka_unit_test(test_syn_v6_one_bind),
+		cmocka_unit_test(test_syn_first_tuple),
 		cmocka_unit_test(test_syn_refusals),
 	};
 

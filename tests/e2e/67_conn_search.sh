@@ -36,10 +36,12 @@ ct_restore() {
 	done
 }
 # Sample the router's live conntrack entries (conntrack -L) every 0.1 s into $SAMPLES: "epoch count".
+# The time is read after the dump has ended (a dump of thousands of entries takes tens of ms): a sample
+# stamped before a trial's start was taken wholly before it.
 SAMPLES=$(mktemp); xp_on_exit rm -f "$SAMPLES"
 sampler_start() {
 	: >"$SAMPLES"
-	( while :; do echo "$(date +%s.%N) $(xp_exec router conntrack -L 2>/dev/null | wc -l)"; sleep 0.1; done ) >>"$SAMPLES" &
+	( while :; do c=$(xp_exec router conntrack -L 2>/dev/null | wc -l); echo "$(date +%s.%N) $c"; sleep 0.1; done ) >>"$SAMPLES" &
 	SAMPLER=$!; xp_on_exit "kill $SAMPLER 2>/dev/null"
 }
 sampler_stop() { kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null; true; }

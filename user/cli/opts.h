@@ -145,6 +145,7 @@ struct xp_opts {
 	bool rfc_bidir;              /* --bidir: every trial both ways at once (rfc2544/bidir.c) */
 	bool rfc_estimate;           /* --estimate: print the suite's trial count and time, send nothing */
 	bool trial_quiet;            /* no option: a suite's trial (client/trial.c), whose error the suite prints in its own line */
+	uint64_t first_tuple;        /* no option: a connection search's test starts at this tuple number (connsearch/run.c) */
 };
 
 /* --tests: which RFC 2544 tests the suite runs. */

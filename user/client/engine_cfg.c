@@ -115,6 +115,7 @@ int xp_client_engine_cfg(struct client *c, struct xp_opts *o)
 			.xdp_mode = o->xdp_mode,
 			.syn_retries = o->syn_retries,
 			.keepalive_s = o->keepalive_s,
+			.first_tuple = o->first_tuple,
 		},
 	};
 	memcpy(ec->bind, o->bind, sizeof(ec->bind[0]) * o->nbind);

@@ -29,6 +29,10 @@ struct xp_cs_run {
 	/* the device table: how a drained start is detected */
 	bool table;                   /* --device-netns: its conntrack count is read */
 	uint64_t baseline;            /* its count before the first trial */
+	/* The next test's first tuple (engine/tuples.h): each test starts past
+	 * the last one's tuples, so that none of its SYNs reuses a tuple the
+	 * device may still keep an entry of (a probe's, closed a moment ago). */
+	uint64_t next_tuple;
 	/* results */
 	double rate;                  /* rate, teardown: the highest passing rate, 0 = none */
 	bool sender_limited;          /* the search ended at the sender's own maximum */

@@ -9,12 +9,16 @@
  *      second until no connection fails: the path accepts new connections
  *      again (a full table, or a device still recovering, fails it; this is
  *      what a client can see of a remote device);
- *   2. the table: with --device-netns, its live conntrack entries (table.c) counted until it is
- *      back within XP_CS_DRAIN_SLACK of what it was before the search (the
- *      probes' and the last trial's entries gone); without it, --search-settle
+ *   2. the table: with --device-netns, its live conntrack entries (table.c) counted until it has
+ *      been back within XP_CS_DRAIN_SLACK of what it was before the search
+ *      for SETTLED_S (the probes' and the last trial's entries gone); without it, --search-settle
  *      seconds (the time the device keeps closed entries, which a client
  *      cannot see) and a last probe.
- * The table's count at each trial's start is in its line and in -J.
+ * The table's count at each trial's start is in its line and in -J. The
+ * entries left within the slack are a probe's closed connections: every test
+ * (probe or trial) uses tuples no test before it used (r->next_tuple), so a
+ * trial's SYN never lands on one of them (a firewall would take it for the
+ * old connection, not a new one, and a connection limit would not count it).
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,10 +35,16 @@
 #define PROBE_TRIES    60    /* one a second at most: a minute for the device to recover */
 #define DRAIN_MAX_S    180.0 /* TIME_WAIT is 120 s in Linux's conntrack: beyond that it is not draining */
 #define CALIBRATE_S    3.0
+/* Drained means drained for this long, every count in it within the slack: a
+ * table emptying at a probe's rate (1000 closed entries leaving a second)
+ * passes the slack between two counts, and a trial started there would start
+ * beside ~100 entries that were still leaving. */
+#define SETTLED_S      0.5
+#define TABLE_POLL_S   0.1
 
 /* One test of the search's kind: rate/teardown -x at cps (0: unlimited) with
  * the user's window, capacity -k of want at cps. */
-static void run_test(const struct xp_cs_run *r, enum xp_cs_mode mode, const char *what, double cps, uint64_t want,
+static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what, double cps, uint64_t want,
 		     double secs, struct xp_cs_trial *t)
 {
 	struct xp_opts o = *r->o;
@@ -49,6 +59,7 @@ static void run_test(const struct xp_cs_run *r, enum xp_cs_mode mode, const char
 	o.duration = secs;
 	o.interval = secs;
 	o.cps = cps;
+	o.first_tuple = r->next_tuple;
 	o.close_each = mode != XP_CS_CAPACITY;
 	o.keepalive = mode == XP_CS_CAPACITY;
 	o.fin = mode == XP_CS_TEARDOWN;
@@ -72,6 +83,11 @@ static void run_test(const struct xp_cs_run *r, enum xp_cs_mode mode, const char
 	int rc = xp_client_run_one(&o, &rep, &sum);
 	xp_report_free(&rep);
 	fclose(null);
+	/* Past every tuple this test may have used: its first SYNs, and a margin
+	 * for connections numbered but not sent when it stopped (each sending
+	 * thread numbers its own: k = n x threads + thread). */
+	uint64_t used = sum.total.hs.syn_sent;
+	r->next_tuple += used + used / 8 + 1024;
 	if (rc || sum.error) {
 		t->error = rc ? rc : 1;
 		return;
@@ -157,10 +173,15 @@ static int drain(struct xp_cs_run *r, struct xp_cs_trial *next)
 		return -1;
 	if (r->table) {
 		uint64_t c = 0;
+		double drained_since = -1;
 		for (;;) {
 			if (table_count(r, &c))
 				return -1;
-			if (xp_cs_drained(c, r->baseline))
+			if (!xp_cs_drained(c, r->baseline))
+				drained_since = -1;
+			else if (drained_since < 0)
+				drained_since = xp_now();
+			if (drained_since >= 0 && xp_now() - drained_since >= SETTLED_S)
 				break;
 			if (xp_now() - t0 > DRAIN_MAX_S || xp_signalled) {
 				snprintf(r->errbuf, sizeof(r->errbuf), "the device's table did not drain: %llu entries after "
@@ -169,7 +190,7 @@ static int drain(struct xp_cs_run *r, struct xp_cs_trial *next)
 				r->error = r->errbuf;
 				return -1;
 			}
-			xp_sleep(0.25);
+			xp_sleep(TABLE_POLL_S);
 		}
 		next->table_known = true;
 		next->table_at_start = c;

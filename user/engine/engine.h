@@ -62,6 +62,12 @@ struct xp_handshakes_cfg {
 	enum xp_xdp_mode xdp_mode;  /* how to attach the client program */
 	unsigned syn_retries;       /* --syn-retries: SYNs (and --fin's FINs) sent again, 1 s, 2 s, 4 s... apart */
 	double keepalive_s;         /* --keepalive-interval: -k's keepalives, 0 = none */
+	/* Connection k uses tuple number (first_tuple + k) mod the tuple space
+	 * (engine/tuples.h). 0 for a plain run; a connection search's tests go
+	 * on where the last one stopped, so no new SYN lands on an entry the
+	 * device still keeps of the test before (a firewall counts such a SYN
+	 * as the old connection's, not as a new one). */
+	uint64_t first_tuple;
 	/* The window (-P; bpf/window.h, engine/window.h), set up by the XDP
 	 * connection engine for its SYN sender: size 0 = none. */
 	struct xp_win_maps {

@@ -33,6 +33,7 @@ int xp_tuples_init(struct xp_tuples *m, const struct xp_engine_cfg *c, uint64_t 
 	m->cfg = c;
 	m->naddr = c->nbind ? c->nbind : 1;
 	m->space = (uint64_t)m->naddr * (c->sport_hi - c->sport_lo + 1u) * (c->dport_hi - c->dport_lo + 1u);
+	m->first = c->hs.first_tuple % m->space;
 	m->seed = seed;
 	/* Held connections must all be distinct: a second SYN on an open tuple
 	 * is not a new connection to a firewall. */

@@ -8,7 +8,8 @@
  * and the RSTs at the end of a hold test all recompute a connection's tuple
  * and ISN from k. Thread q of n sends k = q, q+n, q+2n, ...
  *
- *   tuple number  t = k mod space, space = addresses x sports x dports
+ *   tuple number  t = (first + k) mod space, space = addresses x sports x dports,
+ *                 first = cfg->hs.first_tuple mod space (0 but in a search)
  *   address       bind[t mod naddr]          (round robin, fastest)
  *   ports         xp_flow_ports(t / naddr)   (then dport, then sport)
  *   ISN           a 64-bit mix of (seed, k), low 32 bits
@@ -31,6 +32,7 @@
 struct xp_tuples {
 	const struct xp_engine_cfg *cfg; /* ranges and bind[] */
 	uint64_t space;                  /* distinct tuples */
+	uint64_t first;                  /* connection 0's tuple number: cfg->hs.first_tuple mod space */
 	unsigned naddr;                  /* cfg->nbind, or 1: the template's own address */
 	uint64_t seed;                   /* ISN key */
 };
@@ -42,6 +44,12 @@ struct xp_tuples {
  */
 int xp_tuples_init(struct xp_tuples *m, const struct xp_engine_cfg *cfg, uint64_t seed,
 		      char *err, size_t errlen);
+
+/* Tuple number of connection k. */
+static inline uint64_t xp_tuple_num(const struct xp_tuples *m, uint64_t k)
+{
+	return (m->first + k % m->space) % m->space;
+}
 
 /* Tuple number t (< space): ports (host order) and index into cfg->bind. */
 static inline void xp_tuple_of(const struct xp_tuples *m, uint64_t t, uint16_t *sport,

@@ -24,7 +24,7 @@ size_t xp_window_frame(const struct xp_window *w, const struct xp_win_slot *s, u
 	unsigned a;
 	const char *err = NULL;
 
-	xp_tuple_of(&w->tuples, s->k % w->tuples.space, &sport, &dport, &a);
+	xp_tuple_of(&w->tuples, xp_tuple_num(&w->tuples, s->k), &sport, &dport, &a);
 	if (w->cfg.nbind)
 		sp.src = w->cfg.bind[a];
 	/* The slot's ports are the ones its SYN carried (the SYN sender wrote them). */

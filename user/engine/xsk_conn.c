@@ -80,7 +80,7 @@ static uint32_t conn_post(struct xsk_worker *w, uint32_t want, bool rst)
 			 * SYN consumed one sequence number. Not a hot path. */
 			uint64_t k = w->rank + w->rst_posted++ * e->nw;
 			memcpy(f, e->rst, e->rst_lay.len);
-			xp_tuple_write(m, f, &e->rst_lay, k % m->space, xp_tuple_isn(m, k) + 1);
+			xp_tuple_write(m, f, &e->rst_lay, xp_tuple_num(m, k), xp_tuple_isn(m, k) + 1);
 			d->len = e->rst_lay.len;
 		} else {
 			/* The frame holds an older SYN (or the template): only
@@ -178,7 +178,7 @@ void xsk_conn_main(struct xsk_worker *w)
 	unsigned iter = 0;
 
 	w->k = w->rank;
-	w->t = w->rank % e->map.space;
+	w->t = xp_tuple_num(&e->map, w->rank);
 	while (!e->stop) {
 		if ((++iter & 1023) == 0 && xp_now() > deadline)
 			break;

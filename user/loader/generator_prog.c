@@ -187,6 +187,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 		ro->l3_off = lay->l3_off;
 		ro->nbind = cfg->nbind;
 		ro->conn_space = conn.space;
+		ro->conn_first = conn.first;
 		ro->seed = seed;
 		for (unsigned i = 0; i < cfg->nbind; i++)
 			memcpy((void *)ro->bind_addr[i], cfg->bind[i].family == AF_INET6 ? (const void *)&cfg->bind[i].v6
