@@ -81,7 +81,15 @@ line() { # VERDICT NAME [DETAIL]
 	return 0
 }
 pass() { NPASS=$((NPASS + 1)); line PASS "$@"; }
-fail() { NFAIL=$((NFAIL + 1)); FAILED_NAMES+=("$1"); line FAIL "$@"; }
+# The summary's list names each failure with the start of its reason: a CI log
+# that keeps only its last lines still says what failed and why.
+fail() {
+	NFAIL=$((NFAIL + 1))
+	local why=${2:-}
+	((${#why} <= 300)) || why="${why:0:300}..."
+	FAILED_NAMES+=("$1${why:+: $why}")
+	line FAIL "$@"
+}
 SKIPPED_NAMES=()
 skip() { NSKIP=$((NSKIP + 1)); SKIPPED_NAMES+=("$1"); line SKIP "$@"; }
 
