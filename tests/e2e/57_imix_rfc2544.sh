@@ -2,9 +2,11 @@
 # The RFC 2544 suite with --sizes imix (the quick profile: short trials,
 # throughput and latency) against the lab's router given a known forwarding
 # limit, as 53_rfc2544.sh does for single sizes: an nftables limit of 100000
-# frames/s (burst 1000 packets) on its forward hook (1-s trials, one per
-# rate: --confirm-loss 0, to keep the lock short). A mix's throughput is in
-# frames/s of all its sizes, so the NDR found must be within 2 % of the
+# frames/s (burst 1000 packets) on its forward hook (1-s trials; a rate
+# that loses or falls short runs once more, --confirm-loss's default, as a
+# user runs it: with one run per rate, trials that fell 5-20 % short of
+# their rate in one CI run each lowered the search, which ended at 7516).
+# A mix's throughput is in frames/s of all its sizes, so the NDR found must be within 2 % of the
 # limit; -J must name the mix (sizes, weights, mean 353.83), its L1/L2 bit/s
 # must be the NDR times the mean (+ 20) times 8, the trials' sent frames must
 # be the router's own count (an nft counter before the limiter), and latency
@@ -39,9 +41,9 @@ xp_on_exit "ip netns exec xp-router nft delete table inet xpt57 2>/dev/null"
 xp_pass
 
 xp_case imix_rfc2544_quick_finds_the_known_limit
-xp_check "--rfc2544 --sizes imix --tests throughput,latency --trial 1 --latency-trials 1 --confirm-loss 0" eval '
+xp_check "--rfc2544 --sizes imix --tests throughput,latency --trial 1 --latency-trials 1" eval '
 	client -c "$XP_SERVER4" -u --engine live --rfc2544 --sizes imix --tests throughput,latency --trial 1 \
-		--latency-trials 1 --confirm-loss 0 --plot "$XP_TMP/plots" -J >"$J" 2>"$XP_TMP/rfc-progress.txt" ||
+		--latency-trials 1 --plot "$XP_TMP/plots" -J >"$J" 2>"$XP_TMP/rfc-progress.txt" ||
 		{ tail -5 "$XP_TMP/rfc-progress.txt"; false; }'
 sed "s/^/    /" "$XP_TMP/rfc-progress.txt"
 # --plot's summary.md holds the text tables of the same run.
