@@ -32,23 +32,11 @@ EOF2'
 xp_check "capture on the router's server-facing veth" xp_capture_bg router tcpdump -i xpr1 -Q out -s 64 \
 	-w "$XP_TMP/lat.pcap" --time-stamp-precision nano -B 32768 -nn udp dst portrange 63000-63015
 CAP_PID=$XP_BG_PID CAP_LOG=$XP_BG_LOG
-# CLOCK_REALTIME - CLOCK_MONOTONIC: REALTIME read between two MONOTONIC reads, the tightest pair of 200
-# (two reads in a row put the conversion off by the call's 0.2-2 us, a latency figure's whole size here).
-mono_to_real() {
-	python3 -c 'import time
-g, R, M = time.clock_gettime_ns, time.CLOCK_REALTIME, time.CLOCK_MONOTONIC
-best = None
-for _ in range(200):
-    m1 = g(M); r = g(R); m2 = g(M)
-    if best is None or m2 - m1 < best[0]:
-        best = (m2 - m1, r - (m1 + m2) // 2)
-print(best[1])'
-}
 xp_check "-u --sizes 64 --tests latency --latency-trials 3 --trial 1 (top of the search: --line-rate 20M)" eval '
-	O1=$(mono_to_real)
+	O1=$(xp_mono_to_real)
 	client -c "$XP_SERVER4" -u --engine live --rfc2544 --sizes 64 --tests latency --trial 1 --latency-trials 3 \
 		--line-rate 20M -J >"$XP_TMP/lat.json" 2>"$XP_TMP/lat-progress.txt" || { tail -5 "$XP_TMP/lat-progress.txt"; false; }
-	O2=$(mono_to_real)'
+	O2=$(xp_mono_to_real)'
 xp_check "the capture ended with no frame dropped" eval '
 	sleep 1.5; kill -INT $CAP_PID; wait $CAP_PID 2>/dev/null; cat "$CAP_LOG"
 	grep -q "^0 packets dropped by kernel" "$CAP_LOG"'

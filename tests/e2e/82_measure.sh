@@ -21,7 +21,6 @@ J=$XP_TMP/run.json
 lab() { xp_routed_lab --v6 2001:2:0:10 2001:2:0:11 "$NC" "$NR" "$NS" 198.18.10 198.19.10; }
 server() { start_server_in "$NS" || { cat "$SRV_LOG"; return 1; }; }
 client() { ip netns exec "$NC" timeout 60 "$BIN" "$@"; }
-mono_to_real() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_REALTIME) - time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 nft_drops() { nft_counted "$NR" xpt10m; }
 
 # Two windows of stream 0's sequence numbers, dropped in the router's forward hook.
@@ -48,9 +47,9 @@ measured_run() { # ENGINE
 	local tout=$XP_BG_PID tout_log=$XP_BG_LOG
 	sleep 1
 	local o1 o2 rc=0
-	o1=$(mono_to_real)
+	o1=$(xp_mono_to_real)
 	client -c "$S4" -u -t 4 -b 10kpps --engine "$1" -J >"$J" || rc=$?
-	o2=$(mono_to_real)
+	o2=$(xp_mono_to_real)
 	sleep 1.5 # past libpcap's buffer timeout (1 s): its last block is written before the stop
 	kill -INT "$tin" "$tout"
 	wait "$tin" "$tout" 2>/dev/null

@@ -17,9 +17,12 @@ Frames are matched by their stamp (stream, sequence number). Checks:
   - the latency percentiles (p50, p90, p99) of the summary agree with those
     of the same frames' capture times minus their stamps' send times, between
     the router's ingress and egress captures widened by the tolerance
-    (default 0.5 us + 15 %: the clock conversion is good to ~0.2 us, a veth hop
-    costs ~1 us, and the capture itself delays frames under load). The upper
-    bound adds, per frame, the wait the egress tap cannot see: on veth the
+    (default 0.5 us + 15 %: the clock conversion is good to ~0.1 us (82_measure
+    takes it from the tightest of 2000 read triples), and the capture itself
+    delays frames under load). The upper bound adds the last hop, which no
+    capture sees: from the egress tap through the server veth's poll to its
+    XDP program, 0.5-1.6 us measured (HOP_US, 2 us), and, per frame, the wait
+    the egress tap cannot see either: on veth the
     router forwards a burst (up to a NAPI poll's 64 frames) in one softirq
     before the server veth's poll runs on the same CPU, so a frame reaches
     the server's XDP program only after the rest of its burst left the
@@ -32,6 +35,10 @@ Prints the figures; exit 0 when every check holds, 1 otherwise.
 import json
 import subprocess
 import sys
+
+
+# The server veth's hop after the router's egress tap (see the docstring), in us.
+HOP_US = 2.0
 
 
 def frames(pcap):
@@ -152,7 +159,7 @@ def main():
         for key, q in (("p50_ns", 0.5), ("p90_ns", 0.9), ("p99_ns", 0.99)):
             a, b, c = pct(lin, q), pct(lout, q), pct(lout_burst, q)
             lo = min(a, b) * (1 - lat_rel) - lat_abs_us * 1e3
-            hi = max(a, b, c) * (1 + lat_rel) + lat_abs_us * 1e3
+            hi = max(a, b, c) * (1 + lat_rel) + (lat_abs_us + HOP_US) * 1e3
             if key == "p99_ns":
                 # The tail: the server veth's poll may also wait for the CPU on a loaded 2-core host,
                 # tens of us that no capture sees (one CI run: p99 36.9 us against 19.0 us at egress).
