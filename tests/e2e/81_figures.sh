@@ -110,10 +110,10 @@ xp_check "--require-rate: exit 4 when short, 0 when reached" eval '
 	client -c "$XP_SERVER4" --queues 1 -t 1 -b 20kpps --require-rate >/dev/null'
 # A rate limiter in the path: tbf on the router's way out. The router's forwarding and the
 # qdisc run on the sender's CPU (veth), so the sender falls short, held back by the path. What
-# the qdisc does past its queue with the xsk engine's frames depends on the kernel build: it
-# pushed back with no loss on the machines of earlier CI runs, and drops what exceeds its queue
-# on 6.18.44 (the live engine's frames are still pushed back there: 52_rate_contention). Either
-# way the loss xdpperf reports must be the qdisc's own drop count, and sent = received + dropped.
+# the qdisc does past its queue is not fixed: it pushed back with no loss on the machines of
+# earlier CI runs, and on 6.18.44 it drops what exceeds its queue, in every xsk run here and in
+# some live-engine runs (52_rate_contention). Either way the loss xdpperf reports must be the
+# qdisc's own drop count, and sent = received + dropped.
 xp_on_exit 'xp_exec router tc qdisc del dev "$XP_ROUTER_SERVER_DEV" root 2>/dev/null'
 xp_check "tbf 30 Mbit/s on the router" xp_exec router tc qdisc add dev "$XP_ROUTER_SERVER_DEV" root tbf rate 30mbit burst 20kb latency 50ms
 tbf_drops() { xp_exec router tc -s -j qdisc show dev "$XP_ROUTER_SERVER_DEV" root | jq '.[0].drops'; }
