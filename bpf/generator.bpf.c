@@ -168,7 +168,8 @@ static __always_inline int write_syn(void *data, void *l4, const struct xp_gen_s
 
 	if (config.conn_space == 0)
 		return -1;
-	t = (config.conn_first + kc % config.conn_space) % config.conn_space;
+	/* One division: conn_first < conn_space, and k never comes near 2^64. */
+	t = (config.conn_first + kc) % config.conn_space;
 	if (config.nbind > 1) {
 		a = (__u32)(t % config.nbind) & (XP_GEN_MAX_BIND - 1);
 		t /= config.nbind;

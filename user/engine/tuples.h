@@ -48,7 +48,7 @@ int xp_tuples_init(struct xp_tuples *m, const struct xp_engine_cfg *cfg, uint64_
 /* Tuple number of connection k. */
 static inline uint64_t xp_tuple_num(const struct xp_tuples *m, uint64_t k)
 {
-	return (m->first + k % m->space) % m->space;
+	return (m->first + k) % m->space; /* first < space; k never comes near 2^64 */
 }
 
 /* Tuple number t (< space): ports (host order) and index into cfg->bind. */
