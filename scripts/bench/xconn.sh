@@ -49,11 +49,10 @@ fw_handshakes() {
 XCONN_RUNS=${BENCH_XCONN_RUNS:-5}
 # Seconds per run: the bench's -t (5). Runs of 10 s were tried
 # (2026-12-05, one bench run at 5 s, two at 10 s): the XDP engine's spread
-# over 5 runs was
-# direct 11.8 % at 5 s against 27.8 % (a run disturbed by another job) and
+# over 5 runs was direct 11.8 % at 5 s against 27.8 % (a run disturbed by another job) and
 # 30.9 % at 10 s, firewall 9.9 % at 5 s against 4.3 % and 6.7 % at 10 s.
 # Within one run the per-second rate varies about 5 %; what spreads the runs
-# is whole runs 20-25 % slower than the others, which a longer run does not
+# is whole runs 20-35 % slower than the others, which a longer run does not
 # average out.
 XCONN_T=${BENCH_XCONN_T:-$T}
 # The CPU's own speed around each XDP run (cpuspeed, 1 s before and 1 s after

@@ -16,15 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "util/time.h"
 
 int main(int argc, char **argv)
 {
@@ -53,13 +47,13 @@ int main(int argc, char **argv)
 	 * the core's (latency of a multiply-add), not the memory's. The clock
 	 * is read once per 1000 steps (~1 us), a small share of the work. */
 	uint64_t x = 1, loops = 0;
-	double t0 = now(), t = t0, end = t0 + secs;
+	double t0 = xp_now(), t = t0, end = t0 + secs;
 	while (t < end) {
 		for (int i = 0; i < 1000; i++)
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
 		__asm__ volatile("" : "+r"(x));
 		loops++;
-		t = now();
+		t = xp_now();
 	}
 	double rate = (double)loops / (t - t0);
 	printf("loops_per_s=%.0f mloops_per_s=%.3f check=%llu\n", rate, rate / 1e6, (unsigned long long)(x & 1));
