@@ -75,6 +75,9 @@ FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=
 ASAN_OBJS  := $(patsubst user/%.c,$(BUILD)/asan/user/%.o,$(USER_SRCS))
 FUZZ_OBJS  := $(patsubst user/%.c,$(BUILD)/fuzz/user/%.o,$(USER_SRCS))
 ASAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
+# Root tests that also run under ASan and UBSan: the AF_XDP engine's frames
+# of every size from 64 to 9018 (its UMEM slots, jumbo frames' chunks).
+ASAN_ROOT_BINS := $(BUILD)/asan/tests/root_test_xsk_stream
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
@@ -159,11 +162,15 @@ $(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libxdpperf.a $(USER_HDRS) $(
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(SAN_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(BUILD)/asan/libxdpperf.a $(LDLIBS) -lcmocka
 
+$(BUILD)/asan/tests/root_%: tests/root/%.c $(BUILD)/asan/libxdpperf.a $(TESTLIB_OBJS) $(USER_HDRS) $(BPF_HDRS) $(SKELS) $(wildcard tests/root/*.h tests/lib/*.h)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(SAN_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(TESTLIB_OBJS) $(BUILD)/asan/libxdpperf.a $(LDLIBS) -lcmocka
+
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libxdpperf.a $(USER_HDRS)
 	$(SAN_CC) $(SAN_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< \
 		$(BUILD)/fuzz/libxdpperf.a $(LDLIBS)
 
-sanitize: $(ASAN_UNIT_BINS) $(FUZZ_BINS)
+sanitize: $(ASAN_UNIT_BINS) $(ASAN_ROOT_BINS) $(FUZZ_BINS)
 
 $(BUILD):
 	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests

@@ -8,7 +8,8 @@
 #   2. build/asan/tests/test_*  the same under ASan and UBSan (`make sanitize`)
 #   3. build/tests/bpf_test_*   BPF_PROG_RUN tests (tests/bpf, cmocka as well)
 #   4. build/tests/root_test_*  cmocka tests that need root: namespaces,
-#                               veths, AF_XDP (tests/root)
+#                               veths, AF_XDP (tests/root); build/asan/tests/
+#                               root_test_* the ones built under ASan too
 #   5. build/fuzz/fuzz_*        libFuzzer harnesses (tests/fuzz, `make
 #                               sanitize`), XP_FUZZ_SECONDS (25) each, from
 #                               the seeds in tests/fuzz/corpus/NAME
@@ -356,6 +357,9 @@ mapfile -t FUZZ < <(for b in $(collect build/fuzz/fuzz_*); do
 	[[ -f tests/fuzz/${b#build/fuzz/}.c ]] && echo "$b"; done)
 mapfile -t BPFT < <(built tests/bpf bpf_)
 mapfile -t ROOTT < <(built tests/root root_)
+# build/asan/tests/root_test_X from tests/root/test_X.c: root tests under ASan and UBSan
+mapfile -t ASANR < <(for b in $(collect build/asan/tests/root_test_*); do
+	[[ -f tests/root/${b#build/asan/tests/root_}.c ]] && echo "$b"; done)
 mapfile -t E2E < <(collect tests/e2e/*.sh)
 section() { echo "Running $1"; }
 
@@ -380,11 +384,15 @@ if ((${#BPFT[@]})); then
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
 	done
 fi
-if ((${#ROOTT[@]})); then
-	section "root tests: namespaces, veths, AF_XDP (build/tests/root_test_*)"
+if ((${#ROOTT[@]} + ${#ASANR[@]})); then
+	section "root tests: namespaces, veths, AF_XDP (build/tests/root_test_*, build/asan/tests/root_test_*)"
 	for t in "${ROOTT[@]}"; do
 		((INTERRUPTED)) && break
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+	done
+	for t in "${ASANR[@]}"; do
+		((INTERRUPTED)) && break
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t" "asan:${t##*/}"; fi
 	done
 fi
 if ((${#FUZZ[@]})); then

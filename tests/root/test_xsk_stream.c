@@ -61,7 +61,7 @@ static void check_stream_frame(const struct xp_engine_cfg *c, const uint8_t *f, 
 	const struct frame_spec *t = &c->frames.tmpl;
 	bool v6 = t->src.family == AF_INET6;
 	size_t l3 = 14, l4 = l3 + (v6 ? 40 : 20), l4_len, ck;
-	uint8_t want[2048], a[2048], st[8];
+	uint8_t want[9216], a[9216], st[8];
 	struct frame_spec s = *t;
 	struct frame_layout lay;
 
@@ -234,6 +234,44 @@ static void test_stream_stamp_v4_tcp_64_tai(void **state)
 	stream_stamp_case_clock(false, IPPROTO_TCP, 64, 1, 20000, 3000, XP_STAMP_AT_IPID, true);
 }
 
+/*
+ * Jumbo frames (issue 30): longer than a 4096-byte UMEM chunk, so each goes
+ * out in 2 or 3 descriptors (multi-buffer AF_XDP); every byte arrives as
+ * frame_build made it (the L4 checksum covers the chunks after the first),
+ * counted once per frame, not per descriptor.
+ */
+static void test_stream_stamp_v4_tcp_4100(void **state)
+{
+	stream_stamp_case(false, IPPROTO_TCP, 4100, 1, 20000, 2000, XP_STAMP_AT_PAYLOAD);
+}
+
+static void test_stream_stamp_v4_udp_9018_two_queues(void **state)
+{
+	stream_stamp_case(false, IPPROTO_UDP, 9018, 2, 10000, 2000, XP_STAMP_AT_PAYLOAD);
+}
+
+static void test_stream_stamp_v6_tcp_9018(void **state)
+{
+	stream_stamp_case(true, IPPROTO_TCP, 9018, 1, 10000, 2000, XP_STAMP_AT_PAYLOAD);
+}
+
+/*
+ * Every frame size from 64 to 9018 around the engine's boundaries (the
+ * 2048-byte chunk, the 4096-byte chunk, two and three chunks): the engine
+ * sets up, its UMEM takes the frame (under ASan: no write past a slot),
+ * and 300 frames arrive whole, as many as the interface counted.
+ */
+static void test_stream_sizes_64_to_9018(void **state)
+{
+	static const size_t sizes[] = { 64, 65, 1518, 1790, 1791, 1792, 2048, 3412, 4096, 4099, 4100, 4101,
+					5000, 8192, 8195, 8196, 8197, 9000, 9017, 9018 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		print_message("-l %zu\n", sizes[i]);
+		stream_stamp_case(false, IPPROTO_UDP, sizes[i], 1, 30000, 300, XP_STAMP_AT_PAYLOAD);
+		case_teardown(state);
+	}
+}
+
 /* 78-byte IPv6/TCP: no room, no stamp, frames as prebuilt. */
 static void test_stream_stamp_v6_tcp_78_none(void **state)
 {
@@ -250,6 +288,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_stream_stamp_v6_tcp_86, case_teardown),
 		cmocka_unit_test_teardown(test_stream_stamp_v4_tcp_64_tai, case_teardown),
 		cmocka_unit_test_teardown(test_stream_stamp_v6_tcp_78_none, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v4_tcp_4100, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v4_udp_9018_two_queues, case_teardown),
+		cmocka_unit_test_teardown(test_stream_stamp_v6_tcp_9018, case_teardown),
+		cmocka_unit_test_teardown(test_stream_sizes_64_to_9018, case_teardown),
 	};
 
 	if (geteuid() != 0) {

@@ -12,9 +12,16 @@
  *
  * Mixed sizes (cfg->frames.mix, stream tests): UMEM frame i holds the
  * frame of pattern position i % plen, built at its size by frame_build, and
- * only the first NUM_FRAMES - NUM_FRAMES % plen frames are used, so going
+ * only the first nslots - nslots % plen frames are used, so going
  * round the UMEM keeps the pattern: the descriptors' lengths follow it, and
  * the stamp goes where each size has room for it.
+ *
+ * Jumbo frames (longer than a 4096-byte chunk, up to -l 9018): each slot is
+ * several chunks and a frame goes out as one descriptor per chunk, chained
+ * with XDP_PKT_CONTD on a socket bound with XDP_USE_SG (multi-buffer AF_XDP,
+ * copy mode builds one skb from them). The UMEM keeps NUM_FRAMES chunks, so
+ * it holds fewer slots; completions come one per descriptor and a frame
+ * counts as done at its first (xsk_reap).
  *
  * Connection tests (kind XP_TEST_CONNECT / XP_TEST_HOLD) cannot reuse a
  * frame as is: every SYN opens a new connection, with its own 4-tuple and
@@ -30,35 +37,80 @@
  */
 #include "engine/xsk_internal.h"
 
+/* The UMEM's shape for w (engine/xsk_internal.h): chunk, slots, frames in use. */
+int xsk_slots_plan(const struct xp_engine *e, const struct frame_layout *lay, struct xsk_worker *w, char *err,
+		   size_t errlen)
+{
+	/* The slot fits the longest frame (a mix's template is its largest size). */
+	uint32_t maxlen = lay->len;
+	for (unsigned k = 0; e->mix && k < e->mix->n; k++)
+		maxlen = e->mix_lay[k].len > maxlen ? e->mix_lay[k].len : maxlen;
+	w->frame_len = lay->len;
+	if (maxlen <= XSK_CHUNK_MAX) {
+		w->chunk = maxlen + XDP_PACKET_HEADROOM <= 2048 ? 2048 : XSK_CHUNK_MAX;
+		w->segs = 1;
+	} else {
+		w->chunk = XSK_CHUNK_MAX;
+		w->segs = (maxlen + XSK_CHUNK_MAX - 1) / XSK_CHUNK_MAX;
+	}
+	if (e->conn && w->segs > 1) {
+		snprintf(err, errlen, "%u-byte frames are too long for the xsk engine's connection tests (at most %u)",
+			 maxlen + 4, XSK_CHUNK_MAX + 4);
+		return -EMSGSIZE;
+	}
+	w->frame_sz = w->chunk * w->segs;
+	/* NUM_FRAMES chunks whatever the frame: a jumbo UMEM is no larger. */
+	w->nslots = e->umem_chunks / w->segs;
+	w->nframes = e->mix ? w->nslots - w->nslots % e->mix->plen : w->nslots;
+	if (!w->nframes) {
+		snprintf(err, errlen, "a %u-frame mix pattern of %u-byte frames does not fit the AF_XDP UMEM",
+			 e->mix->plen, maxlen + 4);
+		return -EMSGSIZE;
+	}
+	w->area_size = (size_t)w->nslots * w->frame_sz;
+	return 0;
+}
+
+/* Prebuilds every slot's frame in w->area (area_size bytes, xsk_slots_plan's). */
+int xsk_slots_fill(const struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl, const struct frame_layout *lay,
+		   char *err, size_t errlen)
+{
+	const struct xp_engine_cfg *c = &e->cfg;
+	/* Queue q takes flows q, q+queues, q+2*queues... */
+	for (uint64_t i = 0; i < w->nslots; i++) {
+		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
+		uint16_t sp, dp;
+		const struct frame_layout *fl = lay;
+		if (e->mix)
+			fl = &e->mix_lay[xsk_mix_k(e, i)];
+		/* Never past the slot: its size came from these very lengths. */
+		if (fl->len > w->frame_sz) {
+			snprintf(err, errlen, "internal: a %u-byte frame in a %u-byte AF_XDP slot", fl->len, w->frame_sz);
+			return -EMSGSIZE;
+		}
+		memcpy(f, e->mix ? e->mix_tmpl[xsk_mix_k(e, i)] : tmpl, fl->len);
+		xp_flow_ports(c, (w->queue - c->frames.first_queue) + i * e->nw, &sp, &dp);
+		frame_set_ports(f, fl, sp, dp);
+	}
+	return 0;
+}
+
 static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl,
 			const struct frame_layout *lay, char *err, size_t errlen)
 {
 	const struct xp_engine_cfg *c = &e->cfg;
-	w->frame_len = lay->len;
-	w->nframes = e->mix ? NUM_FRAMES - NUM_FRAMES % e->mix->plen : NUM_FRAMES;
-	w->frame_sz = lay->len + XDP_PACKET_HEADROOM <= 2048 ? 2048 : 4096;
-	w->area_size = (size_t)NUM_FRAMES * w->frame_sz;
+	int r = xsk_slots_plan(e, lay, w, err, errlen);
+	if (r)
+		return r;
 	w->area = mmap(NULL, w->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w->area == MAP_FAILED) {
 		w->area = NULL;
 		snprintf(err, errlen, "cannot allocate %zu MiB for the AF_XDP UMEM", w->area_size >> 20);
 		return -ENOMEM;
 	}
-	/* Prebuild every frame: queue q takes flows q, q+queues, q+2*queues... */
-	for (uint64_t i = 0; i < NUM_FRAMES; i++) {
-		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
-		uint16_t sp, dp;
-		const struct frame_layout *fl = lay;
-		if (e->mix) {
-			unsigned k = xsk_mix_k(e, i);
-			fl = &e->mix_lay[k];
-			memcpy(f, e->mix_tmpl[k], fl->len);
-		} else {
-			memcpy(f, tmpl, lay->len);
-		}
-		xp_flow_ports(c, (w->queue - c->frames.first_queue) + i * e->nw, &sp, &dp);
-		frame_set_ports(f, fl, sp, dp);
-	}
+	r = xsk_slots_fill(e, w, tmpl, lay, err, errlen);
+	if (r)
+		return r;
 	if (e->conn) {
 		/* Every frame starts free; pushed in reverse so frame 0 goes first. */
 		w->free = malloc(NUM_FRAMES * sizeof(*w->free));
@@ -73,10 +125,10 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 	struct xsk_umem_config ucfg = {
 		.fill_size = RING_SIZE,
 		.comp_size = RING_SIZE,
-		.frame_size = w->frame_sz,
+		.frame_size = w->chunk,
 		.frame_headroom = 0,
 	};
-	int r = xsk_umem__create(&w->umem, w->area, w->area_size, &w->fq, &w->cq, &ucfg);
+	r = xsk_umem__create(&w->umem, w->area, w->area_size, &w->fq, &w->cq, &ucfg);
 	if (r) {
 		snprintf(err, errlen, "cannot create the AF_XDP UMEM: %s%s", strerror(-r),
 			 r == -ENOBUFS || r == -EPERM ? " (needs root / CAP_IPC_LOCK for locked memory)" : "");
@@ -88,6 +140,8 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = XDP_ZEROCOPY,
 	};
+	/* Jumbo frames: several descriptors a frame (kernels since 6.6). */
+	const __u16 sg = w->segs > 1 ? XDP_USE_SG : 0;
 	/*
 	 * Zero-copy where the driver has it, copy mode otherwise (veth).
 	 * EBUSY right after an earlier socket on this queue was closed is
@@ -97,10 +151,10 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 	 */
 	double busy_end = xp_now() + 1.0;
 	for (;;) {
-		scfg.bind_flags = XDP_ZEROCOPY;
+		scfg.bind_flags = XDP_ZEROCOPY | sg;
 		r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
 		if (r) {
-			scfg.bind_flags = XDP_COPY;
+			scfg.bind_flags = XDP_COPY | sg;
 			r = xsk_socket__create(&w->xsk, c->ifname, w->queue, w->umem, NULL, &w->tx, &scfg);
 			e->mode = "copy";
 		} else {
@@ -112,7 +166,9 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 	}
 	if (r) {
 		snprintf(err, errlen, "cannot open an AF_XDP socket on %s queue %u: %s%s", c->ifname, w->queue,
-			 strerror(-r), r == -EBUSY ? " (another AF_XDP socket uses it: try --first-queue)" : "");
+			 strerror(-r), r == -EBUSY ? " (another AF_XDP socket uses it: try --first-queue)"
+				       : sg && r == -EINVAL ? " (frames over 4100 bytes need multi-buffer AF_XDP, "
+							      "kernel 6.6 or later)" : "");
 		return r;
 	}
 	/*
@@ -138,6 +194,47 @@ static void worker_teardown(struct xsk_worker *w)
 	w->xsk = NULL;
 	w->umem = NULL;
 	w->area = NULL;
+}
+
+/*
+ * Posts want frames from slot *next on (round the nframes in use) and submits
+ * them: their descriptors (one each, or a jumbo frame's chunks), with the
+ * stamp written first where the engine stamps (send time ts). All or none:
+ * the frames posted, want or 0 when the TX ring lacks room.
+ */
+uint32_t xsk_post_batch(struct xsk_worker *w, uint64_t *next, uint32_t want, uint64_t ts)
+{
+	struct xp_engine *e = w->eng;
+	const bool stamp = e->place != XP_STAMP_NONE;
+	const uint32_t stream = e->cfg.frames.stamp.stream_base + w->rank;
+	uint32_t ndesc = want;
+	if (w->segs > 1) {
+		ndesc = 0;
+		for (uint32_t i = 0; i < want; i++) {
+			uint64_t slot = (*next + i) % w->nframes;
+			ndesc += xsk_descs(w, e->mix ? e->mix_lay[xsk_mix_k(e, slot)].len : w->frame_len);
+		}
+	}
+	uint32_t idx;
+	if (!want || xsk_ring_prod__reserve(&w->tx, ndesc, &idx) != ndesc)
+		return 0;
+	for (uint32_t i = 0; i < want; i++) {
+		uint64_t slot = (*next)++ % w->nframes;
+		uint64_t addr = slot * w->frame_sz;
+		const struct frame_layout *fl = &e->slay;
+		enum xp_stamp_place place = e->place;
+		if (e->mix) {
+			/* The pattern position is the slot's (nframes: whole patterns). */
+			unsigned k = xsk_mix_k(e, slot);
+			fl = &e->mix_lay[k];
+			place = e->mix_place[k];
+		}
+		if (stamp)
+			frame_put_stamp((uint8_t *)w->area + addr, fl, place, xp_stamp_pack(stream, w->seq++, ts));
+		idx += xsk_post(w, idx, addr, e->mix ? fl->len : w->frame_len);
+	}
+	xsk_ring_prod__submit(&w->tx, ndesc);
+	return want;
 }
 
 static void stream_main(struct xsk_worker *w);
@@ -177,7 +274,6 @@ static void stream_main(struct xsk_worker *w)
 	double t0 = xp_now(), deadline = t0 + e->cfg.max_seconds;
 	unsigned iter = 0;
 	const bool stamp = e->place != XP_STAMP_NONE;
-	const uint32_t stream = e->cfg.frames.stamp.stream_base + w->rank;
 
 	while (!e->stop) {
 		if ((++iter & 1023) == 0 && xp_now() > deadline)
@@ -190,7 +286,7 @@ static void stream_main(struct xsk_worker *w)
 		uint64_t ts = 0;
 		if (stamp) {
 			/* A frame is rewritten only after the kernel completed its
-			 * previous use: at most NUM_FRAMES in flight. (The TX ring
+			 * previous use: at most nframes in flight. (The TX ring
 			 * is consumed in order, so done completions mean the
 			 * oldest done frames are free.) */
 			uint64_t busy = posted - __atomic_load_n(&w->done, __ATOMIC_RELAXED);
@@ -216,33 +312,11 @@ static void stream_main(struct xsk_worker *w)
 			 * unstamped rate; noisy, separate runs). */
 			ts = stamp_now(e->clock);
 		}
-		uint32_t idx;
-		uint32_t n = xsk_ring_prod__reserve(&w->tx, want, &idx);
+		uint32_t n = xsk_post_batch(w, &next, want, ts);
 		if (n < want)
 			w->pushback++; /* TX ring full: the kernel has not taken what is on it */
-		for (uint32_t i = 0; i < n; i++) {
-			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->tx, idx + i);
-			uint64_t slot = next++ % w->nframes;
-			d->addr = slot * w->frame_sz;
-			if (e->mix) {
-				/* The pattern position is the slot's (nframes: whole patterns). */
-				unsigned k = xsk_mix_k(e, slot);
-				d->len = e->mix_lay[k].len;
-				if (stamp)
-					frame_put_stamp((uint8_t *)w->area + d->addr, &e->mix_lay[k], e->mix_place[k],
-							xp_stamp_pack(stream, w->seq++, ts));
-				continue;
-			}
-			d->len = w->frame_len;
-			if (stamp)
-				frame_put_stamp((uint8_t *)w->area + d->addr, &e->slay, e->place,
-						xp_stamp_pack(stream, w->seq++, ts));
-		}
-		if (n) {
-			xsk_ring_prod__submit(&w->tx, n);
-			if (stamp)
-				xp_send_bins_count(&w->bins, e->cfg.frames.stamp.t0, e->cfg.frames.stamp.ival, ts, n);
-		}
+		if (n && stamp)
+			xp_send_bins_count(&w->bins, e->cfg.frames.stamp.t0, e->cfg.frames.stamp.ival, ts, n);
 		posted += n;
 		xp_pacer_sent(&pc, n);
 		int f = xsk_kick(w);
@@ -305,60 +379,83 @@ static int mix_setup(struct xp_engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
+/*
+ * Everything of xsk_create before the sockets: the engine, its template
+ * (tmpl, 9216 bytes) and layout, connection tests' tuples, stamps, the mix.
+ * 0 with *out set, or -errno with err set and nothing left allocated.
+ */
+int xsk_prepare(const struct xp_engine_cfg *cfg, struct xp_engine **out, uint8_t *tmpl, struct frame_layout *lay,
+		char *err, size_t errlen)
 {
 	struct xp_engine *e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->cfg = *cfg;
+	e->umem_chunks = NUM_FRAMES;
 	e->nw = cfg->frames.queues ? cfg->frames.queues : 1;
 	e->w = calloc(e->nw, sizeof(*e->w));
 	if (!e->w) {
 		free(e);
 		return -ENOMEM;
 	}
-	uint8_t tmpl[9216];
 	const char *ferr = NULL;
-	struct frame_layout lay;
 	size_t len = 0;
-	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr))
-		len = frame_build(&cfg->frames.tmpl, tmpl, sizeof(tmpl), &ferr);
+	if (!frame_layout_of(&cfg->frames.tmpl, lay, &ferr))
+		len = frame_build(&cfg->frames.tmpl, tmpl, XSK_TMPL_MAX, &ferr);
 	if (!len) {
 		snprintf(err, errlen, "cannot build the test frame: %s", ferr ? ferr : "invalid");
-		free(e->w);
-		free(e);
+		xsk_unprepare(e);
 		return -EINVAL;
 	}
-	int r = xsk_conn_setup(e, &lay, err, errlen);
+	int r = xsk_conn_setup(e, lay, err, errlen);
 	if (r) {
-		free(e->w);
-		free(e);
+		xsk_unprepare(e);
 		return r;
 	}
 	/* Stamps: stream tests that asked for them, where the frame has room. */
-	e->slay = lay;
+	e->slay = *lay;
 	e->clock = cfg->frames.stamp.tai ? CLOCK_TAI : CLOCK_MONOTONIC;
-	e->place = cfg->kind == XP_TEST_STREAM && cfg->frames.stamp.ival ? frame_stamp_place(&cfg->frames.tmpl, &lay)
+	e->place = cfg->kind == XP_TEST_STREAM && cfg->frames.stamp.ival ? frame_stamp_place(&cfg->frames.tmpl, lay)
 									    : XP_STAMP_NONE;
 	if (cfg->kind == XP_TEST_STREAM && cfg->frames.mix.n)
 		r = mix_setup(e, err, errlen);
 	if (r) {
-		mix_free(e);
-		free(e->w);
-		free(e);
+		xsk_unprepare(e);
 		return r;
 	}
 	for (unsigned q = 0; q < e->nw; q++) {
 		e->w[q].eng = e;
 		e->w[q].queue = cfg->frames.first_queue + q;
 		e->w[q].rank = q;
+	}
+	*out = e;
+	return 0;
+}
+
+/* Frees what xsk_prepare allocated (the workers' UMEMs are theirs to free). */
+void xsk_unprepare(struct xp_engine *e)
+{
+	if (!e)
+		return;
+	mix_free(e);
+	free(e->w);
+	free(e);
+}
+
+static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
+{
+	struct xp_engine *e;
+	uint8_t tmpl[XSK_TMPL_MAX];
+	struct frame_layout lay;
+	int r = xsk_prepare(cfg, &e, tmpl, &lay, err, errlen);
+	if (r)
+		return r;
+	for (unsigned q = 0; q < e->nw; q++) {
 		r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
 		if (r) {
 			for (unsigned j = 0; j <= q; j++)
 				worker_teardown(&e->w[j]);
-			mix_free(e);
-			free(e->w);
-			free(e);
+			xsk_unprepare(e);
 			return r;
 		}
 	}
@@ -446,9 +543,7 @@ static void xsk_destroy(struct xp_engine *e)
 	xsk_stop(e);
 	for (unsigned q = 0; q < e->nw; q++)
 		worker_teardown(&e->w[q]);
-	mix_free(e);
-	free(e->w);
-	free(e);
+	xsk_unprepare(e);
 }
 
 const struct xp_engine_ops xp_engine_xsk = {

@@ -39,6 +39,18 @@
 #define BATCH 64
 /* From <linux/if_xdp.h> of 6.17+, which Debian 12's headers predate. */
 #define XP_XDP_MAX_TX_SKB_BUDGET 9
+/* Multi-buffer AF_XDP (kernels since 6.6; Debian 12's headers predate it):
+ * the bind flag, and the descriptor option "the frame goes on in the next
+ * descriptor". */
+#ifndef XDP_USE_SG
+#define XDP_USE_SG (1 << 4)
+#endif
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD (1 << 0)
+#endif
+/* The largest UMEM chunk (one page): a frame longer than this is sent in
+ * several chunks, one descriptor each (jumbo frames). */
+#define XSK_CHUNK_MAX 4096u
 /* Hold tests: how long the RSTs at the end may take in all, and the time
  * they are spread over when a rate is set (never slower than that, so the
  * bound holds however low the rate). */
@@ -50,9 +62,17 @@ struct xsk_worker {
 	unsigned queue;
 	void *area;
 	size_t area_size;
+	/* A frame lives in one slot of frame_sz bytes, from the slot's start.
+	 * Frames up to one chunk: the slot is the UMEM chunk (2048 or 4096)
+	 * and a frame is one descriptor. Longer (jumbo) frames: the slot is
+	 * segs chunks of 4096 and a frame is one descriptor per chunk it
+	 * covers, chained with XDP_PKT_CONTD (the socket binds XDP_USE_SG). */
 	unsigned frame_sz;
+	unsigned chunk;       /* the UMEM's chunk size */
+	unsigned segs;        /* chunks per slot: 1, or a jumbo frame's */
+	uint32_t nslots;      /* slots in the UMEM (NUM_FRAMES chunks in all) */
 	uint32_t frame_len;
-	uint32_t nframes;     /* UMEM frames in use: NUM_FRAMES, a mix's whole patterns */
+	uint32_t nframes;     /* slots in use: nslots, a mix's whole patterns */
 	struct xsk_umem *umem;
 	struct xsk_ring_prod fq, tx;
 	struct xsk_ring_cons cq;
@@ -98,6 +118,7 @@ struct xp_engine {
 	enum xp_stamp_place place;    /* XP_STAMP_NONE: frames go out as prebuilt */
 	struct frame_layout slay;     /* of the stream template */
 	clockid_t clock;              /* CLOCK_MONOTONIC or CLOCK_TAI */
+	uint32_t umem_chunks;         /* chunks in each UMEM: NUM_FRAMES (a fuzzer sets fewer) */
 	/* mixed sizes (stream tests): each size's frame, layout and stamp place */
 	const struct xp_mix *mix;     /* &cfg.mix, NULL: one size */
 	uint8_t *mix_tmpl[XP_MIX_MAX_SIZES];
@@ -111,15 +132,51 @@ static inline unsigned xsk_mix_k(const struct xp_engine *e, uint64_t i)
 	return e->mix->pattern[i % e->mix->plen];
 }
 
+/* Completions reaped (0: none); w->done counts the frames among them. */
 static inline uint32_t xsk_reap(struct xsk_worker *w)
 {
 	uint32_t idx;
 	uint32_t n = xsk_ring_cons__peek(&w->cq, RING_SIZE, &idx);
 	if (n) {
+		uint32_t frames = n;
+		if (w->segs > 1) {
+			/* One completion per descriptor, in posting order: a
+			 * frame's first descriptor is the one at its slot's start. */
+			frames = 0;
+			for (uint32_t i = 0; i < n; i++)
+				frames += *xsk_ring_cons__comp_addr(&w->cq, idx + i) % w->frame_sz == 0;
+		}
 		xsk_ring_cons__release(&w->cq, n);
-		__atomic_store_n(&w->done, w->done + n, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->done, w->done + frames, __ATOMIC_RELAXED);
 	}
 	return n;
+}
+
+/* TX descriptors a frame of len bytes takes. */
+static inline uint32_t xsk_descs(const struct xsk_worker *w, uint32_t len)
+{
+	return w->segs > 1 ? (len + w->chunk - 1) / w->chunk : 1;
+}
+
+/* Writes the descriptors of the frame of len bytes at UMEM address addr from
+ * TX ring position idx on; returns how many (xsk_descs). */
+static inline uint32_t xsk_post(struct xsk_worker *w, uint32_t idx, uint64_t addr, uint32_t len)
+{
+	uint32_t k = 0;
+	struct xdp_desc *d;
+	while (len > w->chunk) {
+		d = xsk_ring_prod__tx_desc(&w->tx, idx + k++);
+		d->addr = addr;
+		d->len = w->chunk;
+		d->options = XDP_PKT_CONTD;
+		addr += w->chunk;
+		len -= w->chunk;
+	}
+	d = xsk_ring_prod__tx_desc(&w->tx, idx + k++);
+	d->addr = addr;
+	d->len = len;
+	d->options = 0;
+	return k;
 }
 
 /* Ask the kernel to transmit what is on the TX ring. 0, or errno if fatal. */
@@ -157,6 +214,22 @@ static inline uint32_t xsk_pacer_want(struct xsk_worker *w, struct xp_pacer *pc)
 		w->waited += xp_now() - t;
 	return n < BATCH ? n : BATCH;
 }
+
+/* The largest template: -l 9018 less the FCS, with room to spare. */
+#define XSK_TMPL_MAX 9216u
+
+/* engine/xsk.c, apart for the engine configuration's fuzzer
+ * (tests/fuzz/fuzz_engine_cfg.c), which runs them without a socket:
+ * the engine before its sockets, its undoing, a worker's UMEM shape and its
+ * prebuilt frames, and the posting of a batch onto the TX ring. */
+int xsk_prepare(const struct xp_engine_cfg *cfg, struct xp_engine **out, uint8_t *tmpl, struct frame_layout *lay,
+		char *err, size_t errlen);
+void xsk_unprepare(struct xp_engine *e);
+int xsk_slots_plan(const struct xp_engine *e, const struct frame_layout *lay, struct xsk_worker *w, char *err,
+		   size_t errlen);
+int xsk_slots_fill(const struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl, const struct frame_layout *lay,
+		   char *err, size_t errlen);
+uint32_t xsk_post_batch(struct xsk_worker *w, uint64_t *next, uint32_t want, uint64_t ts);
 
 /* engine/xsk_conn.c: connection tests (kind XP_TEST_CONNECT / XP_TEST_HOLD). */
 int xsk_conn_setup(struct xp_engine *e, const struct frame_layout *lay, char *err, size_t errlen);
