@@ -27,6 +27,15 @@
 #define XP_GEN_MAX_LEN 3520u
 
 /*
+ * Largest frame (without FCS) the kernel takes in live-frames mode
+ * (BPF_F_TEST_XDP_LIVE_FRAMES): its page also holds the test run's two
+ * struct xdp_buff (struct xdp_page_head, 2 x 56 bytes), so 3520 - 112 =
+ * 3408 bytes, -l 3412. Measured on 6.18: -l 3412 runs, -l 3413 gets EINVAL
+ * from BPF_PROG_RUN. Jumbo frames beyond it go out with the AF_XDP engine.
+ */
+#define XP_GEN_LIVE_MAX_LEN 3408u
+
+/*
  * Mixed frame sizes (issue 11's IMIX; user/net/mix.h): at most this many
  * sizes, a pattern of at most this many positions, and every size's
  * template end to end in mix_tmpl (each starts at most

@@ -240,11 +240,11 @@ static void test_mix_refused(void **state)
 	assert_non_null(strstr(err, "78-byte frames of this mix carry no stamp"));
 	assert_null(strchr(err, '\n'));
 	/* The largest + 1 must fit a live frame. */
-	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "64:1,3524:1");
+	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "64:1,3412:1");
 	assert_int_not_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	assert_null(skel);
 	assert_non_null(strstr(err, "--engine xsk"));
-	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "64:1,3523:1");
+	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "64:1,3411:1");
 	assert_int_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	generator_bpf__destroy(skel);
 	/* All templates must fit the generator's table. */

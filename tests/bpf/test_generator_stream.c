@@ -430,7 +430,7 @@ static void test_stamps_off(void **state)
 /* Frames the program cannot take: one line naming the way out. */
 static void test_too_large_refused(void **state)
 {
-	struct xp_engine_cfg c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_MAX_LEN + 4 + 1, 0, 1, 1, 2, 2);
+	struct xp_engine_cfg c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_LIVE_MAX_LEN + 4 + 1, 0, 1, 1, 2, 2);
 	struct generator_bpf *skel = NULL;
 	struct frame_layout lay;
 	static uint8_t tmpl[XP_GEN_MAX_LEN];
@@ -440,9 +440,10 @@ static void test_too_large_refused(void **state)
 	assert_int_not_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	assert_null(skel);
 	assert_non_null(strstr(err, "--engine xsk"));
+	assert_non_null(strstr(err, "at most -l 3412"));
 	assert_null(strchr(err, '\n'));
-	/* The largest that fits loads. */
-	c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_MAX_LEN + 4, 0, 1, 1, 2, 2);
+	/* The largest the kernel takes as a live frame loads. */
+	c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_LIVE_MAX_LEN + 4, 0, 1, 1, 2, 2);
 	assert_int_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
 	generator_bpf__destroy(skel);
 }

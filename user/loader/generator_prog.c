@@ -40,9 +40,10 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 	const char *ferr = NULL;
 	/* Mixed sizes hand in one byte more than the largest (generator.h). */
 	unsigned extra = cfg->frames.mix.n ? 1 : 0;
-	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len + extra > XP_GEN_MAX_LEN) {
-		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (at most %u): use %s",
-			 cfg->frames.tmpl.frame_size, XP_GEN_MAX_LEN + 4 - extra, xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
+	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len + extra > XP_GEN_LIVE_MAX_LEN) {
+		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (the kernel takes at most "
+			 "-l %u): use %s", cfg->frames.tmpl.frame_size, XP_GEN_LIVE_MAX_LEN + 4 - extra,
+			 xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
 		return -EMSGSIZE;
 	}
 	/* -k resets its connections at the end from the window's state (engine/window.h). */
