@@ -118,9 +118,19 @@ int parse_frame_size(const char *s, unsigned *size, char *err, size_t errlen)
 {
 	unsigned long v;
 
-	if (parse_uint(s, XP_FRAME_SIZE_MIN, XP_FRAME_SIZE_MAX, &v, "frame size",
-		       err, errlen))
-		return -1;
+	if (!s || !*s)
+		return xp_cli_fail(err, errlen, "empty frame size");
+	int rc = parse_ulong_str(s, strlen(s), &v);
+	if (rc == -1)
+		return xp_cli_fail(err, errlen, "invalid frame size '%s': not a non-negative integer", s);
+	/* The two bounds said apart: the top is not the link's (that check
+	 * needs the interface and comes later, naming its MTU). */
+	if (rc == -2 || v > XP_FRAME_SIZE_MAX)
+		return xp_cli_fail(err, errlen, "frame size %s is above %u, the largest jumbo frame (MTU 9000)", s,
+				   XP_FRAME_SIZE_MAX);
+	if (v < XP_FRAME_SIZE_MIN)
+		return xp_cli_fail(err, errlen, "frame size %s is below Ethernet's minimum of %u bytes", s,
+				   XP_FRAME_SIZE_MIN);
 	*size = (unsigned)v;
 	return 0;
 }
