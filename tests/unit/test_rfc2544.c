@@ -424,6 +424,52 @@ static void test_latency_report(void **state)
 	free(buf);
 }
 
+/*
+ * A run whose 9018-byte trial could not run (issue 30): the first line of the
+ * text says where it stopped and why, the finished 1518-byte row is still
+ * there, and -J names the size that failed beside the error.
+ */
+static void test_stopped_run_keeps_finished_sizes(void **state)
+{
+	struct xp_opts o;
+	xp_opts_default(&o);
+	snprintf(o.host, sizeof(o.host), "198.19.1.2");
+	o.rfc_trial_s = 1;
+	static struct xp_rfc_trial_rec recs[1];
+	struct xp_rfc_run r = { .o = &o, .nsizes = 2, .trials = recs, .ntrials = 1, .settle_s = 1,
+				.error = "9018-byte frames are too large for XDP live frames" };
+	snprintf(r.failed_at, sizeof(r.failed_at), "9018");
+	recs[0] = (struct xp_rfc_trial_rec){ .len = 1518, .test = "throughput",
+		.t = { .target_pps = 8e5, .seconds = 1, .sent = 800000, .received = 800000, .offered_pps = 8e5 } };
+	r.sizes[0] = (struct xp_rfc_size){ .len = 1518, .tp_run = true, .ndr_pps = 8e5, .pdr_pps = 8e5, .tp_trials = 1 };
+	snprintf(r.sizes[0].label, sizeof(r.sizes[0].label), "1518");
+	r.sizes[1] = (struct xp_rfc_size){ .len = 9018 };
+	snprintf(r.sizes[1].label, sizeof(r.sizes[1].label), "9018");
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	xp_rfc_report_text(f, &r);
+	fclose(f);
+	const char *first = "RFC 2544 stopped at 9018 B: 9018-byte frames are too large for XDP live frames; "
+			    "the sizes before it are complete\n";
+	assert_int_equal(strncmp(buf, first, strlen(first)), 0);
+	assert_non_null(strstr(buf, "\n  1518         800000"));
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	xp_rfc_report_json(f, &r);
+	fclose(f);
+	struct json_object *doc = json_tokener_parse(buf);
+	assert_non_null(doc);
+	assert_string_equal(json_object_get_string(jget(doc, "failed_size")), "9018");
+	assert_non_null(strstr(json_object_get_string(jget(doc, "error")), "too large"));
+	assert_true(fabs(json_object_get_double(jget(doc, "sizes.0.throughput.ndr_frames_per_second")) - 8e5) < 1e-9);
+	json_object_put(doc);
+	free(buf);
+}
+
 /* The bidirectional pass rule: BOTH directions lost nothing (or within the
  * tolerance) AND both reached their rate; the worse verdict wins. */
 static void test_bidir_pass_rule(void **state)
@@ -472,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_buffer_times_and_units),
 		cmocka_unit_test(test_rfc9004_buffer_time_example),
 		cmocka_unit_test(test_latency_report),
+		cmocka_unit_test(test_stopped_run_keeps_finished_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * % of the line rate when --line-rate is known, loss, latency), and -J with
  * every trial.
  */
+#include <ctype.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,12 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 	char lb[16];
 	const struct xp_opts *o = r->o;
 	char a[32];
+	/* A run that stopped says so first; what it finished before stays below. */
+	if (r->error && r->failed_at[0])
+		fprintf(f, "RFC 2544 stopped at %s%s: %s; the sizes before it are complete\n", r->failed_at,
+			isdigit((unsigned char)r->failed_at[0]) ? " B" : "", r->error);
+	else if (r->error)
+		fprintf(f, "RFC 2544 stopped: %s\n", r->error);
 	fprintf(f, "RFC 2544 against %s: trials of %g s, settle %g s, throughput resolution 0.5 %%, "
 		"loss tolerance (PDR) %g %%, %s\n", o->host, o->rfc_trial_s, r->settle_s, o->rfc_loss_tol,
 		o->rfc_line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
@@ -465,6 +472,8 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 	add_d(doc, "seconds", r->seconds);
 	if (r->error)
 		json_object_object_add(doc, "error", json_object_new_string(r->error));
+	if (r->failed_at[0])
+		json_object_object_add(doc, "failed_size", json_object_new_string(r->failed_at));
 	fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(doc);
 }

@@ -120,6 +120,7 @@ struct xp_rfc_run {
 	double started, seconds;
 	double settle_s;
 	const char *error;
+	char failed_at[16];        /* the size whose trial did not run ("" none): the label */
 	bool bidir;                /* --bidir: every trial both ways at once */
 	struct xp_bidir bd;
 	struct xp_reverse_res *rev; /* the last trial's B->A figures (its latency histogram too) */

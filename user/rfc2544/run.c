@@ -90,12 +90,14 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 		/* B->A did not run: the trial did not, whatever A->B did. */
 		rec->t.error = rv->rc;
 		r->error = strdup(rv->error);
+		snprintf(r->failed_at, sizeof(r->failed_at), "%s", z->label);
 		fprintf(stderr, "xdpperf: rfc2544: %s%s %s trial did not run: B->A: %s\n", z->label, z->mix ? "" : "-byte", test,
 			rv->error);
 		return rec;
 	}
 	if (out->rc) {
 		r->error = strdup(out->error);
+		snprintf(r->failed_at, sizeof(r->failed_at), "%s", z->label);
 		fprintf(stderr, "xdpperf: rfc2544: %s%s %s trial did not run: %s\n", z->label, z->mix ? "" : "-byte", test,
 			out->error);
 		return rec;
