@@ -21,6 +21,7 @@ void xp_opts_default(struct xp_opts *o)
 	o->xdp_mode = XP_XDP_AUTO;
 	o->compare_engine = XP_ENGINE_AUTO;
 	o->max_loss = -1;
+	o->stall_pct = XP_STALL_DEFAULT_PCT;
 	o->syn_retries = XP_DEFAULT_SYN_RETRIES;
 	o->max_duration = XP_DEFAULT_MAX_DURATION;
 	o->test_port_lo = XP_DEFAULT_TEST_PORT_LO;

@@ -235,6 +235,17 @@ int opt_max_loss(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 	return parse_percent(arg, &o->max_loss, err, errlen);
 }
 
+/* --stall PCT (issue 30): the threshold, and that a stall fails the test. */
+int opt_stall(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (parse_percent(arg, &o->stall_pct, err, errlen))
+		return -1;
+	if (o->stall_pct <= 0 || o->stall_pct >= 100)
+		return xp_cli_fail(err, errlen, "--stall %s: give a percentage above 0 and below 100", arg);
+	o->stall_set = true;
+	return 0;
+}
+
 /* --clock: the stamps' clock (issue 10). */
 int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {

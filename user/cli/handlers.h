@@ -53,6 +53,7 @@ XP_OPT_HANDLER(opt_xdp_mode);
 XP_OPT_HANDLER(opt_bind);
 XP_OPT_HANDLER(opt_peer);
 XP_OPT_HANDLER(opt_max_loss);
+XP_OPT_HANDLER(opt_stall);
 XP_OPT_HANDLER(opt_clock);
 XP_OPT_HANDLER(opt_rx_timestamp);
 XP_OPT_HANDLER(opt_rfc2544);

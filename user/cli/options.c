@@ -181,6 +181,16 @@ const struct xp_option xp_options[] = {
 	  .help = "exit %u if more than PCT percent of the frames were\n"
 	          "lost (of the SYNs, for the XDP connection engine)",
 	  .help_nums = { XP_EXIT_LOSS }, .sample = "0.1" },
+	{ "stall", 0, "PCT", XP_SEC_CLIENT, 0, opt_stall, .roles = XP_IN_CLIENT,
+	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .engines = XP_E_SENDERS,
+	  .instead_kind = "a hold test opens -P connections once: its rate falls by design",
+	  .instead = { [XP_ENGINE_SOCKET] = "its connections time out and say so",
+		       [XP_ENGINE_NONE] = "it does not know what was sent" },
+	  .help = "exit %u if the test stalled: an interval whose\n"
+	          "connections (frames received) fell below PCT percent\n"
+	          "of the running peak (default %u, always reported;\n"
+	          "--max-loss also fails a stalled test)",
+	  .help_nums = { XP_EXIT_LOSS, (unsigned)XP_STALL_DEFAULT_PCT }, .sample = "10" },
 	{ "require-rate", 0, NULL, XP_SEC_CLIENT, 0, opt_require_rate, .roles = XP_IN_CLIENT,
 	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .engines = XP_E_SENDERS,
 	  .instead_kind = "a hold test sends -P SYNs, not a rate",

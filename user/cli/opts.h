@@ -99,6 +99,8 @@ struct xp_opts {
 	enum xp_engine_id syn_engine; /* --syn-engine, auto: live for -x where it works, else xsk */
 	/* pass/fail for scripts: see XP_EXIT_* */
 	double max_loss;             /* --max-loss PCT, < 0 = not given */
+	double stall_pct;            /* --stall PCT: an interval below PCT % of the running peak is a stall */
+	bool stall_set;              /* --stall given: a stall sets the exit status (as --max-loss does) */
 	bool require_rate;           /* --require-rate: fail if the target (-b, --cps) is not reached */
 	/* server policy and authentication (issue 9) */
 	const char *auth_key;        /* --auth-key FILE (both roles), NULL = none */
@@ -159,6 +161,8 @@ struct xp_opts {
 #define XP_EXIT_OK       0
 #define XP_EXIT_RUNTIME  1 /* the test could not run or ended early */
 #define XP_EXIT_USAGE    2
+/* --stall's default: an interval below 10 % of the running peak is a stall (report/stall.h). */
+#define XP_STALL_DEFAULT_PCT 10.0
 #define XP_EXIT_LOSS     3 /* --max-loss: more was lost than allowed */
 #define XP_EXIT_SHORT    4 /* --require-rate: the offered load fell short of the target (XP_RATE_TOLERANCE_PCT) */
 

@@ -241,6 +241,13 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		else if (xp_cmeas_queue(&c->meas, &p, nominal, tick - t0))
 			c->error = "out of memory";
 		xp_diag_watch_sample(&c->diag);
+		/* A stall: connections (not a hold's, which open once) or frames received. */
+		if (c->ops->figures == XP_FIGS_HANDSHAKES && c->ec.kind == XP_TEST_CONNECT)
+			xp_stall_feed(&sum->stall, p.t0, p.t1,
+				      (double)(c->no_server ? p.hs.acks_sent : xp_period_established(&p)),
+				      (double)p.hs.syn_sent);
+		else if (c->ops->figures == XP_FIGS_FRAMES)
+			xp_stall_feed(&sum->stall, p.t0, p.t1, (double)p.rx.pkts, (double)p.tx_pkts);
 		if (p.sock.open_now > *peak_open)
 			*peak_open = p.sock.open_now;
 		if (p.sock.s_open_now > *peak_s_open)
@@ -321,6 +328,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	memset(sum, 0, sizeof(*sum));
 	sum->kind = c->ec.kind;
 	sum->server_cpu_pct = -1;
+	xp_stall_init(&sum->stall, c->o->stall_pct, c->ops->figures == XP_FIGS_HANDSHAKES);
 	uint64_t peak_open = 0, peak_s_open = 0;
 	interval_loop(c, t0, &now, sum, &peak_open, &peak_s_open);
 	c->ops->stop(c->eng);
@@ -384,7 +392,15 @@ static int run_test(struct client *c, struct xp_summary *sum)
 		in.have_server = !c->no_server;
 		in.peer_kernel = c->ec.hs.peer_kernel;
 		xp_diagnose_handshakes(&sum->total, &in, &sum->diag);
+		if (sum->stall.stalled && in.dev.have) {
+			/* The device's own reason (--device-netns): its table, its drops. */
+			char why[224];
+			xp_diag_device_cause(&in.dev, why, sizeof(why));
+			xp_stall_text(&sum->stall, why, sum->stall.text, sizeof(sum->stall.text));
+		}
 	}
+	if (sum->stall.stalled && !sum->stall.text[0])
+		xp_stall_text(&sum->stall, NULL, sum->stall.text, sizeof(sum->stall.text));
 	if (!c->error && !sum->interrupted && c->ops->verdict)
 		c->error = c->ops->verdict(&c->ec, &sum->total, c->errbuf, sizeof(c->errbuf));
 	if (!c->error && !sum->interrupted && xp_cmeas_verdict(&c->meas, c->errbuf, sizeof(c->errbuf)))

@@ -39,6 +39,13 @@ int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum,
 			 o->max_loss);
 		return XP_EXIT_LOSS;
 	}
+	/* A stall is loss the average hides: --stall, or --max-loss, fails it. */
+	if (sum->stall.stalled && (o->stall_set || o->max_loss >= 0)) {
+		snprintf(msg, len, "the test stalled at %.2f-%.2f s (%s below %g %% of the running peak)%s", sum->stall.t0,
+			 sum->stall.t1, sum->stall.conn ? "connections completed" : "frames received", sum->stall.pct,
+			 o->stall_set ? " (--stall)" : " (--max-loss fails a stalled test)");
+		return XP_EXIT_LOSS;
+	}
 	if (o->require_rate && sum->pace.short_of_target) {
 		snprintf(msg, len, "the offered load reached %.1f %% of the target (--require-rate): held back by the %s (%s)",
 			 100.0 * sum->pace.reached_pps / sum->pace.target_pps, sum->pace.held_back_by, sum->pace.why);

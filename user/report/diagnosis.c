@@ -30,7 +30,7 @@ const char *xp_diag_cause_name(enum xp_diag_cause c)
 }
 
 /* Frames lost inside the device in the path: its table, its interfaces, or a filter. */
-static enum xp_diag_cause device_cause(const struct xp_device_figs *dv, char *buf, size_t len)
+enum xp_diag_cause xp_diag_device_cause(const struct xp_device_figs *dv, char *buf, size_t len)
 {
 	if (!dv->have) {
 		snprintf(buf, len, "device drops (no device counters to tell why; --device-netns reads a namespace's)");
@@ -70,7 +70,7 @@ enum xp_diag_cause xp_diagnose_handshakes(const struct xp_period *p, const struc
 			snprintf(why, sizeof(why), "receiver overrun at the client (its interface dropped %" PRIu64
 				 " frames)", in->client_rx_drops), d->cause = XP_DIAG_RECEIVER_OVERRUN;
 		else
-			d->cause = device_cause(&in->dev, why, sizeof(why));
+			d->cause = xp_diag_device_cause(&in->dev, why, sizeof(why));
 		snprintf(d->text, sizeof(d->text),
 			 "WARNING: %.1f %% of the SYNs went unanswered (%" PRIu64 " of %" PRIu64 "; %" PRIu64
 			 " SYN-ACKs seen, no server counters): likely %s", d->pct, d->unanswered, sent, cli_seen, why);
@@ -92,7 +92,7 @@ enum xp_diag_cause xp_diagnose_handshakes(const struct xp_period *p, const struc
 	if (out >= at_srv && out >= back && out >= ack) {
 		snprintf(where, sizeof(where), "SYNs lost before the server (%" PRIu64 " sent, %" PRIu64 " seen there)",
 			 sent, srv_seen);
-		d->cause = device_cause(&in->dev, why, sizeof(why));
+		d->cause = xp_diag_device_cause(&in->dev, why, sizeof(why));
 	} else if (at_srv >= back && at_srv >= ack) {
 		snprintf(where, sizeof(where), "the server left SYNs unanswered (%" PRIu64 " seen, %" PRIu64 " answered)",
 			 srv_seen, srv_ans);
@@ -111,12 +111,12 @@ enum xp_diag_cause xp_diagnose_handshakes(const struct xp_period *p, const struc
 			snprintf(why, sizeof(why), "receiver overrun at the server's TCP stack (its SYN backlog)");
 			d->cause = XP_DIAG_RECEIVER_OVERRUN;
 		} else {
-			d->cause = device_cause(&in->dev, why, sizeof(why));
+			d->cause = xp_diag_device_cause(&in->dev, why, sizeof(why));
 		}
 	} else {
 		snprintf(where, sizeof(where), "ACKs not completing at the server (%" PRIu64 " SYN-ACKs seen, %" PRIu64
 			 " completed)", cli_seen, est);
-		d->cause = device_cause(&in->dev, why, sizeof(why));
+		d->cause = xp_diag_device_cause(&in->dev, why, sizeof(why));
 	}
 	snprintf(d->text, sizeof(d->text), "WARNING: %.1f %% of the SYNs went unanswered (%" PRIu64 " of %" PRIu64
 		 "): %s; likely %s", d->pct, d->unanswered, sent, where, why);

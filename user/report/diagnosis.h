@@ -40,6 +40,8 @@ struct xp_diag_input {
 const char *xp_diag_cause_name(enum xp_diag_cause c);
 
 /* Fill d from the whole test's figures. Returns d->cause (XP_DIAG_NONE: nothing to say). */
+/* The device's likely cause of lost frames from its counters (--device-netns), one phrase in buf. */
+enum xp_diag_cause xp_diag_device_cause(const struct xp_device_figs *dv, char *buf, size_t len);
 enum xp_diag_cause xp_diagnose_handshakes(const struct xp_period *total, const struct xp_diag_input *in,
 					  struct xp_diagnosis *d);
 

@@ -9,6 +9,7 @@
 #ifndef XP_FIGURES_H
 #define XP_FIGURES_H
 
+#include "report/stall.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -201,6 +202,7 @@ struct xp_summary {
 	bool interrupted;         /* stopped by a signal */
 	const char *error;        /* why the test ended early, NULL if it did not */
 	struct xp_diagnosis diag; /* connection tests: more than 1 % of SYNs unanswered, and why */
+	struct xp_stall stall;    /* what it completed fell to a fraction of its running peak (report/stall.h) */
 };
 
 /* What the report's header says about the test. */

@@ -183,6 +183,17 @@ struct json_object *xp_summary_json(const struct xp_summary *s)
 		add_s(w, "text", s->diag.text);
 		json_object_object_add(o, "warning", w);
 	}
+	if (s->stall.stalled) {
+		struct json_object *w = json_object_new_object();
+		add_d(w, "from_seconds", s->stall.t0);
+		add_d(w, "to_seconds", s->stall.t1);
+		add_d(w, s->stall.conn ? "connections_per_second" : "received_packets_per_second", s->stall.rate);
+		add_d(w, "running_peak_per_second", s->stall.before);
+		add_d(w, "threshold_percent", s->stall.pct);
+		add_u(w, "intervals", s->stall.intervals);
+		add_s(w, "text", s->stall.text);
+		json_object_object_add(o, "stall", w);
+	}
 	char kan[XP_KA_NOTE_LEN];
 	if (s->total.figures == XP_FIGS_HANDSHAKES && xp_keepalive_note(&s->total, kan, sizeof(kan)))
 		add_s(o, "keepalive_warning", kan); /* the text summary's line, for scripts */
@@ -348,6 +359,9 @@ void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char 
 	char a[32], b[32];
 
 	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	/* A stall first: the averages below hide it. */
+	if (s->stall.stalled)
+		fprintf(r->out, "%s\n", s->stall.text);
 	if (first)
 		fprintf(r->out, "%s\n", first);
 	if (p->target_pps > 0 && p->short_of_target)
