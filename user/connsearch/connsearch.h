@@ -26,6 +26,11 @@ struct xp_cs_run {
 	unsigned n;
 	double ceiling;               /* rate, teardown: the top of the search */
 	bool ceiling_measured;
+	/* The calibration: SYNs the device left unanswered in it (a device that
+	 * drops above its limit), and whether they filled even its large window,
+	 * so that the top was set by drops, not by the sender. */
+	uint64_t calib_lost;
+	bool calib_window_full;
 	/* the device table: how a drained start is detected */
 	bool table;                   /* --device-netns: its conntrack count is read */
 	uint64_t baseline;            /* its count before the first trial */

@@ -104,9 +104,11 @@ void xp_cs_report_text(FILE *f, const struct xp_cs_run *r)
 		fprintf(f, "%s: no trial passed (the lowest tried failed connections; --search-floor %.0f)\n",
 			r->mode == XP_CS_TEARDOWN ? "Teardown rate" : "Connection rate", o->search_floor);
 	else
-		fprintf(f, "%s: %.0f %s with no failed connection%s\n",
+		fprintf(f, "%s: %.0f %s with no failed connection%s%s\n",
 			r->mode == XP_CS_TEARDOWN ? "Teardown rate" : "Connection rate", r->rate, unit_of(r->mode),
-			r->sender_limited ? " - sender-limited: the device took all the sender offered" : "");
+			r->sender_limited ? " - sender-limited: the device took all the sender offered" : "",
+			r->calib_window_full && r->rate >= r->ceiling ? " - the top was set by the device's drops in the "
+									 "calibration, not by the sender: give --search-ceiling" : "");
 }
 
 static struct json_object *trial_json(unsigned i, const struct xp_cs_rec *rec)
@@ -180,6 +182,8 @@ void xp_cs_report_json(FILE *f, const struct xp_cs_run *r)
 	} else {
 		json_object_object_add(res, "rate_cps", json_object_new_double(r->rate));
 		json_object_object_add(res, "sender_limited", json_object_new_boolean(r->sender_limited));
+		json_object_object_add(res, "calibration_unanswered", json_object_new_int64((int64_t)r->calib_lost));
+		json_object_object_add(res, "top_set_by_drops", json_object_new_boolean(r->calib_window_full));
 	}
 	json_object_object_add(res, "error", r->error ? json_object_new_string(r->error) : NULL);
 	json_object_object_add(doc, "result", res);

@@ -35,6 +35,16 @@
 #define PROBE_TRIES    60    /* one a second at most: a minute for the device to recover */
 #define DRAIN_MAX_S    180.0 /* TIME_WAIT is 120 s in Linux's conntrack: beyond that it is not draining */
 #define CALIBRATE_S    3.0
+/*
+ * The calibration's window: SYNs the device drops wait out their timeout
+ * (1 s, no retries in the calibration) in the window, so a window of the
+ * user's -P (1024 by default) caps the sender at about -P a second against a
+ * device that limits new connections, and the search's top would be that
+ * (2232/s against a limit of tens of thousands, "sender-limited"). With
+ * 262144 slots the sender's own maximum through a firewall (~300 k/s here)
+ * fits a second of drops.
+ */
+#define CALIBRATE_WINDOW 262144u
 /* Drained means drained for this long, every count in it within the slack: a
  * table emptying at a probe's rate (1000 closed entries leaving a second)
  * passes the slack between two counts, and a trial started there would start
@@ -67,6 +77,12 @@ static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what
 		o.parallel = want;
 	else if (mode != r->mode) /* a probe of a capacity search: its own small window */
 		o.parallel = 1024;
+	if (!strcmp(what, "calibrate")) {
+		/* The sender's rate, not the device's drops' timeouts (CALIBRATE_WINDOW). */
+		o.syn_retries = 0;
+		if (o.parallel < CALIBRATE_WINDOW)
+			o.parallel = CALIBRATE_WINDOW;
+	}
 
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -238,6 +254,18 @@ static int search_rate(struct xp_cs_run *r)
 			return -1;
 		r->ceiling = floor(c->t.offered_cps);
 		r->ceiling_measured = true;
+		r->calib_lost = xp_cs_failed(&c->t);
+		/* Unanswered SYNs leave the window after their 1-s timeout: a
+		 * window's worth of them a second kept it full, and the sender
+		 * may have been held to what the timeouts freed. */
+		r->calib_window_full = c->t.seconds > 0 &&
+				       (double)r->calib_lost / c->t.seconds >= 0.9 * CALIBRATE_WINDOW;
+		if (r->calib_lost)
+			fprintf(stderr, "      calibration: the device left %llu of %llu SYNs unanswered; the top is the sender's "
+				"rate with a window of %u%s\n", (unsigned long long)r->calib_lost,
+				(unsigned long long)c->t.started, CALIBRATE_WINDOW,
+				r->calib_window_full ? ", which the drops kept full: if the search ends at the top, the "
+						      "top was the drops' (give --search-ceiling)" : "");
 		if (r->ceiling <= o->search_floor) {
 			snprintf(r->errbuf, sizeof(r->errbuf), "the sender reached only %.0f connections/s, not above "
 				 "--search-floor %.0f", r->ceiling, o->search_floor);
@@ -257,7 +285,7 @@ static int search_rate(struct xp_cs_run *r)
 	}
 	r->rate = s.ndr_pps;
 	/* A measured top that passed is the sender's; a given one is the user's. */
-	r->sender_limited = xp_rfc_search_sender_limited(&s, r->ceiling_measured);
+	r->sender_limited = xp_rfc_search_sender_limited(&s, r->ceiling_measured && !r->calib_window_full);
 	return 0;
 }
 
