@@ -40,8 +40,8 @@ xp_check "router limits new connections to 20000/s" eval 'xp_exec router nft -f 
 		}
 	}
 	NFT'
-xp_check "-x --search from 1000/s, no ceiling, 2-s trials" eval '
-	client -c "$XP_SERVER4" -x --search --search-floor 1000 --search-trial 2 \
+xp_check "-x --search from 1000/s, no ceiling, 2-s trials, 3 % resolution" eval '
+	client -c "$XP_SERVER4" -x --search --search-floor 1000 --search-trial 2 --search-resolution 3 \
 		--device-netns "$(xp_ns router)" -J >"$J" 2>"$J.err"; rc=$?; cat "$J.err"; ((rc == 0))'
 found=$(jq -r .result.rate_cps "$J") top=$(jq -r .search.ceiling_cps "$J")
 echo "calibrated top $top/s ($(jq -r .result.calibration_unanswered "$J") SYNs unanswered in it); found $found/s; router dropped $(nft_count 0) SYNs"
