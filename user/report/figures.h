@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "bpf/server.h"
+#include "net/icmp_watch.h"
 #include "proto/messages.h"
 #include "report/latency.h"
 
@@ -201,6 +202,7 @@ struct xp_summary {
 	bool interrupted;         /* stopped by a signal */
 	const char *error;        /* why the test ended early, NULL if it did not */
 	struct xp_diagnosis diag; /* connection tests: more than 1 % of SYNs unanswered, and why */
+	struct xp_icmp_figs icmp; /* frame tests: ICMP errors that came back for the test's frames */
 };
 
 /* What the report's header says about the test. */
