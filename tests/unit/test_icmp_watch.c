@@ -13,10 +13,19 @@
 #include <arpa/inet.h>
 #include <json-c/json.h>
 #include <netinet/in.h>
+#include <errno.h>
+#include <net/if.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "client/client.h"
+#include "net/csum.h"
 #include "net/icmp_watch.h"
 #include "report/report.h"
 
@@ -216,6 +225,85 @@ static void test_thresholds(void **state)
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), 0);
 }
 
+/*
+ * The watcher itself (socket, filter, thread, drain) on loopback, in a private network namespace of a
+ * child (root): ICMP errors sent there through a raw socket are counted, those not quoting the test's
+ * frames and the non-error types (an echo reply) are not. Without root, starting it must fail with a
+ * reason, not crash. Exit status of the child: 0 ok, else which check failed.
+ */
+static int watch_child(void)
+{
+	struct xp_icmp_watch w;
+	struct xp_icmp_figs f;
+	char err[256] = "";
+	struct xp_addr src = a4("127.0.0.1");
+	struct xp_icmp_match m = { .server = a4("127.0.0.2"), .src = &src, .nsrc = 1, .l4_proto = IPPROTO_UDP,
+				   .sport_lo = 10000, .sport_hi = 10099, .dport_lo = 63000, .dport_hi = 63015 };
+	if (unshare(CLONE_NEWNET)) {
+		if (errno != EPERM)
+			return 10;
+		/* Not root: the raw socket is refused, with its reason. */
+		int r = xp_icmp_watch_start(&w, &m, err, sizeof(err));
+		xp_icmp_watch_stop(&w, &f);
+		return r == -EPERM && strstr(err, "raw ICMP socket") && !f.watched ? 0 : 11;
+	}
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	struct ifreq ifr = { .ifr_name = "lo" };
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
+		return 12;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+		return 13;
+	close(s);
+	if (xp_icmp_watch_start(&w, &m, err, sizeof(err))) {
+		printf("%s\n", err);
+		return 14;
+	}
+	int tx = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	if (tx < 0)
+		return 15;
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	uint8_t b[64];
+	for (int i = 0; i < 7; i++) {
+		/* 5 of ours, one quoting the control port, one echo reply (type 0: filtered out) */
+		size_t n = icmp4(b, "127.0.0.1", i == 6 ? 0 : 3, i == 6 ? 0 : 4, 1400, "127.0.0.1", "127.0.0.2",
+				 IPPROTO_UDP, 10000 + (uint16_t)i, i == 5 ? 5301 : 63000);
+		uint8_t *icmp = b + 20;
+		size_t len = n - 20;
+		icmp[2] = icmp[3] = 0;
+		uint16_t c = csum_fold(csum_partial(icmp, len, 0)); /* as stored (net/csum.h) */
+		memcpy(icmp + 2, &c, 2);
+		if (sendto(tx, icmp, len, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)len)
+			return 16;
+	}
+	close(tx);
+	nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL); /* loopback delivers at once; room for the thread */
+	xp_icmp_watch_stop(&w, &f);
+	char a[64];
+	printf("watched %d count %llu mtu %u hops %u from %s\n", f.watched, (unsigned long long)f.count, f.path_mtu,
+	       f.nhops, f.nhops ? xp_addr_str(&f.hop[0].addr, a, sizeof(a)) : "-");
+	if (!f.watched || f.count != 5 || f.path_mtu != 1400 || f.nhops != 1 || strcmp(a, "127.0.0.1"))
+		return 17;
+	return 0;
+}
+
+static void test_watch_on_loopback(void **state)
+{
+	(void)state;
+	fflush(stdout);
+	pid_t p = fork();
+	assert_true(p >= 0);
+	if (!p) {
+		int r = watch_child();
+		fflush(stdout);
+		_exit(r);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_hop_table_overflow),
 		cmocka_unit_test(test_v6_packet_too_big),
 		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_watch_on_loopback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
