@@ -4,7 +4,8 @@
 # as its port, a VXLAN tunnel over it) XDP live frames are dropped by the
 # kernel (those drivers have no ndo_xdp_xmit), so `auto` must pick AF_XDP and
 # every frame must arrive, counted against the server veth's own rx_packets;
-# an explicit --engine live (or --syn-engine live) is refused with the reason.
+# an explicit --engine live (or --syn-engine live) is refused with the reason,
+# and the XDP connection engine's SYNs come from AF_XDP there.
 # (VLAN devices, ipvlan and bonds are not in this kernel.)
 . "$(dirname "$0")/lib.sh"
 
@@ -63,7 +64,8 @@ auto_gets_through() {
 	sent=$(jqv .end.sum.sent.packets) recv=$(jqv .end.sum.received.packets)
 	echo "    figures ($1): engine $(jqv .start.engine) on $(jqv .start.dev), sent $sent, server received $recv, server $SDEV rx_packets +$rx"
 	xp_check "auto ran xsk on $UDEV" expect_eq engine "$(jqv .start.engine)/$(jqv .start.dev)" "xsk/$UDEV"
-	xp_check "about 20000 sent" expect_near sent "$sent" 20000 2000
+	# (The rate is not what is checked here, only that frames went and all arrived: a loaded host sends fewer.)
+	xp_check "at least 10000 sent" eval '(( sent >= 10000 ))'
 	xp_check "received == sent" expect_eq received "$recv" "$sent"
 	# The veth's count is the test's frames plus the control connection's (a few dozen).
 	xp_check "server $SDEV rx_packets == received + control frames (0..100)" \
@@ -94,6 +96,20 @@ xp_check "it says --syn-engine xsk" grep -q "live frames would be dropped; use -
 rx=$(($(srv_rx) - rx0))
 echo "    figures: server s0 rx_packets +$rx over the refused runs (control connections only)"
 xp_check "no test frames reached the server" eval '(( rx < 100 ))'
+xp_pass
+
+# ---------------------------------------------------------------------------
+# The XDP connection engine on the macvlan: its SYN sender is auto's choice too
+# (AF_XDP), its client program answers on mv0. (GRO on c0: the server's
+# XDP_TX'd SYN-ACKs enter the client's veth, which drops them without it.)
+xp_case macvlan_xdp_connect_auto_syn_sender
+xp_check "GRO on the client's veth" netns_gro "$NC" c0
+xp_check "-x --cps 2000, 2 s" eval 'client -c "$SRV4" -x --cps 2000 -t 2 -J >"$J"'
+syn=$(jqv .end.sum.connections.syn_sent) est=$(jqv .end.sum.connections.established)
+echo "    figures: SYN sender $(jqv .start.engine_mode) on $(jqv .start.dev), SYNs $syn, established (server XDP) $est"
+xp_check "SYNs from AF_XDP (copy) on mv0" expect_eq syn_engine "$(jqv .start.engine_mode)/$(jqv .start.dev)" copy/mv0
+xp_check "at least 2000 SYNs" eval '(( syn >= 2000 ))'
+xp_check "every handshake completed" expect_eq established "$est" "$syn"
 xp_pass
 xp__kill_bg
 netns_del --kill "$NC" "$NS"
