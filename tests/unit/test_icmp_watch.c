@@ -3,7 +3,7 @@
  * ICMP messages: only errors quoting a frame of the test count, each with
  * its sender, kind and named MTU; the summary's line and exit status
  * (report/icmp.c, client/summary.c) say so. The socket side runs in
- * tests/e2e/87_path_mtu.sh against a router's own counters.
+ * tests/e2e/88_path_mtu.sh against a router's own counters.
  */
 #include <setjmp.h>
 #include <stdarg.h>
