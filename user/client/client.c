@@ -255,7 +255,8 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 static int thresholds(struct client *c, const struct xp_summary *sum)
 {
 	int rc = xp_summary_thresholds(c->o, sum, last_error, sizeof(last_error));
-	if (rc)
+	/* A suite's trial (RFC 2544) says it in its own report, once. */
+	if (rc && !c->o->trial_quiet)
 		fprintf(stderr, "xdpperf: %s\n", last_error);
 	return rc;
 }
