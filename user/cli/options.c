@@ -161,7 +161,8 @@ const struct xp_option xp_options[] = {
 	  .help = "next-hop MAC (default: from the neighbour table)", .sample = "02:00:00:00:00:01" },
 	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY,
-	  .help = "auto: live where the kernel has it, else xsk (default)\n"
+	  .help = "auto: live where the kernel and the device take it,\n"
+	          "else xsk (default)\n"
 	          "live: XDP live frames (BPF_PROG_RUN), fastest\n"
 	          "xsk: AF_XDP raw frames\n"
 	          "xdp: the XDP connection engine (-x/-k, below)\n"

@@ -262,7 +262,8 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 static int thresholds(struct client *c, const struct xp_summary *sum)
 {
 	int rc = xp_summary_thresholds(c->o, sum, last_error, sizeof(last_error));
-	if (rc)
+	/* A suite's trial (RFC 2544) says it in its own report, once. */
+	if (rc && !c->o->trial_quiet)
 		fprintf(stderr, "xdpperf: %s\n", last_error);
 	return rc;
 }
@@ -306,6 +307,30 @@ static void finish_intervals(struct client *c)
 	xp_cmeas_flush(&c->meas, &c->rep, false);
 }
 
+/*
+ * Frame streams: watch for ICMP errors quoting our frames (net/icmp_watch.h).
+ * Connection tests have their own (the client program counts unreachables
+ * for its SYNs; sockets hear them from the kernel). Without the socket the
+ * test runs as before, and -d says why.
+ */
+static void icmp_watch_start(struct client *c)
+{
+	const struct xp_engine_cfg *ec = &c->ec;
+	if (c->ops->figures != XP_FIGS_FRAMES || ec->kind != XP_TEST_STREAM)
+		return;
+	struct xp_addr src[XP_ICMP_MAX_SRC];
+	unsigned n = 0;
+	src[n++] = c->local;
+	for (unsigned i = 0; i < c->o->nbind && n < sizeof(src) / sizeof(src[0]); i++)
+		src[n++] = c->o->bind[i];
+	struct xp_icmp_match m = { .server = c->server, .src = src, .nsrc = n, .l4_proto = ec->frames.tmpl.l4_proto,
+				   .sport_lo = ec->sport_lo, .sport_hi = ec->sport_hi,
+				   .dport_lo = ec->dport_lo, .dport_hi = ec->dport_hi };
+	char err[256];
+	if (xp_icmp_watch_start(&c->icmp, &m, err, sizeof(err)) && c->o->debug)
+		fprintf(stderr, "xdpperf: not watching for ICMP errors: %s\n", err);
+}
+
 static int run_test(struct client *c, struct xp_summary *sum)
 {
 	char err[256];
@@ -316,6 +341,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	fill_info(c, &info, &now.eng);
 	xp_report_start(&c->rep, &info);
 
+	icmp_watch_start(c);
 	double cpu0 = xp_cpu_seconds();
 	/* The lines' schedule starts with the engine, as without stamps (the test sends for -t); the stamps'
 	 * send intervals started at t0, just before the request: line k holds send interval k, which began
@@ -352,6 +378,8 @@ static int run_test(struct client *c, struct xp_summary *sum)
 			now.srv = fin.srv;
 		}
 	}
+	/* After the settle wait: an error for the last frames is back by then (a round trip, not a timeout). */
+	xp_icmp_watch_stop(&c->icmp, &sum->icmp);
 	struct snap zero = { 0 }, end = now;
 	sum->total = (struct xp_period){ .t1 = t_end - t0 };
 	if (c->server_gone || !sent) {

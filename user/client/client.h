@@ -15,7 +15,8 @@ int xp_client_run_one(const struct xp_opts *o, struct xp_report *rep, struct xp_
 void xp_midpoint(uint64_t p1, uint64_t b1, uint64_t p2, uint64_t b2, uint64_t *p, uint64_t *b);
 /* Loss in percent by a period's figures: frames not received, or for handshakes SYNs not completed. */
 double xp_summary_loss_pct(const struct xp_period *p);
-/* --max-loss, then --require-rate: XP_EXIT_LOSS or XP_EXIT_SHORT with a one-line message, or 0. */
+/* Frames lost while ICMP errors came back for them (XP_EXIT_RUNTIME), then --max-loss, then --require-rate:
+ * XP_EXIT_LOSS or XP_EXIT_SHORT with a one-line message, or 0. */
 int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum, char *msg, size_t len);
 /* The message of the error that ended the last xp_client_run_one, "" if none. */
 const char *xp_client_last_error(void);

@@ -15,6 +15,7 @@
 #include "client/measure.h"
 #include "proto/auth.h"
 #include "proto/channel.h"
+#include "net/icmp_watch.h"
 #include "net/netdev.h"
 
 /* Cumulative figures at one moment. */
@@ -46,6 +47,7 @@ struct client {
 	bool no_server;             /* --peer kernel against a TCP server without xdpperf: no control channel */
 	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
 	struct xp_cmeas meas;       /* frame tests: the stamps, and interval lines waiting for their figures */
+	struct xp_icmp_watch icmp;  /* frame streams: ICMP errors the path sends back for our frames */
 };
 
 /* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (client.c) */

@@ -33,6 +33,13 @@ double xp_summary_loss_pct(const struct xp_period *p)
 int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum, char *msg, size_t len)
 {
 	double loss = xp_summary_loss_pct(&sum->total);
+	/* The path refused frames and said so (the summary's first line): a run that lost frames then
+	 * failed, whatever --max-loss allows, since its figures measure the refusal, not the device. */
+	if (sum->icmp.count && loss > 0) {
+		char t[XP_ICMP_TEXT_LEN];
+		snprintf(msg, len, "lost %.4f %% of the frames; %s", loss, xp_icmp_text(&sum->icmp, t, sizeof(t)));
+		return XP_EXIT_RUNTIME;
+	}
 	if (o->max_loss >= 0 && loss > o->max_loss) {
 		snprintf(msg, len, "lost %.4f %% %s, more than --max-loss %g %%", loss,
 			 sum->total.figures == XP_FIGS_HANDSHAKES ? "of the SYNs (not completed)" : "of the frames",

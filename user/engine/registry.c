@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/devcheck.h"
 #include "engine/engine.h"
 
 static const struct {
@@ -49,7 +50,10 @@ const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id)
 static int open_one(const struct xp_engine_ops *ops, const struct xp_engine_cfg *cfg, struct xp_engine **out,
 		    char *err, size_t errlen)
 {
-	int r = ops->probe ? ops->probe(cfg, err, errlen) : 0;
+	/* First whether its frames would leave by this device at all (what --probe says of it). */
+	int r = xp_engine_dev_check(ops, cfg, err, errlen);
+	if (!r && ops->probe)
+		r = ops->probe(cfg, err, errlen);
 	if (!r)
 		r = ops->create(cfg, out, err, errlen);
 	if (r)

@@ -5,38 +5,19 @@
  * xp_engine_open a test uses (so the answer is auto's, not a guess).
  */
 #include <errno.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "cli/opts.h"
 #include "engine/engine.h"
 #include "net/netdev.h"
+#include "probe/live_out.h"
 #include "probe/probe.h"
-#include "probe/progs.h"
 #include "probe/xdp_features.h"
-
-static void driver_of(const char *ifname, char *buf, size_t len)
-{
-	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = { 0 };
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	buf[0] = '\0';
-	if (s < 0)
-		return;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&di;
-	if (!ioctl(s, SIOCETHTOOL, &ifr))
-		snprintf(buf, len, "%s", di.driver);
-	close(s);
-}
 
 /* "basic, redirect, ndo-xmit": the names the kernel's netdev family uses. */
 static void act_names(uint64_t v, char *buf, size_t len)
@@ -120,8 +101,9 @@ static void pick_auto(const struct xp_netdev *l, int debug, struct xp_probe_ifac
 	struct xp_engine_stats st = { 0 };
 	ops->read(e, &st);
 	snprintf(p->auto_engine, sizeof(p->auto_engine), "%s", ops->name);
-	/* auto opens live where the kernel loads the generator; whether the driver then
-	 * transmits its frames is the "live frames out" line's, and auto does not look. */
+	/* auto passes live over where the driver has no ndo-xmit (engine/devcheck.c), except
+	 * on a veth, whose peer may get an XDP program (the server's) once a test starts:
+	 * there the warning stays. */
 	bool dropped = ops == &xp_engine_live && p->item[XP_PI_LIVE].state == XP_PROBE_NO;
 	snprintf(p->auto_reason, sizeof(p->auto_reason), "%s%sthe %s engine opened on %s (mode %s)%s", why,
 		 *why ? "; " : "", ops->name, l->name, st.mode ? st.mode : "-",
@@ -147,7 +129,7 @@ int xp_probe_iface(const struct xp_probe_kernel *k, const char *ifname, int debu
 	p->tx_queues = l.tx_queues;
 	p->up = l.up;
 	p->carrier = l.carrier;
-	driver_of(l.name, p->driver, sizeof(p->driver));
+	xp_probe_driver(l.name, p->driver, sizeof(p->driver));
 
 	struct xp_xdp_features f;
 	char ferr[256] = "", acts[160];
@@ -173,28 +155,9 @@ int xp_probe_iface(const struct xp_probe_kernel *k, const char *ifname, int debu
 	if (k->item[XP_PK_LIVE].state != XP_PROBE_YES) {
 		xp_probe_set(it, "live_frames", k->item[XP_PK_LIVE].state, "%s", k->item[XP_PK_LIVE].reason);
 	} else {
-		char perr[256];
-		int fd = xp_probe_prog_load(0, perr, sizeof(perr));
-		int lr = fd >= 0 ? xp_probe_live_run(fd, l.ifindex) : fd;
-		if (fd >= 0)
-			close(fd);
-		bool veth = !strcmp(p->driver, "veth");
-		if (lr)
-			xp_probe_set(it, "live_frames", XP_PROBE_NO, "BPF_PROG_RUN refused %s as the live-frames device: %s",
-				     l.name, strerror(-lr));
-		else if (!f.known)
-			xp_probe_set(it, "live_frames", XP_PROBE_UNKNOWN,
-				     "BPF_PROG_RUN takes %s, but %s: whether it transmits XDP frames is not known", l.name,
-				     nofam);
-		else if (f.xdp & XP_XDP_ACT_NDO_XMIT)
-			xp_probe_set(it, "live_frames", XP_PROBE_YES,
-				     "BPF_PROG_RUN takes %s and %s transmits XDP frames (xdp-features: ndo-xmit)", l.name, drv);
-		else
-			xp_probe_set(it, "live_frames", XP_PROBE_NO,
-				     "%s does not transmit XDP frames now (no ndo-xmit in xdp-features): live frames "
-				     "would be dropped%s", l.name,
-				     veth ? "; a veth transmits them once its peer has an XDP program or GRO on "
-					    "(ethtool -K PEER gro on)" : "; use --engine xsk");
+		struct xp_live_out lo;
+		xp_live_out(l.ifindex, l.name, true, "--engine xsk", &lo);
+		xp_probe_set(it, "live_frames", lo.state, "%s", lo.reason);
 	}
 
 	it = &p->item[XP_PI_ZC];

@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "bpf/server.h"
+#include "net/icmp_watch.h"
 #include "proto/messages.h"
 #include "report/latency.h"
 
@@ -203,6 +204,7 @@ struct xp_summary {
 	const char *error;        /* why the test ended early, NULL if it did not */
 	struct xp_diagnosis diag; /* connection tests: more than 1 % of SYNs unanswered, and why */
 	struct xp_stall stall;    /* what it completed fell to a fraction of its running peak (report/stall.h) */
+	struct xp_icmp_figs icmp; /* frame tests: ICMP errors that came back for the test's frames */
 };
 
 /* What the report's header says about the test. */

@@ -85,7 +85,8 @@ void xp_report_frames_end(struct xp_report *r, const struct xp_summary *s)
 	fprintf(r->out, "Lost      %12" PRId64 " frames  (%.4f %%)  %s\n", x.lost, x.loss_pct,
 		p->meas.valid && !p->meas.unknown ? "(by stamps)" : "(sent - received)");
 	xp_report_meas_end(r, p);
-	if (r->tcp && x.loss_pct > 50)
+	/* (Not where the path said why with ICMP errors: the first line has that.) */
+	if (r->tcp && x.loss_pct > 50 && !s->icmp.count)
 		fprintf(r->out, "Most TCP frames were lost: a stateful firewall on the path drops data segments of "
 				"connections it never saw open; try -u\n");
 	if (s->tx_errors)

@@ -202,6 +202,8 @@ struct json_object *xp_summary_json(const struct xp_summary *s)
 		add_d(o, "server_lost_at", s->server_lost_at);
 		add_u(o, "sent_after_server_lost", s->sent_after_lost);
 	}
+	if (s->icmp.watched)
+		json_object_object_add(o, "icmp_errors", xp_icmp_json(&s->icmp));
 	if (s->hold.wanted)
 		json_object_object_add(o, "hold", xp_hold_json(&s->hold));
 	if (s->pace.target_pps > 0)
@@ -359,7 +361,11 @@ void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char 
 	char a[32], b[32];
 
 	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	/* A stall first: the averages below hide it. */
+	/* The path refused frames and said so: before anything that reads like a result. */
+	char icmp[XP_ICMP_TEXT_LEN];
+	if (xp_icmp_text(&s->icmp, icmp, sizeof(icmp)))
+		fprintf(r->out, "%s\n", icmp);
+	/* A stall next: the averages below hide it. */
 	if (s->stall.stalled)
 		fprintf(r->out, "%s\n", s->stall.text);
 	if (first)

@@ -78,6 +78,12 @@ const char *xp_fmt_secs(double v, char *buf, size_t len);
 /* "1.23 Mpps" style: SI value + unit. Returns buf. */
 const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
 
+/* ICMP errors that came back (icmp.c): the summary's first line into buf, or NULL when none came; the
+ * "icmp_errors" JSON object (new reference). */
+#define XP_ICMP_TEXT_LEN 1024
+const char *xp_icmp_text(const struct xp_icmp_figs *f, char *buf, size_t len);
+struct json_object *xp_icmp_json(const struct xp_icmp_figs *f);
+
 /* Socket figures: socket tests (sockets.c). */
 void xp_report_sock_start(struct xp_report *r, const struct xp_report_info *i);
 void xp_report_sock_line(struct xp_report *r, const char *tag, const struct xp_period *p);
