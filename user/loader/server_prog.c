@@ -378,7 +378,8 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 		snprintf(err, errlen, "cannot read interface %d: %s", ifindex, strerror(-r));
 		return r;
 	}
-	/* The responder answers for the interface's addresses as they are now. */
+	/* A slot's frames are those sent to the interface's addresses as they
+	 * are now (xp_slot_owns): refreshed at every test start. */
 	if ((r = sync_local_addrs(rp, ifindex, false))) {
 		snprintf(err, errlen, "cannot give the XDP program the addresses of %s: %s", dev.name, strerror(-r));
 		return r;
@@ -391,6 +392,11 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 		.close_mode = close_mode,
 		.ifindex = (__u32)ifindex,
 	};
+	/* Loopback's frames are all this host's, to whatever address: the
+	 * device says so, never the caller. */
+	cfg.flags &= ~XP_SLOT_LOCAL;
+	if (dev.loopback)
+		cfg.flags |= XP_SLOT_LOCAL;
 	key_addr(client, &cfg.peer_family, cfg.peer);
 	memcpy(cfg.mac, dev.mac, sizeof(cfg.mac));
 	/* Everything of the last test in this slot goes: its counters, the
