@@ -455,10 +455,9 @@ static __always_inline int xp_reflect_frame(struct xdp_md *ctx, __u32 slot, void
  * frame's source (MAC and IP swapped), so this is what keeps a forged frame
  * from making us send from an address that is not ours or to a broadcast,
  * a multicast group or ourselves. The destination half is xp_slot_owns'
- * (xp_for_us), which every frame of a slot passed already; it is checked
- * again here, as the reply's source is that destination, unless the slot
- * is on a loopback device (XP_SLOT_LOCAL), whose addresses are in no
- * local_addr entry and whose frames are all this host's.
+ * (xp_for_us, in xp_owns_frame), which every frame of a slot passed before
+ * it was counted: the reply's source, that destination, is ours. Here the
+ * source half.
  */
 static __always_inline int xp_addressed_to_us(void *data, void *data_end, __u32 ifindex,
 					      const struct xp_slot_cfg *cfg,
@@ -469,12 +468,15 @@ static __always_inline int xp_addressed_to_us(void *data, void *data_end, __u32 
 
 	if ((void *)(eth + 1) > data_end)
 		return 0;
-	if (!xp_for_us(cfg, ifindex, eth->h_dest, family, sg->daddr) || !xp_mac_unicast(eth->h_source))
+	if (!xp_mac_unicast(eth->h_source))
 		return 0;
 	if (sg->is_v6 ? !xp_ipv6_unicast(sg->saddr) : !xp_ipv4_unicast(sg->saddr[0]))
 		return 0;
 	return !xp_is_local(ifindex, family, sg->saddr);
 }
+
+/* Where an IP header can start: Ethernet and parse_ethhdr's VLAN tags. */
+#define XP_MAX_L3_OFF (sizeof(struct ethhdr) + 4 * XP_VLAN_MAX_DEPTH)
 
 /*
  * xp_slot_owns (server_slot.h) for the frame in ctx, whose IP header (IPv4
@@ -484,15 +486,12 @@ static __always_inline int xp_addressed_to_us(void *data, void *data_end, __u32 
  * xdp_server's, which the responder's call chain fills to the verifier's
  * 512 bytes.
  */
-/* Where an IP header can start: Ethernet and parse_ethhdr's VLAN tags. */
-#define XP_MAX_L3_OFF (sizeof(struct ethhdr) + 4 * XP_VLAN_MAX_DEPTH)
-
 static __noinline int xp_owns_frame(struct xdp_md *ctx, const struct xp_slot_cfg *cfg, __u32 slot,
 				    __u64 l3_off, __u32 is_v6)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u32 src[4] = {}, dst[4] = {}, family;
+	__u32 src[4] = {}, *dst, family;
 
 	if (l3_off > XP_MAX_L3_OFF || data + sizeof(struct ethhdr) > data_end)
 		return 0;
@@ -503,7 +502,7 @@ static __noinline int xp_owns_frame(struct xdp_md *ctx, const struct xp_slot_cfg
 			return 0;
 		family = XP_FAMILY_V6;
 		__builtin_memcpy(src, &ip6h->saddr, sizeof(src));
-		__builtin_memcpy(dst, &ip6h->daddr, sizeof(dst));
+		dst = (__u32 *)&ip6h->daddr; /* in the frame, read only as family says */
 	} else {
 		struct iphdr *iph = data + l3_off;
 
@@ -511,7 +510,7 @@ static __noinline int xp_owns_frame(struct xdp_md *ctx, const struct xp_slot_cfg
 			return 0;
 		family = XP_FAMILY_V4;
 		src[0] = iph->saddr;
-		dst[0] = iph->daddr;
+		dst = &iph->daddr;
 	}
 	return xp_slot_owns(cfg, slot, ctx->ingress_ifindex, family, src, ((struct ethhdr *)data)->h_dest, dst);
 }

@@ -42,7 +42,15 @@ static __always_inline int xp_for_us(const struct xp_slot_cfg *cfg, __u32 ifinde
 {
 	if (cfg->flags & XP_SLOT_LOCAL)
 		return 1;
-	return xp_mac_eq(dmac, cfg->mac) && xp_is_local(ifindex, family, daddr);
+	if (!xp_mac_eq(dmac, cfg->mac))
+		return 0;
+	/* The address the test's frames are sent to, nearly always: no lookup. */
+	if (family == XP_FAMILY_V4 ? cfg->self4 && daddr[0] == cfg->self4
+				   : (cfg->self6[0] | cfg->self6[1] | cfg->self6[2] | cfg->self6[3]) &&
+					     daddr[0] == cfg->self6[0] && daddr[1] == cfg->self6[1] &&
+					     daddr[2] == cfg->self6[2] && daddr[3] == cfg->self6[3])
+		return 1;
+	return xp_is_local(ifindex, family, daddr);
 }
 
 /* 1 if a frame that arrived on ifindex from (family, addr), to dmac and

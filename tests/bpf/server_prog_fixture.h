@@ -252,7 +252,7 @@ static inline void map_port(struct server_bpf *skel, uint32_t port, uint32_t val
  * 10.0.0.1 (the slot's peer) and fd00::1 (in slot_peers, as a --bind
  * address would be), and build()'s destinations: MAC 02:00:00:00:00:02
  * (the slot's mac) and 10.0.0.2 / fd00::2 (the interface's addresses in
- * local_addr, as the loader puts them). */
+ * local_addr, as the loader puts them; 10.0.0.2 in self4 too). */
 static inline void set_slot(struct server_bpf *skel, uint32_t slot, uint32_t flags,
 		     uint32_t protos)
 {
@@ -270,6 +270,9 @@ static inline void set_slot(struct server_bpf *skel, uint32_t slot, uint32_t fla
 
 	assert_int_not_equal(cfg.ifindex, 0);
 	memcpy(cfg.mac, SRV_DMAC, 6);
+	/* As the loader would, for IPv4 only: IPv4 frames take the program's
+	 * no-lookup path, IPv6 ones the local_addr lookup. */
+	cfg.self4 = htonl(0x0a000002);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.local_addr),
 					     &l4, &local, BPF_ANY), 0);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.local_addr),

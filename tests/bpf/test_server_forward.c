@@ -139,21 +139,33 @@ static void test_forwarded_frames_pass(void **state)
 	expect_gstats(skel, 24, 20, 0);
 }
 
-/* The interface's addresses change while a test runs: a frame to an
- * address it no longer holds is no longer the test's (the loader rewrites
- * local_addr at each test start). */
-static void test_address_gone(void **state)
+/* The interface's addresses change: a frame to an address it no longer
+ * holds is no longer the test's (the loader rewrites local_addr, and the
+ * slot's self4/self6, at each test start), and one to any address it holds
+ * is, in local_addr if not in self4/self6. */
+static void test_interface_addresses(void **state)
 {
 	struct server_bpf *skel = *state;
-	struct xp_local_key k = { .ifindex = if_nametoindex("lo"), .family = XP_FAMILY_V4,
-				  .addr = { htonl(0x0a000002) } };
+	struct xp_local_key k6 = { .ifindex = if_nametoindex("lo"), .family = XP_FAMILY_V6,
+				   .addr = { htonl(0xfd000000), 0, 0, htonl(2) } };
+	struct xp_local_key k4 = { .ifindex = if_nametoindex("lo"), .family = XP_FAMILY_V4,
+				   .addr = { htonl(PUBLIC4) } };
+	uint32_t local = XP_LOCAL_UNICAST;
 	struct fspec s = udp4(TEST_PORT, 18);
 
 	std_slot(skel, XP_PROTO_UDP);
+	/* 203.0.113.7 becomes the interface's too: not in self4, looked up. */
+	expect_not_ours(skel, &s, TO_PUBLIC);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.local_addr), &k4, &local, BPF_ANY), 0);
+	uint8_t in[2048], out[2048];
+	size_t olen, len = build_to(&s, TO_PUBLIC, in, sizeof(in));
+	assert_int_equal(run_out(skel, in, len, out, &olen), XDP_DROP);
+	/* fd00::2 (no self6: looked up) goes. */
+	s.ipv6 = 1;
 	assert_int_equal(run_spec(skel, &s, NULL), XDP_DROP);
-	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(skel->maps.local_addr), &k), 0);
+	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(skel->maps.local_addr), &k6), 0);
 	expect_not_ours(skel, &s, TO_US);
-	assert_int_equal(get_counters(skel, TEST_SLOT).pkts, 1);
+	assert_int_equal(get_counters(skel, TEST_SLOT).pkts, 2);
 }
 
 /* A responding slot: a forwarded SYN is neither counted nor answered. */
@@ -286,7 +298,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_forwarded_frames_pass, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_address_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interface_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_responder_only_for_us, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reflection_only_for_us, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loopback_slot_takes_its_client, setup, teardown),

@@ -289,6 +289,32 @@ static int check_client_addr(const struct xp_addr *a, char *err, size_t errlen)
 	return 0;
 }
 
+/* cfg's self4 and self6: the interface's first unicast IPv4 address and
+ * its first unicast IPv6 one, a global one before a link-local one (the
+ * program's no-lookup path for frames sent to them; every other address of
+ * the interface is in local_addr). None found: 0, all frames looked up. */
+static void self_addrs(int ifindex, struct xp_slot_cfg *cfg)
+{
+	struct xp_addr a[XP_MAX_IF_ADDRS];
+	int n = xp_netdev_addrs(ifindex, 0, a, XP_MAX_IF_ADDRS);
+	bool have6 = false, ll6 = false;
+
+	for (int i = 0; i < n; i++) {
+		if (!xp_addr_is_unicast(&a[i]))
+			continue;
+		if (a[i].family == AF_INET && !cfg->self4) {
+			memcpy(&cfg->self4, &a[i].v4, 4);
+		} else if (a[i].family == AF_INET6 && (!have6 || ll6)) {
+			bool ll = IN6_IS_ADDR_LINKLOCAL(&a[i].v6);
+			if (have6 && ll)
+				continue;
+			memcpy(cfg->self6, &a[i].v6, 16);
+			have6 = true;
+			ll6 = ll;
+		}
+	}
+}
+
 static void set_ports(struct server_prog *rp, uint16_t lo, uint16_t hi, __u32 val)
 {
 	for (__u32 p = lo; p <= hi; p++)
@@ -399,6 +425,7 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 		cfg.flags |= XP_SLOT_LOCAL;
 	key_addr(client, &cfg.peer_family, cfg.peer);
 	memcpy(cfg.mac, dev.mac, sizeof(cfg.mac));
+	self_addrs(ifindex, &cfg);
 	/* Everything of the last test in this slot goes: its counters, the
 	 * data length its traffic taught the responder (slot_data_len) and the
 	 * steps it issued cookies in (ka_steps: its keepalives are not this
