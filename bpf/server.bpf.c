@@ -8,10 +8,14 @@
  * counters and dropped (measure the wire, not the stack) unless the slot asks
  * for XDP_PASS (socket tests). Everything else is passed untouched.
  *
- * A slot is bound to its interface and its client (struct xp_slot_cfg): a
- * frame to its ports that arrives elsewhere or from another source is not
- * the test's, and passes uncounted (XP_G_FOREIGN), so nobody else can add to
- * a test's counters or have their traffic dropped by it. IPv4 fragments pass
+ * A slot is bound to its interface, its client and this host (struct
+ * xp_slot_cfg, xp_slot_owns in server_slot.h): a frame to its ports that
+ * arrives elsewhere, from another source, or that is not addressed to this
+ * host (another destination MAC or an IP address the interface does not
+ * hold: a frame we forward, or one DNAT will rewrite after us) is not the
+ * test's, and passes uncounted (XP_G_FOREIGN), so nobody else can add to a
+ * test's counters or have their traffic dropped, answered or reflected by
+ * it, whatever addresses its client named. IPv4 fragments pass
  * uncounted too (XP_G_FRAGMENT): a later fragment has no ports, and
  * dropping the first while the rest wait in reassembly helps nobody.
  *
@@ -444,44 +448,71 @@ static __always_inline int xp_reflect_frame(struct xdp_md *ctx, __u32 slot, void
 	return xp_reply_verdict(ctx, config.reply_redirect);
 }
 
-/* Is (family, addr) one of the addresses of interface ifindex? */
-static __always_inline int xp_is_local(__u32 ifindex, __u32 is_v6, const __u32 *addr)
-{
-	struct xp_local_key k = { .ifindex = ifindex };
-	__u32 *v;
-
-	k.family = is_v6 ? XP_FAMILY_V6 : XP_FAMILY_V4;
-	if (is_v6) {
-		__builtin_memcpy(k.addr, addr, 16);
-	} else {
-		k.addr[0] = addr[0];
-	}
-	v = bpf_map_lookup_elem(&local_addr, &k);
-	return v && *v == XP_LOCAL_UNICAST;
-}
-
 /*
  * What a TCP stack would answer at all, whatever the segment says: a unicast
  * frame sent to this interface's MAC and to one of its addresses, from a
  * unicast MAC and a unicast IP address that is not ours. A reply goes to the
  * frame's source (MAC and IP swapped), so this is what keeps a forged frame
  * from making us send from an address that is not ours or to a broadcast,
- * a multicast group or ourselves.
+ * a multicast group or ourselves. The destination half is xp_slot_owns'
+ * (xp_for_us, in xp_owns_frame), which every frame of a slot passed before
+ * it was counted: the reply's source, that destination, is ours. Here the
+ * source half.
  */
 static __always_inline int xp_addressed_to_us(void *data, void *data_end, __u32 ifindex,
 					      const struct xp_slot_cfg *cfg,
 					      const struct xp_tcp_seg *sg)
 {
 	struct ethhdr *eth = data;
+	__u32 family = sg->is_v6 ? XP_FAMILY_V6 : XP_FAMILY_V4;
 
 	if ((void *)(eth + 1) > data_end)
 		return 0;
-	if (!xp_mac_eq(eth->h_dest, cfg->mac) || !xp_mac_unicast(eth->h_source))
+	if (!xp_mac_unicast(eth->h_source))
 		return 0;
 	if (sg->is_v6 ? !xp_ipv6_unicast(sg->saddr) : !xp_ipv4_unicast(sg->saddr[0]))
 		return 0;
-	return xp_is_local(ifindex, sg->is_v6, sg->daddr) &&
-	       !xp_is_local(ifindex, sg->is_v6, sg->saddr);
+	return !xp_is_local(ifindex, family, sg->saddr);
+}
+
+/* Where an IP header can start: Ethernet and parse_ethhdr's VLAN tags. */
+#define XP_MAX_L3_OFF (sizeof(struct ethhdr) + 4 * XP_VLAN_MAX_DEPTH)
+
+/*
+ * xp_slot_owns (server_slot.h) for the frame in ctx, whose IP header (IPv4
+ * or IPv6, is_v6) is l3_off bytes in: its addresses are read here. A
+ * function of its own (static, so checked with its caller's types), for
+ * the stack: the addresses and the map keys live in this frame, not in
+ * xdp_server's, which the responder's call chain fills to the verifier's
+ * 512 bytes.
+ */
+static __noinline int xp_owns_frame(struct xdp_md *ctx, const struct xp_slot_cfg *cfg, __u32 slot,
+				    __u64 l3_off, __u32 is_v6)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 src[4] = {}, *dst, family;
+
+	if (l3_off > XP_MAX_L3_OFF || data + sizeof(struct ethhdr) > data_end)
+		return 0;
+	if (is_v6) {
+		struct ipv6hdr *ip6h = data + l3_off;
+
+		if ((void *)(ip6h + 1) > data_end)
+			return 0;
+		family = XP_FAMILY_V6;
+		__builtin_memcpy(src, &ip6h->saddr, sizeof(src));
+		dst = (__u32 *)&ip6h->daddr; /* in the frame, read only as family says */
+	} else {
+		struct iphdr *iph = data + l3_off;
+
+		if ((void *)(iph + 1) > data_end)
+			return 0;
+		family = XP_FAMILY_V4;
+		src[0] = iph->saddr;
+		dst = &iph->daddr;
+	}
+	return xp_slot_owns(cfg, slot, ctx->ingress_ifindex, family, src, ((struct ethhdr *)data)->h_dest, dst);
 }
 
 /*
@@ -546,7 +577,7 @@ int xdp_server(struct xdp_md *ctx)
 	struct udphdr *uh;
 	void *l3;
 	int other;
-	__u32 l4_len, payload, port, slot, proto_bit, *slotp, src_family, src[4] = {};
+	__u32 l4_len, payload, port, slot, proto_bit, *slotp;
 	__u16 h_proto, dport, ip_id = 0;
 	__u8 l4proto, flags = 0;
 	int is_v6;
@@ -569,10 +600,6 @@ int xdp_server(struct xdp_md *ctx)
 		l3 = iph;
 		l4proto = iph->protocol;
 		is_v6 = 0;
-		/* The source, as slot_cfg and the map keys hold it: taken here,
-		 * where the verifier knows which header l3 is. */
-		src_family = XP_FAMILY_V4;
-		src[0] = iph->saddr;
 		ip_id = iph->id; /* where a 64-byte frame's stamp begins (lib/stamp.h) */
 	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6hdr(&c, data_end, &ip6h, &l4_len) < 0)
@@ -580,8 +607,6 @@ int xdp_server(struct xdp_md *ctx)
 		l3 = ip6h;
 		l4proto = ip6h->nexthdr;
 		is_v6 = 1;
-		src_family = XP_FAMILY_V6;
-		__builtin_memcpy(src, &ip6h->saddr, sizeof(src));
 	} else {
 		goto pass; /* ARP, LLDP, 3+ VLAN tags, ... */
 	}
@@ -614,7 +639,9 @@ int xdp_server(struct xdp_md *ctx)
 	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
 	if (!cfg || !(cfg->flags & XP_SLOT_ACTIVE) || !(cfg->protos & proto_bit))
 		goto pass;
-	if (!xp_slot_owns(cfg, slot, ctx->ingress_ifindex, src_family, src)) {
+	/* Not the client's, or not addressed to this host (a frame we only
+	 * forward, whoever sent it): not the test's, passed untouched. */
+	if (!xp_owns_frame(ctx, cfg, slot, (__u64)(l3 - data), is_v6)) {
 		gstat_inc(g_foreign, XP_G_FOREIGN);
 		goto pass;
 	}

@@ -63,6 +63,13 @@ struct xp_server_config {
  * dropped as in any slot. Stream tests only: not with XP_SLOT_RESPOND or
  * XP_SLOT_PASS (the loader refuses those). */
 #define XP_SLOT_REFLECT  (1u << 4)
+/* The slot's interface is a loopback device: every frame on it comes from
+ * this host and is for this host, whatever its addresses (127.0.0.1 and the
+ * host's other addresses are in no local_addr entry of lo), so the
+ * addressed-to-us rule (xp_slot_owns in bpf/server_slot.h) holds for all of
+ * them. Set by the loader from the device's IFF_LOOPBACK, never by a
+ * client. */
+#define XP_SLOT_LOCAL    (1u << 5)
 
 /* Protocols a slot counts (struct xp_slot_cfg.protos bit mask). */
 #define XP_PROTO_TCP     (1u << 0)
@@ -75,9 +82,12 @@ struct xp_server_config {
  * A slot belongs to one interface and to the test's client: only frames that
  * arrive on ifindex from the client's address (peer, the control
  * connection's far end) or from one of its --bind addresses (slot_peers, npeers
- * of them) are the test's. Frames from anyone else to the same ports are
- * neither counted nor dropped: they pass (XP_G_FOREIGN). A slot whose peer
- * is unset (peer_family 0) matches no source at all.
+ * of them), AND are addressed to this host (sent to the interface's MAC, mac,
+ * and to one of its addresses, local_addr; or XP_SLOT_LOCAL) are the test's.
+ * Every other frame to the same ports, whatever its source (one this host
+ * forwards, one a DNAT rule will rewrite later, anyone else's), is neither
+ * counted nor dropped nor answered nor reflected: it passes (XP_G_FOREIGN).
+ * A slot whose peer is unset (peer_family 0) matches no source at all.
  */
 struct xp_slot_cfg {
 	__u32 flags;
@@ -87,9 +97,17 @@ struct xp_slot_cfg {
 	__u32 peer_family;  /* XP_FAMILY_V4 / XP_FAMILY_V6; 0 = none */
 	__u32 peer[4];      /* the client's address, network order (IPv4: [0]) */
 	__u32 npeers;       /* further client addresses in slot_peers (--bind) */
-	/* The interface's MAC: XP_SLOT_RESPOND answers only frames sent to it. */
+	/* The interface's MAC: only frames sent to it are the slot's. */
 	__u8 mac[6];
 	__u8 pad[2];
+	/* One IPv4 and one IPv6 address of the interface (network order; 0 =
+	 * none), read by the loader with local_addr at the test's start: a
+	 * frame sent to one of them is addressed to us without a local_addr
+	 * lookup (the cost of one, ~12 ns a frame, measured with
+	 * BPF_PROG_RUN). Frames to the interface's other addresses are looked
+	 * up there. Appended: the fields above keep their offsets. */
+	__u32 self4;
+	__u32 self6[4];
 };
 
 /* Address families in map keys and slot_cfg (AF_INET and AF_INET6 are
@@ -107,10 +125,10 @@ struct xp_peer_key {
 	__u32 addr[4];      /* network order, IPv4 in [0], the rest 0 */
 };
 
-/* local_addr map: the addresses of the interfaces the program is attached to,
- * which XP_SLOT_RESPOND answers for (a reply's source address is the frame's
- * destination: it must be ours). Filled by the loader at attach and at
- * every test start. */
+/* local_addr map: the addresses of the interfaces the program is attached to:
+ * a slot's frames are those sent to one of them (xp_slot_owns), so that a
+ * reply's or a reflection's source address, the frame's destination, is
+ * always ours. Filled by the loader at attach and at every test start. */
 struct xp_local_key {
 	__u32 ifindex;
 	__u32 family;       /* XP_FAMILY_* */
@@ -151,8 +169,9 @@ struct xp_counters {
 	 * counted once, under the first reason that applies. With synack_sent,
 	 * fin_answered and rst_sent they add up to the slot's TCP frames
 	 * (pkts - udp_pkts): every frame is either answered or counted here. */
-	__u64 noreply_addr;     /* not a unicast frame to this interface's MAC and one of
-				 * its addresses from a unicast source (MAC and IP) */
+	__u64 noreply_addr;     /* from a source no reply may go to: a group MAC, an IP
+				 * address that is not one host's, or one of ours (a frame
+				 * not sent to our MAC and address is no slot's at all) */
 	__u64 noreply_shape;    /* IPv4 options or headers beyond what a reply is built for */
 	__u64 noreply_csum;     /* bad TCP checksum: a TCP stack would drop it too */
 	__u64 noreply_room;     /* the frame could not be resized for the reply */
@@ -240,8 +259,9 @@ enum xp_global_stat {
 	XP_G_PASSED,        /* non-test frames passed */
 	XP_G_MALFORMED,     /* truncated headers: passed untouched */
 	/* Sub-counts of XP_G_PASSED: */
-	XP_G_FOREIGN,       /* to a test's ports and protocol, but from another source or
-			     * on another interface than the test's */
+	XP_G_FOREIGN,       /* to a test's ports and protocol, but from another source,
+			     * on another interface than the test's, or not addressed to
+			     * this host (another MAC or IP destination: forwarded) */
 	XP_G_FRAGMENT,      /* IPv4 fragments, first or later: a later one carries no
 			     * ports, so none is counted (the stack reassembles them) */
 	XP_G_NSTATS,

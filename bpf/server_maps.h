@@ -101,8 +101,9 @@ struct {
  * shared with the client's round-trip program (bpf/rtt.bpf.c). */
 #include "meas_maps.h"
 
-/* xp_slot_owns: whose frame it is, by slot_cfg and slot_peers (both
- * server programs apply it). */
+/* xp_slot_owns: whose frame it is, by slot_cfg, slot_peers and local_addr
+ * (both server programs apply it). */
+#include "lib/addr.h"
 #include "server_slot.h"
 
 #endif /* XDPPERF_SERVER_MAPS_H */

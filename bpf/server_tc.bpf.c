@@ -15,7 +15,9 @@
  * so everything that reads a slot reads this one the same way: only slots with
  * XP_SLOT_TC (which never have XP_SLOT_ACTIVE, so the XDP program passes
  * their frames uncounted if it is attached for another test), for the
- * slot's interface, client addresses and protocols, as server.bpf.c does.
+ * slot's interface, client addresses and protocols, and only frames addressed
+ * to this host (xp_slot_owns: our MAC and one of the interface's addresses),
+ * as server.bpf.c does.
  *
  * Segments as the stack sees them: a GSO packet (gso_segs > 1, one set of
  * headers for all) counts as gso_segs frames, and its bytes as those segments
@@ -61,7 +63,7 @@ const volatile __u16 ctrl_port = 0;
 static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *data_end, int short_ok)
 {
 	__u32 len = skb->len, segs = skb->gso_segs, l3off, avail, l4_len, payload, hdr;
-	__u32 port, slot, proto_bit, *slotp, src_family, src[4] = {};
+	__u32 port, slot, proto_bit, *slotp, src_family, src[4] = {}, dst[4] = {};
 	struct hdr_cursor c;
 	struct xp_slot_cfg *cfg;
 	struct xp_counters *cnt;
@@ -107,6 +109,7 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 		is_v6 = 0;
 		src_family = XP_FAMILY_V4;
 		src[0] = iph->saddr;
+		dst[0] = iph->daddr;
 		c.pos += ihl;
 	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6h = c.pos;
@@ -126,6 +129,7 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 		is_v6 = 1;
 		src_family = XP_FAMILY_V6;
 		__builtin_memcpy(src, &ip6h->saddr, sizeof(src));
+		__builtin_memcpy(dst, &ip6h->daddr, sizeof(dst));
 		c.pos = ip6h + 1;
 	} else {
 		return XP_TC_DONE;
@@ -156,7 +160,7 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
 	if (!cfg || !(cfg->flags & XP_SLOT_TC) || !(cfg->protos & proto_bit))
 		return XP_TC_DONE;
-	if (!xp_slot_owns(cfg, slot, skb->ingress_ifindex, src_family, src))
+	if (!xp_slot_owns(cfg, slot, skb->ingress_ifindex, src_family, src, ((struct ethhdr *)data)->h_dest, dst))
 		return XP_TC_DONE;
 	cnt = bpf_map_lookup_elem(&counters, &slot);
 	if (!cnt)

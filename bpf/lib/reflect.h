@@ -28,8 +28,11 @@
  * Refused (-1, the caller drops the frame): a multicast or broadcast MAC on
  * either side, or an IP address on either side that is not one host's
  * (lib/addr.h): a reflection would send from or to it. The source is the
- * slot's client already (the server checked it), so this only keeps a
- * frame addressed to a group or a broadcast from being echoed.
+ * slot's client already and the destination one of this host's own
+ * addresses, sent to its MAC (the server checked both, xp_slot_owns in
+ * bpf/server_slot.h: a frame it only forwards is never reflected, which
+ * would send it back from an address that is not ours), so this only keeps
+ * a frame from or to a group or a broadcast from being echoed.
  *
  * Include after vmlinux.h, bpf_endian.h, lib/addr.h and lib/csum.h
  * (XP_REPLY_TTL: lib/tcp_reply.h, or define it first).

@@ -34,7 +34,8 @@ static int in_list(const uint8_t *a, int v6, const char *const *l, unsigned n)
 }
 
 /* The server's view of a frame, from its documentation (server.bpf.c,
- * parsing.h): malformed, passed, fragment, foreign or the test's. */
+ * server_slot.h, parsing.h): malformed, passed, fragment, foreign or the
+ * test's. */
 static struct sframe classify_server(const uint8_t *f, size_t len)
 {
 	struct sframe s = { .cls = C_MALFORMED };
@@ -121,7 +122,13 @@ static struct sframe classify_server(const uint8_t *f, size_t len)
 			s.sd = &SLOTS[i];
 	if (!s.sd || !(s.sd->protos & (s.tcp ? XP_PROTO_TCP : XP_PROTO_UDP)))
 		return s;
-	s.cls = in_list(s.saddr, s.v6, s.v6 ? CLI6 : CLI4, s.v6 ? 1 : 2) ? C_TEST : C_FOREIGN;
+	/* The test's only if from its client (its address or a --bind one)
+	 * AND addressed to this host: sent to our MAC and to our address on
+	 * the interface (issue 28). Anything else to its ports, a frame we
+	 * would forward whoever sent it, is foreign. */
+	s.cls = in_list(s.saddr, s.v6, s.v6 ? CLI6 : CLI4, s.v6 ? 1 : 2) && !memcmp(f, SRV_MAC, 6) &&
+			in_list(s.daddr, s.v6, s.v6 ? SRV6 : SRV4, 1)
+		? C_TEST : C_FOREIGN;
 	return s;
 }
 

@@ -83,16 +83,18 @@ static inline uint16_t csum16(const uint8_t *p, size_t len)
 	return ~sum & 0xffff;
 }
 
+/* build()'s destination MAC: the slot's interface's (set_slot). */
+static const uint8_t SRV_DMAC[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+
 /* Writes the frame described by s into buf; returns its length. */
 static inline size_t build(const struct fspec *s, uint8_t *buf, size_t cap)
 {
-	static const uint8_t dmac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 	static const uint8_t smac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	size_t off = 0, l3, l4, l4hdr, l4len;
 	uint8_t *p;
 
 	memset(buf, 0, cap);
-	memcpy(buf, dmac, 6);
+	memcpy(buf, SRV_DMAC, 6);
 	memcpy(buf + 6, smac, 6);
 	off = 12;
 	for (int i = 0; i < s->nvlan; i++) {
@@ -244,10 +246,13 @@ static inline void map_port(struct server_bpf *skel, uint32_t port, uint32_t val
 					     &port, &val, BPF_ANY), 0);
 }
 
-/* A slot belongs to an interface and a client: the interface BPF_PROG_RUN
- * runs on (the loopback of this namespace) and build()'s source addresses,
+/* A slot belongs to an interface, a client and this host: the interface
+ * BPF_PROG_RUN runs on (the loopback of this namespace, taken here as an
+ * ordinary interface: no XP_SLOT_LOCAL), build()'s source addresses,
  * 10.0.0.1 (the slot's peer) and fd00::1 (in slot_peers, as a --bind
- * address would be). */
+ * address would be), and build()'s destinations: MAC 02:00:00:00:00:02
+ * (the slot's mac) and 10.0.0.2 / fd00::2 (the interface's addresses in
+ * local_addr, as the loader puts them; 10.0.0.2 in self4 too). */
 static inline void set_slot(struct server_bpf *skel, uint32_t slot, uint32_t flags,
 		     uint32_t protos)
 {
@@ -257,9 +262,21 @@ static inline void set_slot(struct server_bpf *skel, uint32_t slot, uint32_t fla
 				   .peer = { htonl(0x0a000001) }, .npeers = 1 };
 	struct xp_peer_key k = { .slot = slot, .family = XP_FAMILY_V6,
 				 .addr = { htonl(0xfd000000), 0, 0, htonl(1) } };
-	uint32_t one = 1;
+	struct xp_local_key l4 = { .ifindex = cfg.ifindex, .family = XP_FAMILY_V4,
+				   .addr = { htonl(0x0a000002) } };
+	struct xp_local_key l6 = { .ifindex = cfg.ifindex, .family = XP_FAMILY_V6,
+				   .addr = { htonl(0xfd000000), 0, 0, htonl(2) } };
+	uint32_t one = 1, local = XP_LOCAL_UNICAST;
 
 	assert_int_not_equal(cfg.ifindex, 0);
+	memcpy(cfg.mac, SRV_DMAC, 6);
+	/* As the loader would, for IPv4 only: IPv4 frames take the program's
+	 * no-lookup path, IPv6 ones the local_addr lookup. */
+	cfg.self4 = htonl(0x0a000002);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.local_addr),
+					     &l4, &local, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.local_addr),
+					     &l6, &local, BPF_ANY), 0);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.slot_peers),
 					     &k, &one, BPF_ANY), 0);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.slot_cfg),

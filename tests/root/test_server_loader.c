@@ -270,10 +270,28 @@ static void test_binds_interface_mac_and_client(void **state)
 	assert_int_equal(syn_on(e->s, ifi, "198.18.232.12", "198.18.232.1", out, &olen), XDP_PASS);
 	/* The client's SYN on another interface (loopback) is not the test's. */
 	assert_int_equal(syn_on(e->s, lo_ifi, "198.18.232.2", "198.18.232.1", out, &olen), XDP_PASS);
+	/* Nor one to an address the interface does not hold (issue 28: a
+	 * frame this host would forward), from the client or a --bind one. */
+	assert_false(cfg.flags & XP_SLOT_LOCAL);
+	assert_int_equal(syn_on(e->s, ifi, "198.18.232.2", "198.18.99.9", out, &olen), XDP_PASS);
+	assert_int_equal(syn_on(e->s, ifi, "198.18.232.11", "198.18.232.77", out, &olen), XDP_PASS);
 	struct xp_counters c;
 	assert_int_equal(server_prog_read(e->rp, slot, &c), 0);
 	assert_int_equal(c.pkts, 2);
 	assert_int_equal(c.synack_sent, 2);
+	server_prog_slot_free(e->rp, slot);
+	/* XP_SLOT_LOCAL is the device's to say (loopback), not the caller's. */
+	struct xp_addr cl = xa("198.18.232.2");
+	slot = server_prog_slot_alloc(e->rp, PORT_LO, PORT_HI, XP_PROTO_TCP, XP_SLOT_LOCAL, XP_CLOSE_NONE, (int)ifi,
+				      &cl, NULL, 0, err, sizeof(err));
+	assert_true(slot >= 0);
+	key = (uint32_t)slot;
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(e->s->maps.slot_cfg), &key, &cfg), 0);
+	assert_false(cfg.flags & XP_SLOT_LOCAL);
+	assert_int_equal(syn_on(e->s, ifi, "198.18.232.2", "198.18.99.9", out, &olen), XDP_PASS);
+	assert_int_equal(syn_on(e->s, ifi, "198.18.232.2", "198.18.232.1", out, &olen), XDP_DROP);
+	assert_int_equal(server_prog_read(e->rp, slot, &c), 0);
+	assert_int_equal(c.pkts, 1);
 	server_prog_slot_free(e->rp, slot);
 }
 

@@ -289,6 +289,32 @@ static int check_client_addr(const struct xp_addr *a, char *err, size_t errlen)
 	return 0;
 }
 
+/* cfg's self4 and self6: the interface's first unicast IPv4 address and
+ * its first unicast IPv6 one, a global one before a link-local one (the
+ * program's no-lookup path for frames sent to them; every other address of
+ * the interface is in local_addr). None found: 0, all frames looked up. */
+static void self_addrs(int ifindex, struct xp_slot_cfg *cfg)
+{
+	struct xp_addr a[XP_MAX_IF_ADDRS];
+	int n = xp_netdev_addrs(ifindex, 0, a, XP_MAX_IF_ADDRS);
+	bool have6 = false, ll6 = false;
+
+	for (int i = 0; i < n; i++) {
+		if (!xp_addr_is_unicast(&a[i]))
+			continue;
+		if (a[i].family == AF_INET && !cfg->self4) {
+			memcpy(&cfg->self4, &a[i].v4, 4);
+		} else if (a[i].family == AF_INET6 && (!have6 || ll6)) {
+			bool ll = IN6_IS_ADDR_LINKLOCAL(&a[i].v6);
+			if (have6 && ll)
+				continue;
+			memcpy(cfg->self6, &a[i].v6, 16);
+			have6 = true;
+			ll6 = ll;
+		}
+	}
+}
+
 static void set_ports(struct server_prog *rp, uint16_t lo, uint16_t hi, __u32 val)
 {
 	for (__u32 p = lo; p <= hi; p++)
@@ -378,7 +404,8 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 		snprintf(err, errlen, "cannot read interface %d: %s", ifindex, strerror(-r));
 		return r;
 	}
-	/* The responder answers for the interface's addresses as they are now. */
+	/* A slot's frames are those sent to the interface's addresses as they
+	 * are now (xp_slot_owns): refreshed at every test start. */
 	if ((r = sync_local_addrs(rp, ifindex, false))) {
 		snprintf(err, errlen, "cannot give the XDP program the addresses of %s: %s", dev.name, strerror(-r));
 		return r;
@@ -391,8 +418,14 @@ int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uin
 		.close_mode = close_mode,
 		.ifindex = (__u32)ifindex,
 	};
+	/* Loopback's frames are all this host's, to whatever address: the
+	 * device says so, never the caller. */
+	cfg.flags &= ~XP_SLOT_LOCAL;
+	if (dev.loopback)
+		cfg.flags |= XP_SLOT_LOCAL;
 	key_addr(client, &cfg.peer_family, cfg.peer);
 	memcpy(cfg.mac, dev.mac, sizeof(cfg.mac));
+	self_addrs(ifindex, &cfg);
 	/* Everything of the last test in this slot goes: its counters, the
 	 * data length its traffic taught the responder (slot_data_len) and the
 	 * steps it issued cookies in (ka_steps: its keepalives are not this

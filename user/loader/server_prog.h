@@ -54,11 +54,14 @@ struct server_tc_bpf *server_prog_tc_skel(struct server_prog *rp);
  * The slot is the test's on ifindex only (where the program must be
  * attached: the TC program for XP_SLOT_TC, else the XDP program), and only for frames from client (the control connection's
  * peer) or one of its nbind bind addresses (--bind, at most
- * XP_SLOT_MAX_PEERS): the program passes anyone else's frames uncounted.
+ * XP_SLOT_MAX_PEERS), and only for frames addressed to this host (the
+ * interface's MAC and one of its addresses, read again at each call; on a
+ * loopback device, every frame): the program passes every other frame
+ * uncounted, a forwarded one whatever its source.
  * Each address must be one host's unicast address, not ours (a broadcast,
  * multicast or local address is refused with an error naming it). Also
- * refreshes the program's view of ifindex's own addresses, which the
- * responder answers for. slot or -errno with err set.
+ * refreshes the program's view of ifindex's own addresses, which a slot's
+ * frames must be sent to. slot or -errno with err set.
  */
 int server_prog_slot_alloc(struct server_prog *rp, uint16_t lo, uint16_t hi, uint32_t protos, uint32_t flags,
 			   uint32_t close_mode, int ifindex, const struct xp_addr *client,
