@@ -63,18 +63,26 @@ static void detach_counter(struct server *s, struct srv_client *c)
 		server_prog_detach(s->rp, c->ifindex);
 }
 
-/* Tests running or starting, and what their listeners hold (closing ones included). */
+unsigned srv_tests_running(const struct server *s)
+{
+	unsigned n = 0;
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
+		enum srv_state st = s->cl[i].state;
+		n += st == SRV_STARTING || st == SRV_RUNNING || st == SRV_REVERSE;
+	}
+	return n;
+}
+
+/* Tests running or starting (reverse trials too), and what their listeners hold (closing ones included). */
 static void usage(struct server *s, unsigned *tests, unsigned long *parallel)
 {
-	*tests = 0;
+	*tests = srv_tests_running(s);
 	*parallel = 0;
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
 		struct srv_client *c = &s->cl[i];
-		if (c->state == SRV_STARTING || c->state == SRV_RUNNING) {
-			(*tests)++;
-			if (c->test.listen && (c->ss_owned || c->state == SRV_STARTING))
-				*parallel += c->test.parallel;
-		}
+		if ((c->state == SRV_STARTING || c->state == SRV_RUNNING) && c->test.listen &&
+		    (c->ss_owned || c->state == SRV_STARTING))
+			*parallel += c->test.parallel;
 		if (s->closing[i].used)
 			*parallel += s->closing[i].parallel;
 	}
@@ -179,7 +187,8 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c, "a test is already running on this connection", NULL);
 		return;
 	}
-	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(o, &t, err, sizeof(err))) {
+	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(o, &t, err, sizeof(err)) ||
+	    xp_policy_check_bind(o, &t, &c->peer, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}

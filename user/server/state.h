@@ -6,6 +6,7 @@
 #ifndef XP_SERVER_STATE_H
 #define XP_SERVER_STATE_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,6 +28,11 @@
 #define XP_SRV_MAX_REFUSED 8    /* refused requests on one connection, then it is dropped */
 #define XP_SRV_REVERSE_MARGIN 20 /* s a reverse trial's child may take past the trial's length (its set-up, the settle) */
 #define XP_SRV_MSGS_PER_ROUND 32 /* messages read from one client per loop round: the others get theirs */
+#define XP_SRV_ACCEPT_PAUSE 0.1  /* s the listener is not polled after accept4 ran out of files */
+#define XP_SRV_MAX_CHILDREN (2 * XP_SRV_MAX_CLIENTS) /* reverse senders running or being reaped */
+#define XP_SRV_CHILD_TERM_GRACE 1.0 /* s from SIGTERM to SIGKILL for a reverse sender we stop */
+#define XP_SRV_CHILD_EXIT_GRACE 2.0 /* s a sender that closed its output has to exit, then SIGKILL */
+#define SRV_MAP_CHILD (-1000)    /* serve()'s poll map: an ended child's pidfd */
 
 enum srv_state {
 	SRV_FREE = 0,
@@ -81,6 +87,15 @@ struct srv_closing {
 	unsigned long parallel;
 };
 
+/* A reverse sender that ended or was told to: reaped by the event loop
+ * when its pidfd says it exited, killed at kill_at if it has not. */
+struct srv_child {
+	int pid;             /* 0: free entry */
+	int pidfd;           /* -1: none (pidfd_open failed): polled every round */
+	double kill_at;
+	bool killed;         /* SIGKILL sent */
+};
+
 struct server {
 	const struct xp_opts *o;
 	struct server_prog *rp;
@@ -92,6 +107,9 @@ struct server {
 	struct xp_sock_server *listeners; /* -P / --engine socket: fireperf-style standing listeners */
 	struct xp_sockjobs *jobs;
 	struct srv_closing closing[XP_SRV_MAX_CLIENTS];
+	double accept_paused_until; /* accept4 ran out of files: the listener rests until then */
+	bool accept_failing;        /* said so in the log (once per episode) */
+	struct srv_child children[XP_SRV_MAX_CHILDREN];
 };
 
 /* server.c */
@@ -101,6 +119,8 @@ void srv_refuse(struct server *s, struct srv_client *c, const char *msg, const c
 void srv_drop(struct server *s, struct srv_client *c, const char *why);
 
 /* session.c */
+/* Tests starting or running and --bidir reverse trials: what --max-tests caps. */
+unsigned srv_tests_running(const struct server *s);
 void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m);
 /* m: the request ("sample" may ask for a final interval). */
 void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, struct json_object *m);
@@ -128,7 +148,11 @@ void srv_on_jobs(struct server *s);
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m);
 /* The child's stdout is readable: take what it wrote; at its end, the reply and the close. */
 void srv_reverse_read(struct server *s, struct srv_client *c);
-/* Stop the child (if any) and reap it: the client left, the deadline passed, or we stop. */
+/* Stop the child (if any), to be reaped by the loop: the client left, the deadline passed, or we stop. */
 void srv_reverse_end(struct server *s, struct srv_client *c);
+/* The ended children's pidfds into the poll set (their count); next: the earliest SIGKILL due. */
+int srv_children_poll(struct server *s, struct pollfd *pf, int *map, double *next);
+/* Reap the children that exited, SIGKILL those past their grace. all: the server stops, wait for each. */
+void srv_children_reap(struct server *s, bool all);
 
 #endif
