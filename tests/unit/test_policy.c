@@ -308,7 +308,7 @@ static void test_bind_addresses(void **state)
 	/* No --allow: only the peer's own address. A neighbour's is another host's. */
 	err[0] = '\0';
 	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "bind address 198.18.1.10 is not this connection's address (198.18.1.2)"));
+	assert_non_null(strstr(err, "bind address 198.18.1.10 is neither the client's own (198.18.1.2)"));
 	assert_non_null(strstr(err, "--allow-bind CIDR"));
 	t.nbind = 1;
 	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), 0);

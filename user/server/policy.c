@@ -37,10 +37,10 @@ int xp_policy_check_bind(const struct xp_opts *o, const struct xp_test *t, const
 		char bs[64], ps[64];
 		xp_addr_str(b, bs, sizeof(bs));
 		xp_addr_str(peer, ps, sizeof(ps));
+		/* Its frames would be taken as the client's: another host's address is not the client's to name. */
 		snprintf(err, errlen,
-			 "bind address %s is not this connection's address (%s) nor inside the server's --allow networks: "
-			 "the server counts a test's frames from its bind addresses as the client's, so it takes only "
-			 "its own (the server's operator can allow more with --allow-bind CIDR)", bs, ps);
+			 "bind address %s is neither the client's own (%s) nor in an --allow network (the server's "
+			 "operator may add --allow-bind CIDR)", bs, ps);
 		return -1;
 	}
 	return 0;
