@@ -341,7 +341,8 @@ xp_check "198.18.1.20 refused, the error names --allow-bind" expect_reply "$R" 2
 xp_check "its own and 198.18.1.10 (inside --allow): started" eval '[[ $(awk "\$1 == \"reply\"" "$R" | sed -n 3p) == *started* ]]'
 xp_check "the refusals logged with the peer's address" eval '
 	(( $(grep -c "^\[198.18.1.2\] refused: bind address" "$SRV_LOG") == 2 )) || { cat "$SRV_LOG"; false; }'
-xp_check "nothing left attached" no_xdp_anywhere server
+xp_check "nothing left attached (the program lingers 5 s after the last test)" eval '
+	for _ in $(seq 80); do no_xdp_anywhere server >/dev/null && break; sleep 0.1; done; no_xdp_anywhere server'
 xp_check "xdpperf -c --bind 198.18.1.10-25 (outside the /28): exit 1, one line naming --allow-bind" eval '
 	out=$(client -c "$XP_SERVER4" -t 1 -x -P 4 --bind "$XP_CLIENT4_RANGE" 2>&1 >/dev/null); rc=$?; echo "$out"
 	(( rc == 1 )) && [[ $out == *"bind address 198.18.1.16 is neither"*"--allow-bind CIDR"* ]]'
@@ -450,6 +451,38 @@ L=$XP_TMP/lock4.out
 xp_check "12 connections from 198.18.1.10-198.18.1.21" eval '
 	hostile client --src "$(seq -s, -f "198.18.1.%g" 10 21)" lockout "$XP_SERVER4" $CP 12 5 2 >"$L"; cat "$L"'
 xp_check "4 accepted (the /24)" expect_eq accepted "$(val accepted "$L")" 4
+xp_pass
+
+# ---------------------------------------------------------------------------
+# Start/stop churn (issue 28 point 5): an XDP attach or detach in native mode
+# resets many NICs' rings. The program stays 5 s after the last test, and a
+# /24 starts 20 tests at once, then 4 a second. Attaches are counted from the
+# kernel's own link notifications (ip monitor), not from the server's log.
+xp_case issue28_churn_attaches_once
+xp_check "server stopped" srv_stop
+xp_check "server" srv "$BIN" -s
+MON=$XP_TMP/monitor.out C=$XP_TMP/churn.out P=$XP_TMP/ping-churn.out
+xp_check "ip monitor link in the server's namespace (background)" eval '
+	xp_run_bg server ip monitor link; MONPID=$XP_BG_PID; MON=$XP_BG_LOG; sleep 0.5'
+xp_check "another client's control round trips timed from the router (background)" eval '
+	hostile router ping "$XP_SERVER4" $CP 12 >"$P" & PING=$!'
+xp_check "500 start/stop cycles from 198.18.1.12 within 30 s" eval '
+	hostile client --src 198.18.1.12 churn "$XP_SERVER4" $CP "$S,\"port_lo\":63000,\"port_hi\":63000,\"duration\":5}" 500 30 >"$C"
+	cat "$C"; (( $(val cycles "$C") == 500 ))'
+SECS=$(val seconds "$C"); SECS=${SECS%.*}
+xp_check "at least the burst of 20 started, then at most 4 a second" eval '
+	n=$(val started "$C"); (( n >= 20 && n <= 20 + 4 * (SECS + 1) + 1 ))'
+xp_check "the rest refused, saying why" eval 'grep -q "too many test starts from 198.18.1.0/24: the server takes 20 at once, then 4 a second" "$C"'
+xp_check "pings answered all along" eval 'wait $PING; cat "$P"; [[ $(val failed "$P") == 0 ]]'
+echo "control round trips during the churn: worst $(val worst_ms "$P") ms over $(val pings "$P")"
+xp_check "worst round trip under 100 ms" eval '(( $(val worst_ms "$P") < 100 ))'
+xp_check "the program went off 5 s after the last test" eval '
+	for _ in $(seq 80); do no_xdp_anywhere server >/dev/null && break; sleep 0.1; done; no_xdp_anywhere server'
+sleep 0.5; kill "$MONPID" 2>/dev/null
+# Attaches: the xps0 notifications where an XDP program appears after one without.
+ATT=$(awk '/xps0/ { x = / xdp/; if (x && !on) n++; on = x } END { print n + 0 }' "$MON")
+echo "XDP attaches on xps0 during $(val started "$C") tests in $SECS s (ip monitor link): $ATT"
+xp_check "1 to 3 attaches (not one per test)" eval '(( ATT >= 1 && ATT <= 3 )) || grep xps0 "$MON" | cut -c1-120'
 xp_pass
 
 # ---------------------------------------------------------------------------

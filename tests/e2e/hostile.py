@@ -16,6 +16,7 @@ Everything is bounded in time and count. Standard library only.
                                    by hand (again: a signed start the server refuses, then an unsigned one;
                                    resign: the same, then a new challenge and a signed start)
   fakeserver PORT MSG SECS         a control port that answers everything with error MSG
+  churn HOST PORT START N SECS      N cycles (at most SECS): connect, START, stop if it started, close
   reverse HOST PORT REQ N GO SECS LINE...
                                    N connections each send REQ (a reverse trial); after 1 s those without
                                    a reply are "accepted"; then each LINE on a connection of its own (its
@@ -403,13 +404,43 @@ def cmd_reverse(host, port, req, n, go, secs, *lines):
     out("closed", len(conns))
 
 
+def cmd_churn(host, port, start, n, secs):
+    t0, cycles, started, refused, other, reasons = time.monotonic(), 0, 0, 0, 0, {}
+    while cycles < int(n) and time.monotonic() - t0 < float(secs):
+        cycles += 1
+        try:
+            s = connect(host, port)
+            s.sendall(start.encode() + b"\n")
+            lines, _ = read_lines(s, until_eof=False, timeout=5)
+            if lines and '"started"' in lines[0]:
+                started += 1
+                s.sendall(b'{"op":"stop"}\n')
+                read_lines(s, until_eof=False, timeout=5)
+            elif lines and '"error"' in lines[0]:
+                refused += 1
+                msg = json.loads(lines[0]).get("msg", "")
+                reasons[msg] = reasons.get(msg, 0) + 1
+            else:
+                other += 1
+            s.close()
+        except OSError:
+            other += 1
+    out("cycles", cycles)
+    out("seconds", f"{time.monotonic() - t0:.1f}")
+    out("started", started)
+    out("refused", refused)
+    out("other", other)
+    for m, k in sorted(reasons.items()):
+        out("refusal", f"{k} x {m}")
+
+
 def main(argv):
     global SRC
     if len(argv) >= 2 and argv[0] == "--src":
         SRC, argv = argv[1], argv[2:]
     cmds = {"req": cmd_req, "flood": cmd_flood, "noread": cmd_noread, "lockout": cmd_lockout, "ping": cmd_ping,
             "hold": cmd_hold, "nag": cmd_nag, "auth": cmd_auth, "fakeserver": cmd_fakeserver,
-            "reverse": cmd_reverse}
+            "reverse": cmd_reverse, "churn": cmd_churn}
     if not argv or argv[0] not in cmds:
         print(__doc__, file=sys.stderr)
         return 2

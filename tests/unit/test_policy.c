@@ -375,6 +375,31 @@ static void test_addr_block(void **state)
 	assert_false(xp_cidr_contains(&blk.net, blk.plen, &b)); /* another family */
 }
 
+/* The start-rate bucket (issue 28 point 5): a burst, then a steady rate; time going back gives nothing. */
+static void test_rate_bucket(void **state)
+{
+	struct xp_rate_bucket b = { 0 };
+	int n = 0;
+	while (xp_policy_rate_take(&b, 100.0, 20, 2))
+		n++;
+	assert_int_equal(n, 20); /* a fresh block: the burst */
+	assert_false(xp_policy_rate_take(&b, 100.4, 20, 2)); /* 0.8 of a token */
+	assert_true(xp_policy_rate_take(&b, 100.5, 20, 2));  /* 1 token after 0.5 s */
+	assert_false(xp_policy_rate_take(&b, 100.5, 20, 2));
+	assert_false(xp_policy_rate_take(&b, 90.0, 20, 2)); /* the clock going back adds nothing */
+	/* 30 s of 500 tries evenly: the burst is spent, then 2 a second. */
+	struct xp_rate_bucket c = { 0 };
+	n = 0;
+	for (int i = 0; i < 500; i++)
+		n += xp_policy_rate_take(&c, 1000.0 + i * 30.0 / 500, 20, 2);
+	assert_in_range(n, 20 + 58, 20 + 60);
+	/* A long pause fills it to the burst, not beyond. */
+	n = 0;
+	while (xp_policy_rate_take(&c, 5000.0, 20, 2))
+		n++;
+	assert_int_equal(n, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_bind_addresses),
 		cmocka_unit_test(test_addr_block),
+		cmocka_unit_test(test_rate_bucket),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -58,6 +58,22 @@ void xp_policy_addr_block(const struct xp_addr *a, struct xp_cidr *blk)
 	}
 }
 
+bool xp_policy_rate_take(struct xp_rate_bucket *b, double now, double burst, double per_s)
+{
+	if (b->t == 0) {
+		b->tokens = burst;
+	} else if (now > b->t) {
+		b->tokens += (now - b->t) * per_s;
+		if (b->tokens > burst)
+			b->tokens = burst;
+	}
+	b->t = now;
+	if (b->tokens < 1)
+		return false;
+	b->tokens -= 1;
+	return true;
+}
+
 int xp_policy_check_test(const struct xp_opts *o, const struct xp_test *t, char *err, size_t errlen)
 {
 	if (t->duration > o->max_duration) {

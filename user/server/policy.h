@@ -37,6 +37,14 @@ int xp_policy_check_bind(const struct xp_opts *o, const struct xp_test *t, const
  * and neighbours in a /24 are often one owner. */
 void xp_policy_addr_block(const struct xp_addr *a, struct xp_cidr *blk);
 
+/* A token bucket: burst tokens at most, per_s more each second. */
+struct xp_rate_bucket {
+	double tokens;
+	double t;       /* when tokens was last brought up to date; 0: never (a full bucket) */
+};
+/* Take a token at time now: true, or false when the bucket is empty (nothing taken). */
+bool xp_policy_rate_take(struct xp_rate_bucket *b, double now, double burst, double per_s);
+
 /*
  * The request on its own: duration (<= --max-duration); for a test the server
  * listens for, the number of ports (--max-listen-ports) and connections

@@ -108,6 +108,10 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 		srv_refuse(s, c, err, err);
 		return;
 	}
+	if (srv_start_rate(s, &c->peer, err, sizeof(err))) {
+		srv_refuse(s, c, err, err);
+		return;
+	}
 	struct json_object *j = xp_reverse_req_to_json(&q); /* what we checked, not what came */
 	c->rev_out = malloc(XP_CTRL_MAX_MSG);
 	int r = c->rev_out ? spawn_child(s, c, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), err, sizeof(err))

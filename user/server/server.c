@@ -438,6 +438,7 @@ static int serve(struct server *s)
 		pf[n] = (struct pollfd){ .fd = xp_sockjobs_fd(s->jobs), .events = POLLIN };
 		map[n++] = -2;
 		n += srv_children_poll(s, pf + n, map + n, &next);
+		srv_xdp_linger_expire(s, false, &next); /* wakes for the next one due */
 		bool more = false; /* a client has complete lines buffered: no waiting this round */
 		for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
 			struct srv_client *c = &s->cl[i];
@@ -499,6 +500,7 @@ static int serve(struct server *s)
 				on_deadline(s, c);
 		}
 		srv_children_reap(s, false);
+		srv_xdp_linger_expire(s, false, NULL);
 		if (o->one_off && s->tests_done > 0)
 			break;
 	}
@@ -576,6 +578,7 @@ int xp_server_run(const struct xp_opts *o)
 		if (s->cl[i].state != SRV_FREE)
 			srv_drop(s, &s->cl[i], xp_signalled && s->cl[i].state == SRV_RUNNING ? "server stopping" : NULL);
 	srv_children_reap(s, true);
+	srv_xdp_linger_expire(s, true, NULL);
 	if (xp_signalled)
 		printf("xdpperf server stopped\n");
 out:
