@@ -16,7 +16,8 @@ Everything is bounded in time and count. Standard library only.
                                    by hand (again: a signed start the server refuses, then an unsigned one;
                                    resign: the same, then a new challenge and a signed start)
   fakeserver PORT MSG SECS         a control port that answers everything with error MSG
-  churn HOST PORT START N SECS      N cycles (at most SECS): connect, START, stop if it started, close
+  churn HOST PORT START N EVERY SECS  N cycles, one every EVERY s (at most SECS in all): connect, START,
+                                   stop if it started, close
   reverse HOST PORT REQ N GO SECS LINE...
                                    N connections each send REQ (a reverse trial); after 1 s those without
                                    a reply are "accepted"; then each LINE on a connection of its own (its
@@ -404,9 +405,10 @@ def cmd_reverse(host, port, req, n, go, secs, *lines):
     out("closed", len(conns))
 
 
-def cmd_churn(host, port, start, n, secs):
+def cmd_churn(host, port, start, n, every, secs):
     t0, cycles, started, refused, other, reasons = time.monotonic(), 0, 0, 0, 0, {}
     while cycles < int(n) and time.monotonic() - t0 < float(secs):
+        time.sleep(max(0.0, t0 + cycles * float(every) - time.monotonic()))
         cycles += 1
         try:
             s = connect(host, port)
