@@ -11,9 +11,12 @@
  * message moves (the start of a test, its duration plus a margin); TCP
  * keepalive and TCP_USER_TIMEOUT notice a client that vanished; listeners
  * are opened and closed by another thread (sockjobs.c). Who may connect
- * (--allow, per-address caps) and what a test may ask (policy.c) are checked
- * before anything is attached; with --auth-key a client must answer a
- * challenge first (proto/auth.h).
+ * (--allow, caps per /24 and /64) and what a test may ask (policy.c: its
+ * bind addresses too) are checked before anything is attached; with
+ * --auth-key every start answers a challenge of its own (proto/auth.h).
+ * Reverse senders are reaped through pidfds in the poll set, never waited
+ * for; out of files, the listener rests instead of spinning; churn.c keeps
+ * starts and stops from making the XDP program come and go.
  */
 #include <errno.h>
 #include <netinet/tcp.h>
