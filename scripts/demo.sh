@@ -30,7 +30,8 @@ bash "$LAB" status
 echo
 
 start_server() {
-	ip netns exec "$XP_SERVER_NS" "$BIN" -s >>/tmp/xdpperf-demo-server.log 2>&1 &
+	# --allow-bind: the -k demo's --bind addresses are not its control connection's
+	ip netns exec "$XP_SERVER_NS" "$BIN" -s --allow-bind 198.18.1.0/24 >>/tmp/xdpperf-demo-server.log 2>&1 &
 	SRV_PID=$!
 	for _ in $(seq 50); do
 		ip netns exec "$XP_SERVER_NS" bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" 2>/dev/null && return 0

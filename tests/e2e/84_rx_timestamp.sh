@@ -42,8 +42,8 @@ server() { # [server options]
 }
 client() { ip netns exec "$NC" timeout 60 "$BIN" -c "$S4" "$@"; }
 rx_packets() { ip netns exec "$NS" cat /sys/class/net/s0/statistics/rx_packets; }
-nothing_attached() {
-	for _ in $(seq 20); do
+nothing_attached() { # the server keeps its program 5 s after the last test (tests in a row attach once)
+	for _ in $(seq 80); do
 		[[ -z $(ip -n "$NS" -d link show s0 | grep -o 'prog/xdp') ]] && return 0
 		sleep 0.1
 	done

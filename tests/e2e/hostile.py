@@ -12,10 +12,19 @@ Everything is bounded in time and count. Standard library only.
   ping HOST PORT SECS              connect, one unknown request, time the error reply; again for SECS
   hold HOST PORT START SECS        start a test, then say nothing (for a black-holed client)
   nag HOST PORT START EVERY SECS   start a test, then a valid "sample" every EVERY s, past its end
-  auth HOST PORT KEYFILE MODE      MODE good|wrong|replay|none|late: the challenge-response by hand
+  auth HOST PORT KEYFILE MODE START  MODE good|wrong|replay|none|late|again|resign: the challenge-response
+                                   by hand (again: a signed start the server refuses, then an unsigned one;
+                                   resign: the same, then a new challenge and a signed start)
   fakeserver PORT MSG SECS         a control port that answers everything with error MSG
+  churn HOST PORT START N EVERY SECS  N cycles, one every EVERY s (at most SECS in all): connect, START,
+                                   stop if it started, close
+  reverse HOST PORT REQ N GO SECS LINE...
+                                   N connections each send REQ (a reverse trial); after 1 s those without
+                                   a reply are "accepted"; then each LINE on a connection of its own (its
+                                   reply printed); "ready"; when file GO exists (or after SECS) the N
+                                   connections close at once
 
-Options before the subcommand: --src ADDR (bind the client to ADDR).
+Options before the subcommand: --src ADDR[,ADDR...] (bind the client to ADDR; several: one after the other).
 """
 import hashlib
 import hmac
@@ -25,6 +34,7 @@ import sys
 import time
 
 SRC = None
+_src_next = 0
 CONTEXT = b"xdpperf control auth v1\0"  # user/proto/auth.c, its terminating NUL included
 
 
@@ -33,7 +43,10 @@ def connect(host, port, timeout=5.0):
     s = socket.socket(fam, socket.SOCK_STREAM)
     s.settimeout(timeout)
     if SRC:
-        s.bind((SRC, 0))
+        global _src_next
+        srcs = SRC.split(",")
+        s.bind((srcs[_src_next % len(srcs)], 0))
+        _src_next += 1
     s.connect((host, int(port)))
     return s
 
@@ -166,7 +179,12 @@ def cmd_lockout(host, port, n, every, secs):
         try:
             d = s.recv(65536)
             if d:
-                msgs.add(d.decode(errors="replace").strip())
+                line = d.decode(errors="replace").strip()
+                try:  # the message itself (JSON escapes its slashes)
+                    line = json.loads(line.split("\n")[0]).get("msg", line)
+                except ValueError:
+                    pass
+                msgs.add(line)
                 refused.append("msg")
                 continue
             refused.append("eof")
@@ -284,6 +302,29 @@ def cmd_auth(host, port, keyfile, mode, start):
     s = connect(host, port)
     if mode == "none":
         s.sendall(line + b"\n")
+    elif mode in ("again", "resign"):
+        # A start the server refuses (port 22) though its MAC is right...
+        bad = json.dumps(dict(json.loads(start), port_lo=22, port_hi=22)).encode()
+        nonce = challenge(s)
+        s.sendall(json.dumps({"op": "auth", "mac": mac(key, nonce, bad)}).encode() + b"\n" + bad + b"\n")
+        lines, _ = read_lines(s, until_eof=False, timeout=5)
+        for l in lines:
+            out("reply", l)
+        if mode == "again":
+            # ...then a second start on the same connection without any: it must not ride on the first's.
+            s.sendall(line + b"\n")
+        else:
+            # ...then a new challenge and a start with its own MAC: let in.
+            nonce = challenge(s)
+            s.sendall(json.dumps({"op": "auth", "mac": mac(key, nonce, line)}).encode() + b"\n" + line + b"\n")
+        more, end = read_lines(s, timeout=5)
+        for l in more:
+            out("reply", l)
+        out("replies", len(lines) + len(more))
+        out("end", end)
+        if more and '"started"' in more[0]:
+            s.sendall(b'{"op":"stop"}\n')
+        return
     elif mode == "late":  # a sample before any start: nothing but start may follow the answer
         nonce = challenge(s)
         s.sendall(json.dumps({"op": "auth", "mac": mac(key, nonce, line)}).encode() + b"\n" + b'{"op":"sample"}\n')
@@ -330,12 +371,78 @@ def cmd_fakeserver(port, msg, secs):
         c.close()
 
 
+def cmd_reverse(host, port, req, n, go, secs, *lines):
+    import os
+    conns = []
+    for _ in range(int(n)):
+        s = connect(host, port)
+        s.sendall(req.encode() + b"\n")
+        conns.append(s)
+    time.sleep(1)
+    accepted = 0
+    for s in conns:
+        s.setblocking(False)
+        try:
+            d = s.recv(65536)
+            out("early", d.decode(errors="replace").strip() if d else "eof")
+        except BlockingIOError:
+            accepted += 1
+        except OSError as e:
+            out("early", str(e))
+    out("accepted", accepted)
+    for l in lines:
+        s = connect(host, port)
+        s.sendall(l.encode() + b"\n")
+        got, _ = read_lines(s, until_eof=False, timeout=5)
+        out("reply", got[0] if got else "none")
+        s.close()
+    out("ready", 1)
+    t_end = time.monotonic() + float(secs)
+    while not os.path.exists(go) and time.monotonic() < t_end:
+        time.sleep(0.05)
+    for s in conns:
+        s.close()
+    out("closed", len(conns))
+
+
+def cmd_churn(host, port, start, n, every, secs):
+    t0, cycles, started, refused, other, reasons = time.monotonic(), 0, 0, 0, 0, {}
+    while cycles < int(n) and time.monotonic() - t0 < float(secs):
+        time.sleep(max(0.0, t0 + cycles * float(every) - time.monotonic()))
+        cycles += 1
+        try:
+            s = connect(host, port)
+            s.sendall(start.encode() + b"\n")
+            lines, _ = read_lines(s, until_eof=False, timeout=5)
+            if lines and '"started"' in lines[0]:
+                started += 1
+                s.sendall(b'{"op":"stop"}\n')
+                read_lines(s, until_eof=False, timeout=5)
+            elif lines and '"error"' in lines[0]:
+                refused += 1
+                msg = json.loads(lines[0]).get("msg", "")
+                reasons[msg] = reasons.get(msg, 0) + 1
+            else:
+                other += 1
+            s.close()
+        except OSError:
+            other += 1
+    out("cycles", cycles)
+    out("seconds", f"{time.monotonic() - t0:.1f}")
+    out("started", started)
+    out("refused", refused)
+    out("other", other)
+    for m, k in sorted(reasons.items()):
+        out("refusal", f"{k} x {m}")
+
+
 def main(argv):
     global SRC
     if len(argv) >= 2 and argv[0] == "--src":
         SRC, argv = argv[1], argv[2:]
     cmds = {"req": cmd_req, "flood": cmd_flood, "noread": cmd_noread, "lockout": cmd_lockout, "ping": cmd_ping,
-            "hold": cmd_hold, "nag": cmd_nag, "auth": cmd_auth, "fakeserver": cmd_fakeserver}
+            "hold": cmd_hold, "nag": cmd_nag, "auth": cmd_auth, "fakeserver": cmd_fakeserver,
+            "reverse": cmd_reverse, "churn": cmd_churn}
     if not argv or argv[0] not in cmds:
         print(__doc__, file=sys.stderr)
         return 2

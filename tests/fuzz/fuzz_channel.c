@@ -9,7 +9,9 @@
  *    or refused, -EPROTO) and holds exactly what followed the last one;
  *  - its buffer never exceeds XP_CTRL_MAX_MSG (a longer line is refused,
  *    -EPROTO, the 64 KiB line limit);
- *  - the parsing is json_tokener_parse's (its nesting limit included).
+ *  - the parsing is json-c's tokener (its nesting limit included), and an
+ *    object is returned only when it fills its line (whitespace aside):
+ *    a line with text after its object is refused (issue 28 point 11).
  * A broken promise aborts (a crash to libFuzzer).
  */
 #include <errno.h>

@@ -15,7 +15,9 @@
  *  - only XP_SLOT_TC slots, on their interface, from their client, never the
  *    control port; the verdict is always TC_ACT_UNSPEC (the next decides);
  *  - attached as a tcx link (reference counted, gone at the last detach), or
- *    with XDPPERF_TC_HOOK=1 as a clsact filter whose qdisc goes with it.
+ *    with XDPPERF_TC_HOOK=1 as a clsact filter whose qdisc goes with it,
+ *    unless another program's filter came onto it meanwhile (that one and the
+ *    qdisc stay); a filter a crashed run left at our handle is replaced.
  *
  * Frames are built with tests/lib/wire.h. Needs root (exits 77 without it).
  */
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -383,6 +386,65 @@ static void test_clsact_fallback_removed(void **state)
 	assert_int_equal(server_prog_open(&e->rp, CTRL_PORT, false, err, sizeof(err)), 0);
 }
 
+/* Another program's TC filter: returns TC_ACT_UNSPEC; at handle 1, priority 1 of the ingress hook. */
+static int other_filter(int *prog_fd)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = -1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "other_tc", "GPL", insns, 2, NULL);
+	if (*prog_fd < 0)
+		return *prog_fd;
+	LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = (int)ifi, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, o, .prog_fd = *prog_fd, .handle = 1, .priority = 1);
+	return bpf_tc_attach(&h, &o);
+}
+
+static int ours_count(void)
+{
+	return system("exit $(tc filter show dev " DEV " ingress | grep -c 'tc_server.*direct-action')") >> 8;
+}
+
+/* Issue 28 point 7: our detach takes our filter only, and a stale one of ours does not block the attach. */
+static void test_clsact_fallback_only_ours(void **state)
+{
+	struct env *e = *state;
+	const char *how = NULL;
+	char err[256];
+	int other;
+
+	setenv("XDPPERF_TC_HOOK", "1", 1);
+	assert_false(has_clsact());
+	/* On the qdisc we made, another program adds a filter meanwhile. */
+	assert_int_equal(server_prog_attach_tc(e->rp, (int)ifi, &how, err, sizeof(err)), 0);
+	assert_string_equal(how, "tc");
+	assert_int_equal(other_filter(&other), 0);
+	server_prog_detach_tc(e->rp, (int)ifi);
+	assert_true(has_clsact());
+	assert_int_equal(ours_count(), 0);
+	assert_int_equal(system("tc filter show dev " DEV " ingress | grep -q other_tc"), 0);
+	assert_int_equal(system("tc qdisc del dev " DEV " clsact"), 0);
+	close(other);
+
+	/* A run that died attached (a child that exits without detaching): its filter stays in the kernel. */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(server_prog_attach_tc(e->rp, (int)ifi, &how, err, sizeof(err)) ? 1 : 0);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(ours_count(), 1);
+	/* The next run's attach replaces it (no EEXIST) and its detach removes it. */
+	assert_int_equal(server_prog_attach_tc(e->rp, (int)ifi, &how, err, sizeof(err)), 0);
+	assert_int_equal(ours_count(), 1);
+	server_prog_detach_tc(e->rp, (int)ifi);
+	assert_int_equal(ours_count(), 0);
+	assert_int_equal(system("tc qdisc del dev " DEV " clsact"), 0);
+	unsetenv("XDPPERF_TC_HOOK");
+}
+
 /* The whole run in a namespace of its own, which goes with the process. */
 static int group_setup(void **state)
 {
@@ -411,6 +473,7 @@ int main(void)
 		T(test_udp_synack_rst),
 		T(test_tcx_link_reference_counted),
 		T(test_clsact_fallback_removed),
+		T(test_clsact_fallback_only_ours),
 #undef T
 	};
 

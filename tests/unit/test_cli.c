@@ -477,6 +477,17 @@ static void test_server_policy_options(void **state)
 	assert_int_equal(o.max_listen_ports, 4);
 	assert_true(o.allow_lo);
 	assert_string_equal(o.auth_key, "/k");
+	/* Issue 28: more networks for bind addresses (repeatable), the control port on one address. */
+	assert_int_equal(o.nallow_bind, 0);
+	assert_int_equal(o.bind_control.family, 0);
+	assert_int_equal(parse("xdpperf -s --allow-bind 198.18.1.0/24 --allow-bind 2001:2:0:1::/64 --bind-control "
+			       "2001:2:0:2::2", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.nallow_bind, 2);
+	assert_int_equal(o.allow_bind[0].plen, 24);
+	assert_int_equal(o.allow_bind[1].plen, 64);
+	assert_int_equal(o.bind_control.family, AF_INET6);
+	assert_int_equal(parse("xdpperf -s --bind-control 198.19.1.2", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.bind_control.family, AF_INET);
 	/* The key is for both ends. */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --auth-key /k", &o, err, sizeof(err)), 0);
 	static const struct usage_case cases[] = {
@@ -486,6 +497,11 @@ static void test_server_policy_options(void **state)
 		{ "xdpperf -c 198.19.1.2 --max-duration 5", "--max-duration is a server option" },
 		{ "xdpperf -s --allow 198.18.0.0/33", "prefix length" },
 		{ "xdpperf -s --allow nowhere", "not a network" },
+		{ "xdpperf -c 198.19.1.2 --allow-bind 198.18.1.0/24", "--allow-bind is a server option" },
+		{ "xdpperf -c 198.19.1.2 --bind-control 198.18.1.2", "--bind-control is a server option" },
+		{ "xdpperf -s --allow-bind 198.18.1.0/33", "prefix length" },
+		{ "xdpperf -s --bind-control 198.18.1.0/24", "--bind-control '198.18.1.0/24' is not an IPv4 or IPv6 address" },
+		{ "xdpperf -s --bind-control host", "not an IPv4 or IPv6 address" },
 		{ "xdpperf -s --max-duration 0", "duration" },
 		{ "xdpperf -s --max-duration 1e308", "duration" },
 		{ "xdpperf -s --max-tests 0", "--max-tests" },

@@ -355,6 +355,58 @@ static void test_line_limit(void **state)
 	close(sv[1]);
 }
 
+/* One object per line: text after it (a second object, junk, a NUL) is refused, whitespace is not (issue 28 point 11). */
+static void test_trailing_text(void **state)
+{
+	static const struct { const char *line; bool ok; } cases[] = {
+		{ "{\"op\":\"start\"}{\"op\":\"stop\"}", false },
+		{ "{\"op\":\"start\"} {\"op\":\"stop\"}", false },
+		{ "{\"op\":\"start\"}x", false },
+		{ "{\"op\":\"start\"}]", false },
+		{ "{\"op\":\"start\"}1", false },
+		{ "{}{}", false },
+		{ "{\"op\":\"start\"}", true },
+		{ "  {\"op\":\"start\"} \t\r", true },
+		{ "[1]", false },
+		{ "", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int sv[2];
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		char line[128];
+		int n = snprintf(line, sizeof(line), "%s\n{\"op\":\"next\"}\n", cases[i].line);
+		assert_int_equal(write(sv[1], line, (size_t)n), n);
+		struct xp_ctrl c;
+		xp_ctrl_init_queued(&c, sv[0], 65536);
+		struct json_object *m = NULL;
+		int r = xp_ctrl_poll_recv(&c, &m);
+		if (r != (cases[i].ok ? 1 : -EPROTO))
+			fail_msg("case %zu '%s': %d", i, cases[i].line, r);
+		if (r == 1)
+			assert_string_equal(xp_json_str(m, "op", ""), "start");
+		json_object_put(m);
+		/* The next line is read on its own either way. */
+		assert_int_equal(xp_ctrl_poll_recv(&c, &m), 1);
+		assert_string_equal(xp_json_str(m, "op", ""), "next");
+		json_object_put(m);
+		xp_ctrl_free(&c);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	/* A NUL after the object, inside the line. */
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	static const char nul[] = "{\"op\":\"start\"}\0{\"op\":\"stop\"}\n";
+	assert_int_equal(write(sv[1], nul, sizeof(nul) - 1), (ssize_t)sizeof(nul) - 1);
+	struct xp_ctrl c;
+	xp_ctrl_init_queued(&c, sv[0], 65536);
+	struct json_object *m = NULL;
+	assert_int_equal(xp_ctrl_poll_recv(&c, &m), -EPROTO);
+	xp_ctrl_free(&c);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_queued_send_peer_gone),
 		cmocka_unit_test(test_keep_line),
 		cmocka_unit_test(test_line_limit),
+		cmocka_unit_test(test_trailing_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

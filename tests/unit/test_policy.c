@@ -291,6 +291,115 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
+/* A start's bind addresses (issue 28): the connection's own, inside --allow, or inside --allow-bind; nothing else. */
+static void test_bind_addresses(void **state)
+{
+	struct xp_opts o;
+	char err[512];
+	struct xp_addr peer, peer6;
+	xp_opts_default(&o);
+	assert_int_equal(xp_addr_parse("198.18.1.2", &peer), 0);
+	assert_int_equal(xp_addr_parse("2001:2:0:1::2", &peer6), 0);
+	struct xp_test t = test_on(63000, 63015);
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), 0); /* none given */
+	t.nbind = 2;
+	assert_int_equal(xp_addr_parse("198.18.1.2", &t.bind[0]), 0);
+	assert_int_equal(xp_addr_parse("198.18.1.10", &t.bind[1]), 0);
+	/* No --allow: only the peer's own address. A neighbour's is another host's. */
+	err[0] = '\0';
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bind address 198.18.1.10 is neither the client's own (198.18.1.2)"));
+	assert_non_null(strstr(err, "--allow-bind CIDR"));
+	t.nbind = 1;
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), 0);
+	/* Inside an --allow network. */
+	t.nbind = 2;
+	assert_int_equal(xp_parse_cidr("198.18.1.0/28", &o.allow[0].net, &o.allow[0].plen, err, sizeof(err)), 0);
+	o.nallow = 1;
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), 0);
+	assert_int_equal(xp_addr_parse("198.18.1.20", &t.bind[1]), 0); /* outside the /28 */
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), -1);
+	assert_int_equal(xp_addr_parse("8.8.8.8", &t.bind[1]), 0);
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "8.8.8.8"));
+	/* --allow-bind opts in to more. */
+	assert_int_equal(xp_parse_cidr("8.8.8.0/24", &o.allow_bind[0].net, &o.allow_bind[0].plen, err, sizeof(err)), 0);
+	o.nallow_bind = 1;
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), 0);
+	assert_int_equal(xp_addr_parse("8.8.9.8", &t.bind[1]), 0);
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), -1);
+	/* The first address is checked like the others; IPv6 too. */
+	t.nbind = 1;
+	assert_int_equal(xp_addr_parse("198.18.2.1", &t.bind[0]), 0);
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer, err, sizeof(err)), -1);
+	t.family = AF_INET6;
+	assert_int_equal(xp_addr_parse("2001:2:0:1::2", &t.bind[0]), 0);
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer6, err, sizeof(err)), 0);
+	assert_int_equal(xp_addr_parse("2001:2:0:1::3", &t.bind[0]), 0);
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer6, err, sizeof(err)), -1);
+	assert_int_equal(xp_parse_cidr("2001:2:0:1::/64", &o.allow_bind[1].net, &o.allow_bind[1].plen, err, sizeof(err)), 0);
+	o.nallow_bind = 2;
+	assert_int_equal(xp_policy_check_bind(&o, &t, &peer6, err, sizeof(err)), 0);
+}
+
+/* Per-address limits count by /24 and /64 (issue 28 point 9). */
+static void test_addr_block(void **state)
+{
+	static const struct { const char *a, *net; unsigned plen; } cases[] = {
+		{ "198.18.1.77", "198.18.1.0", 24 },
+		{ "198.18.1.0", "198.18.1.0", 24 },
+		{ "10.255.255.255", "10.255.255.0", 24 },
+		{ "2001:2:0:1::1f", "2001:2:0:1::", 64 },
+		{ "2001:2:0:1:ffff:ffff:ffff:ffff", "2001:2:0:1::", 64 },
+		{ "2001:2:0:2::1", "2001:2:0:2::", 64 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xp_addr a;
+		struct xp_cidr blk;
+		char s[64];
+		assert_int_equal(xp_addr_parse(cases[i].a, &a), 0);
+		xp_policy_addr_block(&a, &blk);
+		assert_string_equal(xp_addr_str(&blk.net, s, sizeof(s)), cases[i].net);
+		assert_int_equal(blk.plen, cases[i].plen);
+		assert_true(xp_cidr_contains(&blk.net, blk.plen, &a));
+	}
+	struct xp_addr a, b;
+	struct xp_cidr blk;
+	assert_int_equal(xp_addr_parse("198.18.1.12", &a), 0);
+	xp_policy_addr_block(&a, &blk);
+	assert_int_equal(xp_addr_parse("198.18.1.250", &b), 0);
+	assert_true(xp_cidr_contains(&blk.net, blk.plen, &b));
+	assert_int_equal(xp_addr_parse("198.18.2.12", &b), 0);
+	assert_false(xp_cidr_contains(&blk.net, blk.plen, &b));
+	assert_int_equal(xp_addr_parse("2001:2:0:1::12", &b), 0);
+	assert_false(xp_cidr_contains(&blk.net, blk.plen, &b)); /* another family */
+}
+
+/* The start-rate bucket (issue 28 point 5): a burst, then a steady rate; time going back gives nothing. */
+static void test_rate_bucket(void **state)
+{
+	struct xp_rate_bucket b = { 0 };
+	int n = 0;
+	while (xp_policy_rate_take(&b, 100.0, 20, 2))
+		n++;
+	assert_int_equal(n, 20); /* a fresh block: the burst */
+	assert_false(xp_policy_rate_take(&b, 100.4, 20, 2)); /* 0.8 of a token */
+	assert_true(xp_policy_rate_take(&b, 100.5, 20, 2));  /* 1 token after 0.5 s */
+	assert_false(xp_policy_rate_take(&b, 100.5, 20, 2));
+	assert_false(xp_policy_rate_take(&b, 90.0, 20, 2)); /* the clock going back adds nothing */
+	/* 30 s of 500 tries evenly: the burst is spent, then 2 a second. */
+	struct xp_rate_bucket c = { 0 };
+	n = 0;
+	for (int i = 0; i < 500; i++)
+		n += xp_policy_rate_take(&c, 1000.0 + i * 30.0 / 500, 20, 2);
+	assert_in_range(n, 20 + 58, 20 + 60);
+	/* A long pause fills it to the burst, not beyond. */
+	n = 0;
+	while (xp_policy_rate_take(&c, 5000.0, 20, 2))
+		n++;
+	assert_int_equal(n, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +408,9 @@ int main(void)
 		cmocka_unit_test(test_allow),
 		cmocka_unit_test(test_request_caps),
 		cmocka_unit_test(test_ports),
+		cmocka_unit_test(test_bind_addresses),
+		cmocka_unit_test(test_addr_block),
+		cmocka_unit_test(test_rate_bucket),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -455,6 +455,24 @@ int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+int opt_allow_bind(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (o->nallow_bind >= XP_MAX_ALLOW)
+		return xp_cli_fail(err, errlen, "at most %d --allow-bind networks", XP_MAX_ALLOW);
+	if (xp_parse_cidr(arg, &o->allow_bind[o->nallow_bind].net, &o->allow_bind[o->nallow_bind].plen, err, errlen))
+		return -1;
+	o->nallow_bind++;
+	return 0;
+}
+
+int opt_bind_control(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (xp_addr_parse(arg, &o->bind_control))
+		return xp_cli_fail(err, errlen, "--bind-control '%s' is not an IPv4 or IPv6 address (give one of this host's)",
+				   arg);
+	return 0;
+}
+
 /* ---- issue 12 point 4: the connection searches ---- */
 /* Which search follows from the test (validate.c check_search): -x rate, -x --fin teardown, -k capacity. */
 int opt_search(struct xp_opts *o, const char *arg, char *err, size_t errlen)

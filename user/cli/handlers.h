@@ -84,6 +84,8 @@ XP_OPT_HANDLER(opt_auth_key);
 XP_OPT_HANDLER(opt_max_duration);
 XP_OPT_HANDLER(opt_test_ports);
 XP_OPT_HANDLER(opt_allow);
+XP_OPT_HANDLER(opt_allow_bind);
+XP_OPT_HANDLER(opt_bind_control);
 XP_OPT_HANDLER(opt_search);
 XP_OPT_HANDLER(opt_search_trial);
 XP_OPT_HANDLER(opt_search_floor);

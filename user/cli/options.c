@@ -357,6 +357,13 @@ const struct xp_option xp_options[] = {
 	{ "allow", 0, "CIDR", XP_SEC_SERVER, 0, opt_allow, SERVER_ONLY,
 	  .help = "serve only clients from this network (repeatable;\n"
 	          "default: any)", .sample = "198.18.0.0/15" },
+	{ "allow-bind", 0, "CIDR", XP_SEC_SERVER, 0, opt_allow_bind, SERVER_ONLY,
+	  .help = "a client's --bind addresses may also lie in this\n"
+	          "network (repeatable; default: only the client's own\n"
+	          "address and the --allow networks)", .sample = "198.18.1.0/24" },
+	{ "bind-control", 0, "ADDR", XP_SEC_SERVER, 0, opt_bind_control, SERVER_ONLY,
+	  .help = "listen for control connections on this address only\n"
+	          "(default: every address)", .sample = "198.18.1.1" },
 	{ "max-duration", 0, "SECS", XP_SEC_SERVER, 0, opt_max_duration, SERVER_ONLY,
 	  .help = "longest test a client may ask for (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_DURATION }, .sample = "60" },
@@ -367,7 +374,8 @@ const struct xp_option xp_options[] = {
 	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, opt_max_tests, SERVER_ONLY,
 	  .help = "tests running at once (default %u)", .help_nums = { XP_DEFAULT_MAX_TESTS }, .sample = "2" },
 	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, opt_max_control_per_addr, SERVER_ONLY,
-	  .help = "control connections from one address (default %u)",
+	  .help = "control connections from one IPv4 /24 or IPv6\n"
+	          "/64 (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_CONTROL_PER_ADDR }, .sample = "2" },
 	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel, SERVER_ONLY,
 	  .help = "connections one socket test may ask the server to\n"

@@ -114,6 +114,9 @@ struct xp_opts {
 	bool allow_lo;               /* --allow-lo */
 	struct xp_cidr allow[XP_MAX_ALLOW]; /* --allow, none = any address */
 	unsigned nallow;
+	struct xp_cidr allow_bind[XP_MAX_ALLOW]; /* --allow-bind: more networks a start's bind addresses may lie in */
+	unsigned nallow_bind;
+	struct xp_addr bind_control; /* --bind-control, family 0 = every address */
 	/* Issue 10 (measurement core) */
 	bool clock_tai;              /* --clock tai: stamps in CLOCK_TAI, the user says both hosts are synchronised */
 	bool clock_set;              /* --clock given */

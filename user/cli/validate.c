@@ -430,7 +430,8 @@ static int check_server_policy(struct xp_opts *o, const struct xp_given *g, char
 {
 	static const char *const server_only[] = {
 		"allow", "max-duration", "test-ports", "max-tests", "max-control-per-addr", "max-parallel",
-		"max-parallel-total", "max-workers", "max-workers-total", "max-listen-ports", "allow-lo",
+		"max-parallel-total", "max-workers", "max-workers-total", "max-listen-ports", "allow-lo", "allow-bind",
+		"bind-control",
 	};
 
 	if (o->role != XP_ROLE_CLIENT)

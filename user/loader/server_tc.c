@@ -9,12 +9,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libmnl/libmnl.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <linux/types.h>
 
 #include "bpf/server.h" /* before its skeleton: the rodata config's type */
 #include "bpf/server.skel.h"
 #include "bpf/server_tc.skel.h"
 #include "loader/libbpf_log.h"
+#include "net/route.h" /* xp_nl_talk */
 
 #define XP_TC_MAX_LINKS 16
 /* enum bpf_attach_type's BPF_TCX_INGRESS (Linux 6.6): the distribution's
@@ -91,6 +95,41 @@ static void hook_of(int ifindex, struct bpf_tc_hook *h)
 	h->attach_point = BPF_TC_INGRESS;
 }
 
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWTFILTER)
+		(*(int *)data)++;
+	return MNL_CB_OK;
+}
+
+/* Filters on ifindex's clsact qdisc, ingress and egress (netlink's own
+ * count: another program's filter added since we made the qdisc shows). */
+static int clsact_filters(int ifindex)
+{
+	static const uint32_t parents[] = { TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+					    TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS) };
+	int n = 0;
+	for (size_t i = 0; i < sizeof(parents) / sizeof(parents[0]); i++) {
+		char buf[256] = { 0 };
+		struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+		nlh->nlmsg_type = RTM_GETTFILTER;
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+		t->tcm_family = AF_UNSPEC;
+		t->tcm_ifindex = ifindex;
+		t->tcm_parent = parents[i];
+		int r = xp_nl_talk(nlh, count_cb, &n);
+		if (r)
+			return r;
+	}
+	return n;
+}
+
+/*
+ * Only what is ours goes (issue 28 point 7): our filter, by its handle and
+ * priority; the clsact qdisc only if we made it and no filter of anyone
+ * else's came onto it meanwhile (deleting the qdisc would take theirs too).
+ */
 static void unlink_one(struct tc_link *l)
 {
 	if (!l->hook) {
@@ -99,14 +138,12 @@ static void unlink_one(struct tc_link *l)
 	}
 	struct bpf_tc_hook h;
 	hook_of(l->ifindex, &h);
-	if (l->made_qdisc) {
-		/* Ours alone: the qdisc goes, and the filter with it. */
-		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&h);
-		return;
-	}
 	LIBBPF_OPTS(bpf_tc_opts, o, .handle = XP_TC_HANDLE, .priority = XP_TC_PRIO);
 	bpf_tc_detach(&h, &o);
+	if (l->made_qdisc && clsact_filters(l->ifindex) == 0) {
+		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&h);
+	}
 }
 
 void server_tc_close(struct server_tc *t)
@@ -129,7 +166,11 @@ static int attach_hook(struct server_tc *t, struct tc_link *l, int ifindex)
 	if (r && r != -EEXIST)
 		return r;
 	l->made_qdisc = !r;
-	LIBBPF_OPTS(bpf_tc_opts, o, .prog_fd = t->prog_fd, .handle = XP_TC_HANDLE, .priority = XP_TC_PRIO);
+	/* REPLACE: a filter at our handle and priority is one a crashed run of
+	 * ours left (clsact filters outlive their process); without it the
+	 * attach would fail with EEXIST until someone deleted it by hand. */
+	LIBBPF_OPTS(bpf_tc_opts, o, .prog_fd = t->prog_fd, .handle = XP_TC_HANDLE, .priority = XP_TC_PRIO,
+		    .flags = BPF_TC_F_REPLACE);
 	r = bpf_tc_attach(&h, &o);
 	if (r) {
 		if (l->made_qdisc) {

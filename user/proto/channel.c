@@ -116,6 +116,30 @@ int xp_ctrl_send_line(struct xp_ctrl *c, const char *s)
 	return 0;
 }
 
+/*
+ * One line, one JSON object: the object must fill the line, whitespace
+ * around it aside. json_tokener_parse() stops at the end of the first
+ * value and ignores the rest, so `{"op":"start"}{"op":"stop"}` would pass as
+ * a start and a second request would ride unseen (issue 28 point 11).
+ */
+static struct json_object *parse_line(const char *s, size_t n)
+{
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return NULL;
+	struct json_object *o = json_tokener_parse_ex(tok, s, (int)n);
+	size_t end = json_tokener_get_parse_end(tok);
+	bool ok = o && json_tokener_get_error(tok) == json_tokener_success && json_object_is_type(o, json_type_object);
+	json_tokener_free(tok);
+	for (size_t i = end; ok && i < n; i++)
+		ok = s[i] == ' ' || s[i] == '\t' || s[i] == '\r';
+	if (!ok) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out)
 {
 	char *nl = memchr(c->buf, '\n', c->len);
@@ -131,13 +155,11 @@ int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out)
 		c->line = p;
 		c->line_len = used - 1;
 	}
-	struct json_object *o = json_tokener_parse(c->buf);
+	struct json_object *o = parse_line(c->buf, used - 1);
 	memmove(c->buf, c->buf + used, c->len - used);
 	c->len -= used;
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
+	if (!o)
 		return -EPROTO;
-	}
 	*out = o;
 	return 1;
 }

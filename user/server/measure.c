@@ -20,11 +20,16 @@ static bool wants_stamps(const struct xp_test *t)
 	return t->stamp.ival && t->frame_size && t->kind == XP_TEST_STREAM && !t->pass && !t->listen && !t->respond;
 }
 
+bool srv_meas_wants_hwts(const struct xp_test *t)
+{
+	return wants_stamps(t) && t->stamp.hwts;
+}
+
 void srv_meas_prepare(struct server *s, const struct xp_test *t)
 {
 	/* Only an interface's first attach chooses its program: one already
 	 * attached keeps what it has, and srv_meas_start says which it is. */
-	server_prog_set_hwts(s->rp, wants_stamps(t) && t->stamp.hwts);
+	server_prog_set_hwts(s->rp, srv_meas_wants_hwts(t));
 }
 
 int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t errlen)

@@ -18,6 +18,62 @@ bool xp_policy_peer_allowed(const struct xp_opts *o, const struct xp_addr *peer)
 	return false;
 }
 
+/* Where a bind address may come from: --allow networks, --allow-bind networks. */
+static bool in_nets(const struct xp_cidr *nets, unsigned n, const struct xp_addr *a)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (xp_cidr_contains(&nets[i].net, nets[i].plen, a))
+			return true;
+	return false;
+}
+
+int xp_policy_check_bind(const struct xp_opts *o, const struct xp_test *t, const struct xp_addr *peer, char *err,
+			 size_t errlen)
+{
+	for (unsigned i = 0; i < t->nbind; i++) {
+		const struct xp_addr *b = &t->bind[i];
+		if (xp_addr_eq(b, peer) || in_nets(o->allow, o->nallow, b) || in_nets(o->allow_bind, o->nallow_bind, b))
+			continue;
+		char bs[64], ps[64];
+		xp_addr_str(b, bs, sizeof(bs));
+		xp_addr_str(peer, ps, sizeof(ps));
+		/* Its frames would be taken as the client's: another host's address is not the client's to name. */
+		snprintf(err, errlen,
+			 "bind address %s is neither the client's own (%s) nor in an --allow network (the server's "
+			 "operator may add --allow-bind CIDR)", bs, ps);
+		return -1;
+	}
+	return 0;
+}
+
+void xp_policy_addr_block(const struct xp_addr *a, struct xp_cidr *blk)
+{
+	blk->net = *a;
+	if (a->family == AF_INET) {
+		((uint8_t *)&blk->net.v4)[3] = 0;
+		blk->plen = 24;
+	} else {
+		memset(blk->net.v6.s6_addr + 8, 0, 8);
+		blk->plen = 64;
+	}
+}
+
+bool xp_policy_rate_take(struct xp_rate_bucket *b, double now, double burst, double per_s)
+{
+	if (b->t == 0) {
+		b->tokens = burst;
+	} else if (now > b->t) {
+		b->tokens += (now - b->t) * per_s;
+		if (b->tokens > burst)
+			b->tokens = burst;
+	}
+	b->t = now;
+	if (b->tokens < 1)
+		return false;
+	b->tokens -= 1;
+	return true;
+}
+
 int xp_policy_check_test(const struct xp_opts *o, const struct xp_test *t, char *err, size_t errlen)
 {
 	if (t->duration > o->max_duration) {

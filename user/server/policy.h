@@ -23,6 +23,29 @@ struct xp_port_range {
 bool xp_policy_peer_allowed(const struct xp_opts *o, const struct xp_addr *peer);
 
 /*
+ * A start request's bind addresses (the client's --bind): the XDP program
+ * takes a test's frames from them as the client's, so each must be the
+ * control connection's own address (peer), inside an --allow network, or
+ * inside an --allow-bind network the operator gave. Otherwise a client
+ * could name another host's address (issue 28).
+ */
+int xp_policy_check_bind(const struct xp_opts *o, const struct xp_test *t, const struct xp_addr *peer, char *err,
+			 size_t errlen);
+
+/* The block per-address limits count by (--max-control-per-addr): a's /24
+ * (IPv4) or /64 (IPv6), host bits cleared. One host often has a whole /64,
+ * and neighbours in a /24 are often one owner. */
+void xp_policy_addr_block(const struct xp_addr *a, struct xp_cidr *blk);
+
+/* A token bucket: burst tokens at most, per_s more each second. */
+struct xp_rate_bucket {
+	double tokens;
+	double t;       /* when tokens was last brought up to date; 0: never (a full bucket) */
+};
+/* Take a token at time now: true, or false when the bucket is empty (nothing taken). */
+bool xp_policy_rate_take(struct xp_rate_bucket *b, double now, double burst, double per_s);
+
+/*
  * The request on its own: duration (<= --max-duration); for a test the server
  * listens for, the number of ports (--max-listen-ports) and connections
  * (--max-parallel).

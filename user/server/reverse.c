@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,15 +35,6 @@
 #include "util/time.h"
 
 extern char **environ;
-
-/* Running tests and reverse trials, for --max-tests. */
-static unsigned running(struct server *s)
-{
-	unsigned n = 0;
-	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++)
-		n += s->cl[i].state == SRV_STARTING || s->cl[i].state == SRV_RUNNING || s->cl[i].state == SRV_REVERSE;
-	return n;
-}
 
 /* The child, its request on its stdin (a pipe we fill and close: it is small), its stdout a pipe to us. */
 static int spawn_child(const struct server *s, struct srv_client *c, const char *req, char *err, size_t errlen)
@@ -110,9 +102,13 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 		srv_refuse(s, c, "the reverse trial's family is not the control connection's", NULL);
 		return;
 	}
-	if (running(s) >= o->max_tests) {
+	if (srv_tests_running(s) >= o->max_tests) {
 		snprintf(err, sizeof(err), "server is running its maximum of %u tests (--max-tests); try again later",
 			 o->max_tests);
+		srv_refuse(s, c, err, err);
+		return;
+	}
+	if (srv_start_rate(s, &c->peer, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
@@ -136,30 +132,85 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 	fflush(stdout);
 }
 
-/* Reap the child: it has exited, or will within wait_s after SIGTERM (then SIGKILL). */
-static int reap(pid_t pid, double wait_s)
+/*
+ * Reaping without waiting (issue 28 point 4): a child that has not exited
+ * yet (stopped, slow to detach, or stuck) goes to s->children; its pidfd in
+ * the poll set wakes the loop when it exits, and at kill_at it gets SIGKILL.
+ * The old way, waitpid in a loop for up to 1-2 s, held every other client.
+ */
+static void bury(struct server *s, pid_t pid, double grace)
 {
-	int st = 0;
-	double end = xp_now() + wait_s;
-	while (waitpid(pid, &st, WNOHANG) == 0) {
-		if (xp_now() >= end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-		xp_sleep(0.005);
+	int st;
+	if (waitpid(pid, &st, WNOHANG) == pid)
+		return;
+	struct srv_child *k = NULL;
+	for (int i = 0; i < XP_SRV_MAX_CHILDREN && !k; i++)
+		if (!s->children[i].pid)
+			k = &s->children[i];
+	if (!k) {
+		/* Cannot happen (one child per client, each buried once); if it does, SIGKILL ends it at once. */
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return;
 	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	*k = (struct srv_child){ .pid = pid, .pidfd = fd, .kill_at = xp_now() + grace };
+}
+
+int srv_children_poll(struct server *s, struct pollfd *pf, int *map, double *next)
+{
+	int n = 0;
+	double now = xp_now();
+	for (int i = 0; i < XP_SRV_MAX_CHILDREN; i++) {
+		struct srv_child *k = &s->children[i];
+		if (!k->pid)
+			continue;
+		if (k->pidfd >= 0) {
+			pf[n] = (struct pollfd){ .fd = k->pidfd, .events = POLLIN };
+			map[n++] = SRV_MAP_CHILD;
+		} else if (now + 0.05 < *next) {
+			*next = now + 0.05; /* no pidfd: look again soon */
+		}
+		if (!k->killed && k->kill_at < *next)
+			*next = k->kill_at;
+	}
+	return n;
+}
+
+void srv_children_reap(struct server *s, bool all)
+{
+	double now = xp_now();
+	for (int i = 0; i < XP_SRV_MAX_CHILDREN; i++) {
+		struct srv_child *k = &s->children[i];
+		int st;
+		if (!k->pid)
+			continue;
+		if (all && !k->killed) {
+			kill(k->pid, SIGKILL);
+			k->killed = true;
+		}
+		pid_t r = waitpid(k->pid, &st, all ? 0 : WNOHANG);
+		if (r == 0) {
+			if (!k->killed && now >= k->kill_at) {
+				kill(k->pid, SIGKILL); /* a stopped child too: SIGKILL needs no SIGCONT */
+				k->killed = true;
+			}
+			continue;
+		}
+		/* Reaped (or not ours any more: ECHILD). */
+		if (k->pidfd >= 0)
+			close(k->pidfd);
+		*k = (struct srv_child){ .pidfd = -1 };
+	}
 }
 
 void srv_reverse_end(struct server *s, struct srv_client *c)
 {
-	(void)s;
 	if (c->rev_pid > 0) {
 		/* SIGTERM: its test stops and detaches as on Ctrl-C; a child that
 		 * does not go within a second is killed (its links go with it). */
 		kill(c->rev_pid, SIGTERM);
-		reap(c->rev_pid, 1.0);
+		bury(s, c->rev_pid, XP_SRV_CHILD_TERM_GRACE);
 		c->rev_pid = 0;
 	}
 	if (c->rev_fd >= 0)
@@ -190,7 +241,12 @@ void srv_reverse_read(struct server *s, struct srv_client *c)
 		break; /* its end */
 	}
 	c->rev_out[c->rev_len] = '\0';
-	int st = reap(c->rev_pid, 2.0);
+	/* Its output ended: it is exiting. Its status if it has, else the loop reaps it later. */
+	int st = -1, ws;
+	if (waitpid(c->rev_pid, &ws, WNOHANG) == c->rev_pid)
+		st = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	else
+		bury(s, c->rev_pid, XP_SRV_CHILD_EXIT_GRACE);
 	c->rev_pid = 0;
 	struct xp_reverse_res res;
 	char err[256];
@@ -198,7 +254,10 @@ void srv_reverse_read(struct server *s, struct srv_client *c)
 	if (xp_reverse_res_from_json(j, &res, err, sizeof(err))) {
 		memset(&res, 0, sizeof(res));
 		res.rc = st > 0 ? st : 1;
-		snprintf(res.error, sizeof(res.error), "the reverse sender ended without its figures (status %d)", st);
+		if (st >= 0)
+			snprintf(res.error, sizeof(res.error), "the reverse sender ended without its figures (status %d)", st);
+		else
+			snprintf(res.error, sizeof(res.error), "the reverse sender ended without its figures");
 	}
 	json_object_put(j);
 	srv_reverse_end(s, c);

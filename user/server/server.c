@@ -11,9 +11,12 @@
  * message moves (the start of a test, its duration plus a margin); TCP
  * keepalive and TCP_USER_TIMEOUT notice a client that vanished; listeners
  * are opened and closed by another thread (sockjobs.c). Who may connect
- * (--allow, per-address caps) and what a test may ask (policy.c) are checked
- * before anything is attached; with --auth-key a client must answer a
- * challenge first (proto/auth.h).
+ * (--allow, caps per /24 and /64) and what a test may ask (policy.c: its
+ * bind addresses too) are checked before anything is attached; with
+ * --auth-key every start answers a challenge of its own (proto/auth.h).
+ * Reverse senders are reaped through pidfds in the poll set, never waited
+ * for; out of files, the listener rests instead of spinning; churn.c keeps
+ * starts and stops from making the XDP program come and go.
  */
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -36,8 +39,35 @@
 #define KEEPCNT 4
 #define USER_TIMEOUT_MS 30000
 
-static int listen_on(unsigned short port, char *err, size_t errlen)
+/* --bind-control: one address, its own family only (an IPv6 one without IPv4-mapped clients). */
+static int listen_one(const struct xp_addr *a, unsigned short port, char *err, size_t errlen)
 {
+	int one = 1;
+	struct sockaddr_storage ss;
+	char as[64];
+	size_t sl = xp_addr_to_sockaddr(a, port, &ss);
+	xp_addr_str(a, as, sizeof(as));
+	int fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (a->family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&ss, (socklen_t)sl) == 0 && listen(fd, 64) == 0)
+			return fd;
+	}
+	int e = errno;
+	snprintf(err, errlen, "cannot listen on %s control port %u: %s%s", as, port, strerror(e),
+		 e == EADDRNOTAVAIL ? " (--bind-control must be an address of this host)"
+		 : e == EADDRINUSE ? " (another server running? pick --control-port)" : "");
+	if (fd >= 0)
+		close(fd);
+	return -e;
+}
+
+static int listen_on(const struct xp_addr *only, unsigned short port, char *err, size_t errlen)
+{
+	if (only->family)
+		return listen_one(only, port, err, errlen);
 	int one = 1, zero = 0;
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port), .sin6_addr = in6addr_any };
 	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -157,12 +187,20 @@ static void on_auth(struct server *s, struct srv_client *c, struct json_object *
 	c->ctrl.keep_line = true;
 }
 
-/* With a key, only an authenticated start (or --bidir's reverse request) gets through. */
+/*
+ * With a key, every start (and --bidir's reverse request) carries its own
+ * MAC over a fresh nonce, not only the connection's first: a start that was
+ * authenticated but refused (a port, a limit) must not let a second one in
+ * unsigned. Samples and the stop need an authenticated start before them.
+ */
 static bool authorized(struct server *s, struct srv_client *c, const char *op)
 {
-	if (!s->key.set || c->authed)
+	if (!s->key.set)
 		return true;
-	if ((strcmp(op, "start") && strcmp(op, "reverse")) || !c->mac[0]) {
+	bool starts = !strcmp(op, "start") || !strcmp(op, "reverse");
+	if (!starts && c->authed)
+		return true;
+	if (!starts || !c->mac[0]) {
 		reject(s, c, "authentication required: this server has --auth-key; give the client the same key",
 		       "refused: not authenticated");
 		return false;
@@ -173,6 +211,8 @@ static bool authorized(struct server *s, struct srv_client *c, const char *op)
 		return false;
 	}
 	c->authed = true;
+	/* Used up: the next start asks for a new challenge and answers it. */
+	c->nonce[0] = c->mac[0] = '\0';
 	c->ctrl.keep_line = false;
 	return true;
 }
@@ -211,11 +251,13 @@ static void on_message(struct server *s, struct srv_client *c, struct json_objec
 
 /* ---- connections ---------------------------------------------------------- */
 
-static unsigned from_addr(struct server *s, const struct xp_addr *a)
+/* Control connections from blk (a peer's /24 or /64, policy.h): one host
+ * often has a whole /64, so counting exact addresses would not cap it. */
+static unsigned from_block(struct server *s, const struct xp_cidr *blk)
 {
 	unsigned n = 0;
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++)
-		if (s->cl[i].state != SRV_FREE && xp_addr_eq(&s->cl[i].peer, a))
+		if (s->cl[i].state != SRV_FREE && xp_cidr_contains(&blk->net, blk->plen, &s->cl[i].peer))
 			n++;
 	return n;
 }
@@ -260,8 +302,27 @@ static void on_accept(struct server *s)
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
+	if (fd < 0) {
+		int e = errno;
+		/* Out of files (or memory): the connection stays queued and poll
+		 * reports it again at once. Not polling the listener for a moment
+		 * keeps the loop from spinning; the others are served meanwhile. */
+		if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+			s->accept_paused_until = xp_now() + XP_SRV_ACCEPT_PAUSE;
+			if (!s->accept_failing) {
+				printf("cannot accept control connections: %s; trying again every %g s\n", strerror(e),
+				       XP_SRV_ACCEPT_PAUSE);
+				fflush(stdout);
+			}
+			s->accept_failing = true;
+		}
 		return;
+	}
+	if (s->accept_failing) {
+		printf("accepting control connections again\n");
+		fflush(stdout);
+		s->accept_failing = false;
+	}
 	struct xp_addr peer;
 	char peer_s[64], msg[160];
 	xp_addr_from_sockaddr((struct sockaddr *)&ss, &peer, NULL);
@@ -271,10 +332,14 @@ static void on_accept(struct server *s)
 		refuse_at_once(fd, peer_s, msg, "refused: not in --allow");
 		return;
 	}
-	if (from_addr(s, &peer) >= o->max_control_per_addr) {
-		snprintf(msg, sizeof(msg), "too many control connections from %s (the server allows %u, --max-control-per-addr)",
-			 peer_s, o->max_control_per_addr);
-		refuse_at_once(fd, peer_s, msg, "refused: too many control connections from this address");
+	struct xp_cidr blk;
+	xp_policy_addr_block(&peer, &blk);
+	if (from_block(s, &blk) >= o->max_control_per_addr) {
+		char bs[64];
+		xp_addr_str(&blk.net, bs, sizeof(bs));
+		snprintf(msg, sizeof(msg), "too many control connections from %s/%u (the server allows %u per /%u, "
+			 "--max-control-per-addr)", bs, blk.plen, o->max_control_per_addr, blk.plen);
+		refuse_at_once(fd, peer_s, msg, "refused: too many control connections from this address's block");
 		return;
 	}
 	struct srv_client *c = NULL;
@@ -362,14 +427,21 @@ static int serve(struct server *s)
 {
 	const struct xp_opts *o = s->o;
 	while (!xp_signalled) {
-		struct pollfd pf[2 * XP_SRV_MAX_CLIENTS + 2];
-		int map[2 * XP_SRV_MAX_CLIENTS + 2]; /* -1 listener, -2 jobs, -3 - i client i's reverse sender, i client i */
+		struct pollfd pf[2 * XP_SRV_MAX_CLIENTS + 2 + XP_SRV_MAX_CHILDREN];
+		/* -1 listener, -2 jobs, -3 - i client i's reverse sender, i client i, SRV_MAP_CHILD an ended child */
+		int map[2 * XP_SRV_MAX_CLIENTS + 2 + XP_SRV_MAX_CHILDREN];
 		int n = 0;
-		pf[n] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+		double now = xp_now(), next = now + 1;
+		/* A negative fd: poll skips it (the listener while accept4 is out of files). */
+		bool paused = now < s->accept_paused_until;
+		pf[n] = (struct pollfd){ .fd = paused ? -1 : s->lfd, .events = POLLIN };
 		map[n++] = -1;
+		if (paused)
+			next = s->accept_paused_until;
 		pf[n] = (struct pollfd){ .fd = xp_sockjobs_fd(s->jobs), .events = POLLIN };
 		map[n++] = -2;
-		double now = xp_now(), next = now + 1;
+		n += srv_children_poll(s, pf + n, map + n, &next);
+		srv_xdp_linger_expire(s, false, &next); /* wakes for the next one due */
 		bool more = false; /* a client has complete lines buffered: no waiting this round */
 		for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
 			struct srv_client *c = &s->cl[i];
@@ -406,6 +478,8 @@ static int serve(struct server *s)
 				srv_on_jobs(s);
 				continue;
 			}
+			if (map[k] == SRV_MAP_CHILD)
+				continue; /* srv_children_reap below */
 			if (map[k] <= -3) {
 				struct srv_client *c = &s->cl[-3 - map[k]];
 				if (c->state == SRV_REVERSE && c->rev_fd == pf[k].fd)
@@ -428,6 +502,8 @@ static int serve(struct server *s)
 			if (c->state != SRV_FREE && now >= c->deadline)
 				on_deadline(s, c);
 		}
+		srv_children_reap(s, false);
+		srv_xdp_linger_expire(s, false, NULL);
 		if (o->one_off && s->tests_done > 0)
 			break;
 	}
@@ -466,7 +542,7 @@ int xp_server_run(const struct xp_opts *o)
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	s->lfd = listen_on(o->control_port, err, sizeof(err));
+	s->lfd = listen_on(&o->bind_control, o->control_port, err, sizeof(err));
 	if (s->lfd < 0) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
@@ -493,7 +569,10 @@ int xp_server_run(const struct xp_opts *o)
 		goto out;
 	}
 	xp_install_signals();
-	printf("xdpperf server listening on control port %u%s\n", o->control_port,
+	char bc[64] = "";
+	if (o->bind_control.family)
+		xp_addr_str(&o->bind_control, bc, sizeof(bc));
+	printf("xdpperf server listening on control port %u%s%s%s\n", o->control_port, bc[0] ? " of " : "", bc,
 	       s->key.set ? " (clients must authenticate: --auth-key)" : "");
 	fflush(stdout);
 
@@ -501,6 +580,8 @@ int xp_server_run(const struct xp_opts *o)
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++)
 		if (s->cl[i].state != SRV_FREE)
 			srv_drop(s, &s->cl[i], xp_signalled && s->cl[i].state == SRV_RUNNING ? "server stopping" : NULL);
+	srv_children_reap(s, true);
+	srv_xdp_linger_expire(s, true, NULL);
 	if (xp_signalled)
 		printf("xdpperf server stopped\n");
 out:

@@ -54,27 +54,39 @@ static bool counts_with_tc(const struct xp_test *t)
 	return t->pass && t->listen && !t->respond && !strcmp(t->engine, "socket");
 }
 
-/* The counting program off the interface again (the last reference detaches it). */
-static void detach_counter(struct server *s, struct srv_client *c)
+/* The counting program off the interface again (the last reference detaches
+ * it). After a test that ran, the XDP program's last reference lingers a few
+ * seconds (churn.c); a start that failed leaves nothing behind. */
+static void detach_counter(struct server *s, struct srv_client *c, bool ran)
 {
 	if (c->counted_tc)
 		server_prog_detach_tc(s->rp, c->ifindex);
+	else if (ran)
+		srv_xdp_release(s, c->ifindex);
 	else
 		server_prog_detach(s->rp, c->ifindex);
 }
 
-/* Tests running or starting, and what their listeners hold (closing ones included). */
+unsigned srv_tests_running(const struct server *s)
+{
+	unsigned n = 0;
+	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
+		enum srv_state st = s->cl[i].state;
+		n += st == SRV_STARTING || st == SRV_RUNNING || st == SRV_REVERSE;
+	}
+	return n;
+}
+
+/* Tests running or starting (reverse trials too), and what their listeners hold (closing ones included). */
 static void usage(struct server *s, unsigned *tests, unsigned long *parallel)
 {
-	*tests = 0;
+	*tests = srv_tests_running(s);
 	*parallel = 0;
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
 		struct srv_client *c = &s->cl[i];
-		if (c->state == SRV_STARTING || c->state == SRV_RUNNING) {
-			(*tests)++;
-			if (c->test.listen && (c->ss_owned || c->state == SRV_STARTING))
-				*parallel += c->test.parallel;
-		}
+		if ((c->state == SRV_STARTING || c->state == SRV_RUNNING) && c->test.listen &&
+		    (c->ss_owned || c->state == SRV_STARTING))
+			*parallel += c->test.parallel;
 		if (s->closing[i].used)
 			*parallel += s->closing[i].parallel;
 	}
@@ -163,7 +175,7 @@ static void unclaim(struct server *s, struct srv_client *c)
 {
 	if (c->slot >= 0) {
 		server_prog_slot_free(s->rp, c->slot);
-		detach_counter(s, c);
+		detach_counter(s, c, false);
 		c->slot = -1;
 	}
 	c->state = SRV_IDLE;
@@ -179,7 +191,8 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c, "a test is already running on this connection", NULL);
 		return;
 	}
-	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(o, &t, err, sizeof(err))) {
+	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(o, &t, err, sizeof(err)) ||
+	    xp_policy_check_bind(o, &t, &c->peer, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
@@ -197,6 +210,10 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c, err, err);
 		return;
 	}
+	if (srv_start_rate(s, &c->peer, err, sizeof(err))) {
+		srv_refuse(s, c, err, err);
+		return;
+	}
 	int ifindex = client_ifindex(s, c, err, sizeof(err));
 	if (ifindex < 0) {
 		srv_refuse(s, c, err, NULL);
@@ -211,14 +228,18 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	}
 	c->mode = "?";
 	c->counted_tc = counts_with_tc(&t);
+	if (c->counted_tc)
+		srv_xdp_linger_drop(s, ifindex); /* no idle XDP program under a socket test (see counts_with_tc) */
 	if (c->counted_tc && server_prog_attach_tc(s->rp, ifindex, &c->mode, err, sizeof(err))) {
 		/* Counted, if slower: the XDP program still can (and says so). */
 		printf("[%s] %s: counting with XDP instead, which costs a stream its GSO packets\n", c->peer_s, err);
 		fflush(stdout);
 		c->counted_tc = false;
 	}
-	if (!c->counted_tc)
+	if (!c->counted_tc) {
+		srv_xdp_linger_check(s, ifindex, srv_meas_wants_hwts(&t));
 		srv_meas_prepare(s, &t);
+	}
 	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err));
 	/* The choice was for this attach only: the next interface's first attach makes its own. */
 	server_prog_set_hwts(s->rp, false);
@@ -236,7 +257,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
 					  t.close_mode, ifindex, &c->peer, t.bind, t.nbind, err, sizeof(err));
 	if (slot < 0) {
-		detach_counter(s, c);
+		detach_counter(s, c, false);
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
@@ -380,7 +401,8 @@ void srv_release(struct server *s, struct srv_client *c)
 	c->ss_owned = false;
 	if (c->slot >= 0) {
 		server_prog_slot_free(s->rp, c->slot);
-		detach_counter(s, c);
+		/* A STARTING test (its listeners not open yet) never ran. */
+		detach_counter(s, c, c->state == SRV_RUNNING);
 		c->slot = -1;
 		s->tests_done++;
 	}

@@ -6,6 +6,7 @@
 #ifndef XP_SERVER_STATE_H
 #define XP_SERVER_STATE_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,6 +28,16 @@
 #define XP_SRV_MAX_REFUSED 8    /* refused requests on one connection, then it is dropped */
 #define XP_SRV_REVERSE_MARGIN 20 /* s a reverse trial's child may take past the trial's length (its set-up, the settle) */
 #define XP_SRV_MSGS_PER_ROUND 32 /* messages read from one client per loop round: the others get theirs */
+#define XP_SRV_ACCEPT_PAUSE 0.1  /* s the listener is not polled after accept4 ran out of files */
+#define XP_SRV_MAX_CHILDREN (2 * XP_SRV_MAX_CLIENTS) /* reverse senders running or being reaped */
+#define XP_SRV_CHILD_TERM_GRACE 1.0 /* s from SIGTERM to SIGKILL for a reverse sender we stop */
+#define XP_SRV_CHILD_EXIT_GRACE 2.0 /* s a sender that closed its output has to exit, then SIGKILL */
+#define SRV_MAP_CHILD (-1000)    /* serve()'s poll map: an ended child's pidfd */
+#define XP_SRV_XDP_LINGER 5.0    /* s the XDP program stays on an interface after its last test (churn.c) */
+#define XP_SRV_MAX_LINGER 16     /* interfaces it may linger on at once (the loader's link table) */
+#define XP_SRV_START_BURST 20.0  /* test starts from one /24 or /64 at once (churn.c) */
+#define XP_SRV_START_PER_S 4.0   /* ... and then this many a second (a --bidir suite of 0.5-s trials: about 4) */
+#define XP_SRV_RATE_BLOCKS 64    /* blocks whose start rate is tracked (the least recent is forgotten) */
 
 enum srv_state {
 	SRV_FREE = 0,
@@ -81,6 +92,27 @@ struct srv_closing {
 	unsigned long parallel;
 };
 
+/* A reverse sender that ended or was told to: reaped by the event loop
+ * when its pidfd says it exited, killed at kill_at if it has not. */
+struct srv_child {
+	int pid;             /* 0: free entry */
+	int pidfd;           /* -1: none (pidfd_open failed): polled every round */
+	double kill_at;
+	bool killed;         /* SIGKILL sent */
+};
+
+/* An interface whose XDP program has no test but stays attached until `until` (churn.c). */
+struct srv_linger {
+	int ifindex;         /* 0: free */
+	double until;
+};
+
+/* One /24 or /64's test starts (churn.c). */
+struct srv_rate {
+	struct xp_cidr blk;  /* plen 0: free */
+	struct xp_rate_bucket b;
+};
+
 struct server {
 	const struct xp_opts *o;
 	struct server_prog *rp;
@@ -92,6 +124,11 @@ struct server {
 	struct xp_sock_server *listeners; /* -P / --engine socket: fireperf-style standing listeners */
 	struct xp_sockjobs *jobs;
 	struct srv_closing closing[XP_SRV_MAX_CLIENTS];
+	double accept_paused_until; /* accept4 ran out of files: the listener rests until then */
+	bool accept_failing;        /* said so in the log (once per episode) */
+	struct srv_child children[XP_SRV_MAX_CHILDREN];
+	struct srv_linger linger[XP_SRV_MAX_LINGER];
+	struct srv_rate rates[XP_SRV_RATE_BLOCKS];
 };
 
 /* server.c */
@@ -101,6 +138,8 @@ void srv_refuse(struct server *s, struct srv_client *c, const char *msg, const c
 void srv_drop(struct server *s, struct srv_client *c, const char *why);
 
 /* session.c */
+/* Tests starting or running and --bidir reverse trials: what --max-tests caps. */
+unsigned srv_tests_running(const struct server *s);
 void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m);
 /* m: the request ("sample" may ask for a final interval). */
 void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, struct json_object *m);
@@ -109,6 +148,8 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 /* Hand the test's stamp settings to the XDP program (before its first frame). */
 /* Before the interface's attach: which program it gets (--rx-timestamp). */
 void srv_meas_prepare(struct server *s, const struct xp_test *t);
+/* Whether the test asks for NIC receive times (the device-bound program variant). */
+bool srv_meas_wants_hwts(const struct xp_test *t);
 /* 0, or -1 with err: the test cannot be run as asked (--rx-timestamp hw
  * where no NIC time can be had); the caller refuses it. */
 int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t errlen);
@@ -124,11 +165,27 @@ void srv_release(struct server *s, struct srv_client *c);
 /* Results from the listener thread. */
 void srv_on_jobs(struct server *s);
 
+/* churn.c: starts and stops must not make the XDP program come and go (issue 28 point 5). */
+/* A test's reference to ifindex's XDP program is done: kept XP_SRV_XDP_LINGER s more, then dropped. */
+void srv_xdp_release(struct server *s, int ifindex);
+/* Drop ifindex's lingering reference now (a socket test: any XDP program on a veth costs its stream GSO). */
+void srv_xdp_linger_drop(struct server *s, int ifindex);
+/* Before an attach: drop ifindex's lingering reference if its program is not the variant the test wants. */
+void srv_xdp_linger_check(struct server *s, int ifindex, bool want_hwts);
+/* Drop the references whose time is up (all: the server stops); next: the earliest still to come. */
+void srv_xdp_linger_expire(struct server *s, bool all, double *next);
+/* A test start from peer's /24 or /64: 0, or -1 with err when it starts tests faster than the server takes. */
+int srv_start_rate(struct server *s, const struct xp_addr *peer, char *err, size_t errlen);
+
 /* reverse.c: --bidir's reverse trial, sent by a child of ours. */
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m);
 /* The child's stdout is readable: take what it wrote; at its end, the reply and the close. */
 void srv_reverse_read(struct server *s, struct srv_client *c);
-/* Stop the child (if any) and reap it: the client left, the deadline passed, or we stop. */
+/* Stop the child (if any), to be reaped by the loop: the client left, the deadline passed, or we stop. */
 void srv_reverse_end(struct server *s, struct srv_client *c);
+/* The ended children's pidfds into the poll set (their count); next: the earliest SIGKILL due. */
+int srv_children_poll(struct server *s, struct pollfd *pf, int *map, double *next);
+/* Reap the children that exited, SIGKILL those past their grace. all: the server stops, wait for each. */
+void srv_children_reap(struct server *s, bool all);
 
 #endif
