@@ -23,18 +23,6 @@ client() { xp_exec client "$BIN" "$@"; }
 rules() { xp_exec router nft delete table inet xpsearch 2>/dev/null; xp_exec router nft -f -; }
 nft_count() { xp_exec router nft -j list table inet xpsearch | jq "[.nftables[] | .rule? | select(.) | .expr[] | .counter? | select(.) | .packets] | .[$1]"; }
 between() { awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }' || { echo "$1: $2 not in [$3, $4]"; return 1; }; }
-CT=/proc/sys/net/netfilter
-# The router's TCP timeouts of closing connections (per namespace), saved and restored.
-CT_TMO=(close time_wait fin_wait close_wait last_ack)
-declare -A TMO0
-ct_save() { local k; for k in "${CT_TMO[@]}"; do TMO0[$k]=$(xp_exec router cat "$CT/nf_conntrack_tcp_timeout_$k"); done; }
-ct_short() { local k; for k in "${CT_TMO[@]}"; do xp_exec router sh -c "echo 1 > $CT/nf_conntrack_tcp_timeout_$k"; done; }
-ct_restore() {
-	local k
-	for k in "${CT_TMO[@]}"; do
-		[[ -z ${TMO0[$k]:-} ]] || xp_exec router sh -c "echo ${TMO0[$k]} > $CT/nf_conntrack_tcp_timeout_$k" 2>/dev/null || true
-	done
-}
 # Sample the router's live conntrack entries (conntrack -L) every 0.1 s into $SAMPLES: "epoch count".
 # The time is read after the dump has ended (a dump of thousands of entries takes tens of ms): a sample
 # stamped before a trial's start was taken wholly before it.

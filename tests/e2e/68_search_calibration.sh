@@ -15,17 +15,6 @@ BIN=$XP_BIN
 client() { xp_exec client "$BIN" "$@"; }
 nft_count() { xp_exec router nft -j list table inet xpcal | jq "[.nftables[] | .rule? | select(.) | .expr[] | .counter? | select(.) | .packets] | .[$1]"; }
 between() { awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }' || { echo "$1: $2 not in [$3, $4]"; return 1; }; }
-CT=/proc/sys/net/netfilter
-CT_TMO=(close time_wait fin_wait close_wait last_ack)
-declare -A TMO0
-ct_save() { local k; for k in "${CT_TMO[@]}"; do TMO0[$k]=$(xp_exec router cat "$CT/nf_conntrack_tcp_timeout_$k"); done; }
-ct_short() { local k; for k in "${CT_TMO[@]}"; do xp_exec router sh -c "echo 1 > $CT/nf_conntrack_tcp_timeout_$k"; done; }
-ct_restore() {
-	local k
-	for k in "${CT_TMO[@]}"; do
-		[[ -z ${TMO0[$k]:-} ]] || xp_exec router sh -c "echo ${TMO0[$k]} > $CT/nf_conntrack_tcp_timeout_$k" 2>/dev/null || true
-	done
-}
 
 xp_case rate_search_calibrates_past_a_syn_limit
 xp_check "lab up with the firewall" xp_lab_up --firewall

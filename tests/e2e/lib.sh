@@ -340,6 +340,19 @@ nft_counted() {
 tests_started() { local n; n=$(grep -cE '^\[[^]]*\] (stream|connect|hold) test \(' "$SRV_LOG" 2>/dev/null); echo "${n:-0}"; }
 # wait_test_started N0: until the server has begun test N0+1 (N0 from tests_started before the client started)
 wait_test_started() { xp_wait_log "$SRV_LOG" '^\[[^]]*\] (stream|connect|hold) test \(' $(($1 + 1)) "${2:-10}"; }
+# The router's TCP timeouts of closing connections (per namespace): ct_save keeps them, ct_short sets
+# them to 1 s (a connection search's table then drains in seconds), ct_restore puts them back.
+CT=/proc/sys/net/netfilter
+CT_TMO=(close time_wait fin_wait close_wait last_ack)
+declare -A TMO0
+ct_save() { local k; for k in "${CT_TMO[@]}"; do TMO0[$k]=$(xp_exec router cat "$CT/nf_conntrack_tcp_timeout_$k"); done; }
+ct_short() { local k; for k in "${CT_TMO[@]}"; do xp_exec router sh -c "echo 1 > $CT/nf_conntrack_tcp_timeout_$k"; done; }
+ct_restore() {
+	local k
+	for k in "${CT_TMO[@]}"; do
+		[[ -z ${TMO0[$k]:-} ]] || xp_exec router sh -c "echo ${TMO0[$k]} > $CT/nf_conntrack_tcp_timeout_$k" 2>/dev/null || true
+	done
+}
 # jqv EXPR: evaluate EXPR on the test's last JSON document, $J
 J=$XP_TMP/out.json
 jqv() { jq -r "$1" "$J"; }
