@@ -120,7 +120,7 @@ xp_check "attach refused while the first server's test holds the interface" eval
 	wait $A
 	[[ $rc == 1 && $out == *"cannot attach XDP"* && $(wc -l <<<"$out") == 1 ]] || { echo "rc=$rc out=$out"; false; }'
 xp_check "second server still serves once the interface is free" eval '
-	client -c "$XP_SERVER4" --control-port 5302 -t 1 -b 1kpps --queues 1 -J >"$J"'
+	xdp_gone server xps0 && client -c "$XP_SERVER4" --control-port 5302 -t 1 -b 1kpps --queues 1 -J >"$J"'
 xp_check "and counted" expect_near received "$(jqv .end.sum.received.packets)" 1000 100
 xp_check "stop second server" eval 'kill $S2; wait $S2 2>/dev/null; true'
 xp_pass

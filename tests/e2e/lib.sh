@@ -353,6 +353,18 @@ ct_restore() {
 		[[ -z ${TMO0[$k]:-} ]] || xp_exec router sh -c "echo ${TMO0[$k]} > $CT/nf_conntrack_tcp_timeout_$k" 2>/dev/null || true
 	done
 }
+# xdp_gone NS DEV [SECS]: wait until DEV in NS has no XDP program (ip -j link); a server keeps its
+# program on an interface for 5 s after its last test (user/server/churn.c), so the next server's
+# attach there waits that out. Fails after SECS (default 8).
+xdp_gone() {
+	local ns end
+	ns=$(xp_ns "$1")
+	end=$((SECONDS + ${3:-8}))
+	while ip -n "$ns" -j link show dev "$2" | jq -e '.[0].xdp != null' >/dev/null; do
+		((SECONDS < end)) || { echo "XDP still on $2 in $ns after ${3:-8} s"; return 1; }
+		sleep 0.1
+	done
+}
 # jqv EXPR: evaluate EXPR on the test's last JSON document, $J
 J=$XP_TMP/out.json
 jqv() { jq -r "$1" "$J"; }
