@@ -79,6 +79,12 @@ static int spawn_child(const struct server *s, struct srv_client *c, const char 
 	return 0;
 }
 
+/* How the sender starts: spawn_child. The one seam for tests: under the
+ * control-path fuzzer (tests/fuzz/fuzz_server_ctrl.c) /proc/self/exe is the
+ * fuzzer itself, so it forks a stand-in child that writes what the input says. */
+int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, const char *req, char *err,
+			 size_t errlen) = spawn_child;
+
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m)
 {
 	const struct xp_opts *o = s->o;
@@ -114,7 +120,7 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 	}
 	struct json_object *j = xp_reverse_req_to_json(&q); /* what we checked, not what came */
 	c->rev_out = malloc(XP_CTRL_MAX_MSG);
-	int r = c->rev_out ? spawn_child(s, c, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), err, sizeof(err))
+	int r = c->rev_out ? srv_reverse_spawn(s, c, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), err, sizeof(err))
 			   : (snprintf(err, sizeof(err), "server out of memory"), -1);
 	json_object_put(j);
 	if (r) {

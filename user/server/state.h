@@ -178,6 +178,10 @@ void srv_xdp_linger_expire(struct server *s, bool all, double *next);
 int srv_start_rate(struct server *s, const struct xp_addr *peer, char *err, size_t errlen);
 
 /* reverse.c: --bidir's reverse trial, sent by a child of ours. */
+/* Starts the child for req (its stdin) and sets c->rev_pid and c->rev_fd (its stdout): 0, or -1 with err.
+ * Always reverse.c's spawn_child, except in the control-path fuzzer, which has a stand-in. */
+extern int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, const char *req, char *err,
+				size_t errlen);
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m);
 /* The child's stdout is readable: take what it wrote; at its end, the reply and the close. */
 void srv_reverse_read(struct server *s, struct srv_client *c);
