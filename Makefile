@@ -78,6 +78,10 @@ ASAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
 # Root tests that also run under ASan and UBSan: the AF_XDP engine's frames
 # of every size from 64 to 9018 (its UMEM slots, jumbo frames' chunks).
 ASAN_ROOT_BINS := $(BUILD)/asan/tests/root_test_xsk_stream
+# fuzz_server_ctrl.c drives the server's own event loop (it includes
+# user/server/server.c) with sequences of control lines over loopback
+# connections in a network namespace of its own, against link-time stubs of
+# the XDP loader and the listeners (the harness's comment says what and why).
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
