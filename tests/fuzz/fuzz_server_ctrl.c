@@ -759,7 +759,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			switch (d) {
 			case 'c': {
 				int n = (line[2] == ' ' ? atoi(line + 3) : 0) & (NCONN - 1);
-				const char *a = strchr(line + 3, ' ');
+				const char *a = line[2] == ' ' ? strchr(line + 3, ' ') : NULL;
 				cur = n;
 				if (cn[cur].fd < 0 && !cn[cur].eof)
 					conn_open(cur, a ? atoi(a + 1) % 5 : 0);
