@@ -78,6 +78,9 @@ ASAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
 # Root tests that also run under ASan and UBSan: the AF_XDP engine's frames
 # of every size from 64 to 9018 (its UMEM slots, jumbo frames' chunks).
 ASAN_ROOT_BINS := $(BUILD)/asan/tests/root_test_xsk_stream
+# The tool itself under ASan and UBSan: tests/e2e/80_hostile_asan.sh runs the
+# hostile-client cases against it as the server.
+ASAN_XDPPERF := $(BUILD)/asan/xdpperf
 # fuzz_server_ctrl.c drives the server's own event loop (it includes
 # user/server/server.c) with sequences of control lines over loopback
 # connections in a network namespace of its own, against link-time stubs of
@@ -174,7 +177,11 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libxdpperf.a $(USER_HDRS
 	$(SAN_CC) $(SAN_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< \
 		$(BUILD)/fuzz/libxdpperf.a $(LDLIBS)
 
-sanitize: $(ASAN_UNIT_BINS) $(ASAN_ROOT_BINS) $(FUZZ_BINS)
+$(ASAN_XDPPERF): $(BUILD)/asan/user/main.o $(BUILD)/asan/libxdpperf.a
+	$(SAN_CC) $(SAN_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+sanitize: $(ASAN_UNIT_BINS) $(ASAN_ROOT_BINS) $(ASAN_XDPPERF) $(FUZZ_BINS)
+
 
 $(BUILD):
 	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests

@@ -16,9 +16,21 @@
 #  6 floats in integer fields; the client printing the server's msg raw
 #  + time limits (hard deadline, keepalive for a vanished client),
 #    --auth-key (none, wrong, replayed, late, right), --allow
+#
+# XP_HOSTILE_SERVER=PATH runs PATH as the server (the clients stay xdpperf),
+# and every server it started must then stop with status 0 and no ASan,
+# UBSan or LeakSanitizer report in its output; XP_HOSTILE_QUICK=1 leaves out
+# the cases that wait out the server's own clocks (30-s deadlines, keepalive,
+# lockout, churn). 80_hostile_asan.sh runs it so with the ASan/UBSan build.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
+SBIN=${XP_HOSTILE_SERVER:-$XP_BIN} # the server's binary
+QUICK=${XP_HOSTILE_QUICK:-0}
+# The sanitizers' findings are fatal and end up in the server's log (its stderr).
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:print_summary=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+SAN_REPORT='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: (Address|Undefined|Leak)'
 HOSTILE="python3 $XP_ROOT/tests/e2e/hostile.py"
 CP=5301
 S='{"op":"start","version":1,"engine":"xsk"'  # a start request, to be completed
@@ -49,9 +61,16 @@ srv() {
 	xp_wait_port server $CP 5
 }
 srv_stop() {
+	local rc=0
 	kill "$SRV_PID" 2>/dev/null
-	wait "$SRV_PID" 2>/dev/null
-	return 0
+	wait "$SRV_PID" 2>/dev/null || rc=$?
+	[[ -n ${XP_HOSTILE_SERVER:-} ]] || return 0
+	# A sanitized server: a clean stop and a clean log, or its report.
+	if grep -qE "$SAN_REPORT" "$SRV_LOG" || ((rc != 0)); then
+		echo "the server ($SBIN) stopped with status $rc; its log:"
+		if grep -qE "$SAN_REPORT" "$SRV_LOG"; then grep -E -A 30 "$SAN_REPORT" "$SRV_LOG" | head -60; else tail -20 "$SRV_LOG"; fi
+		return 1
+	fi
 }
 soft_nofile() { awk '/Max open files/ {print $4}' "/proc/$SRV_PID/limits"; }
 wait_log() { # FILE PATTERN SECS
@@ -64,14 +83,16 @@ wait_log() { # FILE PATTERN SECS
 
 # ---------------------------------------------------------------------------
 xp_case setup
+xp_check "the server's binary $SBIN is built (make sanitize builds build/asan/xdpperf)" test -x "$SBIN"
 xp_check "lab up" xp_lab_up
 xp_check "HTTP service on port 8080 in the server's namespace" eval '
 	xp_run_bg server python3 -m http.server 8080 --bind :: && xp_wait_port server 8080 5'
 xp_check "it answers" svc_answers
-xp_check "server (--max-duration 60)" srv "$BIN" -s --max-duration 60
+xp_check "server (--max-duration 60)" srv "$SBIN" -s --max-duration 60
 xp_check "soft open-file limit 1024" expect_eq "soft limit" "$(soft_nofile)" 1024
 xp_pass
 
+if ((!QUICK)); then
 # Two slow cases run in the background meanwhile (each ~31-40 s).
 # Hard deadline: a test of 1 s, then a valid sample every 0.5 s: ended at 1 + 30 s, not extended.
 hostile client --src 198.18.1.23 nag "$XP_SERVER4" $CP "$S,\"port_lo\":63300,\"port_hi\":63300,\"duration\":1}" 0.5 45 \
@@ -103,6 +124,8 @@ xp_check "router drops 198.18.1.24 from now on" eval 'xp_exec router nft -f - <<
 	echo $((SECONDS - t0)) >"$XP_TMP/vanish.t"
 ) &
 xp_pass
+
+fi # QUICK
 
 # ---------------------------------------------------------------------------
 xp_case finding1_black_hole_refused
@@ -185,6 +208,7 @@ xp_check "300 ports refused" expect_reply "$R" 3 "--max-listen-ports"
 xp_check "ss: nothing listens on 23 or 63000" eval '[[ -z $(xp_exec server ss -Hltn "( sport = :23 or sport = :63000 )") ]]'
 xp_check "the event loop's answers timed from the router meanwhile" eval '
 	hostile router ping "$XP_SERVER4" $CP 12 >"$XP_TMP/ping3.out" & PING=$!'
+if ((!QUICK)); then # 20000 connections held: the plain run's
 xp_check "-k -P 20000: listeners (worker processes) started and 20000 held connections closed by the server" eval '
 	client -c "$XP_SERVER4" -P 20000 -k -t 3 -J >"$J" & HOLDC=$!
 	# During the test: once the 20000 are held (established sockets in the server namespace).
@@ -193,6 +217,7 @@ xp_check "-k -P 20000: listeners (worker processes) started and 20000 held conne
 	echo "soft open-file limit during the test: $(soft_nofile)"; NOF_DURING=$(soft_nofile); wait $HOLDC'
 xp_check "20000 held" expect_eq server_open "$(jqv .end.sum.sockets.server_open)" 20000
 xp_check "the limit was raised for the test" eval '(( NOF_DURING > 1024 ))'
+fi
 # The largest listen test the defaults allow, started and stopped at once, three times: 256 ports
 # for 100000 connections, worker processes. (The old server's loop stood still ~1 s for each.)
 listen_req() { # FIRST_PORT: start a listen test on 256 ports from FIRST_PORT (its own range each round)
@@ -212,6 +237,7 @@ xp_check "worker processes gone" eval '[[ -z $(pgrep -P $SRV_PID) ]] || { ps -o 
 xp_check "the HTTP service answers" svc_answers
 xp_pass
 
+if ((!QUICK)); then
 # ---------------------------------------------------------------------------
 # From the router (198.19.1.1): the cap counts per /24 (issue 28 point 9), and the
 # legitimate client and the background tests are in the client's 198.18.1.0/24.
@@ -250,6 +276,7 @@ xp_check "and the router dropped its keepalive answers (nft counter)" eval '
 xp_check "its slot is free: ports 63400 start again" eval 'client --engine xsk -c "$XP_SERVER4" -t 1 -b 1kpps --queues 1 -p 63400 >/dev/null'
 kill $HOLD 2>/dev/null; wait $HOLD 2>/dev/null
 xp_pass
+fi # QUICK
 
 # ---------------------------------------------------------------------------
 xp_case finding6_client_prints_server_msg_sanitized
@@ -266,7 +293,7 @@ xp_pass
 xp_case worker_cap
 xp_check "server stopped" srv_stop
 xp_check "server as if its open-file limit were 3000, --max-workers 2" eval '
-	srv env XDPPERF_FD_LIMIT=3000 "$BIN" -s --max-workers 2'
+	srv env XDPPERF_FD_LIMIT=3000 "$SBIN" -s --max-workers 2'
 R=$XP_TMP/r5.out
 xp_check "8000 connections on 4 ports: 4 worker processes needed" eval 'hostile client req "$XP_SERVER4" $CP \
 	"{\"op\":\"start\",\"version\":1,\"engine\":\"socket\",\"listen\":true,\"port_lo\":63000,\"port_hi\":63003,\"parallel\":8000}" >"$R"'
@@ -283,9 +310,9 @@ KEY=$XP_TMP/key BADKEY=$XP_TMP/badkey OTHER=$XP_TMP/other
 cp "$KEY" "$BADKEY"; chmod 644 "$BADKEY"
 xp_check "server stopped" srv_stop
 xp_check "a key readable by others: exit 2, one line" eval '
-	out=$(xp_exec server "$BIN" -s --auth-key "$BADKEY" 2>&1); rc=$?; echo "$out"
+	out=$(xp_exec server "$SBIN" -s --auth-key "$BADKEY" 2>&1); rc=$?; echo "$out"
 	(( rc == 2 )) && [[ $(wc -l <<<"$out") == 1 && $out == *"chmod 600"* ]]'
-xp_check "server --auth-key" srv "$BIN" -s --auth-key "$KEY"
+xp_check "server --auth-key" srv "$SBIN" -s --auth-key "$KEY"
 START="$S,\"port_lo\":63600,\"port_hi\":63600,\"duration\":2}"
 for mode in none wrong replay late; do
 	A=$XP_TMP/auth-$mode.out
@@ -313,7 +340,7 @@ xp_pass
 # ---------------------------------------------------------------------------
 xp_case allow_list
 xp_check "server stopped" srv_stop
-xp_check "server --allow 198.18.1.0/28" srv "$BIN" -s --allow 198.18.1.0/28
+xp_check "server --allow 198.18.1.0/28" srv "$SBIN" -s --allow 198.18.1.0/28
 R=$XP_TMP/allow.out
 xp_check "from the router (198.19.1.1)" eval 'hostile router req "$XP_SERVER4" $CP "$S,\"port_lo\":63000,\"port_hi\":63000}" >"$R"'
 xp_check "refused, then closed" eval '[[ $(val replies "$R") == 1 && $(val end "$R") == eof ]] || { cat "$R"; false; }'
@@ -329,7 +356,7 @@ xp_pass
 # connection's address, or inside --allow, or --allow-bind).
 xp_case issue28_bind_names_another_host_refused
 xp_check "server stopped" srv_stop
-xp_check "server --allow 198.18.1.0/28" srv "$BIN" -s --allow 198.18.1.0/28
+xp_check "server --allow 198.18.1.0/28" srv "$SBIN" -s --allow 198.18.1.0/28
 R=$XP_TMP/bind.out
 B="$S,\"port_lo\":63000,\"port_hi\":63000,\"duration\":5"
 xp_check "binds: the router's address; its own and one outside the /28; its own and one inside; then stop" eval '
@@ -351,7 +378,7 @@ xp_pass
 # ---------------------------------------------------------------------------
 xp_case issue28_every_start_authenticated
 xp_check "server stopped" srv_stop
-xp_check "server --auth-key" srv "$BIN" -s --auth-key "$KEY"
+xp_check "server --auth-key" srv "$SBIN" -s --auth-key "$KEY"
 A=$XP_TMP/auth-again.out
 xp_check "a signed start the server refuses (port 22), then an unsigned start on the same connection" eval '
 	hostile client --src 198.18.1.13 auth "$XP_SERVER4" $CP "$KEY" again "$START" >"$A"; cat "$A"'
@@ -371,7 +398,7 @@ xp_pass
 # senders (children of the server) are reaped without the loop waiting.
 xp_case issue28_reverse_trials_counted_and_reaped_without_waiting
 xp_check "server stopped" srv_stop
-xp_check "server --max-tests 8 --max-control-per-addr 16" srv "$BIN" -s --max-tests 8 --max-control-per-addr 16
+xp_check "server --max-tests 8 --max-control-per-addr 16" srv "$SBIN" -s --max-tests 8 --max-control-per-addr 16
 # The senders connect to the client's port 5398 before anything else; the
 # client's namespace drops those SYNs, so each waits there (3 s) instead of
 # failing at once: long enough to be counted, then stopped with SIGSTOP.
@@ -419,7 +446,7 @@ xp_pass
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 xp_case issue28_emfile_does_not_spin
 xp_check "server stopped" srv_stop
-xp_check "server" srv "$BIN" -s
+xp_check "server" srv "$SBIN" -s
 NFD=$(ls "/proc/$SRV_PID/fd" | wc -l)
 HARD=$(awk '/Max open files/ {print $5}' "/proc/$SRV_PID/limits")
 xp_check "its open-file limit set to what it has open + 1 ($NFD + 1, prlimit)" prlimit --pid "$SRV_PID" --nofile=$((NFD + 1)):"$HARD"
@@ -454,6 +481,7 @@ xp_check "4 accepted (the /24)" expect_eq accepted "$(val accepted "$L")" 4
 xp_pass
 
 # ---------------------------------------------------------------------------
+if ((!QUICK)); then
 # Start/stop churn (issue 28 point 5): an XDP attach or detach in native mode
 # resets many NICs' rings. The program stays 5 s after the last test, and a
 # /24 starts 20 tests at once, then 4 a second. The attach is watched in the
@@ -476,7 +504,7 @@ xp_link_sample() { # SECS: every 0.5 s, the bpf link id of the XDP program on xp
 }
 xp_case issue28_churn_attaches_once
 xp_check "server stopped" srv_stop
-xp_check "server" srv "$BIN" -s
+xp_check "server" srv "$SBIN" -s
 C=$XP_TMP/churn.out P=$XP_TMP/ping-churn.out LK=$XP_TMP/links.out
 xp_check "another client's control round trips timed from the router (background)" eval '
 	hostile router ping "$XP_SERVER4" $CP 26 >"$P" & PING=$!'
@@ -500,10 +528,12 @@ xp_check "the program went off 5 s after the last test" eval '
 	for _ in $(seq 80); do no_xdp_anywhere server >/dev/null && break; sleep 0.1; done; no_xdp_anywhere server'
 xp_pass
 
+fi # QUICK
+
 # ---------------------------------------------------------------------------
 xp_case issue28_bind_control
 xp_check "server stopped" srv_stop
-xp_check "server --bind-control $XP_SERVER4 --allow-bind 198.18.1.0/24" srv "$BIN" -s --bind-control "$XP_SERVER4" \
+xp_check "server --bind-control $XP_SERVER4 --allow-bind 198.18.1.0/24" srv "$SBIN" -s --bind-control "$XP_SERVER4" \
 	--allow-bind 198.18.1.0/24
 xp_check "ss: the control port listens on $XP_SERVER4 only" eval '
 	l=$(xp_exec server ss -Hltn "( sport = :$CP )"); echo "$l"; [[ $(wc -l <<<"$l") == 1 && $l == *"$XP_SERVER4:$CP "* ]]'
@@ -511,7 +541,7 @@ xp_check "its IPv6 address refuses the connection" eval '! xp_exec client timeou
 xp_check "--bind 198.18.1.10-25 is let in (--allow-bind)" eval 'client -c "$XP_SERVER4" -t 1 -x -P 4 --bind "$XP_CLIENT4_RANGE" -J >"$J"'
 xp_check "its connections completed" eval '(( $(jqv .end.sum.sockets.established) > 0 && $(jqv .end.sum.sockets.failed) == 0 ))'
 xp_check "server --bind-control 192.0.2.1 (not the host's): exit 1, one line" eval '
-	out=$(xp_exec server "$BIN" -s --bind-control 192.0.2.1 --control-port 5302 2>&1); rc=$?; echo "$out"
+	out=$(xp_exec server "$SBIN" -s --bind-control 192.0.2.1 --control-port 5302 2>&1); rc=$?; echo "$out"
 	(( rc == 1 )) && [[ $(wc -l <<<"$out") == 1 && $out == *"--bind-control must be an address of this host"* ]]'
 xp_pass
 
