@@ -44,9 +44,12 @@
  *               byte 2: bit 0 --dev lo, 1 --dev of no interface, 2
  *               --max-duration 5, 3 --max-parallel 10 and -total 20, 4
  *               --max-listen-ports 4, 5 --max-workers-total 0
- *   >c N [A]    connection N (0-7), connected now if it is not, from
+ *   >c N [A]    connection N (0-127), connected now if it is not, from
  *               address A: 0 127.0.0.1, 1 127.0.0.2, 2 127.0.1.1,
- *               3 127.0.2.N, 4 ::1 (the first use of a connection: 0)
+ *               3 127.0.2.N, 4 127.0.(N+16).1, 5 ::1 (the first use of a
+ *               connection: 0)
+ *   >C N [A]    the same, without a loop round first: what was sent on the
+ *               last connection and what is sent on this one meet in one round
  *   >A          the next line is signed: an "auth" line with the MAC, over
  *               that line, for the nonce of the last challenge this
  *               connection got (answers it as the client does)
@@ -60,7 +63,7 @@
  *               1 a failure's figures, exit 2; 2 garbage, exit 3; 3 nothing,
  *               exit 1; 4 hangs; 5 writes 70 KiB; 6 stops itself (SIGSTOP);
  *               7 dies by SIGKILL
- *   >* N        the next line N times (in one batch)
+ *   >* N        the next line N times (in one batch, at most 64 KiB more than the input)
  *   >           just run the loop
  *
  * Promises checked (a broken one aborts, a crash to libFuzzer), besides
@@ -416,7 +419,7 @@ static int fake_spawn(const struct server *s, struct srv_client *c, const char *
 
 /* ---- the clients ------------------------------------------------------------ */
 
-#define NCONN 8
+#define NCONN 128 /* more than the server's 64 control connections */
 
 struct conn {
 	int fd;              /* -1: none */
@@ -502,14 +505,17 @@ static void conn_open(int i, int a)
 	struct conn *k = &cn[i];
 	memset(k, 0, sizeof(*k));
 	k->fd = -1;
-	bool v6 = a == 4;
+	bool v6 = a == 5;
 	int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
+	/* A small receive buffer: a client that stops reading (>n) fills the server's queue within an input. */
+	int small = 4096;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
 	if (!v6) {
 		struct sockaddr_in src = { .sin_family = AF_INET };
-		static const uint32_t srcs[] = { 0x7f000001, 0x7f000002, 0x7f000101, 0x7f000200 };
-		src.sin_addr.s_addr = htonl(srcs[a & 3] + (a == 3 ? (uint32_t)i + 1 : 0));
+		static const uint32_t srcs[] = { 0x7f000001, 0x7f000002, 0x7f000101, 0x7f000200, 0x7f001001 };
+		src.sin_addr.s_addr = htonl(srcs[a] + (a == 3 ? (uint32_t)i + 1 : a == 4 ? (uint32_t)i << 8 : 0));
 		bind(fd, (struct sockaddr *)&src, sizeof(src));
 	}
 	const struct sockaddr_storage *to = v6 ? &ctrl_ss6 : &ctrl_ss4;
@@ -754,15 +760,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (line[0] == '>') {
 			FLUSH();
 			char d = line[1];
-			if (cn[cur].fd < 0 && d != 'c' && d != 't' && d != 'f' && d != 'k' && d != '*')
+			if (cn[cur].fd < 0 && !cn[cur].eof && d != 'c' && d != 'C' && d != 't' && d != 'f' && d != 'k' &&
+			    d != '*')
 				conn_open(cur, 0);
 			switch (d) {
+			case 'C':
 			case 'c': {
 				int n = (line[2] == ' ' ? atoi(line + 3) : 0) & (NCONN - 1);
 				const char *a = line[2] == ' ' ? strchr(line + 3, ' ') : NULL;
 				cur = n;
 				if (cn[cur].fd < 0 && !cn[cur].eof)
-					conn_open(cur, a ? atoi(a + 1) % 5 : 0);
+					conn_open(cur, a ? (int)((unsigned)atoi(a + 1) % 6) : 0);
+				if (d == 'C')
+					continue; /* no round yet */
 				break;
 			}
 			case 'A':
@@ -774,10 +784,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				conn_close(&cn[cur], d);
 				break;
 			case 'n':
-				if (cn[cur].fd >= 0) {
-					int small = 2048;
-					setsockopt(cn[cur].fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-				}
 				cn[cur].noread = true;
 				break;
 			case 't':
@@ -797,7 +803,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				child_mode = atoi(line + 2) & 7;
 				break;
 			case '*':
-				repeat = atoi(line + 2) & 255;
+				repeat = atoi(line + 2) & 0xffff;
 				break;
 			default:
 				break;
