@@ -92,7 +92,7 @@ FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
 .PHONY: all deps check demo test-unit test-bpf test-e2e bench rfc2544 clean vmlinux lab-down FORCE install uninstall deb \
-	sanitize fuzz mutate
+	sanitize fuzz mutate coverage-server
 all: xdpperf $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 deps:
@@ -182,6 +182,34 @@ $(ASAN_XDPPERF): $(BUILD)/asan/user/main.o $(BUILD)/asan/libxdpperf.a
 
 sanitize: $(ASAN_UNIT_BINS) $(ASAN_ROOT_BINS) $(ASAN_XDPPERF) $(FUZZ_BINS)
 
+# Coverage build (clang's source-based coverage), for `make coverage-server`
+# only: build/cov/xdpperf (the hostile e2e's server) and build/cov/
+# fuzz_server_ctrl (the control-path fuzzer without sanitizers, to replay its
+# corpus); scripts/coverage-server.sh runs them and prints llvm-cov's line
+# coverage of user/server/server.c, session.c and reverse.c.
+COV_FLAGS := -fprofile-instr-generate -fcoverage-mapping
+COV_OBJS  := $(patsubst user/%.c,$(BUILD)/cov/user/%.o,$(USER_SRCS))
+
+$(BUILD)/cov/user/%.o: user/%.c $(USER_HDRS) bpf/server.h $(SKELS) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(SAN_CFLAGS) $(COV_FLAGS) -c $< -o $@
+$(BUILD)/cov/user/util/version.o: $(BUILD)/xp_version.h
+
+$(BUILD)/cov/libxdpperf.a: $(COV_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/cov/xdpperf: $(BUILD)/cov/user/main.o $(BUILD)/cov/libxdpperf.a
+	$(SAN_CC) $(SAN_CFLAGS) $(COV_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/cov/fuzz_server_ctrl: tests/fuzz/fuzz_server_ctrl.c $(BUILD)/cov/libxdpperf.a $(USER_HDRS)
+	$(SAN_CC) $(SAN_CFLAGS) $(COV_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/cov/libxdpperf.a $(LDLIBS)
+
+# `make coverage-server` (not part of `make check`; root, the lab: it runs
+# 80_hostile's quick cases): line coverage of the server's control path
+# under the fuzzer's seeds and corpus and the hostile-client e2e test.
+coverage-server: deps
+	@$(MAKE) --no-print-directory xdpperf $(BUILD)/cov/xdpperf $(BUILD)/cov/fuzz_server_ctrl
+	@bash scripts/coverage-server.sh
 
 $(BUILD):
 	@mkdir -p $(BUILD)/user $(BUILD)/bpf $(BUILD)/tests
