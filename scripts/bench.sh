@@ -17,6 +17,10 @@
 #
 # Each section lives in scripts/bench/SECTION.sh (its own description at its
 # top); scripts/bench/lib.sh holds what they share.
+#
+# A run that finishes writes its output, as printed, to
+# docs/benchmarks/YYYY-MM-DD-HHMM-WHAT.md (scripts/bench/paste.py; the method
+# is docs/benchmarks.md); BENCH_DOC=FILE writes it there, BENCH_DOC= not at all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,8 +63,14 @@ done
 # trafgen's send-buffer preload (scripts/bench/sndbuf.c), built before any run.
 case $WHAT in trafgen | xsk | live | all) sndbuf_lib ;; esac
 
-# The run as it can be pasted (README: one run's output, as printed): what
-# ran, when, on what; then every section; then every target it checked.
+# The run as its page in docs/benchmarks/ shows it (one run's output, as
+# printed, stdout and stderr): what ran, when, on what; then every section;
+# then every target it checked. tee keeps it on the terminal too.
+DOC=${BENCH_DOC-docs/benchmarks/$(date -u +%Y-%m-%d-%H%M)-$WHAT.md}
+if [[ -n $DOC ]]; then
+	exec 3>&1 4>&2 > >(tee "$TMP/run.txt") 2>&1
+	TEE=$!
+fi
 : >"$TMP/targets.txt"
 T0=$SECONDS
 echo "\$ scripts/bench.sh ${ARGS[*]}"
@@ -90,4 +100,12 @@ all) bench_trafgen; bench_xsk; bench_live; bench_socket; bench_xconn; bench_stam
 *) echo "bench: unknown benchmark '$WHAT' (xsk, live, socket, xconn, trafgen, stamp or all)" >&2; exit 2 ;;
 esac
 footer
-
+# Only a run that got here (every section finished) is written: a failed one
+# stopped with its error above.
+if [[ -n $DOC ]]; then
+	exec 1>&3 2>&4 3>&- 4>&-
+	wait "$TEE"
+	mkdir -p "$(dirname "$DOC")"
+	python3 scripts/bench/paste.py "$TMP/run.txt" "$DOC"
+	echo "bench: the run is in $DOC (link it from docs/benchmarks.md when it replaces the one there)" >&2
+fi

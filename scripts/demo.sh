@@ -29,16 +29,14 @@ eval "$(bash "$LAB" env)"
 bash "$LAB" status
 echo
 
+# shellcheck source=tests/lib/server.sh
+. tests/lib/server.sh
 start_server() {
+	local rc=0
 	# --allow-bind: the -k demo's --bind addresses are not its control connection's
-	ip netns exec "$XP_SERVER_NS" "$BIN" -s --allow-bind 198.18.1.0/24 >>/tmp/xdpperf-demo-server.log 2>&1 &
-	SRV_PID=$!
-	for _ in $(seq 50); do
-		ip netns exec "$XP_SERVER_NS" bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "demo: the server did not start: $(tail -n 3 /tmp/xdpperf-demo-server.log)" >&2
-	exit 1
+	xp_server_start "$XP_SERVER_NS" "$BIN" /tmp/xdpperf-demo-server.log --allow-bind 198.18.1.0/24 || rc=$?
+	SRV_PID=$XP_SERVER_PID
+	((rc == 0)) || { echo "demo: the server did not start" >&2; exit 1; }
 }
 : >/tmp/xdpperf-demo-server.log
 start_server

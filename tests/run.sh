@@ -402,6 +402,19 @@ if ((${#FUZZ[@]})); then
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_fuzzer "$t"; fi
 	done
 fi
+# Each e2e script has a number of its own: it fixes the order they run in and
+# is how logs, commits and the docs name one. Two that share a number fail.
+if ((${#E2E[@]})); then
+	declare -A E2E_NUM=()
+	for t in tests/e2e/[0-9]*.sh; do
+		n=${t##*/} n=${n%%_*}
+		if [[ -n ${E2E_NUM[$n]:-} ]]; then
+			fail "e2e numbering" "${E2E_NUM[$n]} and $t share the number $n: give one a number no other script has"
+		else
+			E2E_NUM[$n]=$t
+		fi
+	done
+fi
 for t in "${E2E[@]}"; do
 	((INTERRUPTED)) && break
 	if ((!e2e_started)); then

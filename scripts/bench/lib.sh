@@ -3,15 +3,16 @@
 # the frame yardstick (the server veth's rx_packets, sampled), alternating
 # rounds with min/median/max, formatting, the lab.
 
-start_server() { # [SERVER OPTIONS...]
-	ip netns exec "$XP_SERVER_NS" "$BIN" -s "$@" >"$TMP/server.log" 2>&1 &
-	SRV=$!
-	for _ in $(seq 50); do
-		ip netns exec "$XP_SERVER_NS" bash -c "exec 3<>/dev/tcp/127.0.0.1/5301" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "bench: server did not start" >&2
-	exit 1
+# shellcheck source=tests/lib/server.sh
+. tests/lib/server.sh
+# start_server [SERVER OPTIONS...]: the server in the server namespace (SRV), its log
+# $TMP/server.log started afresh; returns once it listens (tests/lib/server.sh).
+start_server() {
+	local rc=0
+	: >"$TMP/server.log"
+	xp_server_start "$XP_SERVER_NS" "$BIN" "$TMP/server.log" "$@" || rc=$?
+	SRV=$XP_SERVER_PID
+	((rc == 0)) || { echo "bench: server did not start" >&2; exit 1; }
 }
 stop_server() { kill "$SRV" 2>/dev/null; wait "$SRV" 2>/dev/null || true; SRV=""; }
 # The tests the server has begun ("[peer] KIND test (" lines in its log).

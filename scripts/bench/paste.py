@@ -1,38 +1,46 @@
 #!/usr/bin/env python3
-"""Paste one bench run's output into README.md's bench section, as printed.
+"""Write one bench run's output, as printed, as a page of docs/benchmarks/.
 
-    scripts/bench/paste.py OUTPUT [README]
+    scripts/bench/paste.py OUTPUT PAGE
 
-OUTPUT is what `scripts/bench.sh all` printed (stdout and stderr). Everything
-between the markers "<!-- bench run: begin -->" and "<!-- bench run: end -->"
-in README is replaced by OUTPUT in one fenced block, byte for byte (so no
-figure is edited by hand). Exit 2 on usage, 1 when a marker is missing.
+OUTPUT is what `scripts/bench.sh` printed (stdout and stderr; bench.sh calls
+this itself at the end of a run that finished). PAGE (e.g.
+docs/benchmarks/2026-12-05-0534-all.md) gets a title from the run's first
+lines (its command and date), a line saying where it came from, and OUTPUT in
+one fenced block, byte for byte (so no figure is edited by hand). The method
+and the targets are described once, in docs/benchmarks.md, which the page
+links. Exit 2 on usage, 1 when OUTPUT is not a bench run or holds a fence.
 """
+import os
+import re
 import sys
-
-BEGIN = "<!-- bench run: begin -->"
-END = "<!-- bench run: end -->"
 
 
 def main(argv):
-    if len(argv) not in (2, 3):
-        print("usage: paste.py OUTPUT [README]", file=sys.stderr)
+    if len(argv) != 3:
+        print("usage: paste.py OUTPUT PAGE", file=sys.stderr)
         return 2
-    out_path, readme = argv[1], argv[2] if len(argv) == 3 else "README.md"
+    out_path, page = argv[1], argv[2]
     with open(out_path, encoding="utf-8") as f:
         run = f.read()
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    a, b = text.find(BEGIN), text.find(END)
-    if a < 0 or b < a:
-        print(f"paste.py: {readme} lacks the markers {BEGIN} ... {END}", file=sys.stderr)
+    cmd = re.search(r"^\$ (scripts/bench\.sh.*)$", run, re.M)
+    date = re.search(r"^date: (.*)$", run, re.M)
+    if not cmd or not date:
+        print(f"paste.py: {out_path} is not a bench run (no '$ scripts/bench.sh' and 'date:' lines)", file=sys.stderr)
         return 1
     if "```" in run:
-        print(f"paste.py: {out_path} contains a code fence; not pasted", file=sys.stderr)
+        print(f"paste.py: {out_path} contains a code fence; not written", file=sys.stderr)
         return 1
-    block = BEGIN + "\n\n```\n" + run.rstrip("\n") + "\n```\n\n"
-    with open(readme, "w", encoding="utf-8") as f:
-        f.write(text[:a] + block + text[b:])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    method = os.path.relpath(os.path.join(root, "docs/benchmarks.md"), os.path.dirname(os.path.abspath(page)))
+    text = (f"# Bench run: `{cmd.group(1).strip()}`, {date.group(1).strip()}\n\n"
+            "Written by `scripts/bench.sh` at the end of the run (`scripts/bench/paste.py`): its output as\n"
+            "printed, stdout and stderr, lab.sh's progress lines included. Its first lines give the date, the\n"
+            "machine and the settings, its last the list of every target the run checked, met or NOT met.\n"
+            f"What each section measures, against which counters: [Benchmarks]({method}).\n\n"
+            "```\n" + run.rstrip("\n") + "\n```\n")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(text)
     return 0
 
 

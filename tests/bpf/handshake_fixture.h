@@ -66,7 +66,7 @@ static int ncpus;
 /* SipHash-2-4 reference and the cookie design of bpf/lib/syncookie.h      */
 /* ---------------------------------------------------------------------- */
 
-#include "tests/lib/ref_cookie.h"
+#include "tests/bpf/ref_cookie.h"
 
 static inline uint32_t ref_cookie(const struct flow *f, uint32_t cseq, uint32_t t, uint32_t mss_idx)
 {

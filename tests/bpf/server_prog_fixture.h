@@ -33,6 +33,7 @@
 
 #include "bpf/server.h"
 #include "bpf/server.skel.h"
+#include "tests/lib/ref_sum.h" /* ref_csum: the tests' one RFC 1071 reference */
 
 #define CTRL_PORT   5201
 #define TEST_PORT   9000
@@ -70,18 +71,6 @@ static inline void put16(uint8_t *p, uint16_t v)
 	p[1] = v & 0xff;
 }
 
-static inline uint16_t csum16(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	if (len & 1)
-		sum += p[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
 
 /* build()'s destination MAC: the slot's interface's (set_slot). */
 static const uint8_t SRV_DMAC[6] = { 0x02, 0, 0, 0, 0, 0x02 };
@@ -142,7 +131,7 @@ static inline size_t build(const struct fspec *s, uint8_t *buf, size_t cap)
 		p[12] = 10; p[15] = 1;    /* 10.0.0.1 */
 		p[16] = 10; p[19] = 2;    /* 10.0.0.2 */
 		memset(p + 20, 1, s->ip_opt); /* NOP options */
-		put16(p + 10, csum16(p, ihl));
+		put16(p + 10, ref_csum(p, ihl));
 		l4 = l3 + ihl;
 	}
 

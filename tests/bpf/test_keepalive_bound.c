@@ -15,7 +15,7 @@
  *  - over the per-CPU budget, pure ACKs land in keepalive_unchecked, not
  *    in keepalives or cookie_invalid, and a real keepalive is counted
  *    again once the budget has refilled.
- * The cookies come from tests/lib/ref_cookie.h (the design written out
+ * The cookies come from tests/bpf/ref_cookie.h (the design written out
  * again), with the key the test loads. Needs root.
  */
 #include <stdarg.h>
@@ -41,7 +41,7 @@
 #include "bpf/server.h"
 #include "net/frame.h"
 #include "bpf/server.skel.h"
-#include "tests/lib/ref_cookie.h"
+#include "tests/bpf/ref_cookie.h"
 
 #define CTRL_PORT  5301
 #define PORT       63100

@@ -55,7 +55,7 @@ static size_t build_to(const struct fspec *s, enum dest d, uint8_t *buf, size_t 
 
 			memcpy(ip + 16, &a, 4);
 			put16(ip + 10, 0);
-			put16(ip + 10, csum16(ip, ihl));
+			put16(ip + 10, ref_csum(ip, ihl));
 		}
 	}
 	return len;
@@ -254,7 +254,7 @@ static void test_loopback_slot_takes_its_client(void **state)
 	len = build(&s, in, sizeof(in));
 	in[14 + 15] = 9; /* from 10.0.0.9 */
 	put16(in + 14 + 10, 0);
-	put16(in + 14 + 10, csum16(in + 14, 20));
+	put16(in + 14 + 10, ref_csum(in + 14, 20));
 	assert_int_equal(run_out(skel, in, len, out, &olen), XDP_PASS);
 	assert_int_equal(get_counters(skel, TEST_SLOT).pkts, 5);
 }

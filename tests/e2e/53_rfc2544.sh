@@ -6,7 +6,7 @@
 # within 2 % of the limit at both sizes, no trial above it may pass, and the
 # frames the trials say arrived must be on the server veth's own rx counter.
 # The latency trials (26.2) at the throughput rate give every figure, per
-# trial and as their mean (53_rfc2544_latency.sh checks them against the
+# trial and as their mean (55_rfc2544_latency.sh checks them against the
 # router's own capture). The text tables and plots run with --line-rate 1G
 # at 1518 bytes (81 kframes/s, below the limit: few trials).
 . "$(dirname "$0")/lib.sh"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Docs and behaviour cannot drift: every client command line of the README
-# and the man page runs in the lab (routed, as the README's examples assume: server 198.19.1.2,
-# 2001:2:0:2::2) and exits 0; every server command line starts and listens.
+# Docs and behaviour cannot drift: every client command line of the README, of
+# every page of docs/ and of the man page runs in the lab (routed, as the examples
+# assume: server 198.19.1.2, 2001:2:0:2::2) and exits 0; every server command line
+# starts and listens.
 # tests/tools/doc_commands.sh finds them; tests/unit/test_docs.c parses them
-# all and checks the refusals the README quotes. Durations are cut to 1 s
+# all and checks the refusals they quote. Durations are cut to 1 s
 # (-t 1 appended: getopt takes the last; not to --rfc2544 --estimate, which
 # sends nothing and refuses -t), nothing else is changed.
 . "$(dirname "$0")/lib.sh"
@@ -14,9 +15,12 @@ BIN=$XP_BIN
 DOC_KEY=/etc/xdpperf.key
 KEY=$XP_TMP/xdpperf.key
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$KEY" && chmod 600 "$KEY"
+DOC_FILES=("$XP_ROOT/README.md" "$XP_ROOT"/docs/*.md "$XP_ROOT"/docs/*/*.md "$XP_ROOT/man/xdpperf.1")
 docs() {
-	for d in README.md man/xdpperf.1; do bash "$XP_ROOT/tests/tools/doc_commands.sh" "$XP_ROOT/$d"; done |
-		sed "s#$DOC_KEY#$KEY#g"
+	for d in "${DOC_FILES[@]}"; do
+		[[ -f $d ]] || continue   # an unmatched glob: no page in a subfolder
+		bash "$XP_ROOT/tests/tools/doc_commands.sh" "$d"
+	done | sed "s#$DOC_KEY#$KEY#g"
 }
 # A server line must start and listen (and then stops).
 server_line() { start_server "$@" || return 1; kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null; return 0; }
@@ -47,17 +51,17 @@ client_line() {
 mapfile -t CLIENTS < <(docs | awk -F'\t' '$1 == "ok" && $2 ~ /(^| )-c / {print $2}' | sort -u)
 mapfile -t SERVERS < <(docs | awk -F'\t' '$1 == "ok" && $2 ~ /(^| )-s( |$)/ {print $2}' | sort -u)
 
-xp_case readme_server_command_lines_start
+xp_case docs_server_command_lines_start
 xp_check "lab up" xp_lab_up --queues 2
-xp_check "found the README's server lines" eval '(( ${#SERVERS[@]} >= 2 ))'
+xp_check "found the docs' server lines" eval '(( ${#SERVERS[@]} >= 2 ))'
 for args in "${SERVERS[@]}"; do
 	# shellcheck disable=SC2086 # the documented words, as a shell splits them
 	xp_check "xdpperf $args: starts and listens" eval 'server_line ${args#-s}'
 done
 xp_pass
 
-xp_case readme_client_command_lines_run
-xp_check "found the README's client lines" eval '(( ${#CLIENTS[@]} >= 12 ))'
+xp_case docs_client_command_lines_run
+xp_check "found the docs' client lines" eval '(( ${#CLIENTS[@]} >= 12 ))'
 xp_check "server" start_server
 for args in "${CLIENTS[@]}"; do
 	# shellcheck disable=SC2086

@@ -57,6 +57,8 @@ XP_BIN=$XP_ROOT/xdpperf   # the tool under test (built by make)
 export XP_ROOT XP_LAB XP_BIN
 # shellcheck source=tests/lib/netns.sh
 . "$XP_ROOT/tests/lib/netns.sh"
+# shellcheck source=tests/lib/server.sh
+. "$XP_ROOT/tests/lib/server.sh"
 XP_SCRIPT=$(basename "$0" .sh)
 XP_TMP=$(mktemp -d "/tmp/xp-e2e-$XP_SCRIPT.XXXXXX")
 
@@ -307,7 +309,7 @@ expect_near() {
 # xp_mono_to_real: CLOCK_REALTIME - CLOCK_MONOTONIC in ns, to put a capture's time (pcap: realtime) on
 # the stamps' clock: the realtime read between two monotonic reads, the tightest of 2000 triples. Two
 # reads in a row put it off by the call's 0.2-2 us (a fresh process's first clock read is slow), a
-# latency figure's whole size here (53_rfc2544_latency, 82_measure).
+# latency figure's whole size here (55_rfc2544_latency, 82_measure).
 xp_mono_to_real() {
 	python3 -c 'import time
 g, R, M = time.clock_gettime_ns, time.CLOCK_REALTIME, time.CLOCK_MONOTONIC
@@ -320,16 +322,24 @@ print(best[1])'
 }
 
 # xdpperf helpers shared by the test scripts.
-# start_server [ARGS]: `xdpperf -s ARGS` in the server namespace; SRV_PID, SRV_LOG; waits for port 5301.
+# start_server [ARGS]: `xdpperf -s ARGS` in the server namespace; SRV_PID, SRV_LOG; waits until it
+# listens on its control port (tests/lib/server.sh, the one server start of the tests, bench and demo).
 start_server() { start_server_in server "$@"; }
-# start_server_in NS [ARGS]: the same in namespace NS (a script's own lab, xp_routed_lab).
+# start_server_in NS [ARGS]: the same in namespace NS (a script's own lab, xp_routed_lab). The server
+# is one of the script's background processes (stopped at exit) whether or not it started.
 start_server_in() {
-	local ns=$1
+	local ns rc=0
+	ns=$(xp_ns "$1")
 	shift
-	xp_run_bg "$ns" "$XP_BIN" -s "$@"
+	XP_BG_N=$((XP_BG_N + 1))
+	XP_BG_LOG=$XP_TMP/bg$XP_BG_N.log
+	: >"$XP_BG_LOG"
+	xp_server_start "$ns" "$XP_BIN" "$XP_BG_LOG" "$@" || rc=$?
+	XP_BG_PID=$XP_SERVER_PID
+	XP_BG_PIDS+=("$XP_BG_PID")
 	SRV_PID=$XP_BG_PID
 	SRV_LOG=$XP_BG_LOG
-	xp_wait_port "$ns" 5301 5
+	return "$rc"
 }
 # nft_counted NS TABLE: the packets of every counter in nft table inet TABLE of NS, summed.
 nft_counted() {

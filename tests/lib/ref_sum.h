@@ -1,13 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * RFC 1071 written out once more for the tests that check generated frames
- * (tests/unit/test_stamp.c, tests/bpf/test_generator_stream.c), independent of
- * user/net/csum.c and of the programs' incremental updates: the big-endian
- * 16-bit words of a, then of b (even lengths but the last), summed with
- * end-around carry, plus extra. Returns the folded sum (not complemented):
- * 0xffff where a checksum over a and b is right.
+ * The tests' one reference checksum: RFC 1071 written out from the RFC,
+ * independent of user/net/csum.c, of bpf/lib/csum.h and of the programs'
+ * incremental updates, which every test that checks a checksum holds
+ * against it (the unit, BPF and root tests and the tools, through
+ * tests/lib/wire.h as well). Its forms:
  *
- * Header-only (a static function), so the unit tests, which link no
+ *   ref_sum_add(p, n, sum)  the big-endian 16-bit words of n bytes (an odd
+ *                           last byte padded with a zero on the right) added
+ *                           to sum with end-around carry, folded (not
+ *                           complemented): chain it over the parts of a sum
+ *   ref_csum(p, n)          the value of a checksum field over n bytes (host
+ *                           order): 0 over bytes whose checksum is right
+ *   ref_sum(a, alen, b, blen, extra)
+ *                           a then b then extra (a pseudo-header's protocol
+ *                           and length), folded, not complemented: 0xffff
+ *                           where a checksum over a and b is right
+ *
+ * Header-only (static functions), so the unit tests, which link no
  * tests/lib object, can use it.
  */
 #ifndef XDPPERF_TESTS_REF_SUM_H
@@ -16,20 +26,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline uint16_t ref_sum(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, uint32_t extra)
+static inline uint32_t ref_sum_add(const uint8_t *p, size_t n, uint32_t sum)
 {
-	uint64_t sum = extra;
+	uint64_t s = sum;
 	size_t k;
 
-	for (k = 0; k + 1 < alen; k += 2)
-		sum += (uint32_t)(a[k] << 8 | a[k + 1]);
-	for (k = 0; k + 1 < blen; k += 2)
-		sum += (uint32_t)(b[k] << 8 | b[k + 1]);
-	if (blen & 1)
-		sum += (uint32_t)b[blen - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	for (k = 0; k + 1 < n; k += 2)
+		s += (uint32_t)(p[k] << 8 | p[k + 1]);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint32_t)s;
+}
+
+static inline uint16_t ref_csum(const uint8_t *p, size_t n)
+{
+	return (uint16_t)~ref_sum_add(p, n, 0);
+}
+
+static inline uint16_t ref_sum(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, uint32_t extra)
+{
+	return (uint16_t)ref_sum_add(b, blen, ref_sum_add(a, alen, extra));
 }
 
 #endif

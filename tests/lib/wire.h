@@ -8,7 +8,8 @@
  * frame is well formed. Both written here from the RFCs (791, 8200, 9293,
  * 768, 1071) byte by byte, on purpose sharing no code with bpf/lib or
  * user/net: they are the independent implementation the programs' replies
- * and checksums are held against.
+ * and checksums are held against (the checksum: tests/lib/ref_sum.h, the
+ * tests' one reference).
  *
  * Header-only (static functions): each test binary is one .c file.
  */
@@ -19,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "tests/lib/ref_sum.h"
 
 #define W_ETH_IP    0x0800
 #define W_ETH_IPV6  0x86DD
@@ -43,30 +46,13 @@ static inline void w_put32(uint8_t *p, uint32_t v)
 	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
 }
 
-/* RFC 1071: the 16-bit ones' complement sum of n bytes, big-endian words,
- * an odd last byte padded with a zero on the right, added to sum (not yet
- * folded). */
-static inline uint32_t w_sum(const uint8_t *p, size_t n, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2) {
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-		if (sum & 0x80000000u)
-			sum = (sum & 0xffff) + (sum >> 16);
-	}
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
-}
+/* RFC 1071, the tests' one reference (tests/lib/ref_sum.h): the 16-bit
+ * ones' complement sum of n bytes, big-endian words, an odd last byte padded
+ * with a zero on the right, added to sum. */
+static inline uint32_t w_sum(const uint8_t *p, size_t n, uint32_t sum) { return ref_sum_add(p, n, sum); }
 
 /* Fold and complement: the value of a checksum field (host order). */
-static inline uint16_t w_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
+static inline uint16_t w_fold(uint32_t sum) { return (uint16_t)~ref_sum_add(NULL, 0, sum); }
 
 /* The pseudo-header of RFC 9293 3.1 / RFC 768 (IPv4) and RFC 8200 8.1
  * (IPv6): addresses as bytes, protocol, L4 length. */

@@ -35,7 +35,7 @@ static void start_engine(const struct xp_engine_cfg *c)
 }
 
 /* The same for a TCP segment. */
-static uint16_t ref_sum(const uint8_t *src, const uint8_t *dst, size_t alen, const uint8_t *seg, size_t len)
+static uint16_t ref_sum_tcp(const uint8_t *src, const uint8_t *dst, size_t alen, const uint8_t *seg, size_t len)
 {
 	return ref_sum_proto(src, dst, alen, IPPROTO_TCP, seg, len, true);
 }
@@ -83,9 +83,9 @@ static void check_frame(const struct xp_engine_cfg *c, const uint8_t *f, size_t 
 	 * by the test's own RFC 1071 sum */
 	assert_int_equal(csum_fold(csum_partial(f + l4, l4_len, sum)), 0);
 	if (v6)
-		assert_int_equal(ref_sum(f + l3 + 8, f + l3 + 24, 16, f + l4, l4_len), 0);
+		assert_int_equal(ref_sum_tcp(f + l3 + 8, f + l3 + 24, 16, f + l4, l4_len), 0);
 	else
-		assert_int_equal(ref_sum(f + l3 + 12, f + l3 + 16, 4, f + l4, l4_len), 0);
+		assert_int_equal(ref_sum_tcp(f + l3 + 12, f + l3 + 16, 4, f + l4, l4_len), 0);
 	out->sport = (uint16_t)(f[l4] << 8 | f[l4 + 1]);
 	out->dport = (uint16_t)(f[l4 + 2] << 8 | f[l4 + 3]);
 	out->seq = (uint32_t)f[l4 + 4] << 24 | (uint32_t)f[l4 + 5] << 16 | (uint32_t)f[l4 + 6] << 8 | f[l4 + 7];

@@ -48,6 +48,7 @@
 #include "net/frame.h"
 #include "util/time.h"
 #include "tests/lib/netns_helper.h"
+#include "tests/lib/ref_sum.h"
 
 #define NS      "xpxc-a"
 #define DEV_TX  "xpxca0"
@@ -225,27 +226,17 @@ static inline uint64_t dev_rx_packets(void)
 	return n;
 }
 
-/* RFC 1071 sum written out here, independent of user/net/csum.c under test:
- * over the pseudo-header words (with pseudo: proto and len too) and the
- * segment, folded; 0 when the checksum in the segment is right. For an IPv4
- * header: alen 0, proto 0, no pseudo, seg = the header. */
+/* The tests' one RFC 1071 reference (tests/lib/ref_sum.h), independent of
+ * user/net/csum.c under test, over the pseudo-header's addresses (with
+ * pseudo: proto and len too) and the segment; 0 when the checksum in the
+ * segment is right. For an IPv4 header: alen 0, proto 0, no pseudo, seg =
+ * the header. */
 static inline uint16_t ref_sum_proto(const uint8_t *src, const uint8_t *dst, size_t alen, uint8_t proto, const uint8_t *seg,
 			      size_t len, bool pseudo)
 {
-	uint64_t sum = 0;
-	size_t k;
+	uint32_t sum = ref_sum_add(dst, alen, ref_sum_add(src, alen, pseudo ? proto + (uint32_t)len : 0));
 
-	for (k = 0; k < alen; k += 2)
-		sum += (uint32_t)(src[k] << 8 | src[k + 1]) + (uint32_t)(dst[k] << 8 | dst[k + 1]);
-	if (pseudo)
-		sum += proto + len;
-	for (k = 0; k + 1 < len; k += 2)
-		sum += (uint32_t)(seg[k] << 8 | seg[k + 1]);
-	if (len & 1)
-		sum += (uint32_t)seg[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	return (uint16_t)~ref_sum_add(seg, len, sum);
 }
 
 static inline void capture_open(void)

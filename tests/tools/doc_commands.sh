@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The xdpperf command lines a document gives, one per line, for the tests that
 # keep docs and behaviour together (tests/unit/test_docs.c parses every one,
-# tests/e2e/80_docs.sh runs the client ones in the lab):
+# tests/e2e/85_docs.sh runs the client and server ones in the lab):
 #
 #   ok<TAB>ARGS                  a command that should run (ARGS: after "xdpperf")
 #   usage<TAB>ARGS<TAB>MESSAGE   "$ xdpperf ARGS" followed by the line "xdpperf: MESSAGE"
@@ -10,6 +10,7 @@
 # as "lab.sh exec NS ./xdpperf", and in prose as `xdpperf ...` spans. Only lines
 # with a role (-s or -c) count: benchmark output quotes "xdpperf -P 4" too.
 #   tests/tools/doc_commands.sh README.md
+#   tests/tools/doc_commands.sh docs/rfc2544.md
 #   tests/tools/doc_commands.sh man/xdpperf.1
 set -euo pipefail
 awk '

@@ -27,6 +27,7 @@
 #include "net/csum.h"
 #include "net/frame.h"
 #include "util/units.h"
+#include "tests/lib/ref_sum.h" /* ref_csum: the tests' one RFC 1071 reference */
 
 /* The generator's state: each test binary starts from this seed unless its
  * main() sets another. */
@@ -41,20 +42,6 @@ static inline uint32_t rnd(void)
 	return rng_state;
 }
 
-/* Textbook big-endian RFC 1071 checksum, as a reference (host order). */
-static inline uint16_t ref_csum(const uint8_t *p, size_t len)
-{
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		s += (uint32_t)p[len - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
 
 /* The specs behind test_frame_build.c's GOLDEN; mirrors CASES in
  * gen_frames.py. Zero window/ttl exercise the defaults (65535 / 64). */
@@ -118,7 +105,7 @@ static inline void make_spec(const struct gcase *c, struct frame_spec *s)
 }
 
 /* Independent checks of the checksums in a built frame, neither using
- * user/net/csum.c: here with ref_csum (the textbook sum above) over the IPv4
+ * user/net/csum.c: here with ref_csum (tests/lib/ref_sum.h, the textbook sum) over the IPv4
  * header and over pseudo-header + L4 bytes (both must come out 0), and
  * again at the end of the test by tests/unit/gen_frames.py --verify (Python,
  * its own RFC 1071 sum and header parsing), which gets every frame as hex. */

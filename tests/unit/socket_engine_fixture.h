@@ -27,7 +27,7 @@
 #include "server/listeners.h"
 #include "net/sockutil.h"
 #include "util/time.h"
-#include "tests/lib/sock_engine.h"
+#include "tests/unit/sock_engine.h"
 #include "net/netstat.h"
 
 #define NPORTS 4

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 
 #include "cli/options.h"
-#include "tests/lib/cli_parse.h"
+#include "tests/unit/cli_parse.h"
 
 
 struct usage_case {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cli/options.h"
-#include "tests/lib/cli_parse.h"
+#include "tests/unit/cli_parse.h"
 
 /* --help, as xp_usage writes it, in a string the caller frees. */
 static char *help_text(void)

@@ -1,9 +1,11 @@
 /*
- * Docs and behaviour cannot drift: every xdpperf command line of the README
- * and the man page (as tests/tools/doc_commands.sh finds them) parses, the refusals it quotes
- * are refused with exactly the message quoted, and every example value that
- * --help and the README give for -b is a rate the parser takes.
- * tests/e2e/80_docs.sh runs the README's client command lines in the lab.
+ * Docs and behaviour cannot drift: every xdpperf command line of the README,
+ * of every page of docs/ and of the man page (as tests/tools/doc_commands.sh
+ * finds them) parses, the refusals they quote are refused with exactly the
+ * message quoted, every example value that --help and the README give for -b
+ * is a rate the parser takes, and every relative link of the README and docs/
+ * leads to a file and a heading that exist (tests/tools/doc_links.py).
+ * tests/e2e/85_docs.sh runs the same client and server command lines in the lab.
  * Run from the repository's top directory (tests/run.sh does).
  */
 #include <setjmp.h>
@@ -12,9 +14,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <ctype.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/options.h"
 
@@ -38,8 +43,9 @@ static int parse_args(const char *args, char *err, size_t errlen)
 	return r;
 }
 
-/* Every command line of one document; at least min_ok that run and min_refused quoted refusals. */
-static void check_doc(const char *doc, int min_ok, int min_refused)
+/* Every command line of one document; at least min_ok that run and min_refused quoted refusals.
+ * Returns how many command lines it has. */
+static int check_doc(const char *doc, int min_ok, int min_refused)
 {
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "bash tests/tools/doc_commands.sh %s", doc);
@@ -68,11 +74,76 @@ static void check_doc(const char *doc, int min_ok, int min_refused)
 	assert_int_equal(pclose(p), 0);
 	print_message("%s: %d command lines parse, %d quoted refusals match\n", doc, ok, refused);
 	assert_true(ok >= min_ok && refused >= min_refused);
+	return ok + refused;
 }
 
 static void test_readme_command_lines(void **state)
 {
-	check_doc("README.md", 15, 2);
+	check_doc("README.md", 5, 2);
+}
+
+/* Every page of docs/ (and docs/benchmarks/): the subjects the README links. A page
+ * may show no command; together they hold the examples the README once did. */
+static void test_docs_pages_command_lines(void **state)
+{
+	glob_t g;
+	int pages = 0, lines = 0;
+
+	assert_int_equal(glob("docs/*.md", 0, NULL, &g), 0);
+	assert_int_equal(glob("docs/*/*.md", GLOB_APPEND | GLOB_NOCHECK, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		if (strchr(g.gl_pathv[i], '*'))
+			continue; /* GLOB_NOCHECK's pattern: no page in a subfolder */
+		lines += check_doc(g.gl_pathv[i], 0, 0);
+		pages++;
+	}
+	globfree(&g);
+	print_message("docs/: %d pages, %d command lines\n", pages, lines);
+	assert_true(pages >= 10);
+	assert_true(lines >= 25);
+}
+
+/* Run tests/tools/doc_links.py with ARGS; its last line's counts. Returns its exit status. */
+static int doc_links(const char *args, int *links, int *pages, int *broken)
+{
+	char cmd[512], line[1024], last[1024] = "";
+	snprintf(cmd, sizeof(cmd), "python3 tests/tools/doc_links.py %s", args);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		print_message("%s", line);
+		snprintf(last, sizeof(last), "%s", line);
+	}
+	int st = pclose(p);
+	assert_int_equal(sscanf(last, "%d links in %d pages, %d broken", links, pages, broken), 3);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_doc_links(void **state)
+{
+	int links, pages, broken;
+
+	assert_int_equal(doc_links("", &links, &pages, &broken), 0);
+	assert_int_equal(broken, 0);
+	assert_true(pages >= 11);  /* README.md and the pages of docs/ */
+	assert_true(links >= 25);  /* the README's links to every page, and theirs */
+
+	/* The checker finds what it is for: a missing file, a missing heading;
+	 * not a link inside a code span, nor one to a heading that exists. */
+	char dir[] = "/tmp/xdpperf-doclinks.XXXXXX", page[64], args[96];
+	assert_non_null(mkdtemp(dir));
+	snprintf(page, sizeof(page), "%s/p.md", dir);
+	FILE *f = fopen(page, "w");
+	assert_non_null(f);
+	fprintf(f, "# A page\n\n## Its part: `--x`\n\n[ok](#its-part---x) [gone](nothere.md) "
+		   "[no heading](p.md#nowhere) `[code](not-a-link.md)`\n");
+	fclose(f);
+	snprintf(args, sizeof(args), "%s", page);
+	assert_int_equal(doc_links(args, &links, &pages, &broken), 1);
+	assert_int_equal(links, 3);
+	assert_int_equal(broken, 2);
+	unlink(page);
+	rmdir(dir);
 }
 
 static void test_manpage_command_lines(void **state)
@@ -136,6 +207,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_readme_command_lines),
+		cmocka_unit_test(test_docs_pages_command_lines),
+		cmocka_unit_test(test_doc_links),
 		cmocka_unit_test(test_manpage_command_lines),
 		cmocka_unit_test(test_rate_examples),
 	};

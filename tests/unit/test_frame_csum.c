@@ -1,8 +1,8 @@
 /*
  * Unit tests for user/net/csum.c: checksums against published values
- * (RFC 1071, RFC 1624, a textbook IPv4 header) and a naive reference sum
- * (frame_fixture.h's ref_csum). The frames built with them are checked in
- * test_frame_build.c and test_frame_rewrite.c.
+ * (RFC 1071, RFC 1624, a textbook IPv4 header) and the tests' one RFC 1071
+ * reference (ref_csum, tests/lib/ref_sum.h). The frames built with them
+ * are checked in test_frame_build.c and test_frame_rewrite.c.
  */
 #include "tests/unit/frame_fixture.h"
 

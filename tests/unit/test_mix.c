@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cli/options.h"
-#include "tests/lib/cli_parse.h"
+#include "tests/unit/cli_parse.h"
 #include "net/mix.h"
 #include "rfc2544/search.h"
 

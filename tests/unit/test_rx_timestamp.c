@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 
 #include "cli/options.h"
-#include "tests/lib/cli_parse.h"
+#include "tests/unit/cli_parse.h"
 #include "client/measure.h"
 #include "report/report.h"
 

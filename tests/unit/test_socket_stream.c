@@ -28,13 +28,13 @@
 #include "engine/engine.h"
 #include "server/listeners.h"
 #include "util/time.h"
-#include "tests/lib/sock_engine.h"
+#include "tests/unit/sock_engine.h"
 
 #define NPORTS 4
 
 static const struct xp_engine_ops *ops = &xp_engine_socket;
 
-/* A server on NPORTS free ports (tests/lib/sock_engine.h); the first port. */
+/* A server on NPORTS free ports (tests/unit/sock_engine.h); the first port. */
 static uint16_t start_server(struct xp_sock_server **srv)
 {
 	return xpt_sock_server(srv, NPORTS, 5000);
