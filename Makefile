@@ -78,7 +78,7 @@ ASAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
 # Root tests that also run under ASan and UBSan: the AF_XDP engine's frames
 # of every size from 64 to 9018 (its UMEM slots, jumbo frames' chunks).
 ASAN_ROOT_BINS := $(BUILD)/asan/tests/root_test_xsk_stream
-# The tool itself under ASan and UBSan: tests/e2e/80_hostile_asan.sh runs the
+# The tool itself under ASan and UBSan: tests/e2e/95_hostile_asan.sh runs the
 # hostile-client cases against it as the server.
 ASAN_XDPPERF := $(BUILD)/asan/xdpperf
 # fuzz_server_ctrl.c drives the server's own event loop (it includes

@@ -21,7 +21,7 @@
 # and every server it started must then stop with status 0 and no ASan,
 # UBSan or LeakSanitizer report in its output; XP_HOSTILE_QUICK=1 leaves out
 # the cases that wait out the server's own clocks (30-s deadlines, keepalive,
-# lockout, churn) and the 20000 held connections. 80_hostile_asan.sh runs it
+# lockout, churn) and the 20000 held connections. 95_hostile_asan.sh runs it
 # so with the ASan/UBSan build.
 . "$(dirname "$0")/lib.sh"
 
