@@ -39,7 +39,7 @@
 #include "engine/engine.h"
 #include "net/frame.h"
 #include "bpf/generator.h"
-#include "loader/generator_prog.h"
+#include "engine/live_prog.h"
 #include "bpf/generator.skel.h"
 #include "util/time.h"
 #include "engine/tuples.h"

@@ -67,7 +67,7 @@
 #include "bpf/client.skel.h"
 #include "bpf/generator.skel.h"
 #include "engine/engine.h"
-#include "loader/generator_prog.h"
+#include "engine/live_prog.h"
 #include "net/frame.h"
 #include "fuzz_frames.h"
 

@@ -44,7 +44,7 @@
 #include "engine/window.h"
 #include "engine/window_scan.h"
 #include "bpf/generator.h"
-#include "loader/generator_prog.h"
+#include "engine/live_prog.h"
 #include "bpf/generator.skel.h"
 #include "bpf/client.h"
 #include "bpf/client.skel.h"

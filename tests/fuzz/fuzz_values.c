@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness: the option value parsers (user/cli/values.c) and the
+ * libFuzzer harness: the option value parsers (user/util/values.c) and the
  * address parsers --bind and -c use (user/net/addr.c). The first input byte
  * picks the parser (and, for parse_uint, its bounds; for all, a short error
  * buffer now and then), the rest is the value. Checks the promises of
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli/values.h"
+#include "util/values.h"
 #include "net/addr.h"
 
 #define PROMISE(cond) do { if (!(cond)) { fprintf(stderr, "broken promise: %s\n", #cond); abort(); } } while (0)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 #include "proto/messages.h"
 
 static double jd(struct json_object *o, const char *path)

@@ -9,7 +9,7 @@
 #include "proto/channel.h"
 #include "cli/handlers.h"
 #include "connsearch/search.h"
-#include "report/figures.h"
+#include "meas/figures.h"
 #include "util/version.h"
 
 /* ---- the table, in --help's order ---- */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "cli/opts.h"
-#include "cli/values.h"
+#include "util/values.h"
 
 /* The --help section an option is listed under, in --help's order. */
 enum xp_opt_section {

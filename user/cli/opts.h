@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/names.h"
+#include "spec/engine_names.h"
 #include "net/addr.h"
 #include "net/mix.h"
-#include "cli/values.h"
+#include "util/values.h"
 #include "loader/server_prog.h"
 
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE };
@@ -164,7 +164,7 @@ struct xp_opts {
 #define XP_EXIT_OK       0
 #define XP_EXIT_RUNTIME  1 /* the test could not run or ended early */
 #define XP_EXIT_USAGE    2
-/* --stall's default: an interval below 10 % of the running peak is a stall (report/stall.h). */
+/* --stall's default: an interval below 10 % of the running peak is a stall (meas/stall.h). */
 #define XP_STALL_DEFAULT_PCT 10.0
 #define XP_EXIT_LOSS     3 /* --max-loss: more was lost than allowed */
 #define XP_EXIT_SHORT    4 /* --require-rate: the offered load fell short of the target (XP_RATE_TOLERANCE_PCT) */

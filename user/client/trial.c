@@ -15,7 +15,7 @@
 
 /*
  * The trial's latency from its stamps: the server timed every frame into
- * one histogram (report/latency.h). Only one-way times on a clock both ends
+ * one histogram (meas/latency.h). Only one-way times on a clock both ends
  * share count; otherwise the reason is kept for the report.
  */
 static void trial_latency(const struct xp_meas_figs *m, struct xp_trial_out *out)

@@ -15,13 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/names.h"
+#include "spec/engine_names.h"
 #include "loader/xdp_attach.h"
 #include "net/addr.h"
 #include "net/frame.h"
 #include "net/mix.h"
 #include "proto/messages.h"
-#include "report/figures.h"
+#include "meas/figures.h"
 #include "bpf/window.h"
 
 #define XP_MAX_BIND 256

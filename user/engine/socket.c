@@ -3,7 +3,7 @@
  * kernel's TCP stack, for firewall tests in the style of fireperf. This file
  * is its lifecycle (create, start, stop, counters); the design and the event
  * loop are in socket_loop.h and socket_loop.c, the threads and worker
- * processes in util/workers.h (struct xp_group).
+ * processes in engine/workers.h (struct xp_group).
  */
 #include <errno.h>
 #include <stdio.h>

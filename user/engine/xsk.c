@@ -347,7 +347,7 @@ static void mix_free(struct xp_engine *e)
 /*
  * Mixed sizes: each size's frame built by frame_build and its stamp place.
  * With stamps on every size must carry one (as in the live engine:
- * loader/generator_prog.c), or loss and latency would cover some sizes
+ * engine/live_prog.c), or loss and latency would cover some sizes
  * only. 0, or -errno with err set.
  */
 static int mix_setup(struct xp_engine *e, char *err, size_t errlen)

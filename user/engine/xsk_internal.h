@@ -26,7 +26,7 @@
 #include "engine/engine.h"
 #include "engine/send_bins.h"
 #include "net/frame_stamp.h"
-#include "util/threadclock.h"
+#include "meas/threadclock.h"
 #include "engine/pacer.h"
 #include "util/cpus.h"
 #include "util/random.h"

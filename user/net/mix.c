@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/values.h"
+#include "util/values.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -13,7 +13,7 @@
 
 #include "bpf/server.h"
 #include "net/addr.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 
 /* Most --bind addresses a start request carries (the XDP program's limit). */
 #define XP_TEST_MAX_BIND XP_SLOT_MAX_PEERS
@@ -32,7 +32,7 @@ struct xp_test_stamp {
 	bool reflect;         /* round trip (--rtt): send every stamped frame back to the client */
 	char boot_id[40];     /* the client's boot id: a server with the same one shares its clock */
 };
-/* --rx-timestamp (cli/opts.h rx_ts, report/figures.h): what times a frame's arrival at the server. */
+/* --rx-timestamp (cli/opts.h rx_ts, meas/figures.h): what times a frame's arrival at the server. */
 #define XP_RXTS_SW 0   /* the server's kernel clock at XDP */
 #define XP_RXTS_AUTO 1 /* the NIC's receive time where it gives one, else the kernel clock (said) */
 #define XP_RXTS_HW 2   /* the NIC's or none: refused where the driver has none, untimed frames said */
@@ -50,7 +50,7 @@ enum xp_test_kind {
 struct xp_test {
 	int version;
 	enum xp_test_kind kind;
-	const char *engine;   /* the engine's name, engine/names.h (static string) */
+	const char *engine;   /* the engine's name, spec/engine_names.h (static string) */
 	int family;           /* AF_INET / AF_INET6 */
 	bool udp;             /* UDP frames instead of TCP */
 	bool pass;            /* server counts and passes to its stack (socket tests) */

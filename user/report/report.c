@@ -1,6 +1,6 @@
 #include "report/report.h"
 #include "report/diagnosis.h"
-#include "report/json_add.h"
+#include "util/json_add.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  * gap and FCS, as RFC 2544 counts) and at L2 (frame with FCS).
  *
  * report.c holds the three formats and the JSON; the text lines of each kind
- * of figures (report/figures.h) live in their own module: frames.c,
+ * of figures (meas/figures.h) live in their own module: frames.c,
  * sockets.c, handshakes.c.
  */
 #ifndef XP_REPORT_H
@@ -18,7 +18,7 @@
 
 #include <linux/types.h>
 
-#include "report/figures.h"
+#include "meas/figures.h"
 
 enum xp_report_format { XP_REPORT_TEXT = 0, XP_REPORT_JSON, XP_REPORT_JSON_STREAM };
 

@@ -1,5 +1,5 @@
-/* Option value parsers; see cli/values.h. */
-#include "cli/values.h"
+/* Option value parsers; see util/values.h. */
+#include "util/values.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "report/figures.h"
+#include "meas/figures.h"
 
 struct xp_thread_clock {
 	int cpu;                  /* the CPU the thread is pinned to, -1: unknown */

@@ -1,4 +1,4 @@
-/* Loader of the XDP live-frames generator (bpf/generator.bpf.c); see generator_prog.c. */
+/* The live engine's BPF program (bpf/generator.bpf.c): its checks and its loading; see live_prog.c. */
 #ifndef XP_GENERATOR_PROG_H
 #define XP_GENERATOR_PROG_H
 

@@ -3,7 +3,8 @@
  * it for a test (its rodata config), load it, give every CPU its thread
  * index, keep it in the kernel's XDP dispatcher while the engine runs (see
  * xp_gen_hold), and read how many frames it sent. The live engine
- * (engine/live.c) drives it with BPF_PROG_RUN.
+ * (engine/live.c) drives it with BPF_PROG_RUN. It stands beside the engine,
+ * not in loader/, because it reads the engine's configuration and tuples.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -22,7 +23,7 @@
 #include "bpf/generator.skel.h"
 #include "engine/engine.h"
 #include "engine/tuples.h"
-#include "loader/generator_prog.h"
+#include "engine/live_prog.h"
 #include "loader/libbpf_log.h"
 #include "loader/percpu.h"
 #include "util/random.h"

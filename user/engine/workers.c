@@ -1,5 +1,5 @@
 /* Worker processes past the open-file limit: planning, forking, ending; event-loop thread groups on top. See workers.h. */
-#include "util/workers.h"
+#include "engine/workers.h"
 
 #include <errno.h>
 #include <limits.h>

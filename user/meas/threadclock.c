@@ -1,5 +1,5 @@
-/* Per-thread time accounting for the pacing engines; see util/threadclock.h. */
-#include "util/threadclock.h"
+/* Per-thread time accounting for the pacing engines; see meas/threadclock.h. */
+#include "meas/threadclock.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef XP_FIGURES_H
 #define XP_FIGURES_H
 
-#include "report/stall.h"
+#include "meas/stall.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -18,7 +18,7 @@
 #include "bpf/server.h"
 #include "net/icmp_watch.h"
 #include "proto/messages.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 
 /* How far below its target an offered load may fall and still count as
  * reached: the rate control's tolerance, which the tests hold every interval to. */
@@ -203,7 +203,7 @@ struct xp_summary {
 	bool interrupted;         /* stopped by a signal */
 	const char *error;        /* why the test ended early, NULL if it did not */
 	struct xp_diagnosis diag; /* connection tests: more than 1 % of SYNs unanswered, and why */
-	struct xp_stall stall;    /* what it completed fell to a fraction of its running peak (report/stall.h) */
+	struct xp_stall stall;    /* what it completed fell to a fraction of its running peak (meas/stall.h) */
 	struct xp_icmp_figs icmp; /* frame tests: ICMP errors that came back for the test's frames */
 };
 

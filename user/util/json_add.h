@@ -1,8 +1,8 @@
 /*
- * The reports' JSON members, one rule for all of report/: a count as an
+ * The reports' JSON members, one rule for report/ and meas/: a count as an
  * integer, a figure as a double, or null where the figure is NaN or
  * infinite (JSON has neither: a rate over no time, a mean of nothing), a
- * string or null. latency.c and report.c each had a copy (measure.c still
+ * string or null. meas/latency.c and report/report.c each had a copy (report/measure.c still
  * has its own, to be dropped once the --rx-timestamp branch that edits next
  * to it is merged).
  */

@@ -4,7 +4,7 @@
  * log-linear buckets (bpf/lib/latency.h), and a JSON form that keeps the raw
  * buckets so two runs (or two intervals) can be merged exactly later.
  */
-#include "report/latency.h"
+#include "meas/latency.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "bpf/lib/stamp.h"
-#include "report/json_add.h"
+#include "util/json_add.h"
 
 void xp_lat_init(struct xp_lat_hist *h)
 {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "report/report.h"
-#include "report/stall.h"
+#include "meas/stall.h"
 
 void xp_stall_init(struct xp_stall *s, double pct, bool conn)
 {
