@@ -7,6 +7,7 @@
 
 #include "bpf/client.h"
 #include "proto/channel.h"
+#include "proto/messages.h"
 #include "cli/handlers.h"
 #include "connsearch/search.h"
 #include "meas/figures.h"

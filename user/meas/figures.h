@@ -17,7 +17,7 @@
 
 #include "bpf/server.h"
 #include "net/icmp_watch.h"
-#include "proto/messages.h"
+#include "spec/kind.h"
 #include "meas/latency.h"
 
 /* How far below its target an offered load may fall and still count as

@@ -1,7 +1,7 @@
 /* A test that stalls (stall.h). */
 #include <stdio.h>
 
-#include "report/report.h"
+#include "util/units.h"
 #include "meas/stall.h"
 
 void xp_stall_init(struct xp_stall *s, double pct, bool conn)

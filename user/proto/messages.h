@@ -13,6 +13,7 @@
 
 #include "bpf/server.h"
 #include "net/addr.h"
+#include "spec/kind.h"
 #include "meas/latency.h"
 
 /* Most --bind addresses a start request carries (the XDP program's limit). */
@@ -40,12 +41,6 @@ struct xp_test_stamp {
 /* Limits of a request's interval: 1 ms .. a day, in ticks. */
 #define XP_STAMP_IVAL_MIN (1000000ull >> 2)
 #define XP_STAMP_IVAL_MAX (86400000000000ull >> 2)
-
-enum xp_test_kind {
-	XP_TEST_STREAM = 0,  /* data frames / streams */
-	XP_TEST_CONNECT,     /* connection rate (-x) */
-	XP_TEST_HOLD,        /* held connections (-k) */
-};
 
 struct xp_test {
 	int version;

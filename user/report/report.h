@@ -4,9 +4,10 @@
  * in frames/s and in bits/s both on the wire (L1: with preamble, inter-frame
  * gap and FCS, as RFC 2544 counts) and at L2 (frame with FCS).
  *
- * report.c holds the three formats and the JSON; the text lines of each kind
- * of figures (meas/figures.h) live in their own module: frames.c,
- * sockets.c, handshakes.c.
+ * report.c holds the three formats and the JSON, lines.c what the text of
+ * every kind shares; the text lines of each kind of figures
+ * (meas/figures.h) live in their own module: frames.c, sockets.c,
+ * handshakes.c.
  */
 #ifndef XP_REPORT_H
 #define XP_REPORT_H
@@ -19,6 +20,7 @@
 #include <linux/types.h>
 
 #include "meas/figures.h"
+#include "util/units.h" /* xp_fmt_rate, xp_fmt_secs, xp_fmt_ns: the report's numbers in words */
 
 enum xp_report_format { XP_REPORT_TEXT = 0, XP_REPORT_JSON, XP_REPORT_JSON_STREAM };
 
@@ -73,10 +75,6 @@ void xp_report_tail(struct xp_report *r, const struct xp_summary *s);
  * sender's CPU). pace.c.
  */
 void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p);
-/* "1.5 s": seconds as the user gave them. Returns buf. */
-const char *xp_fmt_secs(double v, char *buf, size_t len);
-/* "1.23 Mpps" style: SI value + unit. Returns buf. */
-const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
 
 /* ICMP errors that came back (icmp.c): the summary's first line into buf, or NULL when none came; the
  * "icmp_errors" JSON object (new reference). */
@@ -115,8 +113,6 @@ void xp_report_meas_line(struct xp_report *r, const struct xp_meas_figs *m);
 void xp_report_meas_end(struct xp_report *r, const struct xp_period *total);
 struct json_object *xp_meas_json(const struct xp_meas_figs *m);
 struct json_object *xp_stamps_info_json(const struct xp_report_info *i);
-/* "12.3us": nanoseconds in the unit that suits them. Returns buf. */
-const char *xp_fmt_ns(double ns, char *buf, size_t len);
 
 /* JSON encodings (new references), exposed for tests. */
 struct json_object *xp_report_info_json(const struct xp_report_info *info);

@@ -1,7 +1,8 @@
 /*
- * Engine names: one table (engine/registry.c) serves the command line, the
- * control protocol and the report. Only this enum is public to the CLI;
- * what an engine is and does is in engine/engine.h.
+ * Engine names: one table (spec/engine_names.c) serves the command line, the
+ * control protocol and the report. Which engine a test runs is part of what
+ * the test is; what an engine is and does is in engine/engine.h, and the
+ * engines' ops by these ids in engine/registry.c.
  */
 #ifndef XP_ENGINE_NAMES_H
 #define XP_ENGINE_NAMES_H
