@@ -1,3 +1,7 @@
+/*
+ * The report's JSON: a test's start (its settings), a period, a summary. The
+ * sinks (sink.c) print them; the text lines are the kinds' own modules'.
+ */
 #include "report/report.h"
 #include "report/diagnosis.h"
 #include "util/json_add.h"
@@ -8,24 +12,6 @@
 
 #include "proto/messages.h"
 #include "util/units.h"
-
-void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out)
-{
-	memset(r, 0, sizeof(*r));
-	r->fmt = fmt;
-	r->out = out;
-	if (fmt == XP_REPORT_JSON) {
-		r->doc = json_object_new_object();
-		r->intervals = json_object_new_array();
-	}
-}
-
-void xp_report_free(struct xp_report *r)
-{
-	json_object_put(r->intervals); /* NULL once the document owns it */
-	json_object_put(r->doc);
-	r->doc = r->intervals = NULL;
-}
 
 struct json_object *xp_report_info_json(const struct xp_report_info *i)
 {
@@ -219,100 +205,3 @@ struct json_object *xp_pace_json(const struct xp_pace_figs *p)
 	add_u(o, "largest_catchup_frames", p->max_grant);
 	return o;
 }
-
-static void emit_stream(struct xp_report *r, const char *event, struct json_object *data)
-{
-	struct json_object *o = json_object_new_object();
-	add_s(o, "event", event);
-	json_object_object_add(o, "data", data);
-	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(r->out);
-	json_object_put(o);
-}
-
-/*
- * One line format per kind of figures: the report never asks which engine
- * ran, only what kind of figures it reports.
- */
-struct figs_format {
-	void (*start)(struct xp_report *r, const struct xp_report_info *i);
-	void (*line)(struct xp_report *r, const char *tag, const struct xp_period *p);
-	void (*end)(struct xp_report *r, const struct xp_summary *s);
-};
-
-static const struct figs_format formats[] = {
-	[XP_FIGS_FRAMES] = { xp_report_frames_start, xp_report_frames_line, xp_report_frames_end },
-	[XP_FIGS_RECEIVED] = { xp_report_recv_start, xp_report_recv_line, xp_report_recv_end },
-	[XP_FIGS_SOCKETS] = { xp_report_sock_start, xp_report_sock_line, xp_report_sock_end },
-	[XP_FIGS_HANDSHAKES] = { xp_report_hs_start, xp_report_hs_line, xp_report_hs_end },
-};
-
-void xp_report_error(struct xp_report *r, const char *msg)
-{
-	if (r->fmt == XP_REPORT_JSON_STREAM) {
-		emit_stream(r, "error", json_object_new_string(msg));
-		return;
-	}
-	/* A started -J report prints its document, with the error, at the end. */
-	if (r->fmt != XP_REPORT_JSON || r->started || r->keep_doc)
-		return;
-	struct json_object *o = json_object_new_object();
-	add_s(o, "error", msg);
-	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(r->out);
-	json_object_put(o);
-}
-
-void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
-{
-	r->started = true;
-	r->figures = i->figures;
-	r->peer_kernel = i->peer_kernel;
-	r->client_only = i->client_only;
-	if (r->fmt == XP_REPORT_JSON)
-		json_object_object_add(r->doc, "start", xp_report_info_json(i));
-	else if (r->fmt == XP_REPORT_JSON_STREAM)
-		emit_stream(r, "start", xp_report_info_json(i));
-	else
-		formats[r->figures].start(r, i);
-	/* Sockets and handshakes: say that their frames carry no stamp rather than show no latency. */
-	if (r->fmt == XP_REPORT_TEXT && (i->figures == XP_FIGS_SOCKETS || i->figures == XP_FIGS_HANDSHAKES) &&
-	    i->stamp_note[0]) {
-		fprintf(r->out, "Stamps: %s\n", i->stamp_note);
-		fflush(r->out);
-	}
-}
-
-void xp_report_interval(struct xp_report *r, const struct xp_period *p)
-{
-	if (r->fmt == XP_REPORT_JSON)
-		json_object_array_add(r->intervals, xp_period_json(p));
-	else if (r->fmt == XP_REPORT_JSON_STREAM)
-		emit_stream(r, "interval", xp_period_json(p));
-	else
-		formats[r->figures].line(r, "[SUM]", p);
-}
-
-void xp_report_end(struct xp_report *r, const struct xp_summary *s)
-{
-	r->ended = true;
-	if (r->fmt == XP_REPORT_JSON) {
-		json_object_object_add(r->doc, "intervals", r->intervals);
-		json_object_object_add(r->doc, "end", xp_summary_json(s));
-		/* Where iperf3 puts it, so scripts find an error in one place. */
-		if (s->error)
-			add_s(r->doc, "error", s->error);
-		r->intervals = NULL; /* owned by doc now */
-		if (r->keep_doc)
-			return;
-		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		fflush(r->out);
-		return;
-	}
-	if (r->fmt == XP_REPORT_JSON_STREAM) {
-		emit_stream(r, "end", xp_summary_json(s));
-		return;
-	}
-	formats[r->figures].end(r, s);
-}
-

@@ -1,13 +1,14 @@
 /*
- * Reports: human text lines (like iperf3's), one JSON document (-J), or a
- * JSON stream of start/interval/end objects (--json-stream). Rates are given
- * in frames/s and in bits/s both on the wire (L1: with preamble, inter-frame
- * gap and FCS, as RFC 2544 counts) and at L2 (frame with FCS).
+ * Reports: human text lines (like iperf3's), one JSON document (-J), a JSON
+ * stream of start/interval/end objects (--json-stream), or nothing printed
+ * (memory: a suite's trial). Rates are given in frames/s and in bits/s both
+ * on the wire (L1: with preamble, inter-frame gap and FCS, as RFC 2544
+ * counts) and at L2 (frame with FCS).
  *
- * report.c holds the three formats and the JSON, lines.c what the text of
- * every kind shares; the text lines of each kind of figures
- * (meas/figures.h) live in their own module: frames.c, sockets.c,
- * handshakes.c.
+ * sink.c holds the four sinks behind one interface (start, interval, end,
+ * error), report.c the JSON, lines.c what the text of every kind shares; the
+ * text lines of each kind of figures (meas/figures.h) live in their own
+ * module: frames.c, sockets.c, handshakes.c.
  */
 #ifndef XP_REPORT_H
 #define XP_REPORT_H
@@ -22,11 +23,14 @@
 #include "meas/figures.h"
 #include "util/units.h" /* xp_fmt_rate, xp_fmt_secs, xp_fmt_ns: the report's numbers in words */
 
-enum xp_report_format { XP_REPORT_TEXT = 0, XP_REPORT_JSON, XP_REPORT_JSON_STREAM };
+enum xp_report_format { XP_REPORT_TEXT = 0, XP_REPORT_JSON, XP_REPORT_JSON_STREAM, XP_REPORT_MEMORY };
+
+struct xp_sink;
 
 struct xp_report {
 	enum xp_report_format fmt;
-	FILE *out;
+	const struct xp_sink *sink;    /* where the results go (sink.c), by fmt */
+	FILE *out;                     /* NULL for memory */
 	struct json_object *doc;       /* -J: the document being built */
 	struct json_object *intervals; /* -J: its "intervals" array */
 	unsigned lines;
@@ -36,6 +40,11 @@ struct xp_report {
 	bool started, ended;           /* xp_report_start / _end were called */
 	bool tcp;                      /* the frames are TCP (stateful-firewall hints) */
 	bool client_only;              /* no xdpperf on the server: the client's counters only */
+	struct {                       /* memory: what came, for the caller to read */
+		unsigned intervals;
+		struct xp_period last;     /* the last interval */
+		char error[512];           /* the error that stopped the test, "" if none */
+	} mem;
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
