@@ -14,7 +14,7 @@
 
 #include "probe/live_out.h"
 #include "probe/progs.h"
-#include "probe/xdp_features.h"
+#include "net/xdp_features.h"
 
 void xp_probe_driver(const char *ifname, char *buf, size_t len)
 {

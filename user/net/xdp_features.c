@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probe/xdp_features.h"
+#include "net/xdp_features.h"
 
 /* From the kernel's uapi linux/netdev.h (6.3+), not in Debian 12's headers. */
 #define NETDEV_FAMILY_NAME "netdev"
