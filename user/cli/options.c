@@ -49,7 +49,8 @@ const struct xp_option xp_options[] = {
 	  .help = "server role: answer tests, count with XDP" },
 	{ "client", 'c', "ADDR", XP_SEC_COMMON, 0, opt_client, EVERYWHERE,
 	  .help = "client role: server address (IPv4, IPv6 or name)", .sample = "198.19.1.2" },
-	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, opt_control_port, EVERYWHERE,
+	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, NULL, EVERYWHERE,
+	  XP_NUM_DEF(control_port, 1, 65535, "control port", XP_CONTROL_PORT_DEFAULT),
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
 	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev, .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY,
@@ -131,7 +132,8 @@ const struct xp_option xp_options[] = {
 		       [XP_ENGINE_XDP] = "it paces its SYNs with --cps N", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "offered load: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
 	          "(bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s", .sample = "1.5Mpps" },
-	{ "burst", 0, "N", XP_SEC_CLIENT, RATE, opt_burst, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	{ "burst", 0, "N", XP_SEC_CLIENT, RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  XP_NUM(burst, 1, 1048576, "burst size"),
 	  .engines = XP_E_SENDERS, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit to shape",
 						[XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "with -b (or --cps): N frames back to back, then a\n"
@@ -146,12 +148,14 @@ const struct xp_option xp_options[] = {
 	  .instead = { [XP_ENGINE_SOCKET] = "the kernel picks its source ports", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "source port range (default %u:%u)",
 	  .help_nums = { XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI }, .sample = "2000:2999" },
-	{ "queues", 0, "N", XP_SEC_CLIENT, 0, opt_queues, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	{ "queues", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  XP_NUM(queues, 1, 64, "queue count"),
 	  .engines = XP_E_SENDERS,
 	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "AF_XDP sockets / sending threads, one per queue\n"
 	          "(default: all the interface's TX queues)", .sample = "2" },
-	{ "first-queue", 0, "N", XP_SEC_CLIENT, 0, opt_first_queue, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	{ "first-queue", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  XP_NUM(first_queue, 0, 63, "first queue"),
 	  .engines = XP_E_SENDERS,
 	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "use queues N.. (so several clients can share a NIC)", .sample = "1" },
@@ -201,7 +205,8 @@ const struct xp_option xp_options[] = {
 	  .help_nums = { XP_EXIT_SHORT, (unsigned)XP_RATE_TOLERANCE_PCT } },
 
 	/* Socket tests */
-	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, opt_parallel, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	  XP_NUM(parallel, 1, 10000000, "parallel connection count (-P)"),
 	  .engines = SOCKET_ENG | XDP_ENG,
 	  .instead = { [XP_ENGINE_AUTO] = FRAMES_NOT_CONNS, [XP_ENGINE_LIVE] = FRAMES_NOT_CONNS,
 		       [XP_ENGINE_XSK] = FRAMES_NOT_CONNS, [XP_ENGINE_NONE] = "it sends nothing" },
@@ -219,7 +224,8 @@ const struct xp_option xp_options[] = {
 	{ "zero", 'z', NULL, XP_SEC_SOCKET, SOCKET, opt_zero, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = SOCKET_ENG, .instead_kind = "only socket streams send data",
 	  .help = "send zeroes instead of random data" },
-	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, opt_threads, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	  XP_NUM(threads, 1, 256, "thread count"),
 	  .engines = SOCKET_ENG,
 	  .instead = { [XP_ENGINE_AUTO] = "its sending threads are --queues", [XP_ENGINE_LIVE] = "its sending threads are --queues",
 		       [XP_ENGINE_XSK] = "its sending threads are --queues", [XP_ENGINE_XDP] = "its sending threads are --queues" },
@@ -237,12 +243,14 @@ const struct xp_option xp_options[] = {
 	          "xdp), and a table of ratios" },
 
 	/* XDP connection engine */
-	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC | RATE, opt_cps, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC | RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  XP_NUM(cps, 1, 100000000, "connection rate (--cps)"),
 	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit" },
 	  .help = "SYNs per second (default: as fast as possible)", .sample = "50000" },
 	{ "fin", 0, NULL, XP_SEC_XDP_CONN, XDPC, opt_fin, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
 	  .engines = XDP_ENG, .instead_kind = "-k holds its connections and resets them at the end", .help = "close with FIN/FIN-ACK/ACK instead of a reset" },
-	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC, opt_bytes, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
+	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
+	  XP_NUM(data_len, 1, XP_CC_DATA_MAX, "--bytes payload"),
 	  .engines = XDP_ENG, .instead_kind = "each connection closes after its data",
 	  .help = "with -x: each connection carries N bytes (1..%u) in\n"
 	          "the handshake's ACK, then closes with FINs",
@@ -258,7 +266,8 @@ const struct xp_option xp_options[] = {
 	          "default, falling back to xsk where the kernel\n"
 	          "lacks it) or xsk (AF_XDP)", .sample = "xsk" },
 	/* Issue 12 (connection tests): its options, one block. */
-	{ "syn-retries", 0, "N", XP_SEC_XDP_CONN, XDPC, opt_syn_retries, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	{ "syn-retries", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  XP_NUM_DEF(syn_retries, 0, XP_MAX_SYN_RETRIES, "--syn-retries", XP_DEFAULT_SYN_RETRIES),
 	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "the kernel retransmits (net.ipv4.tcp_syn_retries)" },
 	  .help = "send an unanswered SYN (and --fin's FIN) again after\n"
 	          "1 s, 2 s, 4 s...: N times (0..%u, default %u, as\n"
@@ -295,7 +304,8 @@ const struct xp_option xp_options[] = {
 	{ "loss-tolerance", 0, "PCT", XP_SEC_RFC2544, RFC, opt_loss_tolerance, RFC_OPT,
 	  .help = "loss a trial may have for the PDR beside the\n"
 	          "zero-loss NDR (default 0.5)", .sample = "0.1" },
-	{ "confirm-loss", 0, "N", XP_SEC_RFC2544, RFC, opt_confirm_loss, RFC_OPT,
+	{ "confirm-loss", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
+	  XP_NUM_DEF(rfc_confirm, 0, 9, "--confirm-loss count", 1), /* a losing throughput trial runs once more (rfc2544/run.c) */
 	  .help = "a throughput trial that lost frames (or fell short\n"
 	          "of its rate) runs again at its rate, up to N times;\n"
 	          "the rate fails only if every run failed\n"
@@ -303,9 +313,11 @@ const struct xp_option xp_options[] = {
 	{ "line-rate", 0, "RATE", XP_SEC_RFC2544, RFC, opt_line_rate, RFC_OPT,
 	  .help = "the link's L1 bit rate (10G): the top of the searches\n"
 	          "and the percent of it (default: the sender's maximum)", .sample = "10G" },
-	{ "latency-trials", 0, "N", XP_SEC_RFC2544, RFC, opt_lat_trials, RFC_OPT,
+	{ "latency-trials", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
+	  XP_NUM_DEF(rfc_lat_trials, 1, 1000, "latency trial count", 20), /* section 26.2 */
 	  .help = "latency trials per size (default %u)", .help_nums = { 20 }, .sample = "2" },
-	{ "b2b-trials", 0, "N", XP_SEC_RFC2544, RFC, opt_b2b_trials, RFC_OPT,
+	{ "b2b-trials", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
+	  XP_NUM_DEF(rfc_b2b_trials, 1, 1000, "back-to-back trial count", 50), /* section 26.4 */
 	  .help = "back-to-back searches per size (default %u)", .help_nums = { 50 }, .sample = "2" },
 	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
@@ -327,11 +339,13 @@ const struct xp_option xp_options[] = {
 	{ "search-trial", 0, "SECS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_trial, SEARCH_OPT,
 	  .help = "trial length (default %u; capacity trials last until\n"
 	          "-P could be open, then 2 s)", .help_nums = { 10 }, .sample = "3" },
-	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_floor, SEARCH_OPT,
+	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, NULL, SEARCH_OPT,
+	  XP_NUM_DEF(search_floor, 1, 100000000, "--search-floor rate", 100),
 	  .help = "the lowest rate, and the rate of the probe before\n"
 	          "each trial that shows the device accepts new\n"
 	          "connections again (default %u)", .help_nums = { 100 }, .sample = "500" },
-	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_ceiling, .roles = XP_IN_CLIENT,
+	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, NULL, .roles = XP_IN_CLIENT,
+	  XP_NUM(search_ceiling, 2, 100000000, "--search-ceiling rate"),
 	  .kinds = XP_K(XP_KIND_CONNECT), .engines = XP_E(XP_ENGINE_XDP),
 	  .instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: "
 					    "--engine xdp" },
@@ -371,25 +385,32 @@ const struct xp_option xp_options[] = {
 	  .help = "ports tests may use (default %u:%u); never the\n"
 	          "ephemeral range nor a port another program uses",
 	  .help_nums = { XP_DEFAULT_TEST_PORT_LO, XP_DEFAULT_TEST_PORT_HI }, .sample = "60000:65000" },
-	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, opt_max_tests, SERVER_ONLY,
+	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_tests, 1, 64, "--max-tests", XP_DEFAULT_MAX_TESTS),
 	  .help = "tests running at once (default %u)", .help_nums = { XP_DEFAULT_MAX_TESTS }, .sample = "2" },
-	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, opt_max_control_per_addr, SERVER_ONLY,
+	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_control_per_addr, 1, 64, "--max-control-per-addr", XP_DEFAULT_MAX_CONTROL_PER_ADDR),
 	  .help = "control connections from one IPv4 /24 or IPv6\n"
 	          "/64 (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_CONTROL_PER_ADDR }, .sample = "2" },
-	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel, SERVER_ONLY,
+	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_parallel, 1, 10000000, "--max-parallel", XP_DEFAULT_MAX_PARALLEL),
 	  .help = "connections one socket test may ask the server to\n"
 	          "accept (default %u)", .help_nums = { XP_DEFAULT_MAX_PARALLEL }, .sample = "1000" },
-	{ "max-parallel-total", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel_total, SERVER_ONLY,
+	{ "max-parallel-total", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_parallel_total, 1, 10000000, "--max-parallel-total", XP_DEFAULT_MAX_PARALLEL_TOTAL),
 	  .help = "the same over all tests at once (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_PARALLEL_TOTAL }, .sample = "5000" },
-	{ "max-workers", 0, "N", XP_SEC_SERVER, 0, opt_max_workers, SERVER_ONLY,
+	{ "max-workers", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_workers, 0, 64, "--max-workers", XP_DEFAULT_MAX_WORKERS),
 	  .help = "worker processes one test may fork past the\n"
 	          "open-file limit (default %u)", .help_nums = { XP_DEFAULT_MAX_WORKERS }, .sample = "2" },
-	{ "max-workers-total", 0, "N", XP_SEC_SERVER, 0, opt_max_workers_total, SERVER_ONLY,
+	{ "max-workers-total", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_workers_total, 0, 1024, "--max-workers-total", XP_DEFAULT_MAX_WORKERS_TOTAL),
 	  .help = "the same over all tests at once (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_WORKERS_TOTAL }, .sample = "4" },
-	{ "max-listen-ports", 0, "N", XP_SEC_SERVER, 0, opt_max_listen_ports, SERVER_ONLY,
+	{ "max-listen-ports", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_listen_ports, 1, 65535, "--max-listen-ports", XP_DEFAULT_MAX_LISTEN_PORTS),
 	  .help = "ports one test may have the server listen on\n"
 	          "(default %u)", .help_nums = { XP_DEFAULT_MAX_LISTEN_PORTS }, .sample = "16" },
 	{ "allow-lo", 0, NULL, XP_SEC_SERVER, 0, opt_allow_lo, SERVER_ONLY,

@@ -66,6 +66,31 @@ enum xp_kind { XP_KIND_STREAM = 0, XP_KIND_CONNECT, XP_KIND_HOLD, XP_KIND_N };
 #define XP_E_ANY      ((1u << XP_ENGINE_COUNT) - 1)
 
 /*
+ * A simple option is a typed row (XP_NUM): an integer in lo..hi, named what
+ * in messages, stored at off in struct xp_opts in the field's own type, which
+ * the table reads from the field itself; XP_NUM_DEF gives its default too. A
+ * new integer option is then its field (cli/opts.h) and its row (options.c);
+ * handlers are for the rest.
+ */
+enum xp_opt_store { XP_ST_NONE = 0, XP_ST_USHORT, XP_ST_UINT, XP_ST_ULONG, XP_ST_DOUBLE };
+struct xp_opt_num {
+	enum xp_opt_store store;
+	size_t off;
+	unsigned long lo, hi;
+	const char *what;
+	bool has_def;          /* def is its default (xp_opts_default); else 0 */
+	double def;
+};
+#define XP_NUM(field, lo_, hi_, what_)                                                                    \
+	.num = { _Generic(((struct xp_opts *)0)->field, unsigned short: XP_ST_USHORT, unsigned: XP_ST_UINT, \
+			  unsigned long: XP_ST_ULONG, double: XP_ST_DOUBLE),                               \
+		 offsetof(struct xp_opts, field), (lo_), (hi_), (what_) }
+#define XP_NUM_DEF(field, lo_, hi_, what_, def_)                                                          \
+	.num = { _Generic(((struct xp_opts *)0)->field, unsigned short: XP_ST_USHORT, unsigned: XP_ST_UINT, \
+			  unsigned long: XP_ST_ULONG, double: XP_ST_DOUBLE),                               \
+		 offsetof(struct xp_opts, field), (lo_), (hi_), (what_), true, (def_) }
+
+/*
  * A handler converts the option's value (NULL for a flag) into o.
  * Returns 0, -1 with a one-line message in err, or 1 when it printed
  * something and the program should exit 0 (--help, --version).
@@ -78,7 +103,8 @@ struct xp_option {
 	const char *arg;       /* the value's name in --help; NULL for a flag */
 	enum xp_opt_section section;
 	unsigned groups;       /* XP_OPT_* */
-	xp_opt_handler *parse;
+	xp_opt_handler *parse; /* NULL: a typed row, num says how to read it */
+	struct xp_opt_num num;
 	/* Where it takes effect: roles (XP_IN_*) and, on the client, the test
 	 * kinds (XP_K_*) and engines (XP_E_*) it applies to. */
 	unsigned roles, kinds, engines;
@@ -112,6 +138,11 @@ struct xp_given {
 int xp_cli_read(int argc, char **argv, struct xp_opts *o, struct xp_given *g, char *err, size_t errlen);
 /* Returns 0 or 2 (usage error, message in err); may fill in derived defaults. */
 int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen);
+
+/* Reads a typed row's value into o (handlers.c): 0, or -1 with a message in err. */
+int xp_opt_num(const struct xp_option *op, struct xp_opts *o, const char *arg, char *err, size_t errlen);
+/* Stores v in a typed row's field of o (handlers.c). */
+void xp_opt_num_store(const struct xp_option *op, struct xp_opts *o, double v);
 
 /* The table entry with this long name, NULL if none. */
 const struct xp_option *xp_option_find(const char *name);
