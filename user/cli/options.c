@@ -9,6 +9,7 @@
 #include "proto/channel.h"
 #include "cli/handlers.h"
 #include "connsearch/search.h"
+#include "engine/engine.h"
 #include "meas/figures.h"
 #include "util/version.h"
 
@@ -428,14 +429,13 @@ _Static_assert(sizeof(xp_options) / sizeof(xp_options[0]) <= XP_OPTIONS_MAX, "ra
 
 unsigned xp_engine_kinds(enum xp_engine_id engine)
 {
-	switch (engine) {
-	case XP_ENGINE_SOCKET:
-		return XP_K_ANY;
-	case XP_ENGINE_XDP:
-		return XP_K_CONN;
-	default: /* auto, live, xsk, none: frames */
-		return XP_K_STREAM;
-	}
+	/* What the engine declares (auto: its first candidate's, as all of them declare alike). */
+	_Static_assert(XP_K(XP_KIND_STREAM) == XP_TEST_BIT(XP_TEST_STREAM) &&
+			       XP_K(XP_KIND_CONNECT) == XP_TEST_BIT(XP_TEST_CONNECT) &&
+			       XP_K(XP_KIND_HOLD) == XP_TEST_BIT(XP_TEST_HOLD),
+		       "the CLI's kinds are the tests' kinds");
+	const struct xp_engine_ops *ops = xp_engine_ops_of(engine);
+	return ops ? ops->kinds : 0;
 }
 
 bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_kind kind, enum xp_engine_id engine)

@@ -126,7 +126,7 @@ extern const size_t xp_noptions;
 
 /* Does option op take effect for this role, test kind and engine? */
 bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_kind kind, enum xp_engine_id engine);
-/* The test kinds an engine runs (XP_K_*). */
+/* The test kinds an engine runs (XP_K_*), as its ops declare them (engine/engine.h). */
 unsigned xp_engine_kinds(enum xp_engine_id engine);
 
 /* What xp_cli_read saw, for the rules that depend on which options were given. */

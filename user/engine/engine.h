@@ -152,6 +152,7 @@ struct xp_engine_ops {
 	enum xp_template tmpl;    /* the frame template it sends, with the interface's limits checked */
 	bool nexthop;             /* needs the next hop's MAC (it writes Ethernet headers itself) */
 	enum xp_figures figures;  /* what it reports */
+	unsigned kinds;           /* the test kinds it runs: XP_TEST_BIT(XP_TEST_*); the CLI refuses the others */
 	/* Its part of the test request: what the server must do (count, count and
 	 * pass, answer handshakes, listen). NULL: count the frames and drop them. */
 	void (*ask_server)(const struct xp_engine_cfg *cfg, struct xp_test *t);
@@ -180,7 +181,8 @@ struct xp_engine_ops {
 };
 
 /* What a frame engine (live, xsk, none) declares: data frames of its own, Ethernet headers, frame figures. */
-#define XP_FRAME_ENGINE .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES
+#define XP_FRAME_ENGINE .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES, \
+			.kinds = XP_TEST_BIT(XP_TEST_STREAM)
 
 /* The lifecycle ops of an engine whose functions are PREFIX_create, _start, _read, _stop, _destroy. */
 #define XP_ENGINE_LIFECYCLE(p) \

@@ -45,6 +45,7 @@ const struct xp_engine_ops xp_engine_none = {
 	.tmpl = XP_TMPL_NONE,
 	.nexthop = false,
 	.figures = XP_FIGS_RECEIVED,
+	.kinds = XP_TEST_BIT(XP_TEST_STREAM), /* an outside generator's stream */
 	XP_ENGINE_LIFECYCLE(none),
 	.sent_in = NULL, /* no frames, no stamps */
 };

@@ -275,6 +275,7 @@ const struct xp_engine_ops xp_engine_socket = {
 	.tmpl = XP_TMPL_NONE,
 	.nexthop = false,
 	.figures = XP_FIGS_SOCKETS,
+	.kinds = XP_TEST_BIT(XP_TEST_STREAM) | XP_TEST_BIT(XP_TEST_CONNECT) | XP_TEST_BIT(XP_TEST_HOLD),
 	.ask_server = sock_ask_server,
 	.verdict = sock_verdict,
 	XP_ENGINE_LIFECYCLE(sock),

@@ -241,6 +241,7 @@ const struct xp_engine_ops xp_engine_xdp = {
 	.tmpl = XP_TMPL_SYN,
 	.nexthop = true,
 	.figures = XP_FIGS_HANDSHAKES,
+	.kinds = XP_TEST_BIT(XP_TEST_CONNECT) | XP_TEST_BIT(XP_TEST_HOLD),
 	.ask_server = xdpc_ask_server,
 	XP_ENGINE_LIFECYCLE(xdpc),
 	.describe = xdpc_describe,

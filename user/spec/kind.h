@@ -11,5 +11,7 @@ enum xp_test_kind {
 	XP_TEST_CONNECT,     /* connection rate (-x) */
 	XP_TEST_HOLD,        /* held connections (-k) */
 };
+/* A set of kinds (what an engine runs, engine/engine.h): one bit per kind. */
+#define XP_TEST_BIT(k) (1u << (k))
 
 #endif
