@@ -35,9 +35,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "net/csum.h"
+#include "frame/csum.h"
 #include "engine/engine.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "bpf/generator.h"
 #include "engine/live_prog.h"
 #include "bpf/generator.skel.h"

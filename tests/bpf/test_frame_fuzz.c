@@ -68,7 +68,7 @@
 #include "bpf/generator.skel.h"
 #include "engine/engine.h"
 #include "engine/live_prog.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "fuzz_frames.h"
 
 #define CTRL_PORT 5301

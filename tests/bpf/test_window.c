@@ -38,8 +38,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "net/csum.h"
-#include "net/frame.h"
+#include "frame/csum.h"
+#include "frame/frame.h"
 #include "engine/engine.h"
 #include "engine/window.h"
 #include "engine/window_scan.h"

@@ -2,7 +2,7 @@
 /*
  * RFC 1071 written out once more for the tests that check generated frames
  * (tests/unit/test_stamp.c, tests/bpf/test_generator_stream.c), independent of
- * user/net/csum.c and of the programs' incremental updates: the big-endian
+ * user/frame/csum.c and of the programs' incremental updates: the big-endian
  * 16-bit words of a, then of b (even lengths but the last), summed with
  * end-around carry, plus extra. Returns the folded sum (not complemented):
  * 0xffff where a checksum over a and b is right.

@@ -30,7 +30,7 @@
 #include "bpf/generator.skel.h"
 #include "engine/engine.h"
 #include "engine/live_prog.h"
-#include "net/mix.h"
+#include "frame/mix.h"
 
 static int run_case(const char *name, const char *size, unsigned n)
 {

@@ -152,7 +152,7 @@ int opt_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 int opt_length(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	/* -l imix / -l 64:7,570:4,1518:1: mixed sizes (net/mix.h); the
+	/* -l imix / -l 64:7,570:4,1518:1: mixed sizes (frame/mix.h); the
 	 * template is built at the largest, which the MTU check sees. */
 	if (xp_mix_syntax(arg)) {
 		if (xp_mix_parse(arg, &o->mix, err, errlen))

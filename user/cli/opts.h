@@ -8,8 +8,8 @@
 #include <stdio.h>
 
 #include "spec/engine_names.h"
-#include "net/addr.h"
-#include "net/mix.h"
+#include "util/addr.h"
+#include "frame/mix.h"
 #include "util/values.h"
 #include "loader/server_prog.h"
 
@@ -63,7 +63,7 @@ struct xp_opts {
 	double interval;             /* -i */
 	unsigned frame_size;         /* -l, incl. FCS */
 	bool frame_size_set;         /* -l given */
-	struct xp_mix mix;           /* -l imix / -l SIZE:WEIGHT,...: mixed sizes (net/mix.h), n 0 = one size;
+	struct xp_mix mix;           /* -l imix / -l SIZE:WEIGHT,...: mixed sizes (frame/mix.h), n 0 = one size;
 				      * frame_size is then the mix's largest */
 	struct xp_rate rate;         /* -b */
 	unsigned queues;             /* --queues, 0 = all of the interface's */

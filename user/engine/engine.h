@@ -17,9 +17,9 @@
 
 #include "spec/engine_names.h"
 #include "loader/xdp_attach.h"
-#include "net/addr.h"
-#include "net/frame.h"
-#include "net/mix.h"
+#include "util/addr.h"
+#include "frame/frame.h"
+#include "frame/mix.h"
 #include "proto/messages.h"
 #include "meas/figures.h"
 #include "bpf/window.h"
@@ -31,7 +31,7 @@ struct xp_frames_cfg {
 	struct frame_spec tmpl;     /* ports (and for SYNs tuple and ISN) are replaced per frame */
 	/* Mixed sizes (stream tests; n 0: every frame tmpl.frame_size): frame k
 	 * of each thread has size mix.size[mix.pattern[k % mix.plen]], tmpl
-	 * being built at the largest (net/mix.h). */
+	 * being built at the largest (frame/mix.h). */
 	struct xp_mix mix;
 	unsigned queues;            /* sockets/threads, one per queue */
 	unsigned first_queue;       /* queues first_queue..first_queue+queues-1 */

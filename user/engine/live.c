@@ -71,7 +71,7 @@
 
 #include "engine/engine.h"
 #include "engine/pacer.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
 #include "engine/live_prog.h"

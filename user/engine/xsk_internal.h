@@ -25,7 +25,7 @@
 #include "bpf/lib/stamp.h"
 #include "engine/engine.h"
 #include "engine/send_bins.h"
-#include "net/frame_stamp.h"
+#include "frame/frame_stamp.h"
 #include "meas/threadclock.h"
 #include "engine/pacer.h"
 #include "util/cpus.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "bpf/server.h"
-#include "net/addr.h"
+#include "util/addr.h"
 #include "spec/kind.h"
 #include "meas/latency.h"
 

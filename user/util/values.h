@@ -1,6 +1,6 @@
 /*
  * Value parsers (rates, ports, sizes, addresses): the command line's, and
- * of anything below it that reads such a value (net/mix.c, sizes). Strict on
+ * of anything below it that reads such a value (frame/mix.c, sizes). Strict on
  * purpose: a benchmark that silently reads "10x" as 10 or "-5" as 4294967291
  * measures the wrong thing.
  * No leading/trailing blanks, no signs, no hex, no exponents.

@@ -1,5 +1,5 @@
 /* Frame builder; see frame.h. Pure userspace code, no syscalls. */
-#include "net/frame.h"
+#include "frame/frame.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "net/csum.h"
+#include "frame/csum.h"
 
 #define ETH_HLEN_    14u
 #define VLAN_HLEN_   4u

@@ -1,5 +1,5 @@
 /* Internet checksum helpers; see csum.h for the byte-order convention. */
-#include "net/csum.h"
+#include "frame/csum.h"
 
 #include <string.h>
 

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "bpf/lib/stamp.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 
 /* Where frames of spec s with layout lay carry the stamp. */
 static inline enum xp_stamp_place frame_stamp_place(const struct frame_spec *s, const struct frame_layout *lay)

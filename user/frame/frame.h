@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 /* Ethernet limits, L2 without FCS. */
 #define FRAME_ETH_MIN_LEN 60u /* shorter frames are padded with zeros */

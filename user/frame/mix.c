@@ -1,5 +1,5 @@
 /* Mixed frame sizes: parsing, the interleaved pattern, the mean; see mix.h. */
-#include "net/mix.h"
+#include "frame/mix.h"
 
 #include <errno.h>
 #include <stdarg.h>

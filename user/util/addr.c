@@ -1,4 +1,4 @@
-#include "net/addr.h"
+#include "util/addr.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
