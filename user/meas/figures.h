@@ -248,12 +248,14 @@ struct xp_report_info {
 	double keepalive_s;       /* its --keepalive-interval, 0 = none */
 };
 
-/* Connections the server completed: its XDP program's count, or with --peer kernel its accepts. */
-uint64_t xp_period_established(const struct xp_period *p);
-
-/* The summary's line when the server's keepalive search ran out of budget
- * (p->rx.keepalive_unchecked): into buf, or NULL when there is none. */
-#define XP_KA_NOTE_LEN 224
-const char *xp_keepalive_note(const struct xp_period *p, char *buf, size_t len);
+/* Connections the server completed: its XDP program's count, or with --peer kernel its accepts (the
+ * engines' verdicts, the searches and the report all count them so). */
+static inline uint64_t xp_period_established(const struct xp_period *p)
+{
+	/* With no xdpperf on the server, a connection is complete when the client sent its completing ACK. */
+	if (p->client_only)
+		return p->hs.acks_sent;
+	return p->sock.s_accepted ? p->sock.s_accepted : p->rx.conn_established;
+}
 
 #endif

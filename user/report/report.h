@@ -99,6 +99,11 @@ struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs)
 /* Hold tests' summary lines (sockets.c, also for handshakes). */
 void xp_report_hold_lines(struct xp_report *r, const struct xp_hold_figs *h);
 
+/* The summary's line when the server's keepalive search ran out of budget
+ * (p->rx.keepalive_unchecked): into buf, or NULL when there is none (handshakes.c). */
+#define XP_KA_NOTE_LEN 224
+const char *xp_keepalive_note(const struct xp_period *p, char *buf, size_t len);
+
 /* Handshake figures: XDP connection tests (handshakes.c). */
 void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i);
 void xp_report_hs_line(struct xp_report *r, const char *tag, const struct xp_period *p);
