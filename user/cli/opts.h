@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "spec/defaults.h"
 #include "spec/engine_names.h"
 #include "util/addr.h"
 #include "frame/mix.h"
@@ -24,10 +25,6 @@ enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE }
 #define XP_MAX_SYN_RETRIES     10u
 /* -x's window (-P) when none is given: handshakes in flight at most. */
 #define XP_DEFAULT_CONN_WINDOW 1024u
-#define XP_DEFAULT_PORT_LO 63000
-#define XP_DEFAULT_PORT_HI 63015
-#define XP_DEFAULT_CPORT_LO 10000
-#define XP_DEFAULT_CPORT_HI 59999
 #define XP_MAX_BIND_OPT 256
 
 /* Server policy (--max-* and friends): safe defaults for a host with real services on it. */

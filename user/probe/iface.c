@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cli/opts.h"
+#include "spec/defaults.h"
 #include "engine/engine.h"
 #include "net/netdev.h"
 #include "probe/live_out.h"
