@@ -84,43 +84,32 @@ const struct xp_option xp_options[] = {
 	          "is printed 1 s after its interval ends (the grace\n"
 	          "for late frames; at most 2 intervals)", .sample = "0.5" },
 	{ "length", 'l', "BYTES", XP_SEC_CLIENT, 0, opt_length, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "TCP sizes its segments (the MSS)",
-		       [XP_ENGINE_XDP] = "its SYNs have their own size",
-		       [XP_ENGINE_NONE] = "it sends nothing; the server counts frames of any size" },
+	  .needs = XP_NEEDS(XP_CAP_FRAME_SIZE),
 	  .help = "Ethernet frame size incl. FCS, 64..MTU+18 (default:\n"
 	          "the smallest that carries a stamp: 64, IPv6 UDP 74,\n"
 	          "IPv6 TCP 86); or a mix sent interleaved frame by\n"
 	          "frame: imix (64:7,570:4,1518:1) or SIZE:WEIGHT,...", .sample = "1518" },
 	{ "clock", 0, "CLOCK", XP_SEC_CLIENT, 0, opt_clock, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to stamp" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS),
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "the stamps' clock: mono (default; one-way latency\n"
 	          "only when the server is this host) or tai (CLOCK_TAI:\n"
 	          "you say both hosts are PTP-synchronised)", .sample = "tai" },
 	{ "rtt", 0, NULL, XP_SEC_CLIENT, 0, opt_rtt, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS), .instead = { [XP_ENGINE_NONE] = "it sends nothing to time" },
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "round-trip latency, for hosts whose clocks differ:\n"
 	          "the server sends every stamped frame back and this\n"
 	          "host times it (the path carries the test both ways)" },
 	{ "no-stamps", 0, NULL, XP_SEC_CLIENT, 0, opt_no_stamps, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to stamp" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS),
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "frames without a stamp, and no per-frame accounting\n"
 	          "at the server: loss by count only, no latency,\n"
 	          "reordering, duplicates or per-interval loss (what\n"
 	          "the stamps cost: scripts/bench.sh stamp)" },
 	{ "rx-timestamp", 0, "MODE", XP_SEC_CLIENT, 0, opt_rx_timestamp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS), .instead = { [XP_ENGINE_NONE] = "it sends nothing to time" },
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "what times arrivals at the server: sw (default, its\n"
 	          "kernel clock at XDP), hw (the NIC's receive time, or\n"
@@ -128,15 +117,12 @@ const struct xp_option xp_options[] = {
 	          "auto (the NIC's where it has one, else sw, said);\n"
 	          "hw and auto need --clock tai (a PTP-disciplined NIC)", .sample = "auto" },
 	{ "bitrate", 'b', "RATE", XP_SEC_CLIENT, RATE, opt_bitrate, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit (for an exact offered load use --engine live or xsk)",
-		       [XP_ENGINE_XDP] = "it paces its SYNs with --cps N", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_RATE),
 	  .help = "offered load: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
 	          "(bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s", .sample = "1.5Mpps" },
 	{ "burst", 0, "N", XP_SEC_CLIENT, RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  XP_NUM(burst, 1, 1048576, "burst size"),
-	  .engines = XP_E_SENDERS, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit to shape",
-						[XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_BURST),
 	  .help = "with -b (or --cps): N frames back to back, then a\n"
 	          "pause, so the average is the rate (default: spread evenly)", .sample = "32" },
 	{ "udp", 'u', NULL, XP_SEC_CLIENT, 0, opt_udp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
@@ -444,7 +430,28 @@ bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_ki
 		return false;
 	if (role != XP_ROLE_CLIENT)
 		return true; /* the server has no test kind or engine of its own */
-	return (op->kinds & XP_K(kind)) && (op->engines & XP_E(engine));
+	return (op->kinds & XP_K(kind)) && (xp_option_engines(op) & XP_E(engine));
+}
+
+unsigned xp_option_engines(const struct xp_option *op)
+{
+	if (!op->needs)
+		return op->engines;
+	unsigned mask = 0;
+	for (unsigned e = 0; e < XP_ENGINE_COUNT; e++) {
+		const struct xp_engine_ops *ops = xp_engine_ops_of((enum xp_engine_id)e);
+		if (ops && !ops->lacks[op->needs - 1])
+			mask |= XP_E(e);
+	}
+	return mask;
+}
+
+const char *xp_option_instead(const struct xp_option *op, enum xp_engine_id e)
+{
+	if (op->instead[e] || !op->needs)
+		return op->instead[e];
+	const struct xp_engine_ops *ops = xp_engine_ops_of(e);
+	return ops ? ops->lacks[op->needs - 1] : NULL;
 }
 
 const struct xp_option *xp_option_find(const char *name)

@@ -112,6 +112,11 @@ struct xp_option {
 	 * to add): with engine e (instead[e]), or in a test of another kind. */
 	const char *instead[XP_ENGINE_COUNT];
 	const char *instead_kind;
+	/* XP_NEEDS(XP_CAP_*): the engines are those that declare the capability
+	 * (engine/engine.h), and instead[e] defaults to engine e's reason why not.
+	 * 0: engines and instead as written. Read both through xp_option_engines
+	 * and xp_option_instead. */
+	unsigned needs;
 	/* --help text: '\n' starts a continuation line, each %u takes the next of
 	 * help_nums (so defaults come from their constants, not a copy). */
 	const char *help;
@@ -123,6 +128,11 @@ struct xp_option {
 #define XP_OPTIONS_MAX 128
 extern const struct xp_option xp_options[];
 extern const size_t xp_noptions;
+
+#define XP_NEEDS(cap) ((cap) + 1u)
+/* The engines op applies to, and what to say instead with engine e (NULL: nothing to add). */
+unsigned xp_option_engines(const struct xp_option *op);
+const char *xp_option_instead(const struct xp_option *op, enum xp_engine_id e);
 
 /* Does option op take effect for this role, test kind and engine? */
 bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_kind kind, enum xp_engine_id engine);

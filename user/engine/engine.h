@@ -147,12 +147,24 @@ enum xp_template {
 
 struct xp_engine;
 
+/* What a test may ask of an engine beyond its kinds; an engine that cannot
+ * says why, and the command line refuses the options that need it with that
+ * reason (cli/options.c, .needs). */
+enum xp_engine_cap {
+	XP_CAP_RATE = 0,   /* an exact offered load in frames or bits per second (-b) */
+	XP_CAP_BURST,      /* its pacing in bursts (--burst) */
+	XP_CAP_FRAME_SIZE, /* frames of a size the test chooses (-l) */
+	XP_CAP_STAMPS,     /* a stamp in every frame: loss by interval, latency (--clock, --rtt, ...) */
+	XP_CAP_N,
+};
+
 struct xp_engine_ops {
 	const char *name;         /* as on the command line, in the protocol and the report */
 	enum xp_template tmpl;    /* the frame template it sends, with the interface's limits checked */
 	bool nexthop;             /* needs the next hop's MAC (it writes Ethernet headers itself) */
 	enum xp_figures figures;  /* what it reports */
 	unsigned kinds;           /* the test kinds it runs: XP_TEST_BIT(XP_TEST_*); the CLI refuses the others */
+	const char *lacks[XP_CAP_N]; /* why it cannot do what XP_CAP_* names (a clause after "not --engine X: "); NULL: it can */
 	/* Its part of the test request: what the server must do (count, count and
 	 * pass, answer handshakes, listen). NULL: count the frames and drop them. */
 	void (*ask_server)(const struct xp_engine_cfg *cfg, struct xp_test *t);
