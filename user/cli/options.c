@@ -126,8 +126,7 @@ const struct xp_option xp_options[] = {
 	  .help = "with -b (or --cps): N frames back to back, then a\n"
 	          "pause, so the average is the rate (default: spread evenly)", .sample = "32" },
 	{ "udp", 'u', NULL, XP_SEC_CLIENT, 0, opt_udp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES | NONE_ENG,
-	  .instead = { [XP_ENGINE_SOCKET] = "it tests TCP only", [XP_ENGINE_XDP] = "it tests TCP only" },
+	  .needs = XP_NEEDS(XP_CAP_UDP), /* none: the server counts an outside generator's UDP */
 	  .help = "UDP frames instead of TCP data segments (for stateful\n"
 	          "firewalls: TCP frames belong to no opened connection)" },
 	{ "cport", 0, "PORT[:PORT]", XP_SEC_CLIENT, 0, opt_cport, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
@@ -147,8 +146,7 @@ const struct xp_option xp_options[] = {
 	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "use queues N.. (so several clients can share a NIC)", .sample = "1" },
 	{ "dst-mac", 0, "MAC", XP_SEC_CLIENT, 0, opt_dst_mac, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = XP_E_SENDERS,
-	  .instead = { [XP_ENGINE_SOCKET] = "the kernel writes its Ethernet headers", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_ETH),
 	  .help = "next-hop MAC (default: from the neighbour table)", .sample = "02:00:00:00:00:01" },
 	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY,

@@ -155,6 +155,8 @@ enum xp_engine_cap {
 	XP_CAP_BURST,      /* its pacing in bursts (--burst) */
 	XP_CAP_FRAME_SIZE, /* frames of a size the test chooses (-l) */
 	XP_CAP_STAMPS,     /* a stamp in every frame: loss by interval, latency (--clock, --rtt, ...) */
+	XP_CAP_UDP,        /* UDP instead of TCP (-u) */
+	XP_CAP_ETH,        /* Ethernet headers of its own, to a next hop it is told (--dst-mac) */
 	XP_CAP_N,
 };
 
