@@ -15,7 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "probe/probe.h"
+/* A check's answer (--probe's every line, and this one). */
+enum xp_probe_state { XP_PROBE_NO = 0, XP_PROBE_YES, XP_PROBE_UNKNOWN };
 
 struct xp_live_out {
 	enum xp_probe_state state; /* YES, NO, or UNKNOWN (a kernel without the netdev family) */

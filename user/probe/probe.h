@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum xp_probe_state { XP_PROBE_NO = 0, XP_PROBE_YES, XP_PROBE_UNKNOWN };
+#include "probe/live_out.h" /* enum xp_probe_state */
 
 struct xp_probe_item {
 	const char *key;    /* JSON name, e.g. "live_frames" */
