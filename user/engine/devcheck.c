@@ -10,7 +10,7 @@
 
 #include "engine/devcheck.h"
 #include "engine/live_prog.h"
-#include "probe/live_out.h"
+#include "loader/live_out.h"
 
 int xp_engine_dev_check(const struct xp_engine_ops *ops, const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 {

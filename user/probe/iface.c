@@ -15,7 +15,7 @@
 #include "spec/defaults.h"
 #include "engine/engine.h"
 #include "net/netdev.h"
-#include "probe/live_out.h"
+#include "loader/live_out.h"
 #include "probe/probe.h"
 #include "net/xdp_features.h"
 

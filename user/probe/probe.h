@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "probe/live_out.h" /* enum xp_probe_state */
+#include "loader/live_out.h" /* enum xp_probe_state */
 
 struct xp_probe_item {
 	const char *key;    /* JSON name, e.g. "live_frames" */

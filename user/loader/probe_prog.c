@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probe/progs.h"
+#include "loader/probe_prog.h"
 
 int xp_probe_prog_load(unsigned prog_flags, char *err, size_t errlen)
 {

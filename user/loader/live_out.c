@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "probe/live_out.h"
-#include "probe/progs.h"
+#include "loader/live_out.h"
+#include "loader/probe_prog.h"
 #include "net/xdp_features.h"
 
 void xp_probe_driver(const char *ifname, char *buf, size_t len)
