@@ -57,7 +57,7 @@
  * bpf_xdp_store_bytes. */
 #define SMALL_LEN 128
 
-/* Set by xp_gen_load (user/loader/generator_prog.c) before load; see struct
+/* Set by xp_gen_load (user/engine/live_prog.c) before load; see struct
  * xp_generator_config. */
 const volatile struct xp_generator_config config = { .nthreads = 1, .conn_space = 1 };
 
@@ -398,7 +398,7 @@ int xdp_generator(struct xdp_md *ctx)
 	__u8 place = config.stamp; /* mixed sizes: the size's own */
 
 	/* userspace also attaches this program, idle, to a private loopback
-	 * to keep it in the XDP dispatcher (see user/loader/generator_prog.c):
+	 * to keep it in the XDP dispatcher (see user/engine/live_prog.c):
 	 * anything that arrives there, or anywhere but in a run for
 	 * tx_ifindex, passes. */
 	if (config.tx_ifindex && ctx->ingress_ifindex != config.tx_ifindex)
@@ -463,7 +463,7 @@ int xdp_generator(struct xdp_md *ctx)
 	 * words that changed. */
 	check = xp_csum_replace(LD(__u16, l4 + check_off), cd.old_sum, cd.sum, cd.nwords);
 	/* UDP: 0 means "no checksum"; a computed 0 is sent as 0xffff
-	 * (RFC 768), as frame_build (user/net/frame.c) does. */
+	 * (RFC 768), as frame_build (user/frame/frame.c) does. */
 	if (config.l4_proto != IPPROTO_TCP && check == 0)
 		check = XP_CSUM_MANGLED_0;
 	ST(__u16, l4 + check_off, check);

@@ -2,7 +2,7 @@
 /*
  * XDP live-frames generator (bpf/generator.bpf.c): limits, the read-only
  * configuration, map values and the payload stamp, shared by the BPF program
- * and userspace (its loader user/loader/generator_prog.c, the live engine
+ * and userspace (its loader user/engine/live_prog.c, the live engine
  * user/engine/live.c, the tests).
  *
  * Like server.h, it needs only __u8..__u64 (vmlinux.h on the BPF side,
@@ -36,7 +36,7 @@
 #define XP_GEN_LIVE_MAX_LEN 3408u
 
 /*
- * Mixed frame sizes (issue 11's IMIX; user/net/mix.h): at most this many
+ * Mixed frame sizes (issue 11's IMIX; user/frame/mix.h): at most this many
  * sizes, a pattern of at most this many positions, and every size's
  * template end to end in mix_tmpl (each starts at most
  * XP_GEN_MIX_BYTES - XP_GEN_MAX_LEN in, which bounds the verifier's view).
@@ -70,7 +70,7 @@ struct xp_gen_mix_size {
  * When the test's intervals start and how long they are, in stamp ticks:
  * the writable global gen_meas (.data), not the frozen rodata, because the
  * client learns t0 only just before it starts the engine, after load.
- * Written by xp_gen_set_meas (user/loader/generator_prog.c) before the
+ * Written by xp_gen_set_meas (user/engine/live_prog.c) before the
  * first frame; the per-CPU state caches the current interval's end.
  */
 struct xp_gen_meas {

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)
-		return xp_probe_run(&o);
+		return xp_probe_run(o.dev, o.debug, o.json);
 	if (o.role == XP_ROLE_CLIENT && o.rfc2544)
 		return xp_rfc2544_run(&o);
 	if (o.role == XP_ROLE_CLIENT && o.search)

@@ -4,7 +4,7 @@
  * one place they fold sums, sum pseudo-headers and update checksums
  * incrementally, so every program computes a checksum the same way.
  *
- * The memory-order convention of user/net/csum.h (and of the kernel's
+ * The memory-order convention of user/frame/csum.h (and of the kernel's
  * csum_* helpers): 16-bit words are loaded raw (host order) and checksum
  * fields are stored raw, which works because the ones' complement sum does
  * not depend on byte order (RFC 1071 section 2(B)). A raw 32/64-bit load is
@@ -30,7 +30,7 @@
 
 /* Fold a 32-bit partial sum to 16 bits and complement it: the value to
  * store in a checksum field (memory order, like csum_fold() in
- * user/net/csum.c). Two rounds: the first can carry once more into bit 16. */
+ * user/frame/csum.c). Two rounds: the first can carry once more into bit 16. */
 static __always_inline __u16 xp_csum_fold(__u32 sum)
 {
 	sum = (sum & 0xffff) + (sum >> 16);

@@ -9,7 +9,7 @@
  * as its bucket's midpoint is within 1/64 (1.6 %) of the true one, from 1 us
  * to 10 s and beyond. XP_LAT_BUCKETS buckets in all (896).
  *
- * Shared by the server's XDP program and userspace (user/report/latency.c,
+ * Shared by the server's XDP program and userspace (user/meas/latency.c,
  * which turns buckets into percentiles, and the tests): static inline, plain
  * integer arithmetic (BPF has no count-leading-zeros instruction, hence the
  * binary search in xp_lat_msb).

@@ -17,7 +17,7 @@
 #include "bpf/rtt.h"
 #include "bpf/rtt.skel.h"
 #include "loader/rtt_prog.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 
 #define RTT_PORT_LO 63240
 #define RTT_PORT_HI 63249

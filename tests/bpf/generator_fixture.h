@@ -35,11 +35,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "net/csum.h"
+#include "frame/csum.h"
 #include "engine/engine.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "bpf/generator.h"
-#include "loader/generator_prog.h"
+#include "engine/live_prog.h"
 #include "bpf/generator.skel.h"
 #include "util/time.h"
 #include "engine/tuples.h"

@@ -33,8 +33,8 @@
 
 #include "bpf/server.h"
 #include "bpf/client.h"
-#include "net/csum.h"
-#include "net/frame.h"
+#include "frame/csum.h"
+#include "frame/frame.h"
 #include "bpf/server.skel.h"
 #include "bpf/client.skel.h"
 
@@ -111,7 +111,7 @@ static const struct peer P6 = { "2001:2:0:210::1", "2001:2:0:210::2", 0 };
 static const struct peer P4V = { "198.18.210.1", "198.18.210.2", 100 };
 static const struct peer P6V = { "2001:2:0:210::1", "2001:2:0:210::2", 3000 };
 
-/* A client -> server segment built by user/net/frame.c. */
+/* A client -> server segment built by user/frame/frame.c. */
 static inline size_t client_frame(const struct peer *p, uint16_t sport, uint16_t dport,
 			   uint8_t flags, uint32_t seq, uint32_t ack,
 			   int syn_opts, size_t payload, uint8_t *buf, size_t cap)

@@ -67,8 +67,8 @@
 #include "bpf/client.skel.h"
 #include "bpf/generator.skel.h"
 #include "engine/engine.h"
-#include "loader/generator_prog.h"
-#include "net/frame.h"
+#include "engine/live_prog.h"
+#include "frame/frame.h"
 #include "fuzz_frames.h"
 
 #define CTRL_PORT 5301

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Mixed frame sizes in the XDP live-frames generator (bpf/generator.bpf.c,
- * configured by xp_gen_load from a struct xp_mix of user/net/mix.h). Needs
+ * configured by xp_gen_load from a struct xp_mix of user/frame/mix.h). Needs
  * root.
  *
  * The generator is loaded by the engine's own loader and run with plain
@@ -23,7 +23,7 @@
  * xp_gen_sent_bytes with the bytes that came out.
  */
 #include "tests/bpf/generator_fixture.h"
-#include "net/mix.h"
+#include "frame/mix.h"
 #include "tests/lib/ref_sum.h"
 
 /* The fixture's configuration (generator_fixture.h) with a mix: ports

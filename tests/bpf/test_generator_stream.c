@@ -11,7 +11,7 @@
  * against the clock read around the run, the IPv4 header checksum (when the
  * stamp uses the ID) and the L4 checksum summed from scratch) and compares
  * every byte; it also verifies the IPv4 header and L4 checksums of the output
- * as a receiver would, with user/net/csum.h and with a plain RFC 1071 sum
+ * as a receiver would, with user/frame/csum.h and with a plain RFC 1071 sum
  * written in the test. The send-interval bins are checked after every frame
  * against the intervals of the frames' own stamps. The input frame is
  * garbage, not the template: live mode recycles buffers with whatever they

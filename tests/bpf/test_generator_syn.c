@@ -84,7 +84,7 @@ static void verify_syn_checksums(const struct gen *g, const uint8_t *f)
  * n SYNs of thread tid of nthreads, run from garbage input like the stream
  * frames, each compared byte for byte with the SYN of its connection
  * k = j * nthreads + tid built independently: the template rewritten by
- * frame_set_saddr/ports/seq (user/net/frame.h) with the tuple of k
+ * frame_set_saddr/ports/seq (user/frame/frame.h) with the tuple of k
  * (t = (first + k) mod space, address t mod nbind, ports xp_flow_ports(t / nbind))
  * and ISN splitmix64(seed, k). The AF_XDP engine's rewrite
  * (xp_tuple_write) must give the same bytes: both engines agree.

@@ -6,14 +6,14 @@
  * (XDP_TX, the rewritten frame in data_out) is fed to the other, so a whole
  * handshake and close run without any traffic:
  *
- *   client SYN (user/net/frame.c) -> server: SYN-ACK with a SYN cookie
+ *   client SYN (user/frame/frame.c) -> server: SYN-ACK with a SYN cookie
  *                             -> client: ACK (or ACK|FIN, or ACK|PSH|FIN
  *                                with data)
  *                             -> server: established; RST (or FIN-ACK)
  *                             -> client: RST dropped (or final ACK) ...
  *
  * Every frame out is parsed and checked field by field, with both checksums
- * verified by user/net/csum.c. The cookie is recomputed here from the design in
+ * verified by user/frame/csum.c. The cookie is recomputed here from the design in
  * bpf/lib/syncookie.h (SipHash-2-4 reference below, checked against the
  * reference vector of the SipHash paper) with the key the test loads, which
  * also lets the tests forge cookies from other time steps. Needs root.

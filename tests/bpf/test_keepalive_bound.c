@@ -39,7 +39,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/server.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "bpf/server.skel.h"
 #include "tests/bpf/ref_cookie.h"
 

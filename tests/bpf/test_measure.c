@@ -42,7 +42,7 @@
 #include "bpf/lib/stamp.h"
 #include "bpf/server.skel.h"
 #include "loader/server_prog.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 #include "tests/lib/stamped.h"
 #include "tests/lib/wire.h"
 

@@ -45,7 +45,7 @@
 #include "bpf/rtt.skel.h"
 #include "loader/server_prog.h"
 #include "loader/rtt_prog.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 #include "tests/lib/stamped.h"
 #include "tests/lib/wire.h"
 
@@ -106,7 +106,7 @@ struct env {
 	uint64_t t0;
 };
 
-/* An empty sum of bins (what report/latency.c's xp_lat_init will do). */
+/* An empty sum of bins (what meas/latency.c's xp_lat_init will do). */
 static void lat_empty(struct xp_lat_hist *h)
 {
 	memset(h, 0, sizeof(*h));

@@ -26,7 +26,7 @@
 #include "tests/bpf/server_prog_fixture.h"
 
 #include "loader/server_prog.h"
-#include "net/addr.h"
+#include "util/addr.h"
 
 /* Another station's MAC, and addresses that are not the interface's: a
  * host behind us (what a router forwards to), and a public one (what a

@@ -38,13 +38,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "net/csum.h"
-#include "net/frame.h"
+#include "frame/csum.h"
+#include "frame/frame.h"
 #include "engine/engine.h"
 #include "engine/window.h"
 #include "engine/window_scan.h"
 #include "bpf/generator.h"
-#include "loader/generator_prog.h"
+#include "engine/live_prog.h"
 #include "bpf/generator.skel.h"
 #include "bpf/client.h"
 #include "bpf/client.skel.h"

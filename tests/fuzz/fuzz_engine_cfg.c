@@ -30,9 +30,9 @@
 #include <string.h>
 
 #include "engine/xsk_internal.h"
-#include "loader/generator_prog.h"
+#include "engine/live_prog.h"
 #include "bpf/generator.h"
-#include "net/mix.h"
+#include "frame/mix.h"
 
 #include <sanitizer/asan_interface.h>
 

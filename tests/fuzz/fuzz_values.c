@@ -1,6 +1,6 @@
 /*
- * libFuzzer harness: the option value parsers (user/cli/values.c) and the
- * address parsers --bind and -c use (user/net/addr.c). The first input byte
+ * libFuzzer harness: the option value parsers (user/util/values.c) and the
+ * address parsers --bind and -c use (user/util/addr.c). The first input byte
  * picks the parser (and, for parse_uint, its bounds; for all, a short error
  * buffer now and then), the rest is the value. Checks the promises of
  * values.h: on success the value is in its documented range, there is no
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli/values.h"
-#include "net/addr.h"
+#include "util/values.h"
+#include "util/addr.h"
 
 #define PROMISE(cond) do { if (!(cond)) { fprintf(stderr, "broken promise: %s\n", #cond); abort(); } } while (0)
 

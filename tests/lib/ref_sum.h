@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The tests' one reference checksum: RFC 1071 written out from the RFC,
- * independent of user/net/csum.c, of bpf/lib/csum.h and of the programs'
+ * independent of user/frame/csum.c, of bpf/lib/csum.h and of the programs'
  * incremental updates, which every test that checks a checksum holds
  * against it (the unit, BPF and root tests and the tools, through
  * tests/lib/wire.h as well). Its forms:

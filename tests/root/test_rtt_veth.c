@@ -54,7 +54,7 @@
 #include "loader/rtt_prog.h"
 #include "loader/server_prog.h"
 #include "net/netdev.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 #include "tests/lib/netns_helper.h"
 #include "tests/lib/stamped.h"
 #include "tests/lib/veth.h"

@@ -46,7 +46,7 @@
 #include "loader/server_hwts.h"
 #include "loader/server_prog.h"
 #include "net/netdev.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 #include "tests/lib/netns_helper.h"
 #include "tests/lib/stamped.h"
 #include "tests/lib/veth.h"

@@ -43,9 +43,9 @@
 
 #include "bpf/lib/stamp.h"
 #include "bpf/measure.h"
-#include "net/csum.h"
+#include "frame/csum.h"
 #include "engine/engine.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "util/time.h"
 #include "tests/lib/netns_helper.h"
 #include "tests/lib/ref_sum.h"
@@ -227,7 +227,7 @@ static inline uint64_t dev_rx_packets(void)
 }
 
 /* The tests' one RFC 1071 reference (tests/lib/ref_sum.h), independent of
- * user/net/csum.c under test, over the pseudo-header's addresses (with
+ * user/frame/csum.c under test, over the pseudo-header's addresses (with
  * pseudo: proto and len too) and the segment; 0 when the checksum in the
  * segment is right. For an IPv4 header: alen 0, proto 0, no pseudo, seg =
  * the header. */

@@ -29,8 +29,8 @@
 #include "bpf/generator.h"
 #include "bpf/generator.skel.h"
 #include "engine/engine.h"
-#include "loader/generator_prog.h"
-#include "net/mix.h"
+#include "engine/live_prog.h"
+#include "frame/mix.h"
 
 static int run_case(const char *name, const char *size, unsigned n)
 {

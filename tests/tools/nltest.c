@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "net/netdev.h"
 #include "net/route.h"
 

@@ -27,7 +27,7 @@
 
 #include "bpf/lib/stamp.h"
 #include "engine/engine.h"
-#include "net/addr.h"
+#include "util/addr.h"
 #include "util/time.h"
 
 static int usage(const char *why)

@@ -9,7 +9,7 @@
  * client_prog.c): loads bpf/server.bpf.c with one XP_SLOT_RESPOND slot on
  * ports 63000:63015 and attaches it (bpf_link) to the server's interface in
  * its namespace; loads bpf/client.bpf.c (client ports 10000:59999) and
- * attaches it to the client's interface; then sends N raw SYNs (user/net/frame.c,
+ * attaches it to the client's interface; then sends N raw SYNs (user/frame/frame.c,
  * Linux-like options) from the client's interface with an AF_PACKET socket,
  * one flow each (to the server's MAC, or --next-hop-mac when a router sits
  * in between; --redirect then makes both programs answer with a redirect to
@@ -44,7 +44,7 @@
 #include "bpf/client.h"
 #include "loader/client_prog.h"
 #include "loader/server_prog.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 
 #define PORT_LO  63000
 #define PORT_HI  63015

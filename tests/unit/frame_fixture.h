@@ -24,8 +24,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "net/csum.h"
-#include "net/frame.h"
+#include "frame/csum.h"
+#include "frame/frame.h"
 #include "util/units.h"
 #include "tests/lib/ref_sum.h" /* ref_csum: the tests' one RFC 1071 reference */
 
@@ -105,7 +105,7 @@ static inline void make_spec(const struct gcase *c, struct frame_spec *s)
 }
 
 /* Independent checks of the checksums in a built frame, neither using
- * user/net/csum.c: here with ref_csum (tests/lib/ref_sum.h, the textbook sum) over the IPv4
+ * user/frame/csum.c: here with ref_csum (tests/lib/ref_sum.h, the textbook sum) over the IPv4
  * header and over pseudo-header + L4 bytes (both must come out 0), and
  * again at the end of the test by tests/unit/gen_frames.py --verify (Python,
  * its own RFC 1071 sum and header parsing), which gets every frame as hex. */

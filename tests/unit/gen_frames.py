@@ -2,7 +2,7 @@
 """Independent generator of the golden frames checked by test_frame_build.c.
 
 Written from the RFCs with only struct/socket (no scapy, nothing shared with
-user/net/frame.c) so the C builder is checked against a second implementation.
+user/frame/frame.c) so the C builder is checked against a second implementation.
 Run it and paste the output into the GOLDEN table of test_frame_build.c when a
 case changes:
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "net/addr.h"
+#include "util/addr.h"
 #include "server/listeners.h"
 
 /* A server for max_conns on nports free ports; returns the first port. */

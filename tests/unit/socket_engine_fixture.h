@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "util/workers.h"
+#include "engine/workers.h"
 #include "server/listeners.h"
 #include "net/sockutil.h"
 #include "util/time.h"

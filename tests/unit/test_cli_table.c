@@ -89,7 +89,8 @@ static void test_table_consistent(void **state)
 	for (size_t i = 0; i < xp_noptions; i++) {
 		const struct xp_option *op = &xp_options[i];
 		assert_true(op->name || op->letter);
-		assert_non_null(op->parse);
+		if (!op->parse && (op->num.store == XP_ST_NONE || !op->arg || !op->num.what))
+			fail_msg("option %s: no handler, and no typed row with a value and its name", op->name);
 		assert_non_null(op->help);
 		if (!op->arg != !op->sample)
 			fail_msg("option %s: a value name needs a sample value and a flag none", op->name);
@@ -118,6 +119,64 @@ static int read_one(const struct xp_option *op, bool long_form, struct xp_opts *
 	fclose(stdout);
 	stdout = saved;
 	return r;
+}
+
+/* The field a typed row stores into, as a number. */
+static double num_field(const struct xp_option *op, const struct xp_opts *o)
+{
+	const char *f = (const char *)o + op->num.off;
+	switch (op->num.store) {
+	case XP_ST_USHORT:
+		return *(const unsigned short *)f;
+	case XP_ST_UINT:
+		return *(const unsigned *)f;
+	case XP_ST_ULONG:
+		return (double)*(const unsigned long *)f;
+	case XP_ST_DOUBLE:
+		return *(const double *)f;
+	default:
+		fail_msg("option %s: no store", op->name);
+	}
+	return -1;
+}
+
+/* Typed rows: the default is in the field and in range; both ends of the range are taken and stored in the
+ * field; one past either end is refused with a message that names what the value is. */
+static void test_typed_rows(void **state)
+{
+	int rows = 0;
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const struct xp_option *op = &xp_options[i];
+		if (op->parse)
+			continue;
+		rows++;
+		struct xp_opts d;
+		xp_opts_default(&d);
+		if (op->num.has_def &&
+		    (num_field(op, &d) != op->num.def || op->num.def < op->num.lo || op->num.def > op->num.hi))
+			fail_msg("--%s: default %g not stored, or out of %lu..%lu", op->name, op->num.def, op->num.lo,
+				 op->num.hi);
+		unsigned long ends[2] = { op->num.lo, op->num.hi };
+		for (int e = 0; e < 2; e++) {
+			struct xp_opts o;
+			char arg[32], err[256] = "";
+			xp_opts_default(&o);
+			snprintf(arg, sizeof(arg), "%lu", ends[e]);
+			if (xp_opt_num(op, &o, arg, err, sizeof(err)))
+				fail_msg("--%s %s refused: %s", op->name, arg, err);
+			assert_true(num_field(op, &o) == (double)ends[e]);
+			unsigned long past = e ? op->num.hi + 1 : op->num.lo - 1;
+			if (!e && !op->num.lo)
+				continue; /* nothing below 0 to try: a sign is refused by the parser itself */
+			snprintf(arg, sizeof(arg), "%lu", past);
+			if (!xp_opt_num(op, &o, arg, err, sizeof(err)))
+				fail_msg("--%s %s taken, out of %lu..%lu", op->name, arg, op->num.lo, op->num.hi);
+			if (!strstr(err, op->num.what))
+				fail_msg("--%s %s: the message should name '%s': '%s'", op->name, arg, op->num.what, err);
+		}
+	}
+	printf("%d typed rows\n", rows);
+	assert_true(rows > 0);
 }
 
 /* Each table option, by each of its names, takes its sample value and changes the options. */
@@ -324,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_help_mentions_only_table_options),
 		cmocka_unit_test(test_table_consistent),
 		cmocka_unit_test(test_every_option_parses),
+		cmocka_unit_test(test_typed_rows),
 		cmocka_unit_test(test_engine_names),
 		cmocka_unit_test(test_every_option_in_every_context),
 	};

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/values.h"
+#include "util/values.h"
 #include "util/units.h"
 
 static char err[256];

@@ -1,5 +1,5 @@
 /*
- * Unit tests for user/net/frame.c's builder and the size math in units.h.
+ * Unit tests for user/frame/frame.c's builder and the size math in units.h.
  *
  * Whole frames are compared byte for byte with golden frames from
  * tests/unit/gen_frames.py, an independent Python implementation. The

@@ -1,5 +1,5 @@
 /*
- * Unit tests for user/net/csum.c: checksums against published values
+ * Unit tests for user/frame/csum.c: checksums against published values
  * (RFC 1071, RFC 1624, a textbook IPv4 header) and the tests' one RFC 1071
  * reference (ref_csum, tests/lib/ref_sum.h). The frames built with them
  * are checked in test_frame_build.c and test_frame_rewrite.c.

@@ -1,5 +1,5 @@
 /*
- * Unit tests for user/net/frame.c's rewrites of a built frame in place
+ * Unit tests for user/frame/frame.c's rewrites of a built frame in place
  * (frame_set_ports, frame_set_saddr, frame_set_seq, as the engines use them):
  * each rewrite must give the very bytes of a fresh frame_build of the new
  * values, checksums included, which frame_fixture.h's verify_checksums and

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
-#include "net/csum.h"
+#include "frame/csum.h"
 #include "net/icmp_watch.h"
 #include "report/report.h"
 
@@ -271,7 +271,7 @@ static int watch_child(void)
 		uint8_t *icmp = b + 20;
 		size_t len = n - 20;
 		icmp[2] = icmp[3] = 0;
-		uint16_t c = csum_fold(csum_partial(icmp, len, 0)); /* as stored (net/csum.h) */
+		uint16_t c = csum_fold(csum_partial(icmp, len, 0)); /* as stored (frame/csum.h) */
 		memcpy(icmp + 2, &c, 2);
 		if (sendto(tx, icmp, len, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)len)
 			return 16;

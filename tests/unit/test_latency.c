@@ -1,5 +1,5 @@
 /*
- * report/latency.c: histograms of stamp latencies (bpf/lib/latency.h
+ * meas/latency.c: histograms of stamp latencies (bpf/lib/latency.h
  * buckets, 4-ns ticks) merged from per-CPU bins, percentiles read off the
  * buckets (the upper edge of the bucket holding the ceil(q*n)-th frame,
  * clamped to the maximum), the mean, and the JSON form with its buckets.
@@ -18,7 +18,7 @@
 
 #include <json-c/json.h>
 
-#include "report/latency.h"
+#include "meas/latency.h"
 
 /* Put count frames of latency v ticks into a CPU's bin. */
 static void bin_put(struct xp_ibin *b, uint32_t v, uint32_t count)

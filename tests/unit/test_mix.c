@@ -1,5 +1,5 @@
 /*
- * Mixed frame sizes (user/net/mix.c) and the options that take them: -l
+ * Mixed frame sizes (user/frame/mix.c) and the options that take them: -l
  * and --sizes. The figures are checked against values worked out by hand
  * here: IMIX 7:4:1 of 64/570/1518 has mean (7*64 + 4*570 + 1518) / 12 =
  * 4246 / 12 = 353.833 bytes; at 1 Mframes/s that is 353.833 * 8 = 2.83067
@@ -17,7 +17,7 @@
 
 #include "cli/options.h"
 #include "tests/unit/cli_parse.h"
-#include "net/mix.h"
+#include "frame/mix.h"
 #include "rfc2544/search.h"
 
 

@@ -16,7 +16,7 @@
 
 #include "cli/opts.h"
 #include "probe/probe.h"
-#include "probe/xdp_features.h"
+#include "net/xdp_features.h"
 
 static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 #include "proto/messages.h"
 
 static double jd(struct json_object *o, const char *path)
@@ -159,6 +159,31 @@ static void test_json_stream(void **state)
 	}
 	assert_int_equal(n, 4);
 	free(s);
+}
+
+/* The memory sink (a suite's trial): nothing printed, the intervals and the error kept. */
+static void test_memory_sink(void **state)
+{
+	struct xp_report r;
+	struct xp_report_info i = info();
+	struct xp_period p = period();
+	struct xp_summary s = { .total = period(), .client_cpu_pct = 50, .server_cpu_pct = -1 };
+	xp_report_init(&r, XP_REPORT_MEMORY, NULL); /* no stream: any print would crash */
+	xp_report_start(&r, &i);
+	xp_report_interval(&r, &p);
+	p.tx_pkts = 7;
+	xp_report_interval(&r, &p);
+	xp_report_error(&r, "the server went away");
+	xp_report_end(&r, &s);
+	xp_report_free(&r);
+	assert_true(r.started && r.ended);
+	assert_int_equal(r.mem.intervals, 2);
+	assert_int_equal(r.mem.last.tx_pkts, 7);
+	assert_string_equal(r.mem.error, "the server went away");
+	/* Before anything: no error. */
+	xp_report_init(&r, XP_REPORT_MEMORY, NULL);
+	assert_string_equal(r.mem.error, "");
+	xp_report_free(&r);
 }
 
 static void test_text_summary(void **state)
@@ -550,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_summary_json),
 		cmocka_unit_test(test_json_document),
 		cmocka_unit_test(test_json_stream),
+		cmocka_unit_test(test_memory_sink),
 		cmocka_unit_test(test_text_summary),
 		cmocka_unit_test(test_counters_roundtrip),
 		cmocka_unit_test(test_counters_sub),

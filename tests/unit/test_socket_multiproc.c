@@ -1,5 +1,5 @@
 /*
- * The socket engine's worker processes (user/util/workers.c), used past the
+ * The socket engine's worker processes (user/engine/workers.c), used past the
  * open-file limit, on both sides, over loopback only: a hold and a connect
  * test spread over processes, workers that exit at max_seconds, die, stall,
  * fail to start, or lose their parent. Ports as in test_socket_engine.c.

@@ -1,5 +1,5 @@
 /*
- * A test that stalls (report/stall.h, issue 30): the rate of what it
+ * A test that stalls (meas/stall.h, issue 30): the rate of what it
  * completes falls to a fraction of its running peak. The issue's own case
  * (108 k, 100 k, 54 k, then 0 and 0 connections a second) is a stall at
  * 3-4 s; a ramp from zero, a short last interval, a frame test whose sending
@@ -18,7 +18,7 @@
 
 #include "client/client.h"
 #include "report/report.h"
-#include "report/stall.h"
+#include "meas/stall.h"
 
 static void feed_each(struct xp_stall *s, const double *done, const double *sent, unsigned n)
 {

@@ -1,7 +1,7 @@
 /*
  * The stamp (bpf/lib/stamp.h): packing, where it goes, the receiver's
  * extension of seq24 and ts32 back to 64 bits across wrap-around; the
- * userspace writer (user/net/frame_stamp.h) checked against a plain RFC 1071
+ * userspace writer (user/frame/frame_stamp.h) checked against a plain RFC 1071
  * sum written here; and a sending thread's send-interval bins
  * (user/engine/send_bins.h).
  */
@@ -17,8 +17,8 @@
 
 #include "bpf/lib/stamp.h"
 #include "engine/send_bins.h"
-#include "net/frame.h"
-#include "net/frame_stamp.h"
+#include "frame/frame.h"
+#include "frame/frame_stamp.h"
 #include "tests/lib/ref_sum.h" /* RFC 1071 written out */
 
 /* xorshift64: a fixed pseudo-random walk, the same every run. */

@@ -9,7 +9,10 @@
 void xp_opts_default(struct xp_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->control_port = XP_CONTROL_PORT_DEFAULT;
+	/* The typed rows' defaults are in the table (XP_NUM_DEF), the rest here. */
+	for (size_t i = 0; i < xp_noptions; i++)
+		if (!xp_options[i].parse && xp_options[i].num.has_def)
+			xp_opt_num_store(&xp_options[i], o, xp_options[i].num.def);
 	o->port_lo = XP_DEFAULT_PORT_LO;
 	o->port_hi = XP_DEFAULT_PORT_HI;
 	o->cport_lo = XP_DEFAULT_CPORT_LO;
@@ -22,25 +25,13 @@ void xp_opts_default(struct xp_opts *o)
 	o->compare_engine = XP_ENGINE_AUTO;
 	o->max_loss = -1;
 	o->stall_pct = XP_STALL_DEFAULT_PCT;
-	o->syn_retries = XP_DEFAULT_SYN_RETRIES;
 	o->max_duration = XP_DEFAULT_MAX_DURATION;
 	o->test_port_lo = XP_DEFAULT_TEST_PORT_LO;
 	o->test_port_hi = XP_DEFAULT_TEST_PORT_HI;
-	o->max_tests = XP_DEFAULT_MAX_TESTS;
-	o->max_control_per_addr = XP_DEFAULT_MAX_CONTROL_PER_ADDR;
-	o->max_parallel = XP_DEFAULT_MAX_PARALLEL;
-	o->max_parallel_total = XP_DEFAULT_MAX_PARALLEL_TOTAL;
-	o->max_workers = XP_DEFAULT_MAX_WORKERS;
-	o->max_workers_total = XP_DEFAULT_MAX_WORKERS_TOTAL;
-	o->max_listen_ports = XP_DEFAULT_MAX_LISTEN_PORTS;
 	o->rfc_tests = XP_RFC_T_ALL;
 	o->rfc_trial_s = 60;       /* RFC 2544 section 24: at least 60 s */
 	o->rfc_loss_tol = 0.5;     /* the PDR's, as CSIT reports it */
-	o->rfc_lat_trials = 20;    /* section 26.2 */
-	o->rfc_b2b_trials = 50;    /* section 26.4 */
-	o->rfc_confirm = 1;        /* a losing throughput trial runs once more (rfc2544/run.c) */
 	o->search_trial_s = 10;
-	o->search_floor = 100;
 	o->search_res_pct = 1;
 	o->search_settle_s = 10;   /* Linux's conntrack keeps a reset connection 10 s (CLOSE) */
 }
@@ -123,7 +114,7 @@ int xp_cli_read(int argc, char **argv, struct xp_opts *o, struct xp_given *g, ch
 
 		if (!op)
 			return getopt_error(c, argv, err, errlen);
-		r = op->parse(o, optarg, err, errlen);
+		r = op->parse ? op->parse(o, optarg, err, errlen) : xp_opt_num(op, o, optarg, err, errlen);
 		if (r)
 			return r < 0 ? 2 : 1;
 		given_note(g, op);

@@ -7,9 +7,10 @@
 
 #include "bpf/client.h"
 #include "proto/channel.h"
+#include "proto/messages.h"
 #include "cli/handlers.h"
 #include "connsearch/search.h"
-#include "report/figures.h"
+#include "meas/figures.h"
 #include "util/version.h"
 
 /*
@@ -38,16 +39,38 @@ int parse_engine(const char *s, enum xp_engine_id *id, char *err, size_t errlen)
 		return 0;                                                              \
 	}
 
-/* A handler for an integer in LO..HI, named WHAT in messages, stored as TYPE. */
-#define UINT(fn, field, type, lo, hi, what)                                                \
-	int fn(struct xp_opts *o, const char *arg, char *err, size_t errlen)     \
-	{                                                                                  \
-		unsigned long ul;                                                          \
-		if (parse_uint(arg, lo, hi, &ul, what, err, errlen))                       \
-			return -1;                                                         \
-		o->field = (type)ul;                                                       \
-		return 0;                                                                  \
+/* An option of the table's typed rows (XP_NUM): an integer in its range, stored in its field's type. */
+int xp_opt_num(const struct xp_option *op, struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	unsigned long ul;
+	if (op->num.store == XP_ST_NONE)
+		return xp_cli_fail(err, errlen, "option --%s has neither a handler nor a type", op->name);
+	if (parse_uint(arg, op->num.lo, op->num.hi, &ul, op->num.what, err, errlen))
+		return -1;
+	xp_opt_num_store(op, o, (double)ul);
+	return 0;
+}
+
+void xp_opt_num_store(const struct xp_option *op, struct xp_opts *o, double v)
+{
+	char *field = (char *)o + op->num.off;
+	switch (op->num.store) {
+	case XP_ST_USHORT:
+		*(unsigned short *)field = (unsigned short)v;
+		break;
+	case XP_ST_UINT:
+		*(unsigned *)field = (unsigned)v;
+		break;
+	case XP_ST_ULONG:
+		*(unsigned long *)field = (unsigned long)v;
+		break;
+	case XP_ST_DOUBLE:
+		*(double *)field = v;
+		break;
+	case XP_ST_NONE:
+		break;
 	}
+}
 
 FLAG(opt_udp, udp)
 FLAG(opt_json, json)
@@ -62,15 +85,6 @@ FLAG(opt_rtt, rtt)
 FLAG(opt_no_stamps, no_stamps)
 FLAG(opt_require_rate, require_rate)
 
-UINT(opt_control_port, control_port, unsigned short, 1, 65535, "control port")
-UINT(opt_queues, queues, unsigned, 1, 64, "queue count")
-UINT(opt_first_queue, first_queue, unsigned, 0, 63, "first queue")
-UINT(opt_parallel, parallel, unsigned long, 1, 10000000, "parallel connection count (-P)")
-UINT(opt_threads, threads, unsigned, 1, 256, "thread count")
-UINT(opt_burst, burst, unsigned, 1, 1048576, "burst size")
-UINT(opt_cps, cps, double, 1, 100000000, "connection rate (--cps)")
-UINT(opt_bytes, data_len, unsigned, 1, XP_CC_DATA_MAX, "--bytes payload")
-UINT(opt_syn_retries, syn_retries, unsigned, 0, XP_MAX_SYN_RETRIES, "--syn-retries")
 
 int opt_keepalive_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -138,7 +152,7 @@ int opt_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 int opt_length(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	/* -l imix / -l 64:7,570:4,1518:1: mixed sizes (net/mix.h); the
+	/* -l imix / -l 64:7,570:4,1518:1: mixed sizes (frame/mix.h); the
 	 * template is built at the largest, which the MTU check sees. */
 	if (xp_mix_syntax(arg)) {
 		if (xp_mix_parse(arg, &o->mix, err, errlen))
@@ -280,9 +294,6 @@ int opt_rx_timestamp(struct xp_opts *o, const char *arg, char *err, size_t errle
 FLAG(opt_rfc2544, rfc2544)
 FLAG(opt_bidir, rfc_bidir)
 FLAG(opt_estimate, rfc_estimate)
-UINT(opt_lat_trials, rfc_lat_trials, unsigned, 1, 1000, "latency trial count")
-UINT(opt_b2b_trials, rfc_b2b_trials, unsigned, 1, 1000, "back-to-back trial count")
-UINT(opt_confirm_loss, rfc_confirm, unsigned, 0, 9, "--confirm-loss count")
 
 /*
  * --sizes 64,128,1518: frame sizes as -l takes them, at most
@@ -418,13 +429,6 @@ int opt_version(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 /* ---- server policy and authentication (issue 9): kept together ---- */
 
 FLAG(opt_allow_lo, allow_lo)
-UINT(opt_max_tests, max_tests, unsigned, 1, 64, "--max-tests")
-UINT(opt_max_control_per_addr, max_control_per_addr, unsigned, 1, 64, "--max-control-per-addr")
-UINT(opt_max_parallel, max_parallel, unsigned long, 1, 10000000, "--max-parallel")
-UINT(opt_max_parallel_total, max_parallel_total, unsigned long, 1, 10000000, "--max-parallel-total")
-UINT(opt_max_workers, max_workers, unsigned, 0, 64, "--max-workers")
-UINT(opt_max_workers_total, max_workers_total, unsigned, 0, 1024, "--max-workers-total")
-UINT(opt_max_listen_ports, max_listen_ports, unsigned, 1, 65535, "--max-listen-ports")
 
 int opt_auth_key(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -491,8 +495,6 @@ int opt_search_trial(struct xp_opts *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
-UINT(opt_search_floor, search_floor, double, 1, 100000000, "--search-floor rate")
-UINT(opt_search_ceiling, search_ceiling, double, 2, 100000000, "--search-ceiling rate")
 
 int opt_search_res(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {

@@ -9,7 +9,8 @@
 #include "proto/channel.h"
 #include "cli/handlers.h"
 #include "connsearch/search.h"
-#include "report/figures.h"
+#include "engine/engine.h"
+#include "meas/figures.h"
 #include "util/version.h"
 
 /* ---- the table, in --help's order ---- */
@@ -49,7 +50,8 @@ const struct xp_option xp_options[] = {
 	  .help = "server role: answer tests, count with XDP" },
 	{ "client", 'c', "ADDR", XP_SEC_COMMON, 0, opt_client, EVERYWHERE,
 	  .help = "client role: server address (IPv4, IPv6 or name)", .sample = "198.19.1.2" },
-	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, opt_control_port, EVERYWHERE,
+	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, NULL, EVERYWHERE,
+	  XP_NUM_DEF(control_port, 1, 65535, "control port", XP_CONTROL_PORT_DEFAULT),
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
 	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev, .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY,
@@ -82,43 +84,32 @@ const struct xp_option xp_options[] = {
 	          "is printed 1 s after its interval ends (the grace\n"
 	          "for late frames; at most 2 intervals)", .sample = "0.5" },
 	{ "length", 'l', "BYTES", XP_SEC_CLIENT, 0, opt_length, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "TCP sizes its segments (the MSS)",
-		       [XP_ENGINE_XDP] = "its SYNs have their own size",
-		       [XP_ENGINE_NONE] = "it sends nothing; the server counts frames of any size" },
+	  .needs = XP_NEEDS(XP_CAP_FRAME_SIZE),
 	  .help = "Ethernet frame size incl. FCS, 64..MTU+18 (default:\n"
 	          "the smallest that carries a stamp: 64, IPv6 UDP 74,\n"
 	          "IPv6 TCP 86); or a mix sent interleaved frame by\n"
 	          "frame: imix (64:7,570:4,1518:1) or SIZE:WEIGHT,...", .sample = "1518" },
 	{ "clock", 0, "CLOCK", XP_SEC_CLIENT, 0, opt_clock, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to stamp" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS),
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "the stamps' clock: mono (default; one-way latency\n"
 	          "only when the server is this host) or tai (CLOCK_TAI:\n"
 	          "you say both hosts are PTP-synchronised)", .sample = "tai" },
 	{ "rtt", 0, NULL, XP_SEC_CLIENT, 0, opt_rtt, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS), .instead = { [XP_ENGINE_NONE] = "it sends nothing to time" },
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "round-trip latency, for hosts whose clocks differ:\n"
 	          "the server sends every stamped frame back and this\n"
 	          "host times it (the path carries the test both ways)" },
 	{ "no-stamps", 0, NULL, XP_SEC_CLIENT, 0, opt_no_stamps, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to stamp" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS),
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "frames without a stamp, and no per-frame accounting\n"
 	          "at the server: loss by count only, no latency,\n"
 	          "reordering, duplicates or per-interval loss (what\n"
 	          "the stamps cost: scripts/bench.sh stamp)" },
 	{ "rx-timestamp", 0, "MODE", XP_SEC_CLIENT, 0, opt_rx_timestamp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "its segments carry no stamp", [XP_ENGINE_XDP] = "its SYNs carry no stamp",
-		       [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .needs = XP_NEEDS(XP_CAP_STAMPS), .instead = { [XP_ENGINE_NONE] = "it sends nothing to time" },
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "what times arrivals at the server: sw (default, its\n"
 	          "kernel clock at XDP), hw (the NIC's receive time, or\n"
@@ -126,19 +117,16 @@ const struct xp_option xp_options[] = {
 	          "auto (the NIC's where it has one, else sw, said);\n"
 	          "hw and auto need --clock tai (a PTP-disciplined NIC)", .sample = "auto" },
 	{ "bitrate", 'b', "RATE", XP_SEC_CLIENT, RATE, opt_bitrate, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES,
-	  .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit (for an exact offered load use --engine live or xsk)",
-		       [XP_ENGINE_XDP] = "it paces its SYNs with --cps N", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_RATE),
 	  .help = "offered load: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
 	          "(bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s", .sample = "1.5Mpps" },
-	{ "burst", 0, "N", XP_SEC_CLIENT, RATE, opt_burst, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = XP_E_SENDERS, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit to shape",
-						[XP_ENGINE_NONE] = "it sends nothing" },
+	{ "burst", 0, "N", XP_SEC_CLIENT, RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  XP_NUM(burst, 1, 1048576, "burst size"),
+	  .needs = XP_NEEDS(XP_CAP_BURST),
 	  .help = "with -b (or --cps): N frames back to back, then a\n"
 	          "pause, so the average is the rate (default: spread evenly)", .sample = "32" },
 	{ "udp", 'u', NULL, XP_SEC_CLIENT, 0, opt_udp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = XP_E_FRAMES | NONE_ENG,
-	  .instead = { [XP_ENGINE_SOCKET] = "it tests TCP only", [XP_ENGINE_XDP] = "it tests TCP only" },
+	  .needs = XP_NEEDS(XP_CAP_UDP), /* none: the server counts an outside generator's UDP */
 	  .help = "UDP frames instead of TCP data segments (for stateful\n"
 	          "firewalls: TCP frames belong to no opened connection)" },
 	{ "cport", 0, "PORT[:PORT]", XP_SEC_CLIENT, 0, opt_cport, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
@@ -146,18 +134,19 @@ const struct xp_option xp_options[] = {
 	  .instead = { [XP_ENGINE_SOCKET] = "the kernel picks its source ports", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "source port range (default %u:%u)",
 	  .help_nums = { XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI }, .sample = "2000:2999" },
-	{ "queues", 0, "N", XP_SEC_CLIENT, 0, opt_queues, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	{ "queues", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  XP_NUM(queues, 1, 64, "queue count"),
 	  .engines = XP_E_SENDERS,
 	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "AF_XDP sockets / sending threads, one per queue\n"
 	          "(default: all the interface's TX queues)", .sample = "2" },
-	{ "first-queue", 0, "N", XP_SEC_CLIENT, 0, opt_first_queue, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	{ "first-queue", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
+	  XP_NUM(first_queue, 0, 63, "first queue"),
 	  .engines = XP_E_SENDERS,
 	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "use queues N.. (so several clients can share a NIC)", .sample = "1" },
 	{ "dst-mac", 0, "MAC", XP_SEC_CLIENT, 0, opt_dst_mac, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = XP_E_SENDERS,
-	  .instead = { [XP_ENGINE_SOCKET] = "the kernel writes its Ethernet headers", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_ETH),
 	  .help = "next-hop MAC (default: from the neighbour table)", .sample = "02:00:00:00:00:01" },
 	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY,
@@ -201,7 +190,8 @@ const struct xp_option xp_options[] = {
 	  .help_nums = { XP_EXIT_SHORT, (unsigned)XP_RATE_TOLERANCE_PCT } },
 
 	/* Socket tests */
-	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, opt_parallel, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	  XP_NUM(parallel, 1, 10000000, "parallel connection count (-P)"),
 	  .engines = SOCKET_ENG | XDP_ENG,
 	  .instead = { [XP_ENGINE_AUTO] = FRAMES_NOT_CONNS, [XP_ENGINE_LIVE] = FRAMES_NOT_CONNS,
 		       [XP_ENGINE_XSK] = FRAMES_NOT_CONNS, [XP_ENGINE_NONE] = "it sends nothing" },
@@ -219,7 +209,8 @@ const struct xp_option xp_options[] = {
 	{ "zero", 'z', NULL, XP_SEC_SOCKET, SOCKET, opt_zero, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
 	  .engines = SOCKET_ENG, .instead_kind = "only socket streams send data",
 	  .help = "send zeroes instead of random data" },
-	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, opt_threads, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
+	  XP_NUM(threads, 1, 256, "thread count"),
 	  .engines = SOCKET_ENG,
 	  .instead = { [XP_ENGINE_AUTO] = "its sending threads are --queues", [XP_ENGINE_LIVE] = "its sending threads are --queues",
 		       [XP_ENGINE_XSK] = "its sending threads are --queues", [XP_ENGINE_XDP] = "its sending threads are --queues" },
@@ -237,12 +228,14 @@ const struct xp_option xp_options[] = {
 	          "xdp), and a table of ratios" },
 
 	/* XDP connection engine */
-	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC | RATE, opt_cps, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC | RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  XP_NUM(cps, 1, 100000000, "connection rate (--cps)"),
 	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit" },
 	  .help = "SYNs per second (default: as fast as possible)", .sample = "50000" },
 	{ "fin", 0, NULL, XP_SEC_XDP_CONN, XDPC, opt_fin, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
 	  .engines = XDP_ENG, .instead_kind = "-k holds its connections and resets them at the end", .help = "close with FIN/FIN-ACK/ACK instead of a reset" },
-	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC, opt_bytes, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
+	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
+	  XP_NUM(data_len, 1, XP_CC_DATA_MAX, "--bytes payload"),
 	  .engines = XDP_ENG, .instead_kind = "each connection closes after its data",
 	  .help = "with -x: each connection carries N bytes (1..%u) in\n"
 	          "the handshake's ACK, then closes with FINs",
@@ -258,7 +251,8 @@ const struct xp_option xp_options[] = {
 	          "default, falling back to xsk where the kernel\n"
 	          "lacks it) or xsk (AF_XDP)", .sample = "xsk" },
 	/* Issue 12 (connection tests): its options, one block. */
-	{ "syn-retries", 0, "N", XP_SEC_XDP_CONN, XDPC, opt_syn_retries, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	{ "syn-retries", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
+	  XP_NUM_DEF(syn_retries, 0, XP_MAX_SYN_RETRIES, "--syn-retries", XP_DEFAULT_SYN_RETRIES),
 	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "the kernel retransmits (net.ipv4.tcp_syn_retries)" },
 	  .help = "send an unanswered SYN (and --fin's FIN) again after\n"
 	          "1 s, 2 s, 4 s...: N times (0..%u, default %u, as\n"
@@ -295,7 +289,8 @@ const struct xp_option xp_options[] = {
 	{ "loss-tolerance", 0, "PCT", XP_SEC_RFC2544, RFC, opt_loss_tolerance, RFC_OPT,
 	  .help = "loss a trial may have for the PDR beside the\n"
 	          "zero-loss NDR (default 0.5)", .sample = "0.1" },
-	{ "confirm-loss", 0, "N", XP_SEC_RFC2544, RFC, opt_confirm_loss, RFC_OPT,
+	{ "confirm-loss", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
+	  XP_NUM_DEF(rfc_confirm, 0, 9, "--confirm-loss count", 1), /* a losing throughput trial runs once more (rfc2544/run.c) */
 	  .help = "a throughput trial that lost frames (or fell short\n"
 	          "of its rate) runs again at its rate, up to N times;\n"
 	          "the rate fails only if every run failed\n"
@@ -303,9 +298,11 @@ const struct xp_option xp_options[] = {
 	{ "line-rate", 0, "RATE", XP_SEC_RFC2544, RFC, opt_line_rate, RFC_OPT,
 	  .help = "the link's L1 bit rate (10G): the top of the searches\n"
 	          "and the percent of it (default: the sender's maximum)", .sample = "10G" },
-	{ "latency-trials", 0, "N", XP_SEC_RFC2544, RFC, opt_lat_trials, RFC_OPT,
+	{ "latency-trials", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
+	  XP_NUM_DEF(rfc_lat_trials, 1, 1000, "latency trial count", 20), /* section 26.2 */
 	  .help = "latency trials per size (default %u)", .help_nums = { 20 }, .sample = "2" },
-	{ "b2b-trials", 0, "N", XP_SEC_RFC2544, RFC, opt_b2b_trials, RFC_OPT,
+	{ "b2b-trials", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
+	  XP_NUM_DEF(rfc_b2b_trials, 1, 1000, "back-to-back trial count", 50), /* section 26.4 */
 	  .help = "back-to-back searches per size (default %u)", .help_nums = { 50 }, .sample = "2" },
 	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
@@ -327,11 +324,13 @@ const struct xp_option xp_options[] = {
 	{ "search-trial", 0, "SECS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_trial, SEARCH_OPT,
 	  .help = "trial length (default %u; capacity trials last until\n"
 	          "-P could be open, then 2 s)", .help_nums = { 10 }, .sample = "3" },
-	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_floor, SEARCH_OPT,
+	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, NULL, SEARCH_OPT,
+	  XP_NUM_DEF(search_floor, 1, 100000000, "--search-floor rate", 100),
 	  .help = "the lowest rate, and the rate of the probe before\n"
 	          "each trial that shows the device accepts new\n"
 	          "connections again (default %u)", .help_nums = { 100 }, .sample = "500" },
-	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, opt_search_ceiling, .roles = XP_IN_CLIENT,
+	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, NULL, .roles = XP_IN_CLIENT,
+	  XP_NUM(search_ceiling, 2, 100000000, "--search-ceiling rate"),
 	  .kinds = XP_K(XP_KIND_CONNECT), .engines = XP_E(XP_ENGINE_XDP),
 	  .instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: "
 					    "--engine xdp" },
@@ -371,25 +370,32 @@ const struct xp_option xp_options[] = {
 	  .help = "ports tests may use (default %u:%u); never the\n"
 	          "ephemeral range nor a port another program uses",
 	  .help_nums = { XP_DEFAULT_TEST_PORT_LO, XP_DEFAULT_TEST_PORT_HI }, .sample = "60000:65000" },
-	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, opt_max_tests, SERVER_ONLY,
+	{ "max-tests", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_tests, 1, 64, "--max-tests", XP_DEFAULT_MAX_TESTS),
 	  .help = "tests running at once (default %u)", .help_nums = { XP_DEFAULT_MAX_TESTS }, .sample = "2" },
-	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, opt_max_control_per_addr, SERVER_ONLY,
+	{ "max-control-per-addr", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_control_per_addr, 1, 64, "--max-control-per-addr", XP_DEFAULT_MAX_CONTROL_PER_ADDR),
 	  .help = "control connections from one IPv4 /24 or IPv6\n"
 	          "/64 (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_CONTROL_PER_ADDR }, .sample = "2" },
-	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel, SERVER_ONLY,
+	{ "max-parallel", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_parallel, 1, 10000000, "--max-parallel", XP_DEFAULT_MAX_PARALLEL),
 	  .help = "connections one socket test may ask the server to\n"
 	          "accept (default %u)", .help_nums = { XP_DEFAULT_MAX_PARALLEL }, .sample = "1000" },
-	{ "max-parallel-total", 0, "N", XP_SEC_SERVER, 0, opt_max_parallel_total, SERVER_ONLY,
+	{ "max-parallel-total", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_parallel_total, 1, 10000000, "--max-parallel-total", XP_DEFAULT_MAX_PARALLEL_TOTAL),
 	  .help = "the same over all tests at once (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_PARALLEL_TOTAL }, .sample = "5000" },
-	{ "max-workers", 0, "N", XP_SEC_SERVER, 0, opt_max_workers, SERVER_ONLY,
+	{ "max-workers", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_workers, 0, 64, "--max-workers", XP_DEFAULT_MAX_WORKERS),
 	  .help = "worker processes one test may fork past the\n"
 	          "open-file limit (default %u)", .help_nums = { XP_DEFAULT_MAX_WORKERS }, .sample = "2" },
-	{ "max-workers-total", 0, "N", XP_SEC_SERVER, 0, opt_max_workers_total, SERVER_ONLY,
+	{ "max-workers-total", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_workers_total, 0, 1024, "--max-workers-total", XP_DEFAULT_MAX_WORKERS_TOTAL),
 	  .help = "the same over all tests at once (default %u)",
 	  .help_nums = { XP_DEFAULT_MAX_WORKERS_TOTAL }, .sample = "4" },
-	{ "max-listen-ports", 0, "N", XP_SEC_SERVER, 0, opt_max_listen_ports, SERVER_ONLY,
+	{ "max-listen-ports", 0, "N", XP_SEC_SERVER, 0, NULL, SERVER_ONLY,
+	  XP_NUM_DEF(max_listen_ports, 1, 65535, "--max-listen-ports", XP_DEFAULT_MAX_LISTEN_PORTS),
 	  .help = "ports one test may have the server listen on\n"
 	          "(default %u)", .help_nums = { XP_DEFAULT_MAX_LISTEN_PORTS }, .sample = "16" },
 	{ "allow-lo", 0, NULL, XP_SEC_SERVER, 0, opt_allow_lo, SERVER_ONLY,
@@ -407,14 +413,13 @@ _Static_assert(sizeof(xp_options) / sizeof(xp_options[0]) <= XP_OPTIONS_MAX, "ra
 
 unsigned xp_engine_kinds(enum xp_engine_id engine)
 {
-	switch (engine) {
-	case XP_ENGINE_SOCKET:
-		return XP_K_ANY;
-	case XP_ENGINE_XDP:
-		return XP_K_CONN;
-	default: /* auto, live, xsk, none: frames */
-		return XP_K_STREAM;
-	}
+	/* What the engine declares (auto: its first candidate's, as all of them declare alike). */
+	_Static_assert(XP_K(XP_KIND_STREAM) == XP_TEST_BIT(XP_TEST_STREAM) &&
+			       XP_K(XP_KIND_CONNECT) == XP_TEST_BIT(XP_TEST_CONNECT) &&
+			       XP_K(XP_KIND_HOLD) == XP_TEST_BIT(XP_TEST_HOLD),
+		       "the CLI's kinds are the tests' kinds");
+	const struct xp_engine_ops *ops = xp_engine_ops_of(engine);
+	return ops ? ops->kinds : 0;
 }
 
 bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_kind kind, enum xp_engine_id engine)
@@ -423,7 +428,28 @@ bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_ki
 		return false;
 	if (role != XP_ROLE_CLIENT)
 		return true; /* the server has no test kind or engine of its own */
-	return (op->kinds & XP_K(kind)) && (op->engines & XP_E(engine));
+	return (op->kinds & XP_K(kind)) && (xp_option_engines(op) & XP_E(engine));
+}
+
+unsigned xp_option_engines(const struct xp_option *op)
+{
+	if (!op->needs)
+		return op->engines;
+	unsigned mask = 0;
+	for (unsigned e = 0; e < XP_ENGINE_COUNT; e++) {
+		const struct xp_engine_ops *ops = xp_engine_ops_of((enum xp_engine_id)e);
+		if (ops && !ops->lacks[op->needs - 1])
+			mask |= XP_E(e);
+	}
+	return mask;
+}
+
+const char *xp_option_instead(const struct xp_option *op, enum xp_engine_id e)
+{
+	if (op->instead[e] || !op->needs)
+		return op->instead[e];
+	const struct xp_engine_ops *ops = xp_engine_ops_of(e);
+	return ops ? ops->lacks[op->needs - 1] : NULL;
 }
 
 const struct xp_option *xp_option_find(const char *name)

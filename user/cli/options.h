@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "cli/opts.h"
-#include "cli/values.h"
+#include "util/values.h"
 
 /* The --help section an option is listed under, in --help's order. */
 enum xp_opt_section {
@@ -66,6 +66,31 @@ enum xp_kind { XP_KIND_STREAM = 0, XP_KIND_CONNECT, XP_KIND_HOLD, XP_KIND_N };
 #define XP_E_ANY      ((1u << XP_ENGINE_COUNT) - 1)
 
 /*
+ * A simple option is a typed row (XP_NUM): an integer in lo..hi, named what
+ * in messages, stored at off in struct xp_opts in the field's own type, which
+ * the table reads from the field itself; XP_NUM_DEF gives its default too. A
+ * new integer option is then its field (cli/opts.h) and its row (options.c);
+ * handlers are for the rest.
+ */
+enum xp_opt_store { XP_ST_NONE = 0, XP_ST_USHORT, XP_ST_UINT, XP_ST_ULONG, XP_ST_DOUBLE };
+struct xp_opt_num {
+	enum xp_opt_store store;
+	size_t off;
+	unsigned long lo, hi;
+	const char *what;
+	bool has_def;          /* def is its default (xp_opts_default); else 0 */
+	double def;
+};
+#define XP_NUM(field, lo_, hi_, what_)                                                                    \
+	.num = { _Generic(((struct xp_opts *)0)->field, unsigned short: XP_ST_USHORT, unsigned: XP_ST_UINT, \
+			  unsigned long: XP_ST_ULONG, double: XP_ST_DOUBLE),                               \
+		 offsetof(struct xp_opts, field), (lo_), (hi_), (what_) }
+#define XP_NUM_DEF(field, lo_, hi_, what_, def_)                                                          \
+	.num = { _Generic(((struct xp_opts *)0)->field, unsigned short: XP_ST_USHORT, unsigned: XP_ST_UINT, \
+			  unsigned long: XP_ST_ULONG, double: XP_ST_DOUBLE),                               \
+		 offsetof(struct xp_opts, field), (lo_), (hi_), (what_), true, (def_) }
+
+/*
  * A handler converts the option's value (NULL for a flag) into o.
  * Returns 0, -1 with a one-line message in err, or 1 when it printed
  * something and the program should exit 0 (--help, --version).
@@ -78,7 +103,8 @@ struct xp_option {
 	const char *arg;       /* the value's name in --help; NULL for a flag */
 	enum xp_opt_section section;
 	unsigned groups;       /* XP_OPT_* */
-	xp_opt_handler *parse;
+	xp_opt_handler *parse; /* NULL: a typed row, num says how to read it */
+	struct xp_opt_num num;
 	/* Where it takes effect: roles (XP_IN_*) and, on the client, the test
 	 * kinds (XP_K_*) and engines (XP_E_*) it applies to. */
 	unsigned roles, kinds, engines;
@@ -86,6 +112,11 @@ struct xp_option {
 	 * to add): with engine e (instead[e]), or in a test of another kind. */
 	const char *instead[XP_ENGINE_COUNT];
 	const char *instead_kind;
+	/* XP_NEEDS(XP_CAP_*): the engines are those that declare the capability
+	 * (engine/engine.h), and instead[e] defaults to engine e's reason why not.
+	 * 0: engines and instead as written. Read both through xp_option_engines
+	 * and xp_option_instead. */
+	unsigned needs;
 	/* --help text: '\n' starts a continuation line, each %u takes the next of
 	 * help_nums (so defaults come from their constants, not a copy). */
 	const char *help;
@@ -98,9 +129,14 @@ struct xp_option {
 extern const struct xp_option xp_options[];
 extern const size_t xp_noptions;
 
+#define XP_NEEDS(cap) ((cap) + 1u)
+/* The engines op applies to, and what to say instead with engine e (NULL: nothing to add). */
+unsigned xp_option_engines(const struct xp_option *op);
+const char *xp_option_instead(const struct xp_option *op, enum xp_engine_id e);
+
 /* Does option op take effect for this role, test kind and engine? */
 bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_kind kind, enum xp_engine_id engine);
-/* The test kinds an engine runs (XP_K_*). */
+/* The test kinds an engine runs (XP_K_*), as its ops declare them (engine/engine.h). */
 unsigned xp_engine_kinds(enum xp_engine_id engine);
 
 /* What xp_cli_read saw, for the rules that depend on which options were given. */
@@ -112,6 +148,11 @@ struct xp_given {
 int xp_cli_read(int argc, char **argv, struct xp_opts *o, struct xp_given *g, char *err, size_t errlen);
 /* Returns 0 or 2 (usage error, message in err); may fill in derived defaults. */
 int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen);
+
+/* Reads a typed row's value into o (handlers.c): 0, or -1 with a message in err. */
+int xp_opt_num(const struct xp_option *op, struct xp_opts *o, const char *arg, char *err, size_t errlen);
+/* Stores v in a typed row's field of o (handlers.c). */
+void xp_opt_num_store(const struct xp_option *op, struct xp_opts *o, double v);
 
 /* The table entry with this long name, NULL if none. */
 const struct xp_option *xp_option_find(const char *name);

@@ -7,10 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/names.h"
-#include "net/addr.h"
-#include "net/mix.h"
-#include "cli/values.h"
+#include "spec/defaults.h"
+#include "spec/engine_names.h"
+#include "util/addr.h"
+#include "frame/mix.h"
+#include "util/values.h"
 #include "loader/server_prog.h"
 
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE };
@@ -24,10 +25,6 @@ enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE }
 #define XP_MAX_SYN_RETRIES     10u
 /* -x's window (-P) when none is given: handshakes in flight at most. */
 #define XP_DEFAULT_CONN_WINDOW 1024u
-#define XP_DEFAULT_PORT_LO 63000
-#define XP_DEFAULT_PORT_HI 63015
-#define XP_DEFAULT_CPORT_LO 10000
-#define XP_DEFAULT_CPORT_HI 59999
 #define XP_MAX_BIND_OPT 256
 
 /* Server policy (--max-* and friends): safe defaults for a host with real services on it. */
@@ -63,7 +60,7 @@ struct xp_opts {
 	double interval;             /* -i */
 	unsigned frame_size;         /* -l, incl. FCS */
 	bool frame_size_set;         /* -l given */
-	struct xp_mix mix;           /* -l imix / -l SIZE:WEIGHT,...: mixed sizes (net/mix.h), n 0 = one size;
+	struct xp_mix mix;           /* -l imix / -l SIZE:WEIGHT,...: mixed sizes (frame/mix.h), n 0 = one size;
 				      * frame_size is then the mix's largest */
 	struct xp_rate rate;         /* -b */
 	unsigned queues;             /* --queues, 0 = all of the interface's */
@@ -164,7 +161,7 @@ struct xp_opts {
 #define XP_EXIT_OK       0
 #define XP_EXIT_RUNTIME  1 /* the test could not run or ended early */
 #define XP_EXIT_USAGE    2
-/* --stall's default: an interval below 10 % of the running peak is a stall (report/stall.h). */
+/* --stall's default: an interval below 10 % of the running peak is a stall (meas/stall.h). */
 #define XP_STALL_DEFAULT_PCT 10.0
 #define XP_EXIT_LOSS     3 /* --max-loss: more was lost than allowed */
 #define XP_EXIT_SHORT    4 /* --require-rate: the offered load fell short of the target (XP_RATE_TOLERANCE_PCT) */

@@ -234,13 +234,13 @@ static int check_one(const struct xp_opts *o, const struct xp_given *g, const st
 		if (xp_option_applies(op, XP_ROLE_CLIENT, k, XP_ENGINE_SOCKET) ||
 		    xp_option_applies(op, XP_ROLE_CLIENT, k, o->compare_engine))
 			return 0;
-		engines_desc(op->engines, engs, sizeof(engs));
+		engines_desc(xp_option_engines(op), engs, sizeof(engs));
 		return xp_cli_fail(err, errlen, "%s is for %s in %s, and --compare runs the socket engine and %s",
 				   name, engs, kinds_desc(op->kinds), engine_desc(o->compare_engine));
 	}
-	if (!(op->engines & XP_E(o->engine))) {
-		const char *why = op->instead[o->engine];
-		engines_desc(op->engines, engs, sizeof(engs));
+	if (!(xp_option_engines(op) & XP_E(o->engine))) {
+		const char *why = xp_option_instead(op, o->engine);
+		engines_desc(xp_option_engines(op), engs, sizeof(engs));
 		return xp_cli_fail(err, errlen, "%s is for %s, not %s%s%s", name, engs, engine_chosen(o, g, sel, sizeof(sel)),
 				   why ? ": " : "", why ? why : "");
 	}

@@ -9,37 +9,13 @@
  * engine needs, asks of the server and reports is the engine's declaration.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "client/session.h"
-#include "util/process.h"
 #include "util/time.h"
-
-/* Why the client stopped, for --compare's report; see xp_client_last_error. */
-static char last_error[512];
-
-const char *xp_client_last_error(void)
-{
-	return last_error;
-}
-
-/* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. */
-__attribute__((format(printf, 3, 4)))
-int xp_client_fail(struct client *c, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-	if (!c->o->trial_quiet)
-		fprintf(stderr, "xdpperf: %s\n", last_error);
-	xp_report_error(&c->rep, last_error);
-	return rc;
-}
 
 /* Wait until `until` (as xp_client_wait_until), reading the send intervals that become final meanwhile. */
 static int wait_reading(struct client *c, double until)
@@ -261,10 +237,13 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 /* --max-loss and --require-rate: the exit status of a test that ran to its end (summary.c). */
 static int thresholds(struct client *c, const struct xp_summary *sum)
 {
-	int rc = xp_summary_thresholds(c->o, sum, last_error, sizeof(last_error));
+	char msg[512] = "";
+	int rc = xp_summary_thresholds(c->o, sum, msg, sizeof(msg));
+	if (rc)
+		xp_client_error_set(msg);
 	/* A suite's trial (RFC 2544) says it in its own report, once. */
 	if (rc && !c->o->trial_quiet)
-		fprintf(stderr, "xdpperf: %s\n", last_error);
+		fprintf(stderr, "xdpperf: %s\n", msg);
 	return rc;
 }
 
@@ -436,7 +415,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	sum->error = c->error;
 	xp_report_end(&c->rep, sum);
 	if (c->error) {
-		snprintf(last_error, sizeof(last_error), "%s", c->error);
+		xp_client_error_set(c->error);
 		fprintf(stderr, "xdpperf: %s\n", c->error);
 		return XP_EXIT_RUNTIME;
 	}
@@ -450,11 +429,10 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	/* A key and a 64 KiB line buffer: not on the stack. */
 	struct client *c = calloc(1, sizeof(*c));
 	char err[512];
-	last_error[0] = '\0';
+	xp_client_error_set("");
 	if (!c) {
-		snprintf(last_error, sizeof(last_error), "out of memory");
 		fprintf(stderr, "xdpperf: out of memory\n");
-		xp_report_error(rep, last_error);
+		xp_report_error(rep, xp_client_error_set("out of memory"));
 		return 1;
 	}
 	c->o = o;
@@ -509,28 +487,5 @@ out:
 	xp_auth_key_clear(&c->key);
 	xp_cmeas_free(&c->meas);
 	free(c);
-	return rc;
-}
-
-int xp_client_run(const struct xp_opts *o)
-{
-	char err[256];
-	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
-	struct xp_report rep;
-	struct xp_summary sum;
-	xp_report_init(&rep, fmt, stdout);
-	if (xp_check_privileges(err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: %s\n", err);
-		xp_report_error(&rep, err);
-		xp_report_free(&rep);
-		return 1;
-	}
-	xp_install_signals();
-	if (o->compare) {
-		xp_report_free(&rep);
-		return xp_client_compare(o);
-	}
-	int rc = xp_client_run_one(o, &rep, &sum);
-	xp_report_free(&rep);
 	return rc;
 }

@@ -16,7 +16,7 @@
 #include "bpf/lib/stamp.h"
 #include "cli/opts.h"
 #include "engine/engine.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "proto/messages.h"
 #include "report/report.h"
 

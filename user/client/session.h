@@ -50,9 +50,11 @@ struct client {
 	struct xp_icmp_watch icmp;  /* frame streams: ICMP errors the path sends back for our frames */
 };
 
-/* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (client.c) */
+/* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (fail.c) */
 __attribute__((format(printf, 3, 4)))
 int xp_client_fail(struct client *c, int rc, const char *fmt, ...);
+/* What xp_client_last_error says from now on ("": nothing went wrong yet). Returns it. (fail.c) */
+const char *xp_client_error_set(const char *msg);
 
 /* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. (path.c) */
 int xp_client_setup_path(struct client *c);

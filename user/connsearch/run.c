@@ -87,18 +87,13 @@ static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	t->wall_start = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	FILE *null = fopen("/dev/null", "w");
-	if (!null) {
-		t->error = 1;
-		return;
-	}
+	/* Reported into memory: the search prints its own line per trial. */
 	struct xp_report rep;
 	struct xp_summary sum;
 	memset(&sum, 0, sizeof(sum));
-	xp_report_init(&rep, XP_REPORT_TEXT, null);
+	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
 	int rc = xp_client_run_one(&o, &rep, &sum);
 	xp_report_free(&rep);
-	fclose(null);
 	/* Past every tuple this test may have used: its first SYNs, and a margin
 	 * for connections numbered but not sent when it stopped (each sending
 	 * thread numbers its own: k = n x threads + thread). */

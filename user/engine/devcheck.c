@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "engine/devcheck.h"
-#include "loader/generator_prog.h"
-#include "probe/live_out.h"
+#include "engine/live_prog.h"
+#include "loader/live_out.h"
 
 int xp_engine_dev_check(const struct xp_engine_ops *ops, const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 {

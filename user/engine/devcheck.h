@@ -1,6 +1,6 @@
 /*
  * Before an engine opens: can it work on the test's device at all? The same
- * answer --probe gives (probe/live_out.h), so that auto passes over an engine
+ * answer --probe gives (loader/live_out.h), so that auto passes over an engine
  * whose frames the device would drop, and an explicit one is refused with
  * the reason instead of a test that reports 100 % loss and no cause.
  */

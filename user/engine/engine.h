@@ -15,13 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/names.h"
+#include "spec/engine_names.h"
 #include "loader/xdp_attach.h"
-#include "net/addr.h"
-#include "net/frame.h"
-#include "net/mix.h"
+#include "util/addr.h"
+#include "frame/frame.h"
+#include "frame/mix.h"
 #include "proto/messages.h"
-#include "report/figures.h"
+#include "meas/figures.h"
 #include "bpf/window.h"
 
 #define XP_MAX_BIND 256
@@ -31,7 +31,7 @@ struct xp_frames_cfg {
 	struct frame_spec tmpl;     /* ports (and for SYNs tuple and ISN) are replaced per frame */
 	/* Mixed sizes (stream tests; n 0: every frame tmpl.frame_size): frame k
 	 * of each thread has size mix.size[mix.pattern[k % mix.plen]], tmpl
-	 * being built at the largest (net/mix.h). */
+	 * being built at the largest (frame/mix.h). */
 	struct xp_mix mix;
 	unsigned queues;            /* sockets/threads, one per queue */
 	unsigned first_queue;       /* queues first_queue..first_queue+queues-1 */
@@ -147,11 +147,26 @@ enum xp_template {
 
 struct xp_engine;
 
+/* What a test may ask of an engine beyond its kinds; an engine that cannot
+ * says why, and the command line refuses the options that need it with that
+ * reason (cli/options.c, .needs). */
+enum xp_engine_cap {
+	XP_CAP_RATE = 0,   /* an exact offered load in frames or bits per second (-b) */
+	XP_CAP_BURST,      /* its pacing in bursts (--burst) */
+	XP_CAP_FRAME_SIZE, /* frames of a size the test chooses (-l) */
+	XP_CAP_STAMPS,     /* a stamp in every frame: loss by interval, latency (--clock, --rtt, ...) */
+	XP_CAP_UDP,        /* UDP instead of TCP (-u) */
+	XP_CAP_ETH,        /* Ethernet headers of its own, to a next hop it is told (--dst-mac) */
+	XP_CAP_N,
+};
+
 struct xp_engine_ops {
 	const char *name;         /* as on the command line, in the protocol and the report */
 	enum xp_template tmpl;    /* the frame template it sends, with the interface's limits checked */
 	bool nexthop;             /* needs the next hop's MAC (it writes Ethernet headers itself) */
 	enum xp_figures figures;  /* what it reports */
+	unsigned kinds;           /* the test kinds it runs: XP_TEST_BIT(XP_TEST_*); the CLI refuses the others */
+	const char *lacks[XP_CAP_N]; /* why it cannot do what XP_CAP_* names (a clause after "not --engine X: "); NULL: it can */
 	/* Its part of the test request: what the server must do (count, count and
 	 * pass, answer handshakes, listen). NULL: count the frames and drop them. */
 	void (*ask_server)(const struct xp_engine_cfg *cfg, struct xp_test *t);
@@ -180,7 +195,8 @@ struct xp_engine_ops {
 };
 
 /* What a frame engine (live, xsk, none) declares: data frames of its own, Ethernet headers, frame figures. */
-#define XP_FRAME_ENGINE .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES
+#define XP_FRAME_ENGINE .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES, \
+			.kinds = XP_TEST_BIT(XP_TEST_STREAM)
 
 /* The lifecycle ops of an engine whose functions are PREFIX_create, _start, _read, _stop, _destroy. */
 #define XP_ENGINE_LIFECYCLE(p) \

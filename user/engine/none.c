@@ -45,6 +45,10 @@ const struct xp_engine_ops xp_engine_none = {
 	.tmpl = XP_TMPL_NONE,
 	.nexthop = false,
 	.figures = XP_FIGS_RECEIVED,
+	.kinds = XP_TEST_BIT(XP_TEST_STREAM), /* an outside generator's stream */
+	.lacks = { [XP_CAP_RATE] = "it sends nothing", [XP_CAP_BURST] = "it sends nothing",
+		   [XP_CAP_FRAME_SIZE] = "it sends nothing; the server counts frames of any size",
+		   [XP_CAP_STAMPS] = "it sends nothing to stamp", [XP_CAP_ETH] = "it sends nothing" },
 	XP_ENGINE_LIFECYCLE(none),
 	.sent_in = NULL, /* no frames, no stamps */
 };

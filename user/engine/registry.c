@@ -1,5 +1,6 @@
 /*
- * The engine table: names for the CLI, the protocol and the report, and the
+ * The engine table: each engine's ops by its id (the ids and their names are
+ * spec/engine_names.h, for the CLI, the protocol and the report), and the
  * choice `auto` makes. The client asks here for an engine by id and never
  * falls back itself.
  */
@@ -11,34 +12,18 @@
 #include "engine/engine.h"
 
 static const struct {
-	const char *name;
 	const struct xp_engine_ops *ops; /* NULL for auto */
 } engines[XP_ENGINE_COUNT] = {
-	[XP_ENGINE_AUTO] = { "auto", NULL },
-	[XP_ENGINE_XSK] = { "xsk", &xp_engine_xsk },
-	[XP_ENGINE_LIVE] = { "live", &xp_engine_live },
-	[XP_ENGINE_SOCKET] = { "socket", &xp_engine_socket },
-	[XP_ENGINE_NONE] = { "none", &xp_engine_none },
-	[XP_ENGINE_XDP] = { "xdp", &xp_engine_xdp },
+	[XP_ENGINE_AUTO] = { NULL },
+	[XP_ENGINE_XSK] = { &xp_engine_xsk },
+	[XP_ENGINE_LIVE] = { &xp_engine_live },
+	[XP_ENGINE_SOCKET] = { &xp_engine_socket },
+	[XP_ENGINE_NONE] = { &xp_engine_none },
+	[XP_ENGINE_XDP] = { &xp_engine_xdp },
 };
 
 /* What auto tries, in order: XDP live frames are ~3x AF_XDP where the kernel has them. */
 static const enum xp_engine_id auto_candidates[] = { XP_ENGINE_LIVE, XP_ENGINE_XSK };
-
-const char *xp_engine_name(enum xp_engine_id id)
-{
-	return (unsigned)id < XP_ENGINE_COUNT ? engines[id].name : "?";
-}
-
-int xp_engine_by_name(const char *name, enum xp_engine_id *id)
-{
-	for (unsigned i = 0; i < XP_ENGINE_COUNT; i++)
-		if (!strcmp(name, engines[i].name)) {
-			*id = (enum xp_engine_id)i;
-			return 0;
-		}
-	return -1;
-}
 
 const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id)
 {
@@ -88,7 +73,7 @@ int xp_engine_open_traced(enum xp_engine_id id, const struct xp_engine_cfg *cfg,
 		if (!r)
 			return 0;
 		if (passed)
-			passed((*ops)->name, err, i + 1 < n ? engines[auto_candidates[i + 1]].name : NULL, arg);
+			passed((*ops)->name, err, i + 1 < n ? xp_engine_name(auto_candidates[i + 1]) : NULL, arg);
 	}
 	return r;
 }

@@ -3,7 +3,7 @@
  * kernel's TCP stack, for firewall tests in the style of fireperf. This file
  * is its lifecycle (create, start, stop, counters); the design and the event
  * loop are in socket_loop.h and socket_loop.c, the threads and worker
- * processes in util/workers.h (struct xp_group).
+ * processes in engine/workers.h (struct xp_group).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -275,6 +275,12 @@ const struct xp_engine_ops xp_engine_socket = {
 	.tmpl = XP_TMPL_NONE,
 	.nexthop = false,
 	.figures = XP_FIGS_SOCKETS,
+	.kinds = XP_TEST_BIT(XP_TEST_STREAM) | XP_TEST_BIT(XP_TEST_CONNECT) | XP_TEST_BIT(XP_TEST_HOLD),
+	.lacks = { [XP_CAP_RATE] = "it has no rate limit (for an exact offered load use --engine live or xsk)",
+		   [XP_CAP_BURST] = "it has no rate limit to shape",
+		   [XP_CAP_FRAME_SIZE] = "TCP sizes its segments (the MSS)",
+		   [XP_CAP_STAMPS] = "its segments carry no stamp", [XP_CAP_UDP] = "it tests TCP only",
+		   [XP_CAP_ETH] = "the kernel writes its Ethernet headers" },
 	.ask_server = sock_ask_server,
 	.verdict = sock_verdict,
 	XP_ENGINE_LIFECYCLE(sock),

@@ -29,7 +29,7 @@
  * and closed, as the server accepts it; the others count as in_flight.
  *
  * Past the open-file limit (one descriptor per connection), the threads are
- * spread over worker processes (struct xp_group, util/workers.h): thread g of
+ * spread over worker processes (struct xp_group, engine/workers.h): thread g of
  * G lives in process g / threads_per_proc, and nothing else changes: the same
  * slots, the same (port, source) sequence, counters in a MAP_SHARED array that
  * read() sums as before, and the stop flag and eventfd shared too. With one
@@ -45,7 +45,7 @@
 #include <sys/socket.h>
 
 #include "engine/engine.h"
-#include "util/workers.h"
+#include "engine/workers.h"
 
 #define NIL UINT32_MAX
 #define BUF_SIZE (128 * 1024)      /* one write in STREAM mode */

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 #include "bpf/lib/isn.h"
 
 struct xp_tuples {

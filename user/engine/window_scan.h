@@ -13,7 +13,7 @@
 
 #include "engine/tuples.h"
 #include "engine/window.h"
-#include "net/frame.h"
+#include "frame/frame.h"
 
 typedef int xp_win_send_fn(void *arg, const uint8_t *frame, size_t len);
 

@@ -241,6 +241,10 @@ const struct xp_engine_ops xp_engine_xdp = {
 	.tmpl = XP_TMPL_SYN,
 	.nexthop = true,
 	.figures = XP_FIGS_HANDSHAKES,
+	.kinds = XP_TEST_BIT(XP_TEST_CONNECT) | XP_TEST_BIT(XP_TEST_HOLD),
+	/* It bursts its SYNs (--burst with --cps). */
+	.lacks = { [XP_CAP_RATE] = "it paces its SYNs with --cps N", [XP_CAP_FRAME_SIZE] = "its SYNs have their own size",
+		   [XP_CAP_STAMPS] = "its SYNs carry no stamp", [XP_CAP_UDP] = "it tests TCP only" },
 	.ask_server = xdpc_ask_server,
 	XP_ENGINE_LIFECYCLE(xdpc),
 	.describe = xdpc_describe,

@@ -6,7 +6,7 @@
  * No allocations. Stream tests with stamps (cfg->frames.stamp.ival != 0)
  * write the 8-byte stamp of bpf/lib/stamp.h into each frame before it is
  * posted (stream = stream_base + thread, seq = the thread's frame number,
- * the batch's send time; net/frame_stamp.h fixes the checksums
+ * the batch's send time; frame/frame_stamp.h fixes the checksums
  * incrementally) and count the frames per send interval (sent_in); a frame
  * is rewritten only once the kernel has completed its previous use.
  *
@@ -347,7 +347,7 @@ static void mix_free(struct xp_engine *e)
 /*
  * Mixed sizes: each size's frame built by frame_build and its stamp place.
  * With stamps on every size must carry one (as in the live engine:
- * loader/generator_prog.c), or loss and latency would cover some sizes
+ * engine/live_prog.c), or loss and latency would cover some sizes
  * only. 0, or -errno with err set.
  */
 static int mix_setup(struct xp_engine *e, char *err, size_t errlen)

@@ -16,7 +16,7 @@
 
 #include "bpf/lib/stamp.h"
 #include "loader/percpu.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 
 static int slot_ok(const struct xp_meas_maps *mm, int slot)
 {
@@ -91,7 +91,7 @@ int xp_meas_maps_close(const struct xp_meas_maps *mm, int slot, uint64_t upto)
 	return bpf_map__update_elem(mm->slot_meas, &key, sizeof(key), &m, sizeof(m), 0);
 }
 
-/* h += one CPU's bin (what xp_lat_add_bin of report/latency.c does; done
+/* h += one CPU's bin (what xp_lat_add_bin of meas/latency.c does; done
  * here so the loader does not depend on the report). */
 static void add_bin(struct xp_lat_hist *h, const struct xp_ibin *b)
 {

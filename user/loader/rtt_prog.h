@@ -20,7 +20,7 @@
 #include "bpf/rtt.h"
 #include "bpf/server.h"
 #include "loader/xdp_attach.h"
-#include "net/addr.h"
+#include "util/addr.h"
 
 struct xp_lat_hist;
 struct xp_stream_figs;

@@ -10,7 +10,7 @@
 #include "bpf/server.h"
 #include "bpf/server.skel.h"
 #include "bpf/server_hwts.skel.h"
-#include "probe/xdp_features.h"
+#include "net/xdp_features.h"
 
 /* Debian 12's uapi linux/bpf.h (6.1) predates it (kernel 6.3). */
 #ifndef BPF_F_XDP_DEV_BOUND_ONLY

@@ -18,7 +18,7 @@
 #include "bpf/measure.h"
 
 #include "loader/xdp_attach.h"
-#include "net/addr.h"
+#include "util/addr.h"
 
 struct server_prog;
 

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 enum xp_icmp_kind {
 	XP_ICMP_FRAG_NEEDED = 0, /* IPv4 3/4, IPv6 Packet Too Big: names the next hop's MTU */

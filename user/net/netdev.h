@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 struct xp_netdev {
 	int ifindex;

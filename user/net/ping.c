@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "net/csum.h"
+#include "frame/csum.h"
 
 static long long now_ms(void)
 {

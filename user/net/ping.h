@@ -8,7 +8,7 @@
 #ifndef XP_PING_H
 #define XP_PING_H
 
-#include "net/addr.h"
+#include "util/addr.h"
 
 /* 1 if dst answered an echo request within timeout_ms, 0 if not, -errno if no probe could be sent. */
 int xp_ping(const struct xp_addr *dst, int timeout_ms);

@@ -40,7 +40,7 @@ int xp_raise_nofile(unsigned long need, char *err, size_t errlen)
 	unsigned long nr_open = read_nr_open();
 	if (nr_open && need > nr_open) {
 		/* Still take as much as the kernel allows: a caller that splits
-		 * the work over processes (util/workers.c) then needs fewer. */
+		 * the work over processes (engine/workers.c) then needs fewer. */
 		unsigned long lim = (unsigned long)rl.rlim_max;
 		if (rl.rlim_max < nr_open) {
 			struct rlimit r4 = { nr_open, nr_open };

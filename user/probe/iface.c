@@ -12,12 +12,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cli/opts.h"
+#include "spec/defaults.h"
 #include "engine/engine.h"
 #include "net/netdev.h"
-#include "probe/live_out.h"
+#include "loader/live_out.h"
 #include "probe/probe.h"
-#include "probe/xdp_features.h"
+#include "net/xdp_features.h"
 
 /* "basic, redirect, ndo-xmit": the names the kernel's netdev family uses. */
 static void act_names(uint64_t v, char *buf, size_t len)

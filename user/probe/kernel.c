@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "probe/probe.h"
-#include "probe/progs.h"
+#include "loader/probe_prog.h"
 #include "util/process.h"
 
 void xp_probe_set(struct xp_probe_item *it, const char *key, enum xp_probe_state st, const char *fmt, ...)

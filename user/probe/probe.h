@@ -11,9 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/opts.h"
-
-enum xp_probe_state { XP_PROBE_NO = 0, XP_PROBE_YES, XP_PROBE_UNKNOWN };
+#include "loader/live_out.h" /* enum xp_probe_state */
 
 struct xp_probe_item {
 	const char *key;    /* JSON name, e.g. "live_frames" */
@@ -51,8 +49,9 @@ int xp_probe_iface(const struct xp_probe_kernel *k, const char *ifname, int debu
 void xp_probe_print_text(FILE *f, const struct xp_probe_kernel *k, const struct xp_probe_iface *ifs, unsigned n);
 int xp_probe_print_json(FILE *f, const struct xp_probe_kernel *k, const struct xp_probe_iface *ifs, unsigned n);
 
-/* The --probe role: exit status (0, or 1 for a runtime error). */
-int xp_probe_run(const struct xp_opts *o);
+/* The --probe role, of interface dev ("": every interface that is up), -d
+ * debug lines, -J: exit status (0, or 1 for a runtime error). */
+int xp_probe_run(const char *dev, int debug, bool json);
 
 /* For the checks: set an item, reason printf-style. */
 __attribute__((format(printf, 4, 5)))

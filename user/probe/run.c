@@ -25,7 +25,7 @@ static bool worth_probing(int s, const char *name)
 	return (ifr.ifr_flags & IFF_UP) && !(ifr.ifr_flags & IFF_LOOPBACK);
 }
 
-int xp_probe_run(const struct xp_opts *o)
+int xp_probe_run(const char *dev, int debug, bool json)
 {
 	struct xp_probe_kernel k;
 	struct xp_probe_iface *ifs = calloc(MAX_IFACES, sizeof(*ifs));
@@ -38,8 +38,8 @@ int xp_probe_run(const struct xp_opts *o)
 		return 1;
 	}
 	xp_probe_kernel(&k);
-	if (o->dev[0]) {
-		if (xp_probe_iface(&k, o->dev, o->debug, &ifs[0], err, sizeof(err))) {
+	if (dev[0]) {
+		if (xp_probe_iface(&k, dev, debug, &ifs[0], err, sizeof(err))) {
 			fprintf(stderr, "xdpperf: %s\n", err);
 			free(ifs);
 			return 1;
@@ -52,7 +52,7 @@ int xp_probe_run(const struct xp_opts *o)
 			if (!worth_probing(s, i->if_name))
 				continue;
 			/* One that vanished meanwhile is simply left out. */
-			if (!xp_probe_iface(&k, i->if_name, o->debug, &ifs[n], err, sizeof(err)))
+			if (!xp_probe_iface(&k, i->if_name, debug, &ifs[n], err, sizeof(err)))
 				n++;
 		}
 		if (s >= 0)
@@ -64,7 +64,7 @@ int xp_probe_run(const struct xp_opts *o)
 			rc = 1;
 		}
 	}
-	if (o->json) {
+	if (json) {
 		if (xp_probe_print_json(stdout, &k, ifs, n))
 			rc = 1;
 	} else {

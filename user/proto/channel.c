@@ -1,6 +1,6 @@
 #include "proto/channel.h"
 
-#include "net/addr.h"
+#include "util/addr.h"
 #include "net/ping.h"
 #include "net/route.h"
 

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 
 #include "bpf/lib/stamp.h"
-#include "engine/names.h"
+#include "spec/engine_names.h"
 #include "proto/channel.h"
 
 static const char *const kind_names[] = {

@@ -12,8 +12,9 @@
 #include <stdint.h>
 
 #include "bpf/server.h"
-#include "net/addr.h"
-#include "report/latency.h"
+#include "util/addr.h"
+#include "spec/kind.h"
+#include "meas/latency.h"
 
 /* Most --bind addresses a start request carries (the XDP program's limit). */
 #define XP_TEST_MAX_BIND XP_SLOT_MAX_PEERS
@@ -32,7 +33,7 @@ struct xp_test_stamp {
 	bool reflect;         /* round trip (--rtt): send every stamped frame back to the client */
 	char boot_id[40];     /* the client's boot id: a server with the same one shares its clock */
 };
-/* --rx-timestamp (cli/opts.h rx_ts, report/figures.h): what times a frame's arrival at the server. */
+/* --rx-timestamp (cli/opts.h rx_ts, meas/figures.h): what times a frame's arrival at the server. */
 #define XP_RXTS_SW 0   /* the server's kernel clock at XDP */
 #define XP_RXTS_AUTO 1 /* the NIC's receive time where it gives one, else the kernel clock (said) */
 #define XP_RXTS_HW 2   /* the NIC's or none: refused where the driver has none, untimed frames said */
@@ -41,16 +42,10 @@ struct xp_test_stamp {
 #define XP_STAMP_IVAL_MIN (1000000ull >> 2)
 #define XP_STAMP_IVAL_MAX (86400000000000ull >> 2)
 
-enum xp_test_kind {
-	XP_TEST_STREAM = 0,  /* data frames / streams */
-	XP_TEST_CONNECT,     /* connection rate (-x) */
-	XP_TEST_HOLD,        /* held connections (-k) */
-};
-
 struct xp_test {
 	int version;
 	enum xp_test_kind kind;
-	const char *engine;   /* the engine's name, engine/names.h (static string) */
+	const char *engine;   /* the engine's name, spec/engine_names.h (static string) */
 	int family;           /* AF_INET / AF_INET6 */
 	bool udp;             /* UDP frames instead of TCP */
 	bool pass;            /* server counts and passes to its stack (socket tests) */
@@ -143,7 +138,7 @@ struct xp_reverse_req {
 	int family;           /* AF_INET / AF_INET6 */
 	bool udp;
 	unsigned frame_size;  /* incl. FCS; with a mix its largest */
-	char mix[96];         /* "" or a mix as -l takes it (net/mix.h: "64:7,570:4,1518:1") */
+	char mix[96];         /* "" or a mix as -l takes it (frame/mix.h: "64:7,570:4,1518:1") */
 	double pps;           /* 0: as fast as the sender goes */
 	unsigned burst;       /* back-to-back: one burst of this many frames; 0: paced */
 	double seconds;       /* the trial's length */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/figures.h"
+#include "meas/figures.h"
 
 /* What the device in the path reported over the test (deltas, except the gauges). */
 struct xp_device_figs {
@@ -34,7 +34,7 @@ struct xp_diag_input {
 	struct xp_device_figs dev;
 };
 
-/* enum xp_diag_cause and struct xp_diagnosis are in report/figures.h (a summary carries one). */
+/* enum xp_diag_cause and struct xp_diagnosis are in meas/figures.h (a summary carries one). */
 
 /* The cause's name in -J ("device_drops", "table_full", "receiver_overrun", "unknown", NULL for none). */
 const char *xp_diag_cause_name(enum xp_diag_cause c);

@@ -20,14 +20,6 @@ const char *xp_keepalive_note(const struct xp_period *p, char *buf, size_t len)
 	return buf;
 }
 
-uint64_t xp_period_established(const struct xp_period *p)
-{
-	/* With no xdpperf on the server, a connection is complete when the client sent its completing ACK. */
-	if (p->client_only)
-		return p->hs.acks_sent;
-	return p->sock.s_accepted ? p->sock.s_accepted : p->rx.conn_established;
-}
-
 /* The test's TCP frames the server's responder did not answer (bpf/server.h:
  * with the answered ones they add up to all of them). */
 static uint64_t not_answered(const struct xp_period *p)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/json_add.h"
+#include "util/json_add.h"
 #include "report/report.h"
 
 /* Frames (with FCS, as -l counts them) that an IP MTU lets through. */

@@ -10,26 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/messages.h"
 #include "report/report.h"
 #include "bpf/lib/stamp.h"
-
-/* "812ns", "12.3us", "1.25ms", "1.002s": a duration a tester reads at a glance. */
-const char *xp_fmt_ns(double ns, char *buf, size_t len)
-{
-	if (!isfinite(ns))
-		snprintf(buf, len, "-");
-	else if (ns < 1e3)
-		snprintf(buf, len, "%.0fns", ns);
-	else if (ns < 1e5)
-		snprintf(buf, len, "%.2fus", ns / 1e3);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.3gms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.4gs", ns / 1e9);
-	return buf;
-}
 
 /* Why the latency of these frames is not shown, NULL when it is. */
 static const char *withheld(const struct xp_meas_figs *m, char *buf, size_t len)

@@ -1,6 +1,10 @@
+/*
+ * The report's JSON: a test's start (its settings), a period, a summary. The
+ * sinks (sink.c) print them; the text lines are the kinds' own modules'.
+ */
 #include "report/report.h"
 #include "report/diagnosis.h"
-#include "report/json_add.h"
+#include "util/json_add.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -8,24 +12,6 @@
 
 #include "proto/messages.h"
 #include "util/units.h"
-
-void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out)
-{
-	memset(r, 0, sizeof(*r));
-	r->fmt = fmt;
-	r->out = out;
-	if (fmt == XP_REPORT_JSON) {
-		r->doc = json_object_new_object();
-		r->intervals = json_object_new_array();
-	}
-}
-
-void xp_report_free(struct xp_report *r)
-{
-	json_object_put(r->intervals); /* NULL once the document owns it */
-	json_object_put(r->doc);
-	r->doc = r->intervals = NULL;
-}
 
 struct json_object *xp_report_info_json(const struct xp_report_info *i)
 {
@@ -81,31 +67,6 @@ struct json_object *xp_units_json(void)
 	add_s(u, "payload_bytes", "TCP payload written to (server: read from) sockets, no headers");
 	add_s(u, "data_bytes", "TCP or UDP payload the server's XDP program counted, no headers");
 	return u;
-}
-
-void xp_rates_of(const struct xp_period *p, struct xp_rates *r)
-{
-	r->secs = p->t1 - p->t0;
-	double s = r->secs > 0 ? r->secs : NAN;
-	r->tx_pps = p->tx_pkts / s;
-	r->tx_l1 = l1_bits(p->tx_pkts, p->tx_bytes) / s;
-	r->tx_l2 = l2_bits(p->tx_pkts, p->tx_bytes) / s;
-	r->rx_pps = p->rx.pkts / s;
-	r->rx_l1 = l1_bits(p->rx.pkts, p->rx.bytes) / s;
-	r->rx_l2 = l2_bits(p->rx.pkts, p->rx.bytes) / s;
-	r->lost = (int64_t)p->tx_pkts - (int64_t)p->rx.pkts;
-	r->loss_pct = p->tx_pkts ? 100.0 * (double)r->lost / (double)p->tx_pkts : 0;
-	r->lost_known = true;
-	/* With stamps, loss is by send interval: what was stamped into it minus what arrived of it. */
-	if (p->meas.valid && !p->meas.unknown) {
-		r->lost = p->meas.lost;
-		r->loss_pct = p->meas.sent ? 100.0 * (double)r->lost / (double)p->meas.sent : 0;
-	} else if (p->interval) {
-		/* Without them, an interval's sent - received counts frames in
-		 * flight at its ends on one side only (negative loss one second,
-		 * too much the next): not a loss figure. The whole test's is. */
-		r->lost_known = false;
-	}
 }
 
 struct json_object *xp_period_json(const struct xp_period *p)
@@ -243,158 +204,4 @@ struct json_object *xp_pace_json(const struct xp_pace_figs *p)
 	add_u(o, "catchups", p->catchups);
 	add_u(o, "largest_catchup_frames", p->max_grant);
 	return o;
-}
-
-static void emit_stream(struct xp_report *r, const char *event, struct json_object *data)
-{
-	struct json_object *o = json_object_new_object();
-	add_s(o, "event", event);
-	json_object_object_add(o, "data", data);
-	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(r->out);
-	json_object_put(o);
-}
-
-const char *xp_fmt_secs(double v, char *buf, size_t len)
-{
-	/* As given: -t 1.5 is "1.5 s", -t 10 is "10 s". */
-	snprintf(buf, len, "%g s", v);
-	return buf;
-}
-
-const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len)
-{
-	char n[32];
-	snprintf(buf, len, "%s%s", fmt_si(v, n, sizeof(n)), unit);
-	return buf;
-}
-
-/*
- * One line format per kind of figures: the report never asks which engine
- * ran, only what kind of figures it reports.
- */
-struct figs_format {
-	void (*start)(struct xp_report *r, const struct xp_report_info *i);
-	void (*line)(struct xp_report *r, const char *tag, const struct xp_period *p);
-	void (*end)(struct xp_report *r, const struct xp_summary *s);
-};
-
-static const struct figs_format formats[] = {
-	[XP_FIGS_FRAMES] = { xp_report_frames_start, xp_report_frames_line, xp_report_frames_end },
-	[XP_FIGS_RECEIVED] = { xp_report_recv_start, xp_report_recv_line, xp_report_recv_end },
-	[XP_FIGS_SOCKETS] = { xp_report_sock_start, xp_report_sock_line, xp_report_sock_end },
-	[XP_FIGS_HANDSHAKES] = { xp_report_hs_start, xp_report_hs_line, xp_report_hs_end },
-};
-
-void xp_report_error(struct xp_report *r, const char *msg)
-{
-	if (r->fmt == XP_REPORT_JSON_STREAM) {
-		emit_stream(r, "error", json_object_new_string(msg));
-		return;
-	}
-	/* A started -J report prints its document, with the error, at the end. */
-	if (r->fmt != XP_REPORT_JSON || r->started || r->keep_doc)
-		return;
-	struct json_object *o = json_object_new_object();
-	add_s(o, "error", msg);
-	fprintf(r->out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(r->out);
-	json_object_put(o);
-}
-
-void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
-{
-	r->started = true;
-	r->figures = i->figures;
-	r->peer_kernel = i->peer_kernel;
-	r->client_only = i->client_only;
-	if (r->fmt == XP_REPORT_JSON)
-		json_object_object_add(r->doc, "start", xp_report_info_json(i));
-	else if (r->fmt == XP_REPORT_JSON_STREAM)
-		emit_stream(r, "start", xp_report_info_json(i));
-	else
-		formats[r->figures].start(r, i);
-	/* Sockets and handshakes: say that their frames carry no stamp rather than show no latency. */
-	if (r->fmt == XP_REPORT_TEXT && (i->figures == XP_FIGS_SOCKETS || i->figures == XP_FIGS_HANDSHAKES) &&
-	    i->stamp_note[0]) {
-		fprintf(r->out, "Stamps: %s\n", i->stamp_note);
-		fflush(r->out);
-	}
-}
-
-void xp_report_interval(struct xp_report *r, const struct xp_period *p)
-{
-	if (r->fmt == XP_REPORT_JSON)
-		json_object_array_add(r->intervals, xp_period_json(p));
-	else if (r->fmt == XP_REPORT_JSON_STREAM)
-		emit_stream(r, "interval", xp_period_json(p));
-	else
-		formats[r->figures].line(r, "[SUM]", p);
-}
-
-void xp_report_end(struct xp_report *r, const struct xp_summary *s)
-{
-	r->ended = true;
-	if (r->fmt == XP_REPORT_JSON) {
-		json_object_object_add(r->doc, "intervals", r->intervals);
-		json_object_object_add(r->doc, "end", xp_summary_json(s));
-		/* Where iperf3 puts it, so scripts find an error in one place. */
-		if (s->error)
-			add_s(r->doc, "error", s->error);
-		r->intervals = NULL; /* owned by doc now */
-		if (r->keep_doc)
-			return;
-		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		fflush(r->out);
-		return;
-	}
-	if (r->fmt == XP_REPORT_JSON_STREAM) {
-		emit_stream(r, "end", xp_summary_json(s));
-		return;
-	}
-	formats[r->figures].end(r, s);
-}
-
-void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char *first)
-{
-	const struct xp_pace_figs *p = &s->pace;
-	char a[32], b[32];
-
-	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	/* The path refused frames and said so: before anything that reads like a result. */
-	char icmp[XP_ICMP_TEXT_LEN];
-	if (xp_icmp_text(&s->icmp, icmp, sizeof(icmp)))
-		fprintf(r->out, "%s\n", icmp);
-	/* A stall next: the averages below hide it. */
-	if (s->stall.stalled)
-		fprintf(r->out, "%s\n", s->stall.text);
-	if (first)
-		fprintf(r->out, "%s\n", first);
-	if (p->target_pps > 0 && p->short_of_target)
-		fprintf(r->out, "Warning: the offered load reached %s, %.1f %% of the target %s: held back by the %s (%s)\n",
-			xp_fmt_rate(p->reached_pps, "pps", a, sizeof(a)), 100.0 * p->reached_pps / p->target_pps,
-			xp_fmt_rate(p->target_pps, "pps", b, sizeof(b)), p->held_back_by, p->why);
-	else if (p->target_pps > 0 && p->catchups && p->kernel_sleep_pct >= 1.0)
-		/* On target, but not evenly: say so, a burst may cost frames a smooth load would not. */
-		fprintf(r->out, "Note: %" PRIu64 " sending calls slept in the kernel (%.1f %% of the time, longest call %.1f ms); "
-				"the delay was made up %" PRIu64 " times in bursts of up to %u frames\n",
-			p->kernel_sleeps, p->kernel_sleep_pct, p->longest_call_ms, p->catchups, p->max_grant);
-	if (s->server_lost)
-		fprintf(r->out, "The server went away after %.2f s: the summary covers 0-%.2f s, up to its last sample; "
-				"%" PRIu64 " sent after it are not counted as lost\n",
-			s->server_lost_at, s->server_lost_at, s->sent_after_lost);
-}
-
-void xp_report_tail(struct xp_report *r, const struct xp_summary *s)
-{
-	if (s->server_cpu_pct >= 0)
-		fprintf(r->out, "CPU       client %.1f %%  server %.1f %%  (100 %% = one core)\n", s->client_cpu_pct,
-			s->server_cpu_pct);
-	else
-		fprintf(r->out, "CPU       client %.1f %%  (100 %% = one core)\n", s->client_cpu_pct);
-	if (s->interrupted)
-		fprintf(r->out, "Interrupted: summary of the test so far.\n");
-	if (s->error)
-		fprintf(r->out, "Test ended early: %s\n", s->error);
-	fflush(r->out);
 }

@@ -1,12 +1,14 @@
 /*
- * Reports: human text lines (like iperf3's), one JSON document (-J), or a
- * JSON stream of start/interval/end objects (--json-stream). Rates are given
- * in frames/s and in bits/s both on the wire (L1: with preamble, inter-frame
- * gap and FCS, as RFC 2544 counts) and at L2 (frame with FCS).
+ * Reports: human text lines (like iperf3's), one JSON document (-J), a JSON
+ * stream of start/interval/end objects (--json-stream), or nothing printed
+ * (memory: a suite's trial). Rates are given in frames/s and in bits/s both
+ * on the wire (L1: with preamble, inter-frame gap and FCS, as RFC 2544
+ * counts) and at L2 (frame with FCS).
  *
- * report.c holds the three formats and the JSON; the text lines of each kind
- * of figures (report/figures.h) live in their own module: frames.c,
- * sockets.c, handshakes.c.
+ * sink.c holds the four sinks behind one interface (start, interval, end,
+ * error), report.c the JSON, lines.c what the text of every kind shares; the
+ * text lines of each kind of figures (meas/figures.h) live in their own
+ * module: frames.c, sockets.c, handshakes.c.
  */
 #ifndef XP_REPORT_H
 #define XP_REPORT_H
@@ -18,13 +20,17 @@
 
 #include <linux/types.h>
 
-#include "report/figures.h"
+#include "meas/figures.h"
+#include "util/units.h" /* xp_fmt_rate, xp_fmt_secs, xp_fmt_ns: the report's numbers in words */
 
-enum xp_report_format { XP_REPORT_TEXT = 0, XP_REPORT_JSON, XP_REPORT_JSON_STREAM };
+enum xp_report_format { XP_REPORT_TEXT = 0, XP_REPORT_JSON, XP_REPORT_JSON_STREAM, XP_REPORT_MEMORY };
+
+struct xp_sink;
 
 struct xp_report {
 	enum xp_report_format fmt;
-	FILE *out;
+	const struct xp_sink *sink;    /* where the results go (sink.c), by fmt */
+	FILE *out;                     /* NULL for memory */
 	struct json_object *doc;       /* -J: the document being built */
 	struct json_object *intervals; /* -J: its "intervals" array */
 	unsigned lines;
@@ -34,6 +40,11 @@ struct xp_report {
 	bool started, ended;           /* xp_report_start / _end were called */
 	bool tcp;                      /* the frames are TCP (stateful-firewall hints) */
 	bool client_only;              /* no xdpperf on the server: the client's counters only */
+	struct {                       /* memory: what came, for the caller to read */
+		unsigned intervals;
+		struct xp_period last;     /* the last interval */
+		char error[512];           /* the error that stopped the test, "" if none */
+	} mem;
 };
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
@@ -73,10 +84,6 @@ void xp_report_tail(struct xp_report *r, const struct xp_summary *s);
  * sender's CPU). pace.c.
  */
 void xp_pace_judge(const struct xp_pace_stats *st, struct xp_pace_figs *p);
-/* "1.5 s": seconds as the user gave them. Returns buf. */
-const char *xp_fmt_secs(double v, char *buf, size_t len);
-/* "1.23 Mpps" style: SI value + unit. Returns buf. */
-const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
 
 /* ICMP errors that came back (icmp.c): the summary's first line into buf, or NULL when none came; the
  * "icmp_errors" JSON object (new reference). */
@@ -91,6 +98,11 @@ void xp_report_sock_end(struct xp_report *r, const struct xp_summary *s);
 struct json_object *xp_sock_figs_json(const struct xp_sock_figs *f, double secs);
 /* Hold tests' summary lines (sockets.c, also for handshakes). */
 void xp_report_hold_lines(struct xp_report *r, const struct xp_hold_figs *h);
+
+/* The summary's line when the server's keepalive search ran out of budget
+ * (p->rx.keepalive_unchecked): into buf, or NULL when there is none (handshakes.c). */
+#define XP_KA_NOTE_LEN 224
+const char *xp_keepalive_note(const struct xp_period *p, char *buf, size_t len);
 
 /* Handshake figures: XDP connection tests (handshakes.c). */
 void xp_report_hs_start(struct xp_report *r, const struct xp_report_info *i);
@@ -115,8 +127,6 @@ void xp_report_meas_line(struct xp_report *r, const struct xp_meas_figs *m);
 void xp_report_meas_end(struct xp_report *r, const struct xp_period *total);
 struct json_object *xp_meas_json(const struct xp_meas_figs *m);
 struct json_object *xp_stamps_info_json(const struct xp_report_info *i);
-/* "12.3us": nanoseconds in the unit that suits them. Returns buf. */
-const char *xp_fmt_ns(double ns, char *buf, size_t len);
 
 /* JSON encodings (new references), exposed for tests. */
 struct json_object *xp_report_info_json(const struct xp_report_info *info);

@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/names.h"
+#include "spec/engine_names.h"
 #include "proto/auth.h"
 #include "proto/channel.h"
 #include "rfc2544/rfc2544.h"

@@ -13,7 +13,7 @@
 #include "cli/opts.h"
 #include "client/client.h"
 #include "proto/messages.h"
-#include "report/latency.h"
+#include "meas/latency.h"
 #include "rfc2544/search.h"
 
 #define XP_RFC_MAX_TRIALS 512

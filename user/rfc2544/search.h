@@ -217,7 +217,7 @@ double xp_rfc_implied_buffer_s(double b2b_frames, double max_rate);
 double xp_rfc_corrected_buffer_s(double b2b_frames, double max_rate, double throughput);
 
 /* L1 and L2 bits per second of pps frames of frame_len bytes (with FCS; a
- * frame mix: its mean, net/mix.h). */
+ * frame mix: its mean, frame/mix.h). */
 double xp_rfc_l2_bps(double pps, double frame_len);
 double xp_rfc_l1_bps(double pps, double frame_len);
 /* The frame rate of a link of line_bps bits/s (L1) at frame_len bytes. */

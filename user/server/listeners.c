@@ -27,7 +27,7 @@
  * walks only the raised connections.
  *
  * Past the open-file limit the threads are spread over worker processes
- * (struct xp_group, util/workers.h). Each worker opens its own listeners on every port, in the
+ * (struct xp_group, engine/workers.h). Each worker opens its own listeners on every port, in the
  * same SO_REUSEPORT group (same user): the kernel spreads connections over
  * all listeners of the group, across processes too. That hash is not
  * load-aware, so each process is planned for 25 % more than its share.
@@ -45,7 +45,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "util/workers.h"
+#include "engine/workers.h"
 #include "util/cpus.h"
 #include "util/time.h"
 

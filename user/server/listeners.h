@@ -39,7 +39,7 @@ struct xp_sock_server;
 /*
  * Listen and start the threads. 0, or -1 with a one-line message in err.
  * When max_conns does not fit under this process's open-file limit (even
- * raised), the threads run in forked worker processes instead (util/workers.h):
+ * raised), the threads run in forked worker processes instead (engine/workers.h):
  * call it from a thread that outlives the server (workers get SIGKILL when
  * the forking thread dies); XDPPERF_FD_LIMIT=N forces that path for tests.
  */

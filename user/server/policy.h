@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "cli/opts.h"
-#include "net/addr.h"
+#include "util/addr.h"
 #include "proto/messages.h"
 
 struct xp_port_range {

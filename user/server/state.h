@@ -12,7 +12,7 @@
 
 #include "cli/opts.h"
 #include "loader/server_prog.h"
-#include "net/addr.h"
+#include "util/addr.h"
 #include "net/netstat.h"
 #include "proto/auth.h"
 #include "proto/channel.h"

@@ -1,8 +1,40 @@
-/* SI formatting for reports; see units.h. */
+/* The numbers of reports in words: SI prefixes, rates, durations; see units.h. */
 #include "util/units.h"
 
 #include <math.h>
 #include <stdio.h>
+
+const char *xp_fmt_secs(double v, char *buf, size_t len)
+{
+	/* As given: -t 1.5 is "1.5 s", -t 10 is "10 s". */
+	snprintf(buf, len, "%g s", v);
+	return buf;
+}
+
+const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len)
+{
+	char n[32];
+	snprintf(buf, len, "%s%s", fmt_si(v, n, sizeof(n)), unit);
+	return buf;
+}
+
+/* "812ns", "12.3us", "1.25ms", "1.002s": a duration a tester reads at a glance. */
+const char *xp_fmt_ns(double ns, char *buf, size_t len)
+{
+	if (!isfinite(ns))
+		snprintf(buf, len, "-");
+	else if (ns < 1e3)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e5)
+		snprintf(buf, len, "%.2fus", ns / 1e3);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.3gms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.4gs", ns / 1e9);
+	return buf;
+}
 
 const char *fmt_si(double v, char *buf, size_t len)
 {

@@ -40,4 +40,11 @@ static inline uint64_t l2_bits(uint64_t frames, uint64_t l2_bytes_without_fcs)
  */
 const char *fmt_si(double v, char *buf, size_t len);
 
+/* "1.5 s": seconds as the user gave them. Returns buf. */
+const char *xp_fmt_secs(double v, char *buf, size_t len);
+/* "1.23 Mpps" style: SI value + unit. Returns buf. */
+const char *xp_fmt_rate(double v, const char *unit, char *buf, size_t len);
+/* "12.3us": nanoseconds in the unit that suits them ("-" for NaN). Returns buf. */
+const char *xp_fmt_ns(double ns, char *buf, size_t len);
+
 #endif /* XP_UNITS_H */
