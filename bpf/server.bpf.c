@@ -48,6 +48,7 @@
 #undef config
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
 #include "server.h"
 #include "lib/addr.h"
 #include "lib/consts.h"
@@ -590,6 +591,25 @@ static __always_inline int xp_tag_ok(__u32 slot, void *pl, void *data_end, __u32
 	return bpf_ntohl(*(__u32 *)(p + XP_STAMP_BYTES)) == xp_stamp_tag(m->key[0], m->key[1], s);
 }
 
+/*
+ * The whole frame's length, fragments included. The loader loads this
+ * program with BPF_F_XDP_HAS_FRAGS where the kernel takes it
+ * (user/loader/server_prog.c), so that native XDP takes a jumbo MTU (a
+ * driver refuses a program without frags above what fits one page, ~3.5k
+ * on veth): a frame can then arrive in several buffers, data..data_end
+ * being only the first. Byte counts and the IP length checks use this;
+ * the headers are still read from the first buffer (a driver puts at least
+ * them there). A kernel without the helper (before 5.18) has no
+ * multi-buffer XDP either: the CO-RE check makes that branch a constant
+ * there, and the verifier drops the call.
+ */
+static __always_inline __u32 xp_frame_len(struct xdp_md *ctx, void *data, void *data_end)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_xdp_get_buff_len))
+		return (__u32)bpf_xdp_get_buff_len(ctx);
+	return data_end - data;
+}
+
 SEC("xdp")
 int xdp_server(struct xdp_md *ctx)
 {
@@ -605,12 +625,14 @@ int xdp_server(struct xdp_md *ctx)
 	struct udphdr *uh;
 	void *l3;
 	int other;
-	__u32 l4_len, payload, port, slot, proto_bit, *slotp, own;
+	__u32 l4_len, payload, port, slot, proto_bit, *slotp, own, flen;
 	__u16 h_proto, dport, ip_id = 0;
 	__u8 l4proto, flags = 0;
 	int is_v6;
 
 	gstat_inc(g_seen, XP_G_SEEN);
+	flen = xp_frame_len(ctx, data, data_end);
+	c.frags = flen - (__u32)(data_end - data);
 
 	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
 		goto malformed;
@@ -682,7 +704,7 @@ int xdp_server(struct xdp_md *ctx)
 		goto pass;
 
 	XP_INC(cnt, pkts);
-	XP_ADD_AS(bytes, cnt->bytes, data_end - data);
+	XP_ADD_AS(bytes, cnt->bytes, flen);
 	if (is_v6)
 		XP_INC(cnt, ipv6_pkts);
 	else
@@ -738,6 +760,12 @@ int xdp_server(struct xdp_md *ctx)
 		/* A TCP stack answers only what is sent to it. */
 		if (own != XP_OWN_YES) {
 			XP_INC(cnt, noreply_addr);
+			return other;
+		}
+		/* Replies are built in the first buffer (lib/tcp_reply.h trims
+		 * the frame to them): not from a multi-buffer segment. */
+		if (c.frags) {
+			XP_INC(cnt, noreply_shape);
 			return other;
 		}
 		return xp_answer(ctx, cnt, slot, cfg, l3, th, is_v6, payload, l4_len, other);
