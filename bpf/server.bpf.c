@@ -762,9 +762,10 @@ int xdp_server(struct xdp_md *ctx)
 			XP_INC(cnt, noreply_addr);
 			return other;
 		}
-		/* Replies are built in the first buffer (lib/tcp_reply.h trims
-		 * the frame to them): not from a multi-buffer segment. */
-		if (c.frags) {
+		/* Replies are built in the first buffer (lib/tcp_reply.h sizes
+		 * the frame by it): not from a segment that reaches past it.
+		 * (Padding past it is no matter: a grow then fails, noroom.) */
+		if (c.frags && (__u64)l4_len > (__u64)(data_end - (void *)th)) {
 			XP_INC(cnt, noreply_shape);
 			return other;
 		}

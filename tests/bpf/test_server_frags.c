@@ -11,7 +11,9 @@
  *    with all its bytes (bpf_xdp_get_buff_len), its payload from the IP
  *    length, its stamp read from the first buffer; IPv4/UDP, IPv6/TCP;
  *  - an IP length past the end of the whole frame is still malformed, and a
- *    stranger's jumbo frame passes untouched.
+ *    stranger's jumbo frame passes untouched;
+ *  - the SYN responder answers no segment reaching past the first buffer
+ *    (its replies are built there): counted, noreply_shape.
  * (Checked: with the first buffer's length in place of the whole frame's,
  * the jumbo frames come out malformed and passed, and this fails. That a
  * program without the flag cannot attach natively at MTU 9000 is
@@ -117,11 +119,39 @@ static void test_jumbo_counted_whole(void **state)
 	server_prog_close(rp);
 }
 
+/* A responding slot: a segment reaching past the first buffer is counted,
+ * never answered (replies are built in the first buffer): noreply_shape. */
+static void test_responder_skips_multibuffer_segment(void **state)
+{
+	struct server_prog *rp;
+	char err[256];
+	static uint8_t in[9216], out[9216];
+	size_t len, olen;
+	(void)state;
+
+	assert_int_equal(server_prog_open(&rp, CTRL_PORT, false, err, sizeof(err)), 0);
+	struct server_bpf *skel = server_prog_skel(rp);
+	map_port(skel, TEST_PORT, TEST_SLOT + 1);
+	set_slot(skel, TEST_SLOT, XP_SLOT_ACTIVE | XP_SLOT_RESPOND, XP_PROTO_TCP);
+	struct fspec t = tcp4(TEST_PORT, F_ACK | F_FIN, 0);
+	len = jumbo(&t, in, sizeof(in));
+	assert_int_equal(run_big(skel, in, len, out, &olen), XDP_DROP);
+	assert_int_equal(olen, len);
+	assert_memory_equal(out, in, len);
+	struct xp_counters c = get_counters(skel, TEST_SLOT);
+	assert_int_equal(c.pkts, 1);
+	assert_int_equal(c.bytes, JUMBO);
+	assert_int_equal(c.noreply_shape, 1);
+	assert_int_equal(c.fin_answered, 0);
+	server_prog_close(rp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loader_sets_frags),
 		cmocka_unit_test(test_jumbo_counted_whole),
+		cmocka_unit_test(test_responder_skips_multibuffer_segment),
 	};
 
 	if (server_prog_init("test_server_frags"))
