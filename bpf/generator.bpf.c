@@ -244,7 +244,7 @@ static __always_inline void next_interval(struct xp_gen_state *st, __u64 ts)
  * words are the checksum's words. 0 or -1.
  */
 static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen_state *st, __u64 n,
-				       struct csum_delta *cd, __u8 place)
+				       struct csum_delta *cd, __u8 place, __u8 tag)
 {
 	void *pl = data + config.payload_off;
 	__u64 call = gen_call[st->tid & (XP_GEN_MAX_THREADS - 1)], ts;
@@ -271,6 +271,17 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
 		cd->sum += xp_csum_words64(w);
 		cd->nwords += XP_STAMP_BYTES / 2;
 		ST(__u64, pl, w);
+		if (tag) {
+			/* The test's tag (lib/stamp.h): a few ns, no clock. */
+			__u32 t = bpf_htonl(xp_stamp_tag(gen_meas.key[0], gen_meas.key[1], v));
+
+			if (pl + XP_STAMP_BYTES + XP_STAMP_TAG_BYTES > data_end)
+				return -1;
+			cd->old_sum += xp_csum_words32(LD(__u32, pl + XP_STAMP_BYTES));
+			cd->sum += xp_csum_words32(t);
+			cd->nwords += XP_STAMP_TAG_BYTES / 2;
+			ST(__u32, pl + XP_STAMP_BYTES, t);
+		}
 	} else if (place == XP_STAMP_AT_IPID) {
 		void *ip = data + config.l3_off;
 		__u16 id = bpf_htons((__u16)(v >> 48)), old_id;
@@ -303,7 +314,7 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
  * 0 or -1.
  */
 static __always_inline int write_stream(void *data, void *data_end, void *l4, struct xp_gen_state *st, __u64 n,
-					__u32 nd, __u32 ns, struct csum_delta *cd, __u8 place)
+					__u32 nd, __u32 ns, struct csum_delta *cd, __u8 place, __u8 tag)
 {
 	if (!st->inited) {
 		__u64 i = st->tid;
@@ -324,7 +335,7 @@ static __always_inline int write_stream(void *data, void *data_end, void *l4, st
 	}
 
 	if (place)
-		return write_stamp(data, data_end, st, n, cd, place);
+		return write_stamp(data, data_end, st, n, cd, place, tag);
 	return 0;
 }
 
@@ -360,7 +371,8 @@ static __always_inline void next_flow(struct xp_gen_state *st, __u32 nd, __u32 n
  * frame, as with one size. *place gets the stamp's place at this size
  * (64-byte IPv4/TCP: the IPv4 ID). 0, or -1 to abort.
  */
-static __always_inline int write_mix_template(struct xdp_md *ctx, struct xp_gen_state *st, __u8 *place)
+static __always_inline int write_mix_template(struct xdp_md *ctx, struct xp_gen_state *st, __u8 *place,
+					      __u8 *tag)
 {
 	__u32 pos = st->mix_pos & (XP_GEN_MIX_PATTERN - 1);
 	__u32 k = config.mix_pattern[pos] & (XP_GEN_MIX_SIZES - 1);
@@ -374,6 +386,7 @@ static __always_inline int write_mix_template(struct xdp_md *ctx, struct xp_gen_
 	if (bpf_xdp_store_bytes(ctx, 0, (void *)config.mix_tmpl + off, len))
 		return -1;
 	*place = config.mix[k].stamp;
+	*tag = config.mix[k].tag;
 	return 0;
 }
 
@@ -395,7 +408,7 @@ int xdp_generator(struct xdp_md *ctx)
 	__u16 check;
 	__u64 n;
 	__u32 slot = 0;
-	__u8 place = config.stamp; /* mixed sizes: the size's own */
+	__u8 place = config.stamp, tag = config.stamp_tag; /* mixed sizes: the size's own */
 
 	/* userspace also attaches this program, idle, to a private loopback
 	 * to keep it in the XDP dispatcher (see user/engine/live_prog.c):
@@ -438,7 +451,7 @@ int xdp_generator(struct xdp_md *ctx)
 			return XDP_ABORTED;
 	}
 	if (config.mix_plen && !config.syn_mode) {
-		if (write_mix_template(ctx, st, &place))
+		if (write_mix_template(ctx, st, &place, &tag))
 			return XDP_ABORTED;
 	} else if (write_template(ctx, len)) {
 		return XDP_ABORTED;
@@ -456,7 +469,7 @@ int xdp_generator(struct xdp_md *ctx)
 	ns = (__u32)config.sport_hi - config.sport_lo + 1;
 	n = st->sent;
 	if (config.syn_mode ? write_syn(data, l4, st, n, nd, ns, &cd, slot)
-			    : write_stream(data, data_end, l4, st, n, nd, ns, &cd, place))
+			    : write_stream(data, data_end, l4, st, n, nd, ns, &cd, place, tag))
 		return XDP_ABORTED;
 
 	/* 3. The checksum, from the template's: RFC 1624 eqn 3 over the

@@ -51,7 +51,7 @@ struct xp_gen_mix_size {
 	__u32 off;           /* in mix_tmpl */
 	__u16 len;           /* template bytes, frame without FCS */
 	__u8 stamp;          /* enum xp_stamp_place at this size (0: stamps off) */
-	__u8 pad;
+	__u8 tag;            /* the stamp's tag follows it (xp_stamp_tagged) */
 };
 
 /* SYN mode: most source addresses (--bind) the generator spreads SYNs over
@@ -62,7 +62,8 @@ struct xp_gen_mix_size {
  * Stream mode writes the 8-byte stamp of lib/stamp.h (stream, seq, send
  * time) into every frame that has a place for it (xp_stamp_place_of): the
  * first 8 payload bytes, or, at 64-byte IPv4/TCP, the IPv4 ID and the 6
- * payload bytes. stream = stream_base + tid, seq = the CPU's frame number.
+ * payload bytes; and its 4-byte tag after it where the payload has room
+ * (xp_stamp_tagged), keyed by gen_meas.key. stream = stream_base + tid, seq = the CPU's frame number.
  * Each stamped frame is counted into its send interval (struct xp_sbin of
  * measure.h, interval = (ts - t0) / ival with t0/ival of struct
  * xp_gen_meas). SYN mode never stamps.
@@ -76,6 +77,7 @@ struct xp_gen_mix_size {
 struct xp_gen_meas {
 	__u64 t0;            /* start of interval 0; frames before it count in interval 0 */
 	__u64 ival;          /* ticks per interval; 0 = no bins (the stamp is still written) */
+	__u64 key[2];        /* the tag's key (lib/stamp.h), from the server's start reply */
 };
 
 /*
@@ -119,7 +121,8 @@ struct xp_generator_config {
 	__u32 stream_base;   /* stamp stream = stream_base + tid */
 	__u8 stamp_tai;      /* stamp time from bpf_ktime_get_tai_ns (CLOCK_TAI), else
 			      * bpf_ktime_get_ns (CLOCK_MONOTONIC) */
-	__u8 pad0[3];
+	__u8 stamp_tag;      /* the stamp's tag follows it (xp_stamp_tagged) */
+	__u8 pad0[2];
 	__u32 tx_ifindex;    /* live runs' ingress_ifindex; 0 = any (unit tests) */
 	/* SYN mode */
 	__u32 nbind;         /* source addresses in bind_addr; 0 = the template's */

@@ -93,6 +93,10 @@ struct xp_slot_meas {
 	__u64 closed_upto;     /* intervals below this are closed: their frames are late */
 	__u32 flags;           /* XP_MEAS_* */
 	__u32 pad;
+	/* The test's tag key (lib/stamp.h's xp_stamp_tag): a frame not
+	 * addressed to this host is the test's only with a right tag. 0, 0:
+	 * none (no frame gets in that way). */
+	__u64 key[2];
 };
 #define XP_MEAS_ONEWAY (1u << 0) /* both ends share a clock: time frames one way */
 #define XP_MEAS_TAI    (1u << 1) /* the clock is CLOCK_TAI (else CLOCK_MONOTONIC) */

@@ -15,9 +15,14 @@
  * hold: a frame we forward, or one DNAT will rewrite after us) is not the
  * test's, and passes uncounted (XP_G_FOREIGN), so nobody else can add to a
  * test's counters or have their traffic dropped, answered or reflected by
- * it, whatever addresses its client named. IPv4 fragments pass
- * uncounted too (XP_G_FRAGMENT): a later fragment has no ports, and
- * dropping the first while the rest wait in reassembly helps nobody.
+ * it, whatever addresses its client named. The one exception: a frame from
+ * the client, not addressed to this host, that carries the test's stamp
+ * with its right tag (a keyed 32-bit value under the test's secret,
+ * lib/stamp.h, xp_tag_ok) is the test's: counted and accounted, but never
+ * answered or reflected (that would send from an address not ours).
+ * IPv4 fragments pass uncounted too (XP_G_FRAGMENT): a later fragment has
+ * no ports, and dropping the first while the rest wait in reassembly helps
+ * nobody.
  *
  * A slot with XP_SLOT_RESPOND also answers its TCP frames, statelessly, so
  * connection tests need no sockets and no per-connection state anywhere
@@ -43,6 +48,7 @@
 #undef config
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
 #include "server.h"
 #include "lib/addr.h"
 #include "lib/consts.h"
@@ -432,13 +438,14 @@ noroom:
 
 /* XP_SLOT_REFLECT: send a stamped frame of slot (counted and accounted
  * already) back to its sender, counted in meas_stats as reflected, or drop
- * it (reflect_refused) when lib/reflect.h will not. */
+ * it (reflect_refused) when lib/reflect.h will not, or when it was not
+ * addressed to this host (for_us 0: a tagged frame we would forward). */
 static __always_inline int xp_reflect_frame(struct xdp_md *ctx, __u32 slot, void *l3, void *l4, int is_v6,
-					    int is_tcp)
+					    int is_tcp, int for_us)
 {
 	struct xp_meas_stats *ms = bpf_map_lookup_elem(&meas_stats, &slot);
 
-	if (xp_reflect((void *)(long)ctx->data, (void *)(long)ctx->data_end, l3, l4, is_v6, is_tcp)) {
+	if (!for_us || xp_reflect((void *)(long)ctx->data, (void *)(long)ctx->data_end, l3, l4, is_v6, is_tcp)) {
 		if (ms)
 			XP_INC(ms, reflect_refused);
 		return XDP_DROP;
@@ -479,12 +486,12 @@ static __always_inline int xp_addressed_to_us(void *data, void *data_end, __u32 
 #define XP_MAX_L3_OFF (sizeof(struct ethhdr) + 4 * XP_VLAN_MAX_DEPTH)
 
 /*
- * xp_slot_owns (server_slot.h) for the frame in ctx, whose IP header (IPv4
- * or IPv6, is_v6) is l3_off bytes in: its addresses are read here. A
- * function of its own (static, so checked with its caller's types), for
- * the stack: the addresses and the map keys live in this frame, not in
- * xdp_server's, which the responder's call chain fills to the verifier's
- * 512 bytes.
+ * xp_slot_owner (server_slot.h: an enum xp_owner) for the frame in ctx,
+ * whose IP header (IPv4 or IPv6, is_v6) is l3_off bytes in: its addresses
+ * are read here. A function of its own (static, so checked with its
+ * caller's types), for the stack: the addresses and the map keys live in
+ * this frame, not in xdp_server's, which the responder's call chain fills
+ * to the verifier's 512 bytes.
  */
 static __noinline int xp_owns_frame(struct xdp_md *ctx, const struct xp_slot_cfg *cfg, __u32 slot,
 				    __u64 l3_off, __u32 is_v6)
@@ -512,7 +519,7 @@ static __noinline int xp_owns_frame(struct xdp_md *ctx, const struct xp_slot_cfg
 		src[0] = iph->saddr;
 		dst = &iph->daddr;
 	}
-	return xp_slot_owns(cfg, slot, ctx->ingress_ifindex, family, src, ((struct ethhdr *)data)->h_dest, dst);
+	return xp_slot_owner(cfg, slot, ctx->ingress_ifindex, family, src, ((struct ethhdr *)data)->h_dest, dst);
 }
 
 /*
@@ -562,6 +569,47 @@ static __always_inline int xp_answer(struct xdp_md *ctx, struct xp_counters *cnt
 	return xp_respond(ctx, cnt, slot, cfg->close_mode, &sg, other);
 }
 
+/*
+ * Does the frame (payload_len payload bytes at pl) carry the stamp of
+ * slot's test with its right tag (lib/stamp.h)? Only for frames from the
+ * test's client that are not addressed to this host: those addressed to it
+ * need none. A slot that reads no stamps, or has no key, takes none.
+ */
+static __always_inline int xp_tag_ok(__u32 slot, void *pl, void *data_end, __u32 payload_len, int is_v6)
+{
+	struct xp_slot_meas *m = bpf_map_lookup_elem(&slot_meas, &slot);
+	__u8 *p = pl;
+	__u64 s;
+
+	if (!m || !m->ival || !(m->key[0] | m->key[1]))
+		return 0;
+	if (!xp_stamp_tagged(xp_stamp_place_of(is_v6, payload_len), payload_len))
+		return 0;
+	if ((void *)(p + XP_STAMP_BYTES + XP_STAMP_TAG_BYTES) > data_end)
+		return 0;
+	s = __bpf_be64_to_cpu(*(__u64 *)p);
+	return bpf_ntohl(*(__u32 *)(p + XP_STAMP_BYTES)) == xp_stamp_tag(m->key[0], m->key[1], s);
+}
+
+/*
+ * The whole frame's length, fragments included. The loader loads this
+ * program with BPF_F_XDP_HAS_FRAGS where the kernel takes it
+ * (user/loader/server_prog.c), so that native XDP takes a jumbo MTU (a
+ * driver refuses a program without frags above what fits one page, ~3.5k
+ * on veth): a frame can then arrive in several buffers, data..data_end
+ * being only the first. Byte counts and the IP length checks use this;
+ * the headers are still read from the first buffer (a driver puts at least
+ * them there). A kernel without the helper (before 5.18) has no
+ * multi-buffer XDP either: the CO-RE check makes that branch a constant
+ * there, and the verifier drops the call.
+ */
+static __always_inline __u32 xp_frame_len(struct xdp_md *ctx, void *data, void *data_end)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_xdp_get_buff_len))
+		return (__u32)bpf_xdp_get_buff_len(ctx);
+	return data_end - data;
+}
+
 SEC("xdp")
 int xdp_server(struct xdp_md *ctx)
 {
@@ -577,12 +625,14 @@ int xdp_server(struct xdp_md *ctx)
 	struct udphdr *uh;
 	void *l3;
 	int other;
-	__u32 l4_len, payload, port, slot, proto_bit, *slotp;
+	__u32 l4_len, payload, port, slot, proto_bit, *slotp, own, flen;
 	__u16 h_proto, dport, ip_id = 0;
 	__u8 l4proto, flags = 0;
 	int is_v6;
 
 	gstat_inc(g_seen, XP_G_SEEN);
+	flen = xp_frame_len(ctx, data, data_end);
+	c.frags = flen - (__u32)(data_end - data);
 
 	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
 		goto malformed;
@@ -639,9 +689,13 @@ int xdp_server(struct xdp_md *ctx)
 	cfg = bpf_map_lookup_elem(&slot_cfg, &slot);
 	if (!cfg || !(cfg->flags & XP_SLOT_ACTIVE) || !(cfg->protos & proto_bit))
 		goto pass;
-	/* Not the client's, or not addressed to this host (a frame we only
-	 * forward, whoever sent it): not the test's, passed untouched. */
-	if (!xp_owns_frame(ctx, cfg, slot, (__u64)(l3 - data), is_v6)) {
+	/* Not the client's: not the test's, passed untouched. Not addressed
+	 * to this host (a frame we only forward, whoever sent it): the test's
+	 * only with its stamp's tag (lib/stamp.h), else passed untouched. */
+	own = xp_owns_frame(ctx, cfg, slot, (__u64)(l3 - data), is_v6);
+	if (own == XP_OWN_NOT_US && xp_tag_ok(slot, c.pos, data_end, payload, is_v6))
+		own = XP_OWN_TAGGED;
+	if (own != XP_OWN_YES && own != XP_OWN_TAGGED) {
 		gstat_inc(g_foreign, XP_G_FOREIGN);
 		goto pass;
 	}
@@ -650,7 +704,7 @@ int xdp_server(struct xdp_md *ctx)
 		goto pass;
 
 	XP_INC(cnt, pkts);
-	XP_ADD_AS(bytes, cnt->bytes, data_end - data);
+	XP_ADD_AS(bytes, cnt->bytes, flen);
 	if (is_v6)
 		XP_INC(cnt, ipv6_pkts);
 	else
@@ -693,15 +747,30 @@ int xdp_server(struct xdp_md *ctx)
 		xp_measure(slot, stamp, has);
 #endif
 		/* Round trip: the stamped frame goes back to the client, which
-		 * times it (lib/reflect.h, bpf/rtt.bpf.c). */
+		 * times it (lib/reflect.h, bpf/rtt.bpf.c); a tagged frame not
+		 * addressed to this host is not: its reflection would leave
+		 * from an address that is not ours. */
 		if (has && (cfg->flags & XP_SLOT_REFLECT))
 			return xp_reflect_frame(ctx, slot, l3, proto_bit == XP_PROTO_TCP ? (void *)th : (void *)uh,
-						is_v6, proto_bit == XP_PROTO_TCP);
+						is_v6, proto_bit == XP_PROTO_TCP, own == XP_OWN_YES);
 	}
 
 	other = (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;
-	if ((cfg->flags & XP_SLOT_RESPOND) && proto_bit == XP_PROTO_TCP)
+	if ((cfg->flags & XP_SLOT_RESPOND) && proto_bit == XP_PROTO_TCP) {
+		/* A TCP stack answers only what is sent to it. */
+		if (own != XP_OWN_YES) {
+			XP_INC(cnt, noreply_addr);
+			return other;
+		}
+		/* Replies are built in the first buffer (lib/tcp_reply.h sizes
+		 * the frame by it): not from a segment that reaches past it.
+		 * (Padding past it is no matter: a grow then fails, noroom.) */
+		if (c.frags && (__u64)l4_len > (__u64)(data_end - (void *)th)) {
+			XP_INC(cnt, noreply_shape);
+			return other;
+		}
 		return xp_answer(ctx, cnt, slot, cfg, l3, th, is_v6, payload, l4_len, other);
+	}
 	return other;
 
 pass:

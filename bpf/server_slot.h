@@ -53,27 +53,46 @@ static __always_inline int xp_for_us(const struct xp_slot_cfg *cfg, __u32 ifinde
 	return xp_is_local(ifindex, family, daddr);
 }
 
-/* 1 if a frame that arrived on ifindex from (family, addr), to dmac and
- * daddr, belongs to the slot: its interface, addressed to this host
- * (xp_for_us), and from its client's address or one of its --bind
- * addresses. */
-static __always_inline int xp_slot_owns(const struct xp_slot_cfg *cfg, __u32 slot, __u32 ifindex,
-					__u32 family, const __u32 addr[4], const __u8 *dmac,
-					const __u32 *daddr)
+/* What xp_slot_owner makes of a frame. */
+enum xp_owner {
+	XP_OWN_NO = 0,   /* not the slot's: another interface or source */
+	XP_OWN_YES,      /* the slot's: from its client, addressed to this host */
+	XP_OWN_NOT_US,   /* from its client on its interface, not addressed to this host:
+			  * the test's only with its stamp's tag (lib/stamp.h), which
+			  * only bpf/server.bpf.c checks */
+	XP_OWN_TAGGED,   /* XP_OWN_NOT_US with the right tag (server.bpf.c's xp_tag_ok) */
+};
+
+/* Whose is a frame that arrived on ifindex from (family, addr), to dmac
+ * and daddr: the slot's interface, from its client's address or one of
+ * its --bind addresses, and addressed to this host (xp_for_us) or not. */
+static __always_inline enum xp_owner xp_slot_owner(const struct xp_slot_cfg *cfg, __u32 slot, __u32 ifindex,
+						   __u32 family, const __u32 addr[4], const __u8 *dmac,
+						   const __u32 *daddr)
 {
 	struct xp_peer_key k = { .slot = slot, .family = family };
 
 	if (cfg->ifindex != ifindex || !cfg->peer_family)
-		return 0;
-	if (!xp_for_us(cfg, ifindex, dmac, family, daddr))
-		return 0;
-	if (cfg->peer_family == family && cfg->peer[0] == addr[0] && cfg->peer[1] == addr[1] &&
-	    cfg->peer[2] == addr[2] && cfg->peer[3] == addr[3])
-		return 1;
-	if (!cfg->npeers)
-		return 0;
-	__builtin_memcpy(k.addr, addr, 16);
-	return bpf_map_lookup_elem(&slot_peers, &k) != NULL;
+		return XP_OWN_NO;
+	if (!(cfg->peer_family == family && cfg->peer[0] == addr[0] && cfg->peer[1] == addr[1] &&
+	      cfg->peer[2] == addr[2] && cfg->peer[3] == addr[3])) {
+		if (!cfg->npeers)
+			return XP_OWN_NO;
+		__builtin_memcpy(k.addr, addr, 16);
+		if (!bpf_map_lookup_elem(&slot_peers, &k))
+			return XP_OWN_NO;
+	}
+	return xp_for_us(cfg, ifindex, dmac, family, daddr) ? XP_OWN_YES : XP_OWN_NOT_US;
+}
+
+/* 1 if the frame belongs to the slot without a tag: xp_slot_owner says
+ * XP_OWN_YES. (The TC program's rule: socket tests' segments carry no
+ * stamp.) */
+static __always_inline int xp_slot_owns(const struct xp_slot_cfg *cfg, __u32 slot, __u32 ifindex,
+					__u32 family, const __u32 addr[4], const __u8 *dmac,
+					const __u32 *daddr)
+{
+	return xp_slot_owner(cfg, slot, ifindex, family, addr, dmac, daddr) == XP_OWN_YES;
 }
 
 #endif /* XDPPERF_SERVER_SLOT_H */

@@ -74,6 +74,7 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 	int is_v6;
 
 	c.pos = data;
+	c.frags = 0; /* an skb's data_end is its linear part; the lengths are checked against that */
 
 	if (parse_ethhdr(&c, data_end, &h_proto) < 0)
 		FAIL();

@@ -23,9 +23,28 @@
 
 #define XP_PARSE_ERR  (-1)
 
+/*
+ * pos: where the next header starts. frags: bytes of the frame past
+ * data_end, in the fragments of a multi-buffer frame (an XDP program loaded
+ * with BPF_F_XDP_HAS_FRAGS: bpf_xdp_get_buff_len - (data_end - data)); 0 for
+ * a frame that is all in its first buffer, as every frame of a program
+ * without frags is. The headers must lie in the first buffer; only the IP
+ * lengths may reach into the fragments.
+ */
 struct hdr_cursor {
 	void *pos;
+	__u32 frags;
 };
+
+/* Does len bytes from c->pos fit the frame (its first buffer and, for a
+ * multi-buffer frame, its fragments)? */
+static __always_inline int xp_fits(const struct hdr_cursor *c, void *data_end, __u32 len)
+{
+	if (c->pos + len <= data_end)
+		return 1;
+	/* (data_end - pos: both packet pointers, pos <= data_end here.) */
+	return c->frags && (__u64)len <= (__u64)(data_end - c->pos) + c->frags;
+}
 
 static __always_inline int proto_is_vlan(__u16 h_proto)
 {
@@ -92,7 +111,7 @@ static __always_inline int parse_iphdr(struct hdr_cursor *c, void *data_end,
 	if (c->pos + hdrsize > data_end)
 		return XP_PARSE_ERR;
 	tot_len = bpf_ntohs(iph->tot_len);
-	if (tot_len < hdrsize || c->pos + tot_len > data_end)
+	if (tot_len < hdrsize || !xp_fits(c, data_end, tot_len))
 		return XP_PARSE_ERR;
 
 	c->pos += hdrsize;
@@ -130,10 +149,10 @@ static __always_inline int parse_ipv6hdr(struct hdr_cursor *c, void *data_end,
 	if ((*(__u8 *)ip6h >> 4) != 6)
 		return XP_PARSE_ERR;
 	plen = bpf_ntohs(ip6h->payload_len);
-	if ((void *)(ip6h + 1) + plen > data_end)
+	c->pos = ip6h + 1;
+	if (!xp_fits(c, data_end, plen))
 		return XP_PARSE_ERR;
 
-	c->pos = ip6h + 1;
 	*ip6hp = ip6h;
 	*l4_len = plen;
 	return 0;

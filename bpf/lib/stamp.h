@@ -43,6 +43,35 @@
 #ifndef XDPPERF_LIB_STAMP_H
 #define XDPPERF_LIB_STAMP_H
 
+/*
+ * The tag (issue 28): 4 more bytes right after the stamp, big-endian,
+ * xp_stamp_tag(key, stamp), in every frame whose stamp is in the payload
+ * with 4 bytes to spare (xp_stamp_tagged: payload >= 12 bytes, i.e. IPv4/UDP
+ * from 64-byte frames, IPv4/TCP from 70, IPv6/UDP from 78, IPv6/TCP from
+ * 90). key: a per-test random secret the server chooses at the test's start
+ * and gives the client in its "started" reply (over the control
+ * connection, authenticated with --auth-key), never in a frame.
+ *
+ * What it is for: the server's XDP program takes a frame as a test's if it
+ * is addressed to this host (its MAC and an address it owns there), or
+ * else only if it carries that test's stamp with a right tag. A frame the
+ * host merely forwards, whatever its ports and source, passes untouched
+ * unless it carries the tag. A smaller frame (stamp without tag, or no
+ * stamp) is the test's only when addressed to this host, as before.
+ *
+ * Why 32 bits suffice: whoever sends a foreign frame does not know the key
+ * (it never leaves the control channel), and a wrong tag costs nothing:
+ * the frame is "not ours" and passes untouched. Passing for a test's by
+ * chance takes 1 frame in 2^32 of those from the client's addresses to the
+ * test's ports, and then the harm is one frame counted and dropped. It is a
+ * keyed hash, not a cryptographic MAC (the live generator computes it for
+ * ~10 M frames a second, so it must cost a few ns): someone who captures
+ * many tagged frames on the path might work the key out, but such a
+ * party can already replay the test's frames, which the tag does not stop
+ * either (they count as duplicates).
+ */
+#define XP_STAMP_TAG_BYTES   4u
+
 #define XP_STAMP_BYTES       8u
 #define XP_STAMP_TICK_SHIFT  2u                        /* ns >> 2 */
 #define XP_STAMP_TICK_NS     (1u << XP_STAMP_TICK_SHIFT)
@@ -65,6 +94,31 @@ static inline enum xp_stamp_place xp_stamp_place_of(int is_v6, unsigned payload_
 	if (!is_v6 && payload_len >= XP_STAMP_BYTES - 2)
 		return XP_STAMP_AT_IPID;
 	return XP_STAMP_NONE;
+}
+
+/* Does a frame whose stamp is at p, with payload_len payload bytes, carry the tag too? */
+static inline int xp_stamp_tagged(enum xp_stamp_place p, unsigned payload_len)
+{
+	return p == XP_STAMP_AT_PAYLOAD && payload_len >= XP_STAMP_BYTES + XP_STAMP_TAG_BYTES;
+}
+
+/*
+ * The tag of stamp s (the 64-bit value of xp_stamp_pack) under key k0, k1:
+ * murmur3's 64-bit finaliser (every input bit moves every output bit) over
+ * the stamp mixed with k0, then k1 added and the halves folded. A few
+ * multiplies and shifts, the same in BPF and userspace.
+ */
+static inline __u32 xp_stamp_tag(__u64 k0, __u64 k1, __u64 s)
+{
+	__u64 x = s ^ k0;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	x += k1;
+	return (__u32)(x >> 32) ^ (__u32)x;
 }
 
 /* The stamp as one 64-bit value in host order: stream << 56 | seq24 << 32 | ts32. */

@@ -14,6 +14,7 @@ enum cls { C_MALFORMED, C_PASS, C_FRAG, C_FOREIGN, C_TEST };
 
 struct sframe {
 	enum cls cls;
+	int for_us;         /* C_TEST: addressed to us (else taken by its stamp's tag) */
 	const struct sdef *sd;
 	int v6, tcp, ihl_opts;
 	size_t l3, l4, l4len, hlen, payload;
@@ -31,6 +32,29 @@ static int in_list(const uint8_t *a, int v6, const char *const *l, unsigned n)
 			return 1;
 	}
 	return 0;
+}
+
+/* Each slot's tag key (slot_meas.key; lib/stamp.h), set by srv_load. */
+static uint64_t slot_key[NSLOTS][2];
+/* Frames given a stamp and tag (srv_put_tag), and test frames not addressed to us. */
+static uint64_t srv_tags, srv_by_tag;
+
+/* Does the frame carry its slot's stamp with the right tag: the stamp at
+ * the payload (8 bytes, big-endian) and 4 more bytes of room, the tag
+ * xp_stamp_tag(key, stamp) (lib/stamp.h, restated by calling it: the
+ * function is the shared definition; what is modelled is where it is and
+ * when it counts). */
+static int tag_ok(const uint8_t *f, const struct sframe *s, size_t slot_i)
+{
+	const uint8_t *p = f + s->l4 + s->hlen;
+	uint64_t st = 0;
+
+	if (s->payload < 12)
+		return 0;
+	for (int i = 0; i < 8; i++)
+		st = st << 8 | p[i];
+	return w_get16(p + 8) == (xp_stamp_tag(slot_key[slot_i][0], slot_key[slot_i][1], st) >> 16) &&
+	       w_get16(p + 10) == (uint16_t)xp_stamp_tag(slot_key[slot_i][0], slot_key[slot_i][1], st);
 }
 
 /* The server's view of a frame, from its documentation (server.bpf.c,
@@ -124,10 +148,12 @@ static struct sframe classify_server(const uint8_t *f, size_t len)
 		return s;
 	/* The test's only if from its client (its address or a --bind one)
 	 * AND addressed to this host: sent to our MAC and to our address on
-	 * the interface (issue 28). Anything else to its ports, a frame we
-	 * would forward whoever sent it, is foreign. */
-	s.cls = in_list(s.saddr, s.v6, s.v6 ? CLI6 : CLI4, s.v6 ? 1 : 2) && !memcmp(f, SRV_MAC, 6) &&
-			in_list(s.daddr, s.v6, s.v6 ? SRV6 : SRV4, 1)
+	 * the interface (issue 28), or else carrying the test's stamp with
+	 * its right tag. Anything else to its ports, a frame we would forward
+	 * whoever sent it, is foreign. */
+	s.for_us = !memcmp(f, SRV_MAC, 6) && in_list(s.daddr, s.v6, s.v6 ? SRV6 : SRV4, 1);
+	s.cls = in_list(s.saddr, s.v6, s.v6 ? CLI6 : CLI4, s.v6 ? 1 : 2) &&
+			(s.for_us || tag_ok(f, &s, (size_t)(s.sd - SLOTS)))
 		? C_TEST : C_FOREIGN;
 	return s;
 }
@@ -247,8 +273,11 @@ static void srv_load(struct srv *v)
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(v->s->maps.slot_cfg), &d->slot, &cfg, 0), 0);
 		/* Accounting on, with intervals of 2^20 ticks (4 ms): random
 		 * stamps land in every interval, late and not. */
+		slot_key[i][0] = fz_next();
+		slot_key[i][1] = fz_next() | 1; /* never 0, 0 */
 		struct xp_slot_meas m = { .t0 = fz_next() & 0xffffffffffull, .ival = 1u << 20,
-					  .closed_upto = fz_next() & 0x3ff, .flags = XP_MEAS_ONEWAY };
+					  .closed_upto = fz_next() & 0x3ff, .flags = XP_MEAS_ONEWAY,
+					  .key = { slot_key[i][0], slot_key[i][1] } };
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(v->s->maps.slot_meas), &d->slot, &m, 0), 0);
 		for (uint32_t p = d->lo; p <= d->hi; p++)
 			assert_int_equal(bpf_map_update_elem(bpf_map__fd(v->s->maps.port_slot), &p, &val, 0), 0);
@@ -346,6 +375,8 @@ static void srv_one(struct srv *v, const uint8_t *in, size_t len)
 		return;
 	}
 	v->figs.test++;
+	if (!s.for_us)
+		srv_by_tag++;
 	size_t i = (size_t)(s.sd - SLOTS);
 	struct xp_counters *c = &v->model[i];
 	c->pkts++;
@@ -380,7 +411,9 @@ static void srv_one(struct srv *v, const uint8_t *in, size_t len)
 	else
 		v->nostamp[i]++;
 	if (s.sd->flags & XP_SLOT_REFLECT) {
-		if (stamped && reflectable(in, &s)) {
+		/* Only what was sent to us goes back (a tagged frame to
+		 * another host would leave from an address not ours). */
+		if (stamped && s.for_us && reflectable(in, &s)) {
 			FZ_CHECK(r == XDP_TX, "stamped frame of a reflecting slot: verdict %d", r);
 			check_reflection(in, len, out, olen, &s);
 			v->reflected[i]++;
@@ -408,7 +441,9 @@ static void srv_one(struct srv *v, const uint8_t *in, size_t len)
 	/* The responder. What a TCP stack would not answer is never answered. */
 	struct wp w = w_parse(in, len);
 	__u64 *reason = NULL;
-	if (s.ihl_opts)
+	if (!s.for_us)
+		reason = &c->noreply_addr; /* taken by its tag: never answered */
+	else if (s.ihl_opts)
 		reason = &c->noreply_shape;
 	else if (!addressed_to_us(in, &s))
 		reason = &c->noreply_addr;
@@ -488,6 +523,26 @@ static size_t srv_handshake_frame(struct srv *v, uint8_t *buf)
 	return len;
 }
 
+/* Give the frame a stamp and its slot's tag (right, or one bit off),
+ * where it has a slot and room: the tag path gets frames that pass it and
+ * frames that do not, to us and (more often, fz_frame's addresses) not. */
+static void srv_put_tag(uint8_t *f, size_t len, int right)
+{
+	struct sframe s = classify_server(f, len);
+
+	if (!s.sd || s.payload < 12 || s.l4 + s.hlen + 12 > len)
+		return;
+	uint8_t *p = f + s.l4 + s.hlen;
+	uint64_t st = fz_next();
+	size_t i = (size_t)(s.sd - SLOTS);
+	uint32_t tag = xp_stamp_tag(slot_key[i][0], slot_key[i][1], st) ^ (right ? 0 : 1u << fz_below(32));
+
+	for (int k = 0; k < 8; k++)
+		p[k] = (uint8_t)(st >> (56 - 8 * k));
+	w_put32(p + 8, tag);
+	srv_tags++;
+}
+
 static void test_server(void **state)
 {
 	struct srv *v = calloc(1, sizeof(*v));
@@ -510,6 +565,8 @@ static void test_server(void **state)
 				len = fz_mutate(buf, len, 2048);
 		} else {
 			len = fz_frame(&wd, buf, 2048, opt);
+			if (fz_pct(30))
+				srv_put_tag(buf, len, fz_pct(80));
 			if (fz_pct(40))
 				len = fz_mutate(buf, len, 2048);
 		}
@@ -551,7 +608,7 @@ static void test_server(void **state)
 	for (size_t i = 0; i < NSLOTS; i++) {
 		if (!(SLOTS[i].flags & XP_SLOT_REFLECT))
 			continue;
-		printf("figures: server: reflecting slot %u: %llu reflected, %llu refused (group address)\n",
+		printf("figures: server: reflecting slot %u: %llu reflected, %llu refused (group address, or not sent to us)\n",
 		       SLOTS[i].slot, (unsigned long long)v->reflected[i], (unsigned long long)v->refused[i]);
 		assert_true(v->reflected[i] > 0 && v->refused[i] > 0);
 	}
@@ -567,6 +624,9 @@ static void test_server(void **state)
 	assert_true(c->synack_sent > 0 && c->fin_answered > 0 && c->rst_sent > 0 && c->conn_established > 0);
 	assert_true(c->noreply_addr > 0 && c->noreply_shape > 0 && c->noreply_csum > 0 && c->noreply_other > 0);
 	assert_true(v->g[XP_G_MALFORMED] > 0 && v->g[XP_G_FOREIGN] > 0 && v->g[XP_G_FRAGMENT] > 0);
+	printf("figures: server: %llu frames given a stamp and tag, %llu of them the test's by the tag alone\n",
+	       (unsigned long long)srv_tags, (unsigned long long)srv_by_tag);
+	assert_true(srv_by_tag > 0);
 	server_bpf__destroy(v->s);
 	free(v);
 }

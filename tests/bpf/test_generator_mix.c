@@ -41,6 +41,8 @@ static struct xp_engine_cfg make_mix_cfg(int family, uint8_t proto, const char *
 	s->frame_size = xp_mix_max(&c.frames.mix); /* as the client builds it */
 	c.frames.stamp.ival = 1000;
 	c.frames.stamp.stream_base = 5;
+	c.frames.stamp.key[0] = 0xa1b2c3d4e5f60718ull; /* xp_gen_load sets it */
+	c.frames.stamp.key[1] = 0x1122334455667788ull;
 	return c;
 }
 
@@ -162,6 +164,11 @@ static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframe
 		put64(st, xp_stamp_pack(c.frames.stamp.stream_base, j, ts));
 		if (place == XP_STAMP_AT_PAYLOAD) {
 			memcpy(want + sl.payload_off, st, 8);
+			/* The tag where this size has room (the key: 0, 0 until the server gives one). */
+			if (xp_stamp_tagged(place, sl.payload_len))
+				put32(want + sl.payload_off + 8,
+				      xp_stamp_tag(c.frames.stamp.key[0], c.frames.stamp.key[1],
+						   xp_stamp_pack(c.frames.stamp.stream_base, j, ts)));
 		} else {
 			uint8_t *ip = want + sl.l3_off;
 			memcpy(ip + 4, st, 2);

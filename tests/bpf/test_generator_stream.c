@@ -115,6 +115,10 @@ static void bins_frame(struct gen *g, struct bins_check *b, uint64_t k)
 		assert_int_equal(xp_gen_sent_in(g->skel, k - XP_IBINS, &got), -ENOENT);
 }
 
+/* The test's tag key (lib/stamp.h), set after load as the live engine does
+ * on the server's start reply. */
+static const uint64_t GEN_KEY[2] = { 0x0f1e2d3c4b5a6978ull, 0x8877665544332211ull };
+
 /*
  * Run n frames (frame number first..first+n-1 of this CPU) and check each
  * against the expectation: the template with the frame's ports, TCP seq and
@@ -169,6 +173,11 @@ static uint64_t run_and_check(struct gen *g, unsigned first, unsigned n, uint64_
 			assert_int_equal((uint32_t)st[1] << 16 | st[2] << 8 | st[3], j & XP_STAMP_SEQ_MASK);
 			if (place == XP_STAMP_AT_PAYLOAD) {
 				memcpy(want + l->payload_off, st, 8);
+				/* The tag after it, where the payload has room. */
+				if (xp_stamp_tagged(place, l->payload_len))
+					put32(want + l->payload_off + 8,
+					      xp_stamp_tag(GEN_KEY[0], GEN_KEY[1],
+							   xp_stamp_pack(sc->stream_base + g->tid, j, ts)));
 			} else {
 				/* two bytes in the IPv4 ID, six in the payload; the IPv4
 				 * header checksum recomputed from scratch */
@@ -225,6 +234,9 @@ static void gen_case_opts(int family, uint8_t proto, size_t size, uint16_t vlan,
 	b.t0 = now_ticks(so->tai) + (30000u >> XP_STAMP_TICK_SHIFT);
 	b.ival = so->ival;
 	xp_gen_set_meas(g.skel, b.t0, b.ival);
+	xp_gen_set_key(g.skel, GEN_KEY);
+	assert_int_equal(g.skel->rodata->config.stamp_tag,
+			 xp_stamp_tagged((enum xp_stamp_place)want_place, g.lay.payload_len));
 	/* Batches with pauses between them: state carries over between runs,
 	 * and the pauses skip intervals. */
 	uint64_t ts = 0;

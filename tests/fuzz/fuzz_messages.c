@@ -148,6 +148,28 @@ static void check_final(struct json_object *o)
 	json_object_put(e);
 }
 
+/* The stamps' tag key of a "started" reply's "stamps" object: taken only as
+ * 32 hex digits, never 0, 0; refused with a message and a zeroed key; the
+ * same after its own round trip. */
+static void check_key(struct json_object *p)
+{
+	uint64_t k[2] = { 1, 1 }, k2[2];
+	char err[160] = "";
+	int r = xp_stamp_key_from_json(p, k, err, sizeof(err));
+
+	PROMISE(r >= -1 && r <= 1);
+	if (r <= 0) {
+		PROMISE(!k[0] && !k[1]);
+		PROMISE(r == 0 || err[0]);
+		return;
+	}
+	PROMISE(k[0] | k[1]);
+	struct json_object *q = json_object_new_object();
+	json_object_object_add(q, "key", xp_stamp_key_to_json(k));
+	PROMISE(xp_stamp_key_from_json(q, k2, err, sizeof(err)) == 1 && k2[0] == k[0] && k2[1] == k[1]);
+	json_object_put(q);
+}
+
 /* Does a JSON string of this input hold a newline (\n, \u000a)? */
 static int escaped_newline(const uint8_t *d, size_t n)
 {
@@ -184,6 +206,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (json_object_object_get_ex(o, "sockets", &v))
 			check_counters(v);
 		check_final(o);
+		check_key(o);
+		if (json_object_object_get_ex(o, "stamps", &v) && json_object_is_type(v, json_type_object))
+			check_key(v);
 		if (json_object_object_get_ex(o, "interval", &v))
 			check_final(v);
 	}

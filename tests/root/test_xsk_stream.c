@@ -50,6 +50,10 @@ static void stream_cfg(struct xp_engine_cfg *c, bool v6, uint8_t proto, size_t s
 	c->frames.stamp.stream_base = STAMP_BASE;
 }
 
+/* The test's tag key (bpf/lib/stamp.h), given to the engine as the client
+ * does from the server's start reply (ops->set_stamp_key). */
+static const uint64_t TAG_KEY[2] = { 0x5555aaaa3333ccccull, 0x0f0f0f0ff0f0f0f0ull };
+
 /*
  * A captured stream frame: IPv4 header and L4 checksums by the test's own
  * RFC 1071 sum and by csum.h; every byte but the stamp and the checksums
@@ -94,6 +98,15 @@ static void check_stream_frame(const struct xp_engine_cfg *c, const uint8_t *f, 
 	}
 	for (int k = 0; k < 8; k++)
 		out->stamp = out->stamp << 8 | st[k];
+	/* Its tag after it where the payload has room, under the test's key. */
+	bool tagged = xp_stamp_tagged(place, lay.payload_len);
+	if (tagged) {
+		const uint8_t *tp = f + lay.payload_off + 8;
+		uint32_t tag = (uint32_t)tp[0] << 24 | tp[1] << 16 | tp[2] << 8 | tp[3];
+		if (tag != xp_stamp_tag(TAG_KEY[0], TAG_KEY[1], out->stamp))
+			fail_msg("stamp %016llx: tag %08x, expected %08x", (unsigned long long)out->stamp, tag,
+				 xp_stamp_tag(TAG_KEY[0], TAG_KEY[1], out->stamp));
+	}
 
 	s.sport = out->sport;
 	s.dport = out->dport;
@@ -103,7 +116,7 @@ static void check_stream_frame(const struct xp_engine_cfg *c, const uint8_t *f, 
 	memset(a + ck, 0, 2);
 	memset(want + ck, 0, 2);
 	if (place != XP_STAMP_NONE) {
-		size_t n = place == XP_STAMP_AT_IPID ? 6 : 8;
+		size_t n = place == XP_STAMP_AT_IPID ? 6 : tagged ? 12 : 8;
 		memset(a + lay.payload_off, 0, n);
 		memset(want + lay.payload_off, 0, n);
 	}
@@ -143,6 +156,7 @@ static void stream_stamp_case_clock(bool v6, uint8_t proto, size_t size, unsigne
 		fail_msg("create: %s", err);
 	t0 = clock_ticks(tai);
 	ops->set_t0(eng, t0);
+	ops->set_stamp_key(eng, TAG_KEY);
 	if (ops->start(eng, err, sizeof(err)))
 		fail_msg("start: %s", err);
 	wait_tx(nframes, 30);

@@ -102,6 +102,43 @@ static void test_refused_fields(void **state)
 	}
 }
 
+/* The stamps' tag key of the "started" reply: 32 hex digits both ways; an
+ * older server's reply without one gives 0; anything else is refused. */
+static void test_stamp_key(void **state)
+{
+	const uint64_t k[2] = { 0x0123456789abcdefull, 0xfedcba9876543210ull };
+	uint64_t got[2];
+	char err[256];
+	struct json_object *p = json_object_new_object();
+
+	(void)state;
+	json_object_object_add(p, "key", xp_stamp_key_to_json(k));
+	assert_string_equal(json_object_get_string(json_object_object_get(p, "key")),
+			    "0123456789abcdeffedcba9876543210");
+	assert_int_equal(xp_stamp_key_from_json(p, got, err, sizeof(err)), 1);
+	assert_true(got[0] == k[0] && got[1] == k[1]);
+	json_object_put(p);
+	/* none: an older server */
+	p = json_object_new_object();
+	assert_int_equal(xp_stamp_key_from_json(p, got, err, sizeof(err)), 0);
+	assert_true(!got[0] && !got[1]);
+	json_object_put(p);
+	static const char *const bad[] = { "{\"key\":\"0123\"}", "{\"key\":12}",
+		"{\"key\":\"0123456789abcdeffedcba987654321g\"}", "{\"key\":\"00000000000000000000000000000000\"}",
+		"{\"key\":\"0123456789abcdeffedcba98765432100\"}", "{\"key\":null}" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = json_tokener_parse(bad[i]);
+		assert_non_null(p);
+		err[0] = 0;
+		got[0] = got[1] = 7;
+		if (xp_stamp_key_from_json(p, got, err, sizeof(err)) != -1)
+			fail_msg("%s taken", bad[i]);
+		assert_true(!got[0] && !got[1]);
+		assert_non_null(strstr(err, "32 hex digits"));
+		json_object_put(p);
+	}
+}
+
 /* The stamp settings travel with the request; a request without them asks for none. */
 static void test_stamp_roundtrip(void **state)
 {
@@ -413,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_valid_request_roundtrip),
 		cmocka_unit_test(test_refused_fields),
 		cmocka_unit_test(test_stamp_roundtrip),
+		cmocka_unit_test(test_stamp_key),
 		cmocka_unit_test(test_stamp_refused),
 		cmocka_unit_test(test_final_and_streams),
 		cmocka_unit_test(test_printable),

@@ -138,8 +138,12 @@ static void stamp_rewrites(int family, uint8_t proto, size_t size, enum xp_stamp
 	uint8_t tmpl[1600], f[1600];
 	size_t len;
 	uint64_t x = size * 7919 + proto;
+	const uint64_t key[2] = { 0x0123456789abcdefull, 0xfedcba9876543210ull };
 
 	assert_int_equal(frame_layout_of(&s, &lay, NULL), 0);
+	/* The tag follows the stamp where the payload has 4 bytes to spare. */
+	int tagged = want == XP_STAMP_AT_PAYLOAD && lay.payload_len >= 12;
+	size_t stamp_len = want == XP_STAMP_AT_IPID ? 6 : tagged ? 12 : 8;
 	len = frame_build(&s, tmpl, sizeof(tmpl), NULL);
 	assert_int_equal(len, size - 4);
 	assert_int_equal(frame_stamp_place(&s, &lay), want);
@@ -151,11 +155,19 @@ static void stamp_rewrites(int family, uint8_t proto, size_t size, enum xp_stamp
 
 		if (i % 500 == 0)
 			st = i ? ~0ull : 0; /* all ones and all zeros too */
-		frame_put_stamp(f, &lay, want, st);
+		frame_put_stamp(f, &lay, want, st, key);
 		for (int k = 0; k < 8; k++)
 			be[k] = (uint8_t)(st >> (56 - 8 * k));
 		if (want == XP_STAMP_AT_PAYLOAD) {
 			assert_memory_equal(f + lay.payload_off, be, 8);
+			if (tagged) {
+				uint32_t tag = xp_stamp_tag(key[0], key[1], st);
+				uint8_t tb[4] = { (uint8_t)(tag >> 24), (uint8_t)(tag >> 16), (uint8_t)(tag >> 8),
+						  (uint8_t)tag };
+				assert_memory_equal(f + lay.payload_off + 8, tb, 4);
+				/* Another key, another tag (for these stamps). */
+				assert_int_not_equal(tag, xp_stamp_tag(key[0] ^ 1, key[1], st));
+			}
 		} else if (want == XP_STAMP_AT_IPID) {
 			assert_memory_equal(ip + 4, be, 2);
 			assert_memory_equal(f + lay.payload_off, be + 2, 6);
@@ -182,8 +194,8 @@ static void stamp_rewrites(int family, uint8_t proto, size_t size, enum xp_stamp
 		memset(a + ck, 0, 2);
 		memset(b + ck, 0, 2);
 		if (want != XP_STAMP_NONE) {
-			memset(a + lay.payload_off, 0, want == XP_STAMP_AT_IPID ? 6 : 8);
-			memset(b + lay.payload_off, 0, want == XP_STAMP_AT_IPID ? 6 : 8);
+			memset(a + lay.payload_off, 0, stamp_len);
+			memset(b + lay.payload_off, 0, stamp_len);
 		}
 		assert_memory_equal(a, b, len);
 	}
@@ -200,6 +212,25 @@ static void test_write_v6_udp_74(void **state) { stamp_rewrites(AF_INET6, IPPROT
 static void test_write_v6_udp_66(void **state) { stamp_rewrites(AF_INET6, IPPROTO_UDP, 66, XP_STAMP_NONE); }
 static void test_write_v6_tcp_86(void **state) { stamp_rewrites(AF_INET6, IPPROTO_TCP, 86, XP_STAMP_AT_PAYLOAD); }
 static void test_write_v6_tcp_78(void **state) { stamp_rewrites(AF_INET6, IPPROTO_TCP, 78, XP_STAMP_NONE); }
+/* Room for the stamp, not yet for its tag (8..11 payload bytes), and the first size with both. */
+static void test_write_v4_tcp_69(void **state) { stamp_rewrites(AF_INET, IPPROTO_TCP, 69, XP_STAMP_AT_PAYLOAD); }
+static void test_write_v4_tcp_70(void **state) { stamp_rewrites(AF_INET, IPPROTO_TCP, 70, XP_STAMP_AT_PAYLOAD); }
+static void test_write_v6_udp_77(void **state) { stamp_rewrites(AF_INET6, IPPROTO_UDP, 77, XP_STAMP_AT_PAYLOAD); }
+static void test_write_v6_tcp_90(void **state) { stamp_rewrites(AF_INET6, IPPROTO_TCP, 90, XP_STAMP_AT_PAYLOAD); }
+
+/* Which sizes carry the tag: from 12 payload bytes, at the payload place only. */
+static void test_tagged_sizes(void **state)
+{
+	(void)state;
+	assert_false(xp_stamp_tagged(XP_STAMP_AT_IPID, 6));
+	assert_false(xp_stamp_tagged(XP_STAMP_AT_PAYLOAD, 11));
+	assert_true(xp_stamp_tagged(XP_STAMP_AT_PAYLOAD, 12));
+	assert_false(xp_stamp_tagged(XP_STAMP_NONE, 100));
+	/* Every stamp bit moves the tag: a flipped bit gives another tag. */
+	for (int b = 0; b < 64; b++)
+		assert_int_not_equal(xp_stamp_tag(1, 2, 0x0102030405060708ull),
+				     xp_stamp_tag(1, 2, 0x0102030405060708ull ^ (1ull << b)));
+}
 
 /* ---- send-interval bins ------------------------------------------------ */
 
@@ -308,6 +339,11 @@ int main(void)
 		cmocka_unit_test(test_write_v6_udp_66),
 		cmocka_unit_test(test_write_v6_tcp_86),
 		cmocka_unit_test(test_write_v6_tcp_78),
+		cmocka_unit_test(test_write_v4_tcp_69),
+		cmocka_unit_test(test_write_v4_tcp_70),
+		cmocka_unit_test(test_write_v6_udp_77),
+		cmocka_unit_test(test_write_v6_tcp_90),
+		cmocka_unit_test(test_tagged_sizes),
 		cmocka_unit_test(test_bins_exact),
 		cmocka_unit_test(test_bins_uncount),
 		cmocka_unit_test(test_bins_random),

@@ -181,6 +181,10 @@ int xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_ob
 		snprintf(m->note, sizeof(m->note), "not read by the server (%s): loss by count only, no latency", why);
 		goto hw_check;
 	}
+	/* The stamps' tag key (bpf/lib/stamp.h); an older server sends none and
+	 * checks none: the frames then carry a tag under 0, 0. */
+	if (xp_stamp_key_from_json(p, m->key, err, errlen) < 0)
+		return 1;
 	xp_boot_id(ours, sizeof(ours));
 	xp_msg_printable(xp_json_str(reply, "boot_id", ""), theirs, sizeof(theirs));
 	bool same_host = ours[0] && !strcmp(ours, theirs);

@@ -60,6 +60,7 @@ struct xp_cmeas {
 	/* --rtt: the server reflects the stamped frames, this program (on the
 	 * sending interface) times them; its bins replace the server's. */
 	bool rtt, server_reflects;
+	uint64_t key[2];        /* the stamps' tag key from the server's start reply (0, 0: none) */
 	struct rtt_prog *rp;
 };
 

@@ -149,6 +149,9 @@ int xp_client_request_test(struct client *c)
 		return xp_client_fail(c, 1, "%s", err);
 	}
 	json_object_put(r);
+	/* The stamps' tag, before the engine sends its first frame. */
+	if (c->meas.on && c->ops->set_stamp_key && c->eng)
+		c->ops->set_stamp_key(c->eng, c->meas.key);
 	/* --rtt: the program that times the returning frames, attached before
 	 * the engine sends the first one. */
 	if (xp_cmeas_rtt_start(&c->meas, o, &c->ec.frames.tmpl, c->link.ifindex, err, sizeof(err)))

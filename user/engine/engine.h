@@ -42,6 +42,10 @@ struct xp_frames_cfg {
 		uint64_t t0;            /* start of interval 0, stamp ticks of the clock below */
 		uint64_t ival;          /* ticks per interval; 0 = no stamps (the engine then counts no bins) */
 		bool tai;               /* CLOCK_TAI (hosts synchronised by PTP); else CLOCK_MONOTONIC */
+		/* The test's tag key (bpf/lib/stamp.h), from the server's start
+		 * reply: frames with room carry xp_stamp_tag after the stamp
+		 * (under key 0, 0 when the server gave none: an older one). */
+		uint64_t key[2];
 	} stamp;
 };
 
@@ -185,6 +189,9 @@ struct xp_engine_ops {
 	/* The stamp's t0 (xp_stamp_cfg.t0), when the client learns it only
 	 * after create(): call before start(). NULL with sent_in. */
 	void (*set_t0)(struct xp_engine *e, uint64_t t0);
+	/* The stamps' tag key (xp_stamp_cfg.key), known only from the server's
+	 * start reply: call before start(). NULL with sent_in. */
+	void (*set_stamp_key)(struct xp_engine *e, const uint64_t key[2]);
 	void (*stop)(struct xp_engine *e);   /* stop sending, wait for threads and for replies in flight */
 	void (*destroy)(struct xp_engine *e);
 	/* Its lines of the report's header (NULL: none beyond the common ones). */

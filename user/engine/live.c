@@ -255,6 +255,13 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static void live_set_stamp_key(struct xp_engine *e, const uint64_t key[2])
+{
+	e->cfg.frames.stamp.key[0] = key[0];
+	e->cfg.frames.stamp.key[1] = key[1];
+	xp_gen_set_key(e->skel, key);
+}
+
 static void live_destroy(struct xp_engine *e);
 
 static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
@@ -460,4 +467,5 @@ const struct xp_engine_ops xp_engine_live = {
 	XP_ENGINE_LIFECYCLE(live),
 	.sent_in = live_sent_in,
 	.set_t0 = live_set_t0,
+	.set_stamp_key = live_set_stamp_key,
 };

@@ -100,6 +100,7 @@ static int gen_mix_config(const struct xp_engine_cfg *cfg, struct xp_generator_c
 		ro->mix[i].off = off;
 		ro->mix[i].len = (__u16)len;
 		ro->mix[i].stamp = place;
+		ro->mix[i].tag = (__u8)xp_stamp_tagged(place, lay.payload_len);
 		off += (__u32)((len + 7) & ~(size_t)7);
 	}
 	memcpy((void *)ro->mix_pattern, m->pattern, m->plen);
@@ -173,6 +174,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	ro->stamp = cfg->frames.stamp.ival && !(lay->payload_off & 1)
 			    ? (__u8)xp_stamp_place_of(cfg->frames.tmpl.src.family == AF_INET6, lay->payload_len)
 			    : XP_STAMP_NONE;
+	ro->stamp_tag = (__u8)xp_stamp_tagged(ro->stamp, lay->payload_len);
 	ro->stamp_tai = cfg->frames.stamp.tai;
 	ro->sport_lo = cfg->sport_lo;
 	ro->sport_hi = cfg->sport_hi;
@@ -185,6 +187,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	if (cfg->kind == XP_TEST_CONNECT || cfg->kind == XP_TEST_HOLD) {
 		ro->syn_mode = 1;
 		ro->stamp = XP_STAMP_NONE; /* SYNs are connection tests: no stamp */
+		ro->stamp_tag = 0;
 		ro->is_v6 = cfg->frames.tmpl.src.family == AF_INET6;
 		ro->l3_off = lay->l3_off;
 		ro->nbind = cfg->nbind;
@@ -225,7 +228,14 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	}
 	*out = skel;
 	xp_gen_set_meas(skel, cfg->frames.stamp.t0, cfg->frames.stamp.ival);
+	xp_gen_set_key(skel, cfg->frames.stamp.key);
 	return 0;
+}
+
+void xp_gen_set_key(struct generator_bpf *skel, const uint64_t key[2])
+{
+	skel->bss->gen_meas.key[0] = key[0];
+	skel->bss->gen_meas.key[1] = key[1];
 }
 
 void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival)

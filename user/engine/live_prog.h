@@ -61,6 +61,10 @@ __u64 xp_gen_sent(struct generator_bpf *skel);
  */
 void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival);
 
+/* Set the stamps' tag key (bpf/lib/stamp.h; xp_gen_load sets that of
+ * cfg->frames.stamp): call before the first frame is sent. */
+void xp_gen_set_key(struct generator_bpf *skel, const uint64_t key[2]);
+
 /*
  * Tell the program that thread tid starts a new BPF_PROG_RUN call: its
  * first frame, and every XP_GEN_BATCH-th after it (the kernel's batches),

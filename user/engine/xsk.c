@@ -230,7 +230,8 @@ uint32_t xsk_post_batch(struct xsk_worker *w, uint64_t *next, uint32_t want, uin
 			place = e->mix_place[k];
 		}
 		if (stamp)
-			frame_put_stamp((uint8_t *)w->area + addr, fl, place, xp_stamp_pack(stream, w->seq++, ts));
+			frame_put_stamp((uint8_t *)w->area + addr, fl, place, xp_stamp_pack(stream, w->seq++, ts),
+					e->cfg.frames.stamp.key);
 		idx += xsk_post(w, idx, addr, e->mix ? fl->len : w->frame_len);
 	}
 	xsk_ring_prod__submit(&w->tx, ndesc);
@@ -536,6 +537,13 @@ static void xsk_set_t0(struct xp_engine *e, uint64_t t0)
 	e->cfg.frames.stamp.t0 = t0; /* the threads read it once started */
 }
 
+static void xsk_set_stamp_key(struct xp_engine *e, const uint64_t key[2])
+{
+	/* Read by the threads, which start after this. */
+	e->cfg.frames.stamp.key[0] = key[0];
+	e->cfg.frames.stamp.key[1] = key[1];
+}
+
 static void xsk_destroy(struct xp_engine *e)
 {
 	if (!e)
@@ -552,4 +560,5 @@ const struct xp_engine_ops xp_engine_xsk = {
 	XP_ENGINE_LIFECYCLE(xsk),
 	.sent_in = xsk_sent_in,
 	.set_t0 = xsk_set_t0,
+	.set_stamp_key = xsk_set_stamp_key,
 };

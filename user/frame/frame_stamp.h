@@ -1,5 +1,6 @@
 /*
- * Writing the 8-byte stamp of bpf/lib/stamp.h into a frame built by
+ * Writing the 8-byte stamp of bpf/lib/stamp.h (and its 4-byte tag where
+ * there is room) into a frame built by
  * frame_build, for senders that write frames in userspace (the AF_XDP
  * engine; the live engine's generator does the same in BPF). The stamp
  * replaces whatever stamp (or template bytes) the frame held, and the
@@ -58,10 +59,14 @@ static inline uint16_t frame_stamp_csum(uint16_t check, uint32_t old_sum, uint32
 	return (uint16_t)~sum;
 }
 
-/* Write stamp (xp_stamp_pack) at place p of frame f, fixing its checksums. */
-static inline void frame_put_stamp(uint8_t *f, const struct frame_layout *lay, enum xp_stamp_place p, uint64_t stamp)
+/* Write stamp (xp_stamp_pack) at place p of frame f, fixing its checksums;
+ * with key (the test's, from the server's start reply; NULL: none) its tag
+ * too where the frame has room (xp_stamp_tagged: 4 bytes after the stamp). */
+static inline void frame_put_stamp(uint8_t *f, const struct frame_layout *lay, enum xp_stamp_place p, uint64_t stamp,
+				   const uint64_t *key)
 {
-	uint8_t be[XP_STAMP_BYTES];
+	uint8_t be[XP_STAMP_BYTES + XP_STAMP_TAG_BYTES];
+	unsigned len = XP_STAMP_BYTES;
 	uint8_t *pl = f + lay->payload_off, *ip = f + lay->l3_off;
 	uint8_t *ck = f + lay->l4_off + (lay->l4_proto == IPPROTO_TCP ? 16 : 6);
 	uint16_t check;
@@ -71,6 +76,13 @@ static inline void frame_put_stamp(uint8_t *f, const struct frame_layout *lay, e
 		return;
 	for (unsigned i = 0; i < XP_STAMP_BYTES; i++)
 		be[i] = (uint8_t)(stamp >> (56 - 8 * i));
+	if (key && xp_stamp_tagged(p, lay->payload_len)) {
+		uint32_t tag = xp_stamp_tag(key[0], key[1], stamp);
+
+		for (unsigned i = 0; i < XP_STAMP_TAG_BYTES; i++)
+			be[XP_STAMP_BYTES + i] = (uint8_t)(tag >> (24 - 8 * i));
+		len += XP_STAMP_TAG_BYTES;
+	}
 	skip = p == XP_STAMP_AT_IPID ? 2 : 0;
 	if (skip) {
 		uint16_t ipck, old_id, id;
@@ -82,7 +94,7 @@ static inline void frame_put_stamp(uint8_t *f, const struct frame_layout *lay, e
 		memcpy(ip + 10, &ipck, 2);
 		memcpy(ip + 4, &id, 2);
 	}
-	unsigned nw = (XP_STAMP_BYTES - skip) / 2;
+	unsigned nw = (len - skip) / 2;
 	uint32_t old_sum = frame_stamp_words(pl, nw), new_sum = frame_stamp_words(be + skip, nw);
 
 	memcpy(&check, ck, 2);
@@ -91,7 +103,7 @@ static inline void frame_put_stamp(uint8_t *f, const struct frame_layout *lay, e
 	if (check == 0 && lay->l4_proto == IPPROTO_UDP)
 		check = 0xffff;
 	memcpy(ck, &check, 2);
-	memcpy(pl, be + skip, XP_STAMP_BYTES - skip);
+	memcpy(pl, be + skip, len - skip);
 }
 
 #endif

@@ -54,7 +54,9 @@ struct server_hwts_bpf *xp_hwts_load(struct server_bpf *main, int ifindex, char 
 		}
 	}
 	bpf_program__set_ifindex(h->progs.xdp_server, (__u32)ifindex);
-	bpf_program__set_flags(h->progs.xdp_server, bpf_program__flags(h->progs.xdp_server) | BPF_F_XDP_DEV_BOUND_ONLY);
+	/* Multi-buffer as the main program is (server_prog_open). */
+	bpf_program__set_flags(h->progs.xdp_server, bpf_program__flags(h->progs.xdp_server) | BPF_F_XDP_DEV_BOUND_ONLY |
+						    (bpf_program__flags(main->progs.xdp_server) & BPF_F_XDP_HAS_FRAGS));
 	r = server_hwts_bpf__load(h);
 	if (r) {
 		snprintf(err, errlen, "cannot load the device-bound XDP program for ifindex %d: %s", ifindex,

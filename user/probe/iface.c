@@ -180,8 +180,8 @@ int xp_probe_iface(const struct xp_probe_kernel *k, const char *ifname, int debu
 		xp_probe_set(it, "multi_buffer", XP_PROBE_NO, "%s", k->item[XP_PK_FRAGS].reason);
 	else if (f.xdp & XP_XDP_ACT_RX_SG)
 		xp_probe_set(it, "multi_buffer", k->item[XP_PK_FRAGS].state,
-			     "%s passes multi-buffer frames to XDP (xdp-features: rx-sg%s); xdpperf's own programs are "
-			     "single-buffer, so native XDP bounds the MTU", drv,
+			     "%s passes multi-buffer frames to XDP (xdp-features: rx-sg%s); the server's XDP program "
+			     "takes them (native XDP at a jumbo MTU), the client's programs are single-buffer", drv,
 			     f.xdp & XP_XDP_ACT_NDO_XMIT_SG ? ", ndo-xmit-sg" : "");
 	else
 		xp_probe_set(it, "multi_buffer", XP_PROBE_NO, "%s has no rx-sg: XDP sees single-buffer frames only", drv);

@@ -331,6 +331,40 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	return get_bind(o, t, err, errlen);
 }
 
+struct json_object *xp_stamp_key_to_json(const uint64_t key[2])
+{
+	char s[33];
+
+	snprintf(s, sizeof(s), "%016llx%016llx", (unsigned long long)key[0], (unsigned long long)key[1]);
+	return json_object_new_string(s);
+}
+
+int xp_stamp_key_from_json(struct json_object *p, uint64_t key[2], char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	key[0] = key[1] = 0;
+	if (!p || !json_object_object_get_ex(p, "key", &v))
+		return 0;
+	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	if (!s || strlen(s) != 32)
+		goto bad;
+	for (int i = 0; i < 32; i++) {
+		int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+				  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			goto bad;
+		key[i / 16] = key[i / 16] << 4 | (uint64_t)d;
+	}
+	if (!(key[0] | key[1]))
+		goto bad;
+	return 1;
+bad:
+	key[0] = key[1] = 0;
+	snprintf(err, errlen, "the server's stamp key is not 32 hex digits (not an xdpperf server?)");
+	return -1;
+}
+
 void xp_boot_id(char *buf, size_t len)
 {
 	buf[0] = '\0';

@@ -97,6 +97,18 @@ struct xp_sock_counts {
 struct json_object *xp_sock_counts_to_json(const struct xp_sock_counts *c);
 void xp_sock_counts_from_json(struct json_object *o, struct xp_sock_counts *c);
 
+/*
+ * The stamps' tag key (bpf/lib/stamp.h's xp_stamp_tag): the per-test secret
+ * the server chooses and sends in its "started" reply, "stamps": {"key":
+ * "<32 hex digits>"} (key[0] first, each as 16 digits, most significant
+ * first). Never 0, 0 (that is "no key").
+ */
+struct json_object *xp_stamp_key_to_json(const uint64_t key[2]);
+/* From the reply's "stamps" object p: 1 with key set, 0 if p has none (an
+ * older server), -1 with err if it has one that is not exactly 32 hex
+ * digits or is all zeros (strict: the server may be hostile). */
+int xp_stamp_key_from_json(struct json_object *p, uint64_t key[2], char *err, size_t errlen);
+
 /* This host's boot id (/proc/sys/kernel/random/boot_id) into buf, "" if unreadable. */
 void xp_boot_id(char *buf, size_t len);
 

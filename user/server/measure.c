@@ -13,6 +13,7 @@
 
 #include "server/state.h"
 #include "bpf/lib/stamp.h"
+#include "util/random.h"
 
 /* Frame tests only: a socket test's segments are the kernel's, with no stamp. */
 static bool wants_stamps(const struct xp_test *t)
@@ -55,7 +56,17 @@ int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t err
 	 * namespace lab included). Otherwise only the user can say the clocks
 	 * agree (--clock tai on PTP-synchronised hosts). */
 	bool same_host = bid[0] && !strcmp(bid, t->stamp.boot_id);
+	/* The test's tag key: a frame not addressed to this host is the
+	 * test's only with a tag made with it (bpf/lib/stamp.h). A secret,
+	 * so from getrandom without the weak fallback; never 0, 0 (none). */
+	do {
+		if (xp_random_fill(c->meas_key, sizeof(c->meas_key), false)) {
+			snprintf(err, errlen, "cannot get random bytes for the stamps' key: %s", strerror(errno));
+			return -1;
+		}
+	} while (!(c->meas_key[0] | c->meas_key[1]));
 	struct xp_slot_meas m = {
+		.key = { c->meas_key[0], c->meas_key[1] },
 		.t0 = t->stamp.t0,
 		.ival = t->stamp.ival,
 		.flags = (same_host || t->stamp.oneway ? XP_MEAS_ONEWAY : 0) | (t->stamp.tai ? XP_MEAS_TAI : 0) |
@@ -81,6 +92,7 @@ void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_o
 	if (c->meas) {
 		json_object_object_add(p, "oneway", json_object_new_boolean(c->meas_oneway));
 		json_object_object_add(p, "reflect", json_object_new_boolean(c->test.stamp.reflect));
+		json_object_object_add(p, "key", xp_stamp_key_to_json(c->meas_key));
 		/* Which clock times a frame's arrival (the report says it). */
 		const struct xp_test_stamp *st = &c->test.stamp;
 		const char *why = NULL, *kernel = st->tai ? "CLOCK_TAI (bpf_ktime_get_tai_ns)"

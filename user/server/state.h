@@ -77,6 +77,7 @@ struct srv_client {
 	bool meas;           /* server_prog_meas_start took the test's settings */
 	bool meas_oneway;    /* it times frames one way (same host, or the client says --clock tai) */
 	char meas_why[160];  /* why not, for the "started" reply ("" when meas) */
+	uint64_t meas_key[2]; /* the stamps' tag key (bpf/lib/stamp.h), sent in the "started" reply */
 	/* --bidir's reverse trial (reverse.c): the child that sends it, its stdout */
 	int rev_pid;         /* 0: none */
 	int rev_fd;          /* -1: none */
