@@ -101,7 +101,7 @@ static void test_jumbo_counted_whole(void **state)
 	len = jumbo(&u, in, sizeof(in));
 	put16(in + 14 + 2, (uint16_t)(JUMBO - 14 + 4));
 	put16(in + 14 + 10, 0);
-	put16(in + 14 + 10, csum16(in + 14, 20));
+	put16(in + 14 + 10, ref_csum(in + 14, 20));
 	uint64_t mal = get_gstat(skel, XP_G_MALFORMED);
 	assert_int_equal(run_big(skel, in, len, out, &olen), XDP_PASS);
 	assert_int_equal(get_gstat(skel, XP_G_MALFORMED), mal + 1);
@@ -109,7 +109,7 @@ static void test_jumbo_counted_whole(void **state)
 	len = jumbo(&u, in, sizeof(in));
 	in[14 + 15] = 9; /* from 10.0.0.9 */
 	put16(in + 14 + 10, 0);
-	put16(in + 14 + 10, csum16(in + 14, 20));
+	put16(in + 14 + 10, ref_csum(in + 14, 20));
 	for (size_t i = 100; i < len; i++)
 		in[i] = (uint8_t)(i * 7);
 	assert_int_equal(run_big(skel, in, len, out, &olen), XDP_PASS);

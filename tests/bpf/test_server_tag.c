@@ -52,7 +52,7 @@ static size_t tagged_frame(const struct fspec *s, int fwd, uint32_t tag, uint8_t
 
 			memcpy(ip + 16, &a, 4);
 			put16(ip + 10, 0);
-			put16(ip + 10, csum16(ip, 20));
+			put16(ip + 10, ref_csum(ip, 20));
 		}
 	}
 	return len;
@@ -205,7 +205,7 @@ static void test_no_key_no_tag_path(void **state)
 	len = tagged_frame(&s, 1, xp_stamp_tag(KEY[0], KEY[1], STAMP), in, sizeof(in));
 	in[14 + 15] = 9; /* from 10.0.0.9 */
 	put16(in + 14 + 10, 0);
-	put16(in + 14 + 10, csum16(in + 14, 20));
+	put16(in + 14 + 10, ref_csum(in + 14, 20));
 	expect_passed(skel, in, len);
 	expect_counters(skel, TEST_SLOT, (struct xp_counters){ 0 });
 }
