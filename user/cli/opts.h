@@ -157,7 +157,7 @@ struct xp_opts {
 #define XP_RFC_T_B2B        (1u << 3)
 #define XP_RFC_T_ALL        0xfu
 
-/* Exit statuses (documented in --help and README). */
+/* Exit statuses (documented in --help, the man page and the README). */
 #define XP_EXIT_OK       0
 #define XP_EXIT_RUNTIME  1 /* the test could not run or ended early */
 #define XP_EXIT_USAGE    2

@@ -1,7 +1,7 @@
 /*
  * Control channel between client and server: one TCP connection per test,
  * carrying newline-delimited JSON objects ({"op": ...}). The client asks, the
- * server answers; see docs in README "Control protocol".
+ * server answers; see docs/protocol.md.
  */
 #ifndef XP_CHANNEL_H
 #define XP_CHANNEL_H
