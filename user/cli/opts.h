@@ -58,6 +58,7 @@ struct xp_opts {
 	char dev[IF_NAMESIZE];       /* --dev, empty = from the route */
 	int family;                  /* -4 / -6, 0 = from the address */
 	uint16_t port_lo, port_hi;   /* -p */
+	bool port_set;               /* -p given: else a client asks the server for a free range */
 	uint16_t cport_lo, cport_hi; /* --cport */
 	double duration;             /* -t */
 	double interval;             /* -i */

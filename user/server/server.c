@@ -199,7 +199,8 @@ static bool authorized(struct server *s, struct srv_client *c, const char *op)
 {
 	if (!s->key.set)
 		return true;
-	bool starts = !strcmp(op, "start") || !strcmp(op, "reverse");
+	/* "ports" reserves a range for a start to come: as much a start as the start itself. */
+	bool starts = !strcmp(op, "start") || !strcmp(op, "reverse") || !strcmp(op, "ports");
 	if (!starts && c->authed)
 		return true;
 	if (!starts || !c->mac[0]) {
@@ -238,6 +239,8 @@ static void on_message(struct server *s, struct srv_client *c, struct json_objec
 		srv_on_start(s, c, m);
 	} else if (!strcmp(op, "reverse")) {
 		srv_on_reverse(s, c, m);
+	} else if (!strcmp(op, "ports")) {
+		srv_on_ports(s, c, m);
 	} else if (!strcmp(op, "sample")) {
 		srv_on_counters(s, c, "sample", m);
 	} else if (!strcmp(op, "stop")) {
