@@ -13,9 +13,10 @@
  * set, then each test kind run against it; docs/privileges.md has the runs):
  * without CAP_PERFMON the verifier refuses the server's XDP counter program
  * and its TC fallback (they are loaded again per test: the TC program, the
- * NIC-timestamp variant); without CAP_SYS_ADMIN a reverse trial (--bidir)
- * on the live engine fails (the engine holds its program in the XDP
- * dispatcher from a private network namespace: unshare(CLONE_NEWNET)).
+ * NIC-timestamp variant). CAP_SYS_ADMIN is not needed: a reverse sender's
+ * live engine holds its program in the XDP dispatcher from a namespace of
+ * its own, which without CAP_SYS_ADMIN it makes inside a user namespace
+ * (loader/gen_hold_userns.c).
  */
 static const struct xp_cap_use uses[] = {
 	{ CAP_BPF, "CAP_BPF", "load the per-test BPF programs (TC fallback, NIC-timestamp variant, reverse senders')" },
@@ -23,7 +24,6 @@ static const struct xp_cap_use uses[] = {
 	{ CAP_NET_ADMIN, "CAP_NET_ADMIN", "attach XDP and TC programs per test, AF_XDP, the reverse sender's netlink" },
 	{ CAP_NET_RAW, "CAP_NET_RAW", "AF_XDP and raw (ICMP) sockets of reverse senders" },
 	{ CAP_IPC_LOCK, "CAP_IPC_LOCK", "a reverse sender's AF_XDP UMEM beyond the memlock limit" },
-	{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "a reverse sender's live engine: unshare(CLONE_NEWNET) for its dispatcher hold" },
 };
 static const struct xp_cap_use bind_use = { CAP_NET_BIND_SERVICE, "CAP_NET_BIND_SERVICE",
 					    "socket tests' listeners on --test-ports below ip_unprivileged_port_start" };
