@@ -61,7 +61,7 @@ static void check_privileges(struct xp_probe_item *it)
 		{ CAP_BPF, "CAP_BPF", "load BPF programs" },
 		{ CAP_NET_ADMIN, "CAP_NET_ADMIN", "attach XDP, AF_XDP" },
 		{ CAP_NET_RAW, "CAP_NET_RAW", "AF_XDP sockets" },
-		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "live frames' private namespace" },
+		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "live frames' private namespace, else made in a user namespace" },
 		{ CAP_IPC_LOCK, "CAP_IPC_LOCK", "AF_XDP UMEM beyond the memlock limit" },
 		{ CAP_PERFMON, "CAP_PERFMON", "the server's XDP counter program passes the verifier" },
 	};
