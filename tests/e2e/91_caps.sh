@@ -55,10 +55,11 @@ xp_check "UDP stream, live engine: the server counts every frame sent" eval '
 	client -c "$XP_SERVER4" -u -t 1 -b 20kpps -J >"$J" &&
 	sent=$(jqv .end.sum.sent.packets) && recv=$(jqv .end.sum.received.packets) &&
 	test "$sent" -gt 10000 && expect_eq received "$recv" "$sent"'
-xp_check "XDP connection test (-x --engine xdp): connections completed, none failed" eval '
+# (SYN-ACKs of handshakes still in flight at the end are seen but not established: >=, not ==)
+xp_check "XDP connection test (-x --engine xdp): the server answered, connections completed" eval '
 	client -c "$XP_SERVER4" -x --engine xdp -t 1 -J >"$J" &&
-	est=$(jqv .end.sum.connections.established) && test "$est" -gt 0 &&
-	expect_eq "SYN-ACKs seen" "$(jqv .end.sum.connections.synack_seen)" "$est"'
+	est=$(jqv .end.sum.connections.established) && syn=$(jqv .end.sum.connections.synack_seen) &&
+	{ ((est > 1000 && syn >= est)) || { echo "established $est, SYN-ACKs seen $syn"; false; }; }'
 xp_check "socket stream test (TC program and listeners set up per test)" eval '
 	client -c "$XP_SERVER4" --engine socket -P 2 -t 1 -J >"$J" &&
 	test "$(jqv .end.sum.sockets.payload_bytes)" -gt 0 &&
