@@ -15,6 +15,8 @@ PKGS=(
   # lab, tests, benchmarks
   iproute2 iputils-ping python3 ethtool nftables conntrack tcpdump tshark netsniff-ng iperf3 jq procps
   gnuplot-nox bc
+  # capsh: tests/e2e/91_caps.sh decodes /proc/PID/status capability sets with it
+  libcap2-bin
   # a TCP server with no xdpperf on it, for --peer kernel without a control channel (started in a test's namespace)
   nginx-light
 )

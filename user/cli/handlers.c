@@ -127,6 +127,7 @@ int opt_dev(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 int opt_port(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
+	o->port_set = true;
 	return parse_port_range(arg, &o->port_lo, &o->port_hi, err, errlen);
 }
 

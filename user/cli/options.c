@@ -67,8 +67,9 @@ const struct xp_option xp_options[] = {
 	  .help = "auto|native|skb for the XDP program: the server's, or\n"
 	          "the XDP connection engine's on the client (default auto)", .sample = "native" },
 	{ "port", 'p', "PORT[:PORT]", XP_SEC_COMMON, 0, opt_port, EVERYWHERE,
-	  .help = "destination port or range of the test traffic\n"
-	          "(default %u:%u); the server counts these ports\n"
+	  .help = "destination port or range of the test traffic;\n"
+	          "without it the server hands out a free range of 16\n"
+	          "(%u:%u when free); the server counts these ports\n"
 	          "(server: the ports of -P's standing listeners)",
 	  .help_nums = { XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI }, .sample = "7000:7003" },
 	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE, .help = "more messages on stderr" },

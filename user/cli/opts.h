@@ -29,8 +29,6 @@ enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE }
 
 /* Server policy (--max-* and friends): safe defaults for a host with real services on it. */
 #define XP_DEFAULT_MAX_DURATION 3600
-#define XP_DEFAULT_TEST_PORT_LO 1024
-#define XP_DEFAULT_TEST_PORT_HI 65535
 #define XP_DEFAULT_MAX_TESTS 8
 #define XP_DEFAULT_MAX_CONTROL_PER_ADDR 4
 #define XP_DEFAULT_MAX_PARALLEL 100000
@@ -55,6 +53,7 @@ struct xp_opts {
 	char dev[IF_NAMESIZE];       /* --dev, empty = from the route */
 	int family;                  /* -4 / -6, 0 = from the address */
 	uint16_t port_lo, port_hi;   /* -p */
+	bool port_set;               /* -p given: else a client asks the server for a free range */
 	uint16_t cport_lo, cport_hi; /* --cport */
 	double duration;             /* -t */
 	double interval;             /* -i */

@@ -447,6 +447,9 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	rc = xp_client_setup_path(c);
 	if (rc)
 		goto out;
+	rc = xp_client_ask_ports(c, o);
+	if (rc)
+		goto out;
 	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
 		o->frame_size = c->link.mtu + 18;
 	rc = xp_client_engine_cfg(c, o);

@@ -58,6 +58,8 @@ const char *xp_client_error_set(const char *msg);
 
 /* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. (path.c) */
 int xp_client_setup_path(struct client *c);
+/* Without -p: the server hands out the test's ports (client/ports.c), before the engine opens. Exit status or 0. */
+int xp_client_ask_ports(struct client *c, struct xp_opts *o);
 /* The engine's configuration from the options and the path. Exit status or 0. (engine_cfg.c) */
 int xp_client_engine_cfg(struct client *c, struct xp_opts *o);
 

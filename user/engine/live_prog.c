@@ -367,13 +367,21 @@ int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err,
 		h.err = r;
 	else
 		pthread_join(t, NULL);
+	if (h.err == EPERM) {
+		/* No CAP_SYS_ADMIN (a server's reverse sender keeps none): a user namespace's own network namespace. */
+		if (h.ns_fd >= 0)
+			close(h.ns_fd);
+		h.link_fd = h.ns_fd = -1;
+		int e = xp_gen_hold_userns(h.prog_fd, &h.link_fd, &h.ns_fd);
+		h.err = e ? (e == EPERM || e == ENOSPC ? EPERM : e) : 0;
+	}
 	if (h.err) {
 		if (h.link_fd >= 0)
 			close(h.link_fd);
 		if (h.ns_fd >= 0)
 			close(h.ns_fd);
 		snprintf(err, errlen, "cannot attach the XDP live-frames generator to a private loopback: %s%s%s",
-			 strerror(h.err), h.err == EPERM ? " (needs CAP_SYS_ADMIN)" : ": use ",
+			 strerror(h.err), h.err == EPERM ? " (needs CAP_SYS_ADMIN, or unprivileged user namespaces)" : ": use ",
 			 h.err == EPERM ? "" : xp_gen_way_out(skel->rodata->config.syn_mode));
 		return -h.err;
 	}

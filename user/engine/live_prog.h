@@ -44,6 +44,9 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
  * Close *link_fd, then *ns_fd, to undo. 0 or -errno with *err set.
  */
 int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen);
+/* The same from a user namespace of a forked helper, for a process without CAP_SYS_ADMIN
+ * (live_hold_userns.c): 0, or an errno. */
+int xp_gen_hold_userns(int prog_fd, int *link_fd, int *ns_fd);
 
 struct xp_mix;
 /* Mixed sizes: the bytes (without FCS) of the frames sent so far, from

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "probe/probe.h"
+#include "spec/defaults.h"
 #include "loader/probe_prog.h"
+#include "util/privdrop.h"
 #include "util/process.h"
 
 void xp_probe_set(struct xp_probe_item *it, const char *key, enum xp_probe_state st, const char *fmt, ...)
@@ -60,10 +62,11 @@ static void check_privileges(struct xp_probe_item *it)
 		{ CAP_BPF, "CAP_BPF", "load BPF programs" },
 		{ CAP_NET_ADMIN, "CAP_NET_ADMIN", "attach XDP, AF_XDP" },
 		{ CAP_NET_RAW, "CAP_NET_RAW", "AF_XDP sockets" },
-		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "live frames' private namespace" },
+		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "live frames' private namespace, else made in a user namespace" },
 		{ CAP_IPC_LOCK, "CAP_IPC_LOCK", "AF_XDP UMEM beyond the memlock limit" },
+		{ CAP_PERFMON, "CAP_PERFMON", "the server's XDP counter program passes the verifier" },
 	};
-	char have[160] = "", lack[256] = "";
+	char have[192] = "", lack[256] = "";
 	cap_t c = cap_get_proc();
 	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		cap_flag_value_t v = CAP_CLEAR;
@@ -104,6 +107,10 @@ void xp_probe_kernel(struct xp_probe_kernel *k)
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
 	check_btf(&k->item[XP_PK_BTF], &kfunc);
 	check_privileges(&k->item[XP_PK_PRIV]);
+	uint64_t eff = 0, prm = 0;
+	k->server_caps = xp_server_caps(XP_DEFAULT_TEST_PORT_LO, xp_unpriv_port_start());
+	if (!xp_caps_current(&eff, &prm))
+		k->server_caps_have = eff & k->server_caps;
 
 	/* Live frames: a drop program run once in live mode on loopback sends nothing. */
 	struct xp_probe_item *it = &k->item[XP_PK_LIVE];

@@ -9,6 +9,7 @@
 #define XP_PROBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "loader/live_out.h" /* enum xp_probe_state */
@@ -26,6 +27,9 @@ struct xp_probe_kernel {
 	char release[65];
 	struct xp_probe_item item[XP_PK_N];
 	bool can_load;      /* a BPF program loaded at all */
+	/* What a server keeps after setup with the default --test-ports (util/privdrop.h),
+	 * bit N = capability N, and which of them this process has (effective). */
+	uint64_t server_caps, server_caps_have;
 };
 
 enum { XP_PI_NATIVE, XP_PI_LIVE, XP_PI_ZC, XP_PI_FRAGS, XP_PI_TSTAMP, XP_PI_N };

@@ -24,12 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "net/netdev.h"
 #include "server/server.h"
 #include "server/state.h"
+#include "util/privdrop.h"
 #include "util/process.h"
 #include "util/time.h"
 
@@ -197,7 +199,8 @@ static bool authorized(struct server *s, struct srv_client *c, const char *op)
 {
 	if (!s->key.set)
 		return true;
-	bool starts = !strcmp(op, "start") || !strcmp(op, "reverse");
+	/* "ports" reserves a range for a start to come: as much a start as the start itself. */
+	bool starts = !strcmp(op, "start") || !strcmp(op, "reverse") || !strcmp(op, "ports");
 	if (!starts && c->authed)
 		return true;
 	if (!starts || !c->mac[0]) {
@@ -236,6 +239,8 @@ static void on_message(struct server *s, struct srv_client *c, struct json_objec
 		srv_on_start(s, c, m);
 	} else if (!strcmp(op, "reverse")) {
 		srv_on_reverse(s, c, m);
+	} else if (!strcmp(op, "ports")) {
+		srv_on_ports(s, c, m);
 	} else if (!strcmp(op, "sample")) {
 		srv_on_counters(s, c, "sample", m);
 	} else if (!strcmp(op, "stop")) {
@@ -423,6 +428,42 @@ static void on_deadline(struct server *s, struct srv_client *c)
 	}
 }
 
+/*
+ * After setup (issue 28 point 13): the XDP program is loaded and the control
+ * port open, so from here on the server keeps only what its tests need
+ * (util/privdrop.c says which and why; docs/privileges.md). Before any
+ * thread starts (the listener thread, the socket engine's workers): each
+ * thread has its own capabilities, and new ones inherit the caller's.
+ */
+static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
+{
+	/* Socket tests raise their open-file limit; the hard limit goes up now,
+	 * while we may (CAP_SYS_RESOURCE), so that they need only the soft one. */
+	struct rlimit rl;
+	unsigned long nr_open = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (nr_open && !getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_max < nr_open) {
+		rl.rlim_max = nr_open;
+		setrlimit(RLIMIT_NOFILE, &rl); /* without CAP_SYS_RESOURCE it stays: tests say so when they need it */
+	}
+	unsigned lowest = o->test_port_lo;
+	if (o->engine == XP_ENGINE_SOCKET && o->port_lo < lowest)
+		lowest = o->port_lo;
+	uint64_t kept;
+	int r = xp_caps_drop_to(xp_server_caps(lowest, xp_unpriv_port_start()), &kept, err, errlen);
+	if (r)
+		return r;
+	char names[512];
+	xp_caps_names(kept, names, sizeof(names));
+	printf("xdpperf server keeps the capabilities %s and no others (docs/privileges.md)\n", *names ? names : "(none)");
+	return 0;
+}
+
 static int serve(struct server *s)
 {
 	const struct xp_opts *o = s->o;
@@ -544,6 +585,10 @@ int xp_server_run(const struct xp_opts *o)
 	}
 	s->lfd = listen_on(&o->bind_control, o->control_port, err, sizeof(err));
 	if (s->lfd < 0) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		goto out;
+	}
+	if (drop_privileges(o, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}

@@ -205,7 +205,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		return;
 	}
 	struct xp_port_range mine[1] = { { o->port_lo, o->port_hi } };
-	if (check_totals(s, &t, own, err, sizeof(err)) ||
+	if (srv_ports_reserved(s, c, t.port_lo, t.port_hi, err, sizeof(err)) || check_totals(s, &t, own, err, sizeof(err)) ||
 	    xp_policy_check_ports(o, &t, mine, s->listeners ? 1 : 0, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;

@@ -59,6 +59,8 @@ struct srv_client {
 	bool authed;
 	char nonce[XP_AUTH_HEX_LEN + 1]; /* "" until a challenge was sent */
 	char mac[XP_AUTH_HEX_LEN + 1];   /* "" until the client's answer came */
+	/* the port range handed out for its test ({"op":"ports"}, ports_op.c); resv_hi 0: none */
+	uint16_t resv_lo, resv_hi;
 	/* the test */
 	uint64_t test_id;    /* ties listener-thread results to this test */
 	int slot;            /* -1 until a test starts */
@@ -144,6 +146,12 @@ unsigned srv_tests_running(const struct server *s);
 void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m);
 /* m: the request ("sample" may ask for a final interval). */
 void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, struct json_object *m);
+
+/* ports_op.c: a port range for a client without -p (issue 30 point 6). */
+void srv_on_ports(struct server *s, struct srv_client *c, struct json_object *m);
+/* 0, or -1 with err when lo..hi overlaps a range handed to another connection. */
+int srv_ports_reserved(const struct server *s, const struct srv_client *c, unsigned lo, unsigned hi, char *err,
+		       size_t errlen);
 
 /* measure.c: the measurement core of frame tests with stamps. */
 /* Hand the test's stamp settings to the XDP program (before its first frame). */

@@ -12,4 +12,9 @@
 #define XP_DEFAULT_CPORT_LO 10000
 #define XP_DEFAULT_CPORT_HI 59999
 
+/* The ports a server lets tests use (--test-ports): what --probe's
+ * capability line assumes too (below 1024 needs CAP_NET_BIND_SERVICE). */
+#define XP_DEFAULT_TEST_PORT_LO 1024
+#define XP_DEFAULT_TEST_PORT_HI 65535
+
 #endif
