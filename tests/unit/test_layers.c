@@ -307,6 +307,9 @@ static void read_tree(void)
 		read_calls(f, sources);
 		fold_objects(f);
 		circles(f);
+		for (int i = 0; i < MAXN; i++)
+			for (int j = 0; j < MAXN; j++)
+				free((void *)f->why[i][j]);
 		free(f);
 	}
 	closedir(top);
@@ -352,6 +355,8 @@ static void against_known(void **state)
 	for (int i = 0; i < nfound; i++)
 		strncmp(found[i], "circle ", 7) ? up++ : circ++;
 	printf("%d upward includes, %d circles inside a folder\n", up, circ);
+	for (int j = 0; j < nk; j++)
+		free(known[j]);
 	assert_int_equal(bad, 0);
 }
 
