@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "engine/engine.h"
 #include "tests/unit/cli_parse.h"
 
 /* --help, as xp_usage writes it, in a string the caller frees. */
@@ -100,6 +101,47 @@ static void test_table_consistent(void **state)
 			if (op->letter)
 				assert_int_not_equal(op->letter, xp_options[j].letter);
 		}
+	}
+}
+
+/*
+ * The table names no engine: an option either takes effect with every engine
+ * or needs a capability (engine/engine.h), and which engines have it and why
+ * the others have not is theirs to say. So a new engine changes no row. Each
+ * engine gives reasons only for what it lacks, and a capability some option
+ * needs is one the engines do not all share alike (else the row would not need it).
+ */
+static void test_rows_name_no_engine(void **state)
+{
+	bool needed[XP_CAP_N] = { false };
+	for (size_t i = 0; i < xp_noptions; i++) {
+		const struct xp_option *op = &xp_options[i];
+		if (op->needs) {
+			assert_true(op->needs >= 1 && op->needs <= XP_CAP_N);
+			needed[op->needs - 1] = true;
+		} else if (op->engines != XP_E_ANY) {
+			fail_msg("option %s names its engines (%#x): say what it needs of them, .needs = XP_NEEDS(XP_CAP_*)",
+				 op->name ? op->name : "", op->engines);
+		}
+	}
+	for (int c = 0; c < XP_CAP_N; c++) {
+		int have = 0, engines = 0;
+		for (int e = 0; e < XP_ENGINE_COUNT; e++) {
+			const struct xp_engine_ops *ops = xp_engine_ops_of((enum xp_engine_id)e);
+			if (e == XP_ENGINE_AUTO || !ops)
+				continue;
+			engines++;
+			assert_non_null(ops->title); /* the messages name it */
+			bool has = ops->caps & XP_CAP_BIT(c);
+			have += has;
+			if (has && ops->lacks[c])
+				fail_msg("engine %s has capability %d and says why it lacks it: '%s'", ops->name, c,
+					 ops->lacks[c]);
+		}
+		if (!needed[c])
+			fail_msg("capability %d: no option needs it", c);
+		if (have == 0 || have == engines)
+			fail_msg("capability %d: %s engine has it, so no option needs it", c, have ? "every" : "no");
 	}
 }
 
@@ -382,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_help_mentions_only_table_options),
 		cmocka_unit_test(test_table_consistent),
+		cmocka_unit_test(test_rows_name_no_engine),
 		cmocka_unit_test(test_every_option_parses),
 		cmocka_unit_test(test_typed_rows),
 		cmocka_unit_test(test_engine_names),

@@ -20,16 +20,11 @@
 #define RATE   XP_OPT_RATE
 #define RFC    XP_OPT_RFC2544
 /* The suite sends streams of frames of its own: the frame engines. */
-#define RFC_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM, .engines = XP_E_FRAMES, \
-	.instead = { [XP_ENGINE_SOCKET] = "the suite needs exact offered loads: --engine live or xsk", \
-		     [XP_ENGINE_XDP] = "the suite sends streams of frames: --engine live or xsk", \
-		     [XP_ENGINE_NONE] = "the suite sends its own trials" }, \
+#define RFC_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM, .needs = XP_NEEDS(XP_CAP_RFC2544), \
 	.instead_kind = "the RFC 2544 suite sends streams of frames, not connections"
 /* The searches run the XDP connection engine's -x or -k trials. */
 #define SRCH   XP_OPT_SEARCH
-#define SEARCH_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_CONN, .engines = XP_E(XP_ENGINE_XDP), \
-	.instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: " \
-					  "--engine xdp" }, \
+#define SEARCH_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_CONN, .needs = XP_NEEDS(XP_CAP_SEARCH), \
 	.instead_kind = "a search runs -x (rate) or -k (capacity) trials"
 
 /* Where an option applies: roles, client test kinds, client engines. */
@@ -37,12 +32,6 @@
 #define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define CLIENT_ANY  .roles = XP_IN_CLIENT, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define SERVER_ONLY .roles = XP_IN_SERVER, .kinds = XP_K_ANY, .engines = XP_E_ANY
-#define SOCKET_ENG  XP_E(XP_ENGINE_SOCKET)
-#define XDP_ENG     XP_E(XP_ENGINE_XDP)
-#define NONE_ENG    XP_E(XP_ENGINE_NONE)
-#define XDP_MODE_WHY "the server's --xdp-mode sets how it counts"
-#define FRAMES_NOT_CONNS "it sends frames, not connections"
-#define BIND_FRAMES "its frames come from the interface's address, their flows vary by --cport"
 
 const struct xp_option xp_options[] = {
 	/* Common */
@@ -55,15 +44,12 @@ const struct xp_option xp_options[] = {
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
 	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev, .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY,
-	  .engines = XP_E_SENDERS | SOCKET_ENG,
-	  .instead = { [XP_ENGINE_NONE] = "it sends nothing; the server's --dev picks where it counts" },
+	  .needs = XP_NEEDS(XP_CAP_DEV),
 	  .help = "interface to send on (client), count on (server)\n"
 	          "or look at (--probe); default: the one the routing\n"
 	          "table picks", .sample = "eth1" },
 	{ "xdp-mode", 0, "MODE", XP_SEC_COMMON, 0, opt_xdp_mode, .roles = XP_IN_BOTH, .kinds = XP_K_CONN,
-	  .engines = XDP_ENG,
-	  .instead = { [XP_ENGINE_AUTO] = XDP_MODE_WHY, [XP_ENGINE_LIVE] = XDP_MODE_WHY, [XP_ENGINE_XSK] = XDP_MODE_WHY,
-		       [XP_ENGINE_SOCKET] = XDP_MODE_WHY, [XP_ENGINE_NONE] = XDP_MODE_WHY },
+	  .needs = XP_NEEDS(XP_CAP_XDP_MODE),
 	  .help = "auto|native|skb for the XDP program: the server's, or\n"
 	          "the XDP connection engine's on the client (default auto)", .sample = "native" },
 	{ "port", 'p', "PORT[:PORT]", XP_SEC_COMMON, 0, opt_port, EVERYWHERE,
@@ -97,7 +83,7 @@ const struct xp_option xp_options[] = {
 	          "only when the server is this host) or tai (CLOCK_TAI:\n"
 	          "you say both hosts are PTP-synchronised)", .sample = "tai" },
 	{ "rtt", 0, NULL, XP_SEC_CLIENT, 0, opt_rtt, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .needs = XP_NEEDS(XP_CAP_STAMPS), .instead = { [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .needs = XP_NEEDS(XP_CAP_LATENCY),
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "round-trip latency, for hosts whose clocks differ:\n"
 	          "the server sends every stamped frame back and this\n"
@@ -110,7 +96,7 @@ const struct xp_option xp_options[] = {
 	          "reordering, duplicates or per-interval loss (what\n"
 	          "the stamps cost: scripts/bench.sh stamp)" },
 	{ "rx-timestamp", 0, "MODE", XP_SEC_CLIENT, 0, opt_rx_timestamp, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .needs = XP_NEEDS(XP_CAP_STAMPS), .instead = { [XP_ENGINE_NONE] = "it sends nothing to time" },
+	  .needs = XP_NEEDS(XP_CAP_LATENCY),
 	  .instead_kind = "connection tests' frames carry no stamp",
 	  .help = "what times arrivals at the server: sw (default, its\n"
 	          "kernel clock at XDP), hw (the NIC's receive time, or\n"
@@ -131,20 +117,17 @@ const struct xp_option xp_options[] = {
 	  .help = "UDP frames instead of TCP data segments (for stateful\n"
 	          "firewalls: TCP frames belong to no opened connection)" },
 	{ "cport", 0, "PORT[:PORT]", XP_SEC_CLIENT, 0, opt_cport, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = XP_E_SENDERS,
-	  .instead = { [XP_ENGINE_SOCKET] = "the kernel picks its source ports", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_SPORTS),
 	  .help = "source port range (default %u:%u)",
 	  .help_nums = { XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI }, .sample = "2000:2999" },
 	{ "queues", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  XP_NUM(queues, 1, 64, "queue count"),
-	  .engines = XP_E_SENDERS,
-	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_QUEUES),
 	  .help = "AF_XDP sockets / sending threads, one per queue\n"
 	          "(default: all the interface's TX queues)", .sample = "2" },
 	{ "first-queue", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  XP_NUM(first_queue, 0, 63, "first queue"),
-	  .engines = XP_E_SENDERS,
-	  .instead = { [XP_ENGINE_SOCKET] = "its event loops are --threads", [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_QUEUES),
 	  .help = "use queues N.. (so several clients can share a NIC)", .sample = "1" },
 	{ "dst-mac", 0, "MAC", XP_SEC_CLIENT, 0, opt_dst_mac, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  .needs = XP_NEEDS(XP_CAP_ETH),
@@ -166,26 +149,21 @@ const struct xp_option xp_options[] = {
 	{ "json-stream", 0, NULL, XP_SEC_CLIENT, 0, opt_json_stream, CLIENT_ANY,
 	  .help = "one JSON object per line: start, interval..., end" },
 	{ "max-loss", 0, "PCT", XP_SEC_CLIENT, 0, opt_max_loss, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = XP_E_SENDERS,
-	  .instead = { [XP_ENGINE_SOCKET] = "TCP retransmits what is lost (see the failed and timed-out connections)",
-		       [XP_ENGINE_NONE] = "it does not know what was sent" },
+	  .needs = XP_NEEDS(XP_CAP_LOSS),
 	  .help = "exit %u if more than PCT percent of the frames were\n"
 	          "lost (of the SYNs, for the XDP connection engine)",
 	  .help_nums = { XP_EXIT_LOSS }, .sample = "0.1" },
 	{ "stall", 0, "PCT", XP_SEC_CLIENT, 0, opt_stall, .roles = XP_IN_CLIENT,
-	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .engines = XP_E_SENDERS,
+	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .needs = XP_NEEDS(XP_CAP_STALL),
 	  .instead_kind = "a hold test opens -P connections once: its rate falls by design",
-	  .instead = { [XP_ENGINE_SOCKET] = "its connections time out and say so",
-		       [XP_ENGINE_NONE] = "it does not know what was sent" },
 	  .help = "exit %u if the test stalled: an interval whose\n"
 	          "connections (frames received) fell below PCT percent\n"
 	          "of the running peak (default %u, always reported;\n"
 	          "--max-loss also fails a stalled test)",
 	  .help_nums = { XP_EXIT_LOSS, (unsigned)XP_STALL_DEFAULT_PCT }, .sample = "10" },
 	{ "require-rate", 0, NULL, XP_SEC_CLIENT, 0, opt_require_rate, .roles = XP_IN_CLIENT,
-	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .engines = XP_E_SENDERS,
+	  .kinds = XP_K_STREAM | XP_K(XP_KIND_CONNECT), .needs = XP_NEEDS(XP_CAP_RATE_CHECK),
 	  .instead_kind = "a hold test sends -P SYNs, not a rate",
-	  .instead = { [XP_ENGINE_SOCKET] = "it has no target rate", [XP_ENGINE_NONE] = "it sends nothing" },
 	  .help = "exit %u if the offered load fell more than %u percent\n"
 	          "short of the target (-b, or --cps)",
 	  .help_nums = { XP_EXIT_SHORT, (unsigned)XP_RATE_TOLERANCE_PCT } },
@@ -193,37 +171,31 @@ const struct xp_option xp_options[] = {
 	/* Socket tests */
 	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  XP_NUM(parallel, 1, 10000000, "parallel connection count (-P)"),
-	  .engines = SOCKET_ENG | XDP_ENG,
-	  .instead = { [XP_ENGINE_AUTO] = FRAMES_NOT_CONNS, [XP_ENGINE_LIVE] = FRAMES_NOT_CONNS,
-		       [XP_ENGINE_XSK] = FRAMES_NOT_CONNS, [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_CONNS),
 	  .help = "parallel connections (XDP connection engine: at most\n"
 	          "N handshakes in flight with -x, default %u; server:\n"
 	          "connections to expect)", .help_nums = { XP_DEFAULT_CONN_WINDOW }, .sample = "64" },
 	{ "close", 'x', NULL, XP_SEC_SOCKET, SOCKET, opt_close, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = SOCKET_ENG | XDP_ENG,
+	  .needs = XP_NEEDS(XP_CAP_CONNS),
 	  .help = "close each connection once established: connections/s" },
 	{ "keepalive", 'k', NULL, XP_SEC_SOCKET, SOCKET, opt_keepalive, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = SOCKET_ENG | XDP_ENG,
+	  .needs = XP_NEEDS(XP_CAP_CONNS),
 	  .help = "open -P connections and hold them with keepalives,\n"
 	          "sending no data: a connection-tracking table test\n"
 	          "(without -x/-k: stream data, a throughput test)" },
 	{ "zero", 'z', NULL, XP_SEC_SOCKET, SOCKET, opt_zero, .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM,
-	  .engines = SOCKET_ENG, .instead_kind = "only socket streams send data",
+	  .needs = XP_NEEDS(XP_CAP_PAYLOAD), .instead_kind = "only socket streams send data",
 	  .help = "send zeroes instead of random data" },
 	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  XP_NUM(threads, 1, 256, "thread count"),
-	  .engines = SOCKET_ENG,
-	  .instead = { [XP_ENGINE_AUTO] = "its sending threads are --queues", [XP_ENGINE_LIVE] = "its sending threads are --queues",
-		       [XP_ENGINE_XSK] = "its sending threads are --queues", [XP_ENGINE_XDP] = "its sending threads are --queues" },
+	  .needs = XP_NEEDS(XP_CAP_THREADS),
 	  .help = "event-loop threads (default: one per CPU)", .sample = "3" },
 	{ "bind", 0, "ADDR[-ADDR]", XP_SEC_SOCKET, SOCKET, opt_bind, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = SOCKET_ENG | XDP_ENG,
-	  .instead = { [XP_ENGINE_AUTO] = BIND_FRAMES, [XP_ENGINE_LIVE] = BIND_FRAMES, [XP_ENGINE_XSK] = BIND_FRAMES,
-		       [XP_ENGINE_NONE] = "it sends nothing" },
+	  .needs = XP_NEEDS(XP_CAP_BIND),
 	  .help = "source addresses to spread connections over (each\n"
 	          "must be an address of this host)", .sample = "198.18.1.10-198.18.1.25" },
 	{ "compare", 0, NULL, XP_SEC_SOCKET, 0, opt_compare, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  .engines = XP_E_ANY & ~NONE_ENG, .instead = { [XP_ENGINE_NONE] = "it sends nothing to compare" },
+	  .needs = XP_NEEDS(XP_CAP_COMPARE),
 	  .help = "the same test with the socket engine, then with an\n"
 	          "XDP engine (stream: xsk, or --engine live; -x/-k:\n"
 	          "xdp), and a table of ratios" },
@@ -231,42 +203,41 @@ const struct xp_option xp_options[] = {
 	/* XDP connection engine */
 	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC | RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
 	  XP_NUM(cps, 1, 100000000, "connection rate (--cps)"),
-	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "it has no rate limit" },
+	  .needs = XP_NEEDS(XP_CAP_CPS),
 	  .help = "SYNs per second (default: as fast as possible)", .sample = "50000" },
 	{ "fin", 0, NULL, XP_SEC_XDP_CONN, XDPC, opt_fin, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
-	  .engines = XDP_ENG, .instead_kind = "-k holds its connections and resets them at the end", .help = "close with FIN/FIN-ACK/ACK instead of a reset" },
+	  .needs = XP_NEEDS(XP_CAP_HANDSHAKES), .instead_kind = "-k holds its connections and resets them at the end", .help = "close with FIN/FIN-ACK/ACK instead of a reset" },
 	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
 	  XP_NUM(data_len, 1, XP_CC_DATA_MAX, "--bytes payload"),
-	  .engines = XDP_ENG, .instead_kind = "each connection closes after its data",
+	  .needs = XP_NEEDS(XP_CAP_HANDSHAKES), .instead_kind = "each connection closes after its data",
 	  .help = "with -x: each connection carries N bytes (1..%u) in\n"
 	          "the handshake's ACK, then closes with FINs",
 	  .help_nums = { XP_CC_DATA_MAX }, .sample = "1000" },
 	{ "peer", 0, "kernel", XP_SEC_XDP_CONN, XDPC, opt_peer, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
-	  .engines = XDP_ENG,
+	  .needs = XP_NEEDS(XP_CAP_HANDSHAKES),
 	  .help = "the server's TCP stack answers (xdpperf -s opens\n"
 	          "listeners), not its XDP program; with no xdpperf\n"
 	          "there, any TCP server on -p (the client's counters)", .sample = "kernel" },
 	{ "syn-engine", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_syn_engine, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
-	  .engines = XDP_ENG,
+	  .needs = XP_NEEDS(XP_CAP_HANDSHAKES),
 	  .help = "what sends the SYNs: live (XDP live frames; the\n"
 	          "default, falling back to xsk where the kernel\n"
 	          "lacks it) or xsk (AF_XDP)", .sample = "xsk" },
 	/* Issue 12 (connection tests): its options, one block. */
 	{ "syn-retries", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
 	  XP_NUM_DEF(syn_retries, 0, XP_MAX_SYN_RETRIES, "--syn-retries", XP_DEFAULT_SYN_RETRIES),
-	  .engines = XDP_ENG, .instead = { [XP_ENGINE_SOCKET] = "the kernel retransmits (net.ipv4.tcp_syn_retries)" },
+	  .needs = XP_NEEDS(XP_CAP_SYN_RETRIES),
 	  .help = "send an unanswered SYN (and --fin's FIN) again after\n"
 	          "1 s, 2 s, 4 s...: N times (0..%u, default %u, as\n"
 	          "Linux), then count it as timed out",
 	  .help_nums = { XP_MAX_SYN_RETRIES, XP_DEFAULT_SYN_RETRIES }, .sample = "3" },
 	{ "keepalive-interval", 0, "SECS", XP_SEC_XDP_CONN, XDPC, opt_keepalive_interval, .roles = XP_IN_CLIENT,
-	  .kinds = XP_K(XP_KIND_HOLD), .engines = XDP_ENG, .instead_kind = "only -k holds connections open",
-	  .instead = { [XP_ENGINE_SOCKET] = "its connections use the kernel's keepalives" },
+	  .kinds = XP_K(XP_KIND_HOLD), .needs = XP_NEEDS(XP_CAP_KEEPALIVES), .instead_kind = "only -k holds connections open",
 	  .help = "with -k: a TCP keepalive on every held connection\n"
 	          "every SECS seconds, so that a firewall's idle\n"
 	          "timeout keeps them (default: none)", .sample = "5" },
 	{ "device-netns", 0, "NAME", XP_SEC_XDP_CONN, XDPC, opt_device_netns, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
-	  .engines = XDP_ENG,
+	  .needs = XP_NEEDS(XP_CAP_HANDSHAKES),
 	  .help = "the device under test is namespace NAME on this\n"
 	          "host (a lab): its conntrack table and drops tell\n"
 	          "why SYNs went unanswered", .sample = "xp-router" },
@@ -332,9 +303,7 @@ const struct xp_option xp_options[] = {
 	          "connections again (default %u)", .help_nums = { 100 }, .sample = "500" },
 	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, NULL, .roles = XP_IN_CLIENT,
 	  XP_NUM(search_ceiling, 2, 100000000, "--search-ceiling rate"),
-	  .kinds = XP_K(XP_KIND_CONNECT), .engines = XP_E(XP_ENGINE_XDP),
-	  .instead = { [XP_ENGINE_SOCKET] = "the searches need the XDP connection engine's per-connection counts: "
-					    "--engine xdp" },
+	  .kinds = XP_K(XP_KIND_CONNECT), .needs = XP_NEEDS(XP_CAP_SEARCH),
 	  .instead_kind = "a capacity search (-k) searches a count up to -P",
 	  .help = "-x: the first trial's rate (default: the sender's\n"
 	          "maximum, measured in a first trial)", .sample = "50000" },
@@ -432,6 +401,7 @@ bool xp_option_applies(const struct xp_option *op, enum xp_role role, enum xp_ki
 	return (op->kinds & XP_K(kind)) && (xp_option_engines(op) & XP_E(engine));
 }
 
+/* The engines that declare what op needs (engine/engine.h; auto: as its first candidate declares). */
 unsigned xp_option_engines(const struct xp_option *op)
 {
 	if (!op->needs)
@@ -439,18 +409,19 @@ unsigned xp_option_engines(const struct xp_option *op)
 	unsigned mask = 0;
 	for (unsigned e = 0; e < XP_ENGINE_COUNT; e++) {
 		const struct xp_engine_ops *ops = xp_engine_ops_of((enum xp_engine_id)e);
-		if (ops && !ops->lacks[op->needs - 1])
+		if (ops && (ops->caps & XP_CAP_BIT(op->needs - 1)))
 			mask |= XP_E(e);
 	}
 	return mask;
 }
 
+/* Why engine e cannot do what op needs, in the engine's words. */
 const char *xp_option_instead(const struct xp_option *op, enum xp_engine_id e)
 {
-	if (op->instead[e] || !op->needs)
-		return op->instead[e];
 	const struct xp_engine_ops *ops = xp_engine_ops_of(e);
-	return ops ? ops->lacks[op->needs - 1] : NULL;
+	if (!op->needs || !ops || (ops->caps & XP_CAP_BIT(op->needs - 1)))
+		return NULL;
+	return ops->lacks[op->needs - 1];
 }
 
 const struct xp_option *xp_option_find(const char *name)

@@ -59,10 +59,8 @@ enum xp_kind { XP_KIND_STREAM = 0, XP_KIND_CONNECT, XP_KIND_HOLD, XP_KIND_N };
 #define XP_K_STREAM   XP_K(XP_KIND_STREAM)
 #define XP_K_CONN     (XP_K(XP_KIND_CONNECT) | XP_K(XP_KIND_HOLD))
 #define XP_K_ANY      (XP_K_STREAM | XP_K_CONN)
-/* Client engines; auto stands for the frame engines it picks from. */
+/* Client engines, a bit each (the table names none: .needs). */
 #define XP_E(e)       (1u << (e))
-#define XP_E_FRAMES   (XP_E(XP_ENGINE_AUTO) | XP_E(XP_ENGINE_LIVE) | XP_E(XP_ENGINE_XSK))
-#define XP_E_SENDERS  (XP_E_FRAMES | XP_E(XP_ENGINE_XDP)) /* engines that write their own frames */
 #define XP_E_ANY      ((1u << XP_ENGINE_COUNT) - 1)
 
 /*
@@ -106,17 +104,16 @@ struct xp_option {
 	xp_opt_handler *parse; /* NULL: a typed row, num says how to read it */
 	struct xp_opt_num num;
 	/* Where it takes effect: roles (XP_IN_*) and, on the client, the test
-	 * kinds (XP_K_*) and engines (XP_E_*) it applies to. */
+	 * kinds (XP_K_*) and engines. The table names no engine: an option for
+	 * some engines says what it needs of them, XP_NEEDS(XP_CAP_*), and takes
+	 * effect with the engines that declare that capability (engine/engine.h),
+	 * refused with the others for the reason each gives. Without needs,
+	 * engines is XP_E_ANY. Read them through xp_option_engines and
+	 * xp_option_instead. */
 	unsigned roles, kinds, engines;
-	/* What to do instead where it does not apply, for the message (NULL: nothing
-	 * to add): with engine e (instead[e]), or in a test of another kind. */
-	const char *instead[XP_ENGINE_COUNT];
-	const char *instead_kind;
-	/* XP_NEEDS(XP_CAP_*): the engines are those that declare the capability
-	 * (engine/engine.h), and instead[e] defaults to engine e's reason why not.
-	 * 0: engines and instead as written. Read both through xp_option_engines
-	 * and xp_option_instead. */
 	unsigned needs;
+	/* What to do instead in a test of another kind, for the message (NULL: nothing to add). */
+	const char *instead_kind;
 	/* --help text: '\n' starts a continuation line, each %u takes the next of
 	 * help_nums (so defaults come from their constants, not a copy). */
 	const char *help;
@@ -130,7 +127,7 @@ extern const struct xp_option xp_options[];
 extern const size_t xp_noptions;
 
 #define XP_NEEDS(cap) ((cap) + 1u)
-/* The engines op applies to, and what to say instead with engine e (NULL: nothing to add). */
+/* The engines op applies to, and why not with engine e as that engine says it (NULL: nothing to add). */
 unsigned xp_option_engines(const struct xp_option *op);
 const char *xp_option_instead(const struct xp_option *op, enum xp_engine_id e);
 

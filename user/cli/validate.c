@@ -17,6 +17,7 @@
 #include "cli/options.h"
 #include "bpf/window.h"
 #include "connsearch/search.h"
+#include "engine/engine.h"
 
 typedef int rule_fn(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen);
 
@@ -55,33 +56,50 @@ static const char *kinds_advice(unsigned kinds)
 	return "-x (connection rate) or -k (hold)";
 }
 
-/* One engine, as messages name it. */
+/* One engine, as messages name it: as it names itself (engine/engine.h), auto as the registry's choice. */
 static const char *engine_desc(enum xp_engine_id e)
 {
-	switch (e) {
-	case XP_ENGINE_SOCKET: return "the socket engine";
-	case XP_ENGINE_XDP: return "the XDP connection engine";
-	case XP_ENGINE_LIVE: return "the live engine";
-	case XP_ENGINE_XSK: return "the xsk engine";
-	case XP_ENGINE_NONE: return "the none engine";
-	default: return "the default engine (auto: live or xsk)";
-	}
+	const struct xp_engine_ops *ops = xp_engine_ops_of(e);
+
+	if (e == XP_ENGINE_AUTO || !ops)
+		return "the default engine (auto: live or xsk)";
+	return ops->title;
 }
 
-/* The engines of a mask: "the frame engines (--engine live, xsk) or the socket engine (--engine socket)". */
+/*
+ * The engines of a mask, in the order of their ids, engines of a family
+ * named together where all of them are in it: "the frame engines (--engine
+ * live, xsk) or the socket engine (--engine socket)".
+ */
 static void engines_desc(unsigned mask, char *buf, size_t len)
 {
-	const char *part[4];
+	char part[XP_ENGINE_COUNT][96];
 	int n = 0;
 
-	if ((mask & XP_E_FRAMES) == XP_E_FRAMES)
-		part[n++] = "the frame engines (--engine live, xsk)";
-	if (mask & XP_E(XP_ENGINE_XDP))
-		part[n++] = "the XDP connection engine (--engine xdp)";
-	if (mask & XP_E(XP_ENGINE_SOCKET))
-		part[n++] = "the socket engine (--engine socket)";
-	if (mask & XP_E(XP_ENGINE_NONE))
-		part[n++] = "the none engine (--engine none)";
+	for (int e = XP_ENGINE_AUTO + 1; e < XP_ENGINE_COUNT; e++) {
+		const struct xp_engine_ops *ops = xp_engine_ops_of((enum xp_engine_id)e);
+		if (!(mask & XP_E(e)) || !ops)
+			continue;
+		unsigned family = 0;
+		for (int f = XP_ENGINE_AUTO + 1; f < XP_ENGINE_COUNT && ops->family; f++) {
+			const struct xp_engine_ops *fo = xp_engine_ops_of((enum xp_engine_id)f);
+			if (fo && fo->family && !strcmp(fo->family, ops->family))
+				family |= XP_E(f);
+		}
+		if (!family || (mask & family) != family) {
+			snprintf(part[n++], sizeof(part[0]), "%s (--engine %s)", ops->title, ops->name);
+			continue;
+		}
+		if (e != __builtin_ctz(family))
+			continue; /* named with the first of its family */
+		snprintf(part[n], sizeof(part[0]), "%s (--engine", ops->family);
+		for (int f = e; f < XP_ENGINE_COUNT; f++)
+			if (family & XP_E(f))
+				snprintf(part[n] + strlen(part[n]), sizeof(part[0]) - strlen(part[n]), "%s %s",
+					 f == e ? "" : ",", xp_engine_name((enum xp_engine_id)f));
+		snprintf(part[n] + strlen(part[n]), sizeof(part[0]) - strlen(part[n]), ")");
+		n++;
+	}
 	buf[0] = '\0';
 	for (int i = 0; i < n; i++)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",

@@ -5,7 +5,9 @@
  * of the server, whether it can run here (probe), and which kind of figures it
  * reports; then it is created, started, read each interval and stopped.
  *
- * Adding an engine: its own file with a `struct xp_engine_ops`, a line in
+ * Adding an engine: its own file with a `struct xp_engine_ops` (what it can
+ * do in .caps, why not the rest in .lacks: the command line's option table
+ * names no engine), its id and name in spec/engine_names.[ch], a line in
  * engine/registry.c's table, and its tests.
  */
 #ifndef XP_ENGINE_H
@@ -151,26 +153,58 @@ enum xp_template {
 
 struct xp_engine;
 
-/* What a test may ask of an engine beyond its kinds; an engine that cannot
- * says why, and the command line refuses the options that need it with that
- * reason (cli/options.c, .needs). */
+/*
+ * What a test may ask of an engine beyond its kinds. An engine declares the
+ * ones it has (.caps) and, for those it has not, why (.lacks); the command
+ * line takes an option only with an engine that has what the option needs
+ * (cli/options.c, .needs) and otherwise refuses it with that reason. So a new
+ * engine says here what it can do, and the option table stays as it is.
+ */
 enum xp_engine_cap {
 	XP_CAP_RATE = 0,   /* an exact offered load in frames or bits per second (-b) */
 	XP_CAP_BURST,      /* its pacing in bursts (--burst) */
 	XP_CAP_FRAME_SIZE, /* frames of a size the test chooses (-l) */
-	XP_CAP_STAMPS,     /* a stamp in every frame: loss by interval, latency (--clock, --rtt, ...) */
+	XP_CAP_STAMPS,     /* a stamp in every frame: loss by interval, latency (--clock, --no-stamps) */
 	XP_CAP_UDP,        /* UDP instead of TCP (-u) */
 	XP_CAP_ETH,        /* Ethernet headers of its own, to a next hop it is told (--dst-mac) */
+	XP_CAP_LATENCY,    /* its stamps timed: round trips (--rtt), the server's arrival clock (--rx-timestamp) */
+	XP_CAP_DEV,        /* an interface it sends on (--dev) */
+	XP_CAP_XDP_MODE,   /* an XDP program of its own on the client, attached as --xdp-mode says */
+	XP_CAP_SPORTS,     /* source ports of its own choosing (--cport) */
+	XP_CAP_QUEUES,     /* a sending thread per TX queue it is given (--queues, --first-queue) */
+	XP_CAP_THREADS,    /* event-loop threads (--threads) */
+	XP_CAP_LOSS,       /* knows what it sent, so loss against that (--max-loss) */
+	XP_CAP_STALL,      /* a rate of its own a stall shows in (--stall) */
+	XP_CAP_RATE_CHECK, /* a target rate it can fall short of (--require-rate) */
+	XP_CAP_CONNS,      /* connections: -P of them, -x, -k */
+	XP_CAP_BIND,       /* source addresses to spread connections over (--bind) */
+	XP_CAP_PAYLOAD,    /* stream data of its own choosing (-z) */
+	XP_CAP_COMPARE,    /* a run beside the socket engine's (--compare) */
+	XP_CAP_CPS,        /* a connection rate (--cps) */
+	XP_CAP_HANDSHAKES, /* handshakes of its own: --fin, --bytes, --peer, --syn-engine, --device-netns */
+	XP_CAP_SYN_RETRIES, /* SYNs sent again on its own schedule (--syn-retries) */
+	XP_CAP_KEEPALIVES, /* keepalives of its own, at an interval (--keepalive-interval) */
+	XP_CAP_SEARCH,     /* per-connection counts, for the connection searches (--search and its settings) */
+	XP_CAP_RFC2544,    /* the RFC 2544 suite's trials (--rfc2544 and its settings) */
 	XP_CAP_N,
 };
+#define XP_CAP_BIT(c) (1ull << (c))
+_Static_assert(XP_CAP_N <= 64, "xp_engine_ops.caps is 64 bits");
 
 struct xp_engine_ops {
 	const char *name;         /* as on the command line, in the protocol and the report */
+	const char *title;        /* how messages name it: "the live engine" */
+	/* Engines of one family are named together where all of them apply:
+	 * "the frame engines (--engine live, xsk)". NULL: none. */
+	const char *family;
 	enum xp_template tmpl;    /* the frame template it sends, with the interface's limits checked */
 	bool nexthop;             /* needs the next hop's MAC (it writes Ethernet headers itself) */
 	enum xp_figures figures;  /* what it reports */
 	unsigned kinds;           /* the test kinds it runs: XP_TEST_BIT(XP_TEST_*); the CLI refuses the others */
-	const char *lacks[XP_CAP_N]; /* why it cannot do what XP_CAP_* names (a clause after "not --engine X: "); NULL: it can */
+	uint64_t caps;            /* what it can do: XP_CAP_BIT(XP_CAP_*) */
+	/* Why it cannot do what XP_CAP_* names (a clause after "not the X engine
+	 * (--engine X): "), for those not in caps; NULL: nothing to add. */
+	const char *lacks[XP_CAP_N];
 	/* Its part of the test request: what the server must do (count, count and
 	 * pass, answer handshakes, listen). NULL: count the frames and drop them. */
 	void (*ask_server)(const struct xp_engine_cfg *cfg, struct xp_test *t);
@@ -201,9 +235,20 @@ struct xp_engine_ops {
 	const char *(*verdict)(const struct xp_engine_cfg *cfg, const struct xp_period *total, char *buf, size_t len);
 };
 
-/* What a frame engine (live, xsk, none) declares: data frames of its own, Ethernet headers, frame figures. */
-#define XP_FRAME_ENGINE .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES, \
-			.kinds = XP_TEST_BIT(XP_TEST_STREAM)
+/* What a frame engine (live, xsk) declares: data frames of its own, Ethernet headers, frame figures, and
+ * streams of them at a rate of its own, from the sending threads of the queues it is given. */
+#define XP_FRAME_ENGINE .family = "the frame engines", .tmpl = XP_TMPL_DATA, .nexthop = true, .figures = XP_FIGS_FRAMES, \
+			.kinds = XP_TEST_BIT(XP_TEST_STREAM), \
+			.caps = XP_CAP_BIT(XP_CAP_RATE) | XP_CAP_BIT(XP_CAP_BURST) | XP_CAP_BIT(XP_CAP_FRAME_SIZE) | \
+				XP_CAP_BIT(XP_CAP_STAMPS) | XP_CAP_BIT(XP_CAP_UDP) | XP_CAP_BIT(XP_CAP_ETH) | \
+				XP_CAP_BIT(XP_CAP_LATENCY) | XP_CAP_BIT(XP_CAP_DEV) | XP_CAP_BIT(XP_CAP_SPORTS) | \
+				XP_CAP_BIT(XP_CAP_QUEUES) | XP_CAP_BIT(XP_CAP_LOSS) | XP_CAP_BIT(XP_CAP_STALL) | \
+				XP_CAP_BIT(XP_CAP_RATE_CHECK) | XP_CAP_BIT(XP_CAP_COMPARE) | XP_CAP_BIT(XP_CAP_RFC2544), \
+			.lacks = { [XP_CAP_XDP_MODE] = "the server's --xdp-mode sets how it counts", \
+				   [XP_CAP_THREADS] = "its sending threads are --queues", \
+				   [XP_CAP_CONNS] = "it sends frames, not connections", \
+				   [XP_CAP_BIND] = "its frames come from the interface's address, their flows vary by " \
+						   "--cport" }
 
 /* The lifecycle ops of an engine whose functions are PREFIX_create, _start, _read, _stop, _destroy. */
 #define XP_ENGINE_LIFECYCLE(p) \

@@ -462,6 +462,7 @@ static void live_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_live = {
 	.name = "live",
+	.title = "the live engine",
 	XP_FRAME_ENGINE,
 	.probe = xp_gen_check,
 	XP_ENGINE_LIFECYCLE(live),

@@ -238,13 +238,24 @@ static const char *xdpc_verdict(const struct xp_engine_cfg *cfg, const struct xp
 
 const struct xp_engine_ops xp_engine_xdp = {
 	.name = "xdp",
+	.title = "the XDP connection engine",
 	.tmpl = XP_TMPL_SYN,
 	.nexthop = true,
 	.figures = XP_FIGS_HANDSHAKES,
 	.kinds = XP_TEST_BIT(XP_TEST_CONNECT) | XP_TEST_BIT(XP_TEST_HOLD),
-	/* It bursts its SYNs (--burst with --cps). */
+	/* Its SYNs are frames of its own (bursts with --cps, Ethernet headers, ports,
+	 * queues) answered by its own XDP program: handshakes it counts one by one. */
+	.caps = XP_CAP_BIT(XP_CAP_BURST) | XP_CAP_BIT(XP_CAP_ETH) | XP_CAP_BIT(XP_CAP_DEV) |
+		XP_CAP_BIT(XP_CAP_XDP_MODE) | XP_CAP_BIT(XP_CAP_SPORTS) | XP_CAP_BIT(XP_CAP_QUEUES) |
+		XP_CAP_BIT(XP_CAP_LOSS) | XP_CAP_BIT(XP_CAP_STALL) | XP_CAP_BIT(XP_CAP_RATE_CHECK) |
+		XP_CAP_BIT(XP_CAP_CONNS) | XP_CAP_BIT(XP_CAP_BIND) | XP_CAP_BIT(XP_CAP_COMPARE) |
+		XP_CAP_BIT(XP_CAP_CPS) | XP_CAP_BIT(XP_CAP_HANDSHAKES) | XP_CAP_BIT(XP_CAP_SYN_RETRIES) |
+		XP_CAP_BIT(XP_CAP_KEEPALIVES) | XP_CAP_BIT(XP_CAP_SEARCH),
 	.lacks = { [XP_CAP_RATE] = "it paces its SYNs with --cps N", [XP_CAP_FRAME_SIZE] = "its SYNs have their own size",
-		   [XP_CAP_STAMPS] = "its SYNs carry no stamp", [XP_CAP_UDP] = "it tests TCP only" },
+		   [XP_CAP_STAMPS] = "its SYNs carry no stamp", [XP_CAP_UDP] = "it tests TCP only",
+		   [XP_CAP_LATENCY] = "its SYNs carry no stamp",
+		   [XP_CAP_THREADS] = "its sending threads are --queues",
+		   [XP_CAP_RFC2544] = "the suite sends streams of frames: --engine live or xsk" },
 	.ask_server = xdpc_ask_server,
 	XP_ENGINE_LIFECYCLE(xdpc),
 	.describe = xdpc_describe,

@@ -556,6 +556,7 @@ static void xsk_destroy(struct xp_engine *e)
 
 const struct xp_engine_ops xp_engine_xsk = {
 	.name = "xsk",
+	.title = "the xsk engine",
 	XP_FRAME_ENGINE,
 	XP_ENGINE_LIFECYCLE(xsk),
 	.sent_in = xsk_sent_in,
