@@ -306,7 +306,8 @@ static int check_xdp_conn(struct xp_opts *o, const struct xp_given *g, char *err
 static int check_rate(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
 	bool target = o->rate.unit != XP_RATE_NONE || o->cps > 0;
-	const char *way = o->engine == XP_ENGINE_XDP ? "--cps N" : "-b RATE";
+	const struct xp_engine_ops *ops = xp_engine_ops_of(o->engine);
+	const char *way = ops && (ops->caps & XP_CAP_BIT(XP_CAP_CPS)) ? "--cps N" : "-b RATE"; /* the engine's rate */
 
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
