@@ -29,8 +29,8 @@ BPF_CFLAGS := -target bpf -O2 -g -Wall -D__TARGET_ARCH_$(ARCH) -I.
 # The client program compare-and-swaps the window's slots (bpf/window.h), and
 # both it and the SYN sender the free ring's positions (bpf/window_ring.h):
 # BPF atomics of ISA v3.
-$(BUILD)/bpf/client.bpf.o: BPF_CFLAGS += -mcpu=v3
-$(BUILD)/bpf/generator.bpf.o: BPF_CFLAGS += -mcpu=v3
+$(BUILD)/bpf/xdp_connect.bpf.o: BPF_CFLAGS += -mcpu=v3
+$(BUILD)/bpf/live.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 # bpf/X.bpf.c -> build/bpf/X.bpf.o -> build/bpf/X.skel.h (included as "bpf/X.skel.h").
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

@@ -13,11 +13,11 @@
  *              ring's head and tail).
  *
  * Who does what:
- *   - the SYN sender (bpf/generator.bpf.c in SYN mode, or the AF_XDP engine
+ *   - the SYN sender (bpf/live.bpf.c in SYN mode, or the AF_XDP engine
  *     in userspace) pops a free slot for every new connection, writes the
  *     connection into it (state SYN_SENT, a new generation) and sends its
  *     SYN. No free slot: no SYN (the window is full);
- *   - the client's XDP program (bpf/client.bpf.c) finds the slot of each
+ *   - the client's XDP program (bpf/xdp_connect.bpf.c) finds the slot of each
  *     SYN-ACK, FIN or RST from the sequence number it acknowledges (below),
  *     moves the slot on with a compare-and-swap and, when the connection is
  *     done (-x: handshake complete; --fin: the server's FIN answered; a

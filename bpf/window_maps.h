@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The XDP connection engine's window maps (bpf/window.h), BPF side: the
- * SYN sender (bpf/generator.bpf.c in SYN mode) and the client's program
- * (bpf/client.bpf.c) both hold them by these names. Each object is loaded
+ * SYN sender (bpf/live.bpf.c in SYN mode) and the client's program
+ * (bpf/xdp_connect.bpf.c) both hold them by these names. Each object is loaded
  * with max_entries 1; when config.win_size is set the loader hands it the
  * engine's own maps (user/engine/window.c, bpf_map__reuse_fd), so both
  * programs and userspace see the same slots.

@@ -41,7 +41,7 @@
  * Ordering: the seq store is an exchange (a full barrier) after the slot's
  * store; its load is a plain load before the slot's load, which x86-64 does
  * not reorder (the project's BPF side already relies on that, see
- * generator.bpf.c's slot record).
+ * live.bpf.c's slot record).
  */
 #ifndef XDPPERF_WINDOW_RING_H
 #define XDPPERF_WINDOW_RING_H

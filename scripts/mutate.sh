@@ -9,7 +9,7 @@
 # frame/connection more than it sent:
 #   1  AF_XDP engine: tx.pkts + 1      -> build/tests/root_test_xsk_connect and
 #                                         root_test_xsk_stream
-#   2  live engine:   tx.pkts + 1      -> build/tests/bpf_test_generator_live
+#   2  live engine:   tx.pkts + 1      -> build/tests/bpf_test_live_send
 #   3  socket engine: conn_ok + 1      -> build/tests/test_socket_engine
 #   4  XDP connection engine: the client's handshakes completed (acks_sent)
 #      + 1                             -> tests/e2e/60_xdp_connect.sh (the
@@ -18,15 +18,15 @@
 # bpf/lib/mutate.h) make one counter count one frame too many: every
 # XP_INC(p, name), XP_INC_AS(name, ...), XP_ADD_AS(name, ...) and
 # XP_ATOMIC_INC(p, name) in bpf/:
-# the server's and the client's XDP programs (server.bpf.c, client.bpf.c:
+# the server's and the client's XDP programs (server.bpf.c, xdp_connect.bpf.c:
 # their tests are every BPF_PROG_RUN test, build/tests/bpf_test_*), the TC
 # counter (server_tc.bpf.c, tc_*: build/tests/root_test_server_tc), the
 # measurement accounting (server_meas.h, stream_*, ibin_*, meas_*, which
 # the server's and the round-trip programs share) and the round-trip
 # program's own counts (rtt.bpf.c, rtt_*): bpf_test_measure and bpf_test_rtt;
-# the live generator's per-interval sent count (generator.bpf.c,
-# gen_ibin_sent: every BPF test, bpf_test_generator_stream the one that checks it).
-# the client's window counters (client.bpf.c: freed, stale, synack_dup,
+# the live generator's per-interval sent count (live.bpf.c,
+# gen_ibin_sent: every BPF test, bpf_test_live_stream the one that checks it).
+# the client's window counters (xdp_connect.bpf.c: freed, stale, synack_dup,
 # fin_dup, fail_reset, fail_unreach) and the generator's taken count with
 # XP_ATOMIC_INC, shared by the CPUs. Not mutated: hw_timed (veth gives no
 # hardware timestamps, so no test here can count it).
@@ -40,7 +40,7 @@
 # Exit status 0 if every mutation was caught, 1 if one was missed, 2 usage.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-declare -A TEST=([1]=root_test_xsk_ [2]=bpf_test_generator_live [3]=test_socket_engine [4]=60_xdp_connect)
+declare -A TEST=([1]=root_test_xsk_ [2]=bpf_test_live_send [3]=test_socket_engine [4]=60_xdp_connect)
 declare -A WHAT=([1]="AF_XDP engine tx.pkts + 1" [2]="live engine tx.pkts + 1" [3]="socket engine conn_ok + 1"
 	[4]="XDP connection engine acks_sent + 1")
 # Every mutation name in bpf/ (mutate.h itself only defines the macros), and
@@ -89,7 +89,7 @@ TMP=$(mktemp -d /tmp/xdpperf-mutate.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 missed=0 caught=0
 # MUTATE_LOCK=FILE: each test that sends traffic over veths or makes
-# namespaces (root_*, bpf_test_generator_live's live frames, e2e scripts) runs
+# namespaces (root_*, bpf_test_live_send's live frames, e2e scripts) runs
 # under flock FILE (the shared e2e lock, /tmp/xdpperf-e2e.lock), one test
 # binary at a time; the builds and the pure BPF_PROG_RUN and unit tests run
 # outside it, so a whole run (about an hour) never holds the lock for long.
@@ -98,11 +98,11 @@ missed=0 caught=0
 LOCK=${MUTATE_LOCK:-}
 # needs_lock DIR NAME: does tests/run.sh NAME in DIR run a test that needs
 # the lock? run.sh runs every test whose path holds NAME, not only the one so
-# named (bpf_test_generator_ runs bpf_test_generator_live too): any of them counts.
+# named (bpf_test_live_ runs bpf_test_live_send too): any of them counts.
 needs_lock() {
 	local b
 	for b in "$1"/build/tests/*"$2"* "$1"/tests/e2e/*"$2"*; do
-		[[ -e $b && ${b##*/} == @(root_*|*.sh|bpf_test_generator_live) ]] && return 0
+		[[ -e $b && ${b##*/} == @(root_*|*.sh|bpf_test_live_send) ]] && return 0
 	done
 	return 1
 }

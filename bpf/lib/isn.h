@@ -2,7 +2,7 @@
 /*
  * Initial sequence number of connection k of the XDP connection engine,
  * shared by its two SYN senders: the AF_XDP engine (user/engine/tuples.h) and the
- * live-frames generator (bpf/generator.bpf.c), so that both number connections
+ * live-frames generator (bpf/live.bpf.c), so that both number connections
  * alike and the tests check one against the other. Needs only __u32/__u64
  * (vmlinux.h on the BPF side, <linux/types.h> in userspace).
  *

@@ -2,7 +2,7 @@
 /*
  * The stamp every stream test frame carries (issue "every frame counted and
  * timed"): which stream sent it, its number in that stream, and when it was
- * made. Written by the live engine's generator (bpf/generator.bpf.c) and the
+ * made. Written by the live engine's generator (bpf/live.bpf.c) and the
  * AF_XDP engine (user/engine/xsk.c), read by the server's XDP program
  * (bpf/server.bpf.c) and by the tests. Shared by BPF and userspace: needs
  * only __u8..__u64, and every function is static inline on plain pointers.

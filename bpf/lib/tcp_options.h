@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * TCP options (RFC 9293, 7323, 2018) for the XDP programs that answer TCP
- * segments (server.bpf.c, client.bpf.c through tcp_reply.h): reading the
+ * segments (server.bpf.c, xdp_connect.bpf.c through tcp_reply.h): reading the
  * MSS, window scale, SACK-permitted and timestamp options of a received
  * segment, and the option words of a reply in the layouts Linux's
  * tcp_options_write() produces.

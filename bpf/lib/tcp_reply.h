@@ -3,7 +3,7 @@
  * Turn a received TCP segment into the reply to it, in place, for XDP_TX
  * (or, for the client's data mode, a TC redirect):
  * the stateless handshake and close answers of server.bpf.c (server) and
- * client.bpf.c (client). Header-only segments out, except the client's
+ * xdp_connect.bpf.c (client). Header-only segments out, except the client's
  * data mode, whose single segment carries r->payload zero bytes.
  *
  * Two steps, so nothing about the reply depends on packet pointers that
@@ -302,7 +302,7 @@ static __always_inline int xp_reply_write(void *data, void *data_end, const stru
 }
 
 /* xp_tcp_reply_send(): the frame has no room for the reply's payload; it is
- * untouched (the caller may hand it on, see client.bpf.c). */
+ * untouched (the caller may hand it on, see xdp_connect.bpf.c). */
 #define XP_REPLY_NOROOM (-2)
 
 /*

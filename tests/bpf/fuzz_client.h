@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tests/bpf/test_frame_fuzz.c's client part: the model of bpf/client.bpf.c
- * (xdp_client and the data mode's tc_client) and the runs. Included once,
+ * tests/bpf/test_frame_fuzz.c's client part: the model of bpf/xdp_connect.bpf.c
+ * (xdp_connect and the data mode's tc_connect) and the runs. Included once,
  * by test_frame_fuzz.c, after fuzz_server.h (whose parser up to L4 it
  * shares).
  */
@@ -11,7 +11,7 @@
 /* ==== client ========================================================= */
 
 struct cli {
-	struct client_bpf *c;
+	struct xdp_connect_bpf *c;
 	int fd;
 	uint32_t mode, data_len;
 	struct xp_cc_counters model;
@@ -29,7 +29,7 @@ static void cli_compare(struct cli *v)
 }
 
 /* Is it a segment of a test flow (server port -> client port), as
- * client.bpf.c's xp_cc_test_seg documents? *shape_ok: a reply can be
+ * xdp_connect.bpf.c's xp_cc_test_seg documents? *shape_ok: a reply can be
  * built for it (no IPv4 options, not a fragment). */
 static int client_flow(const uint8_t *f, size_t len, struct wp *w, int *shape_ok)
 {
@@ -146,7 +146,7 @@ static void client_run(uint32_t mode, uint32_t data_len, const char *name)
 	uint8_t buf[MAXF], opt[40];
 
 	fz_state = seed ^ mode;
-	v.c = client_bpf__open();
+	v.c = xdp_connect_bpf__open();
 	assert_non_null(v.c);
 	v.c->rodata->config.mode = mode;
 	v.c->rodata->config.data_len = data_len;
@@ -155,8 +155,8 @@ static void client_run(uint32_t mode, uint32_t data_len, const char *name)
 	v.c->rodata->config.dport_lo = PORTS_LO;
 	v.c->rodata->config.dport_hi = PORTS_HI;
 	v.c->rodata->config.ctrl_port = CTRL_PORT;
-	assert_int_equal(client_bpf__load(v.c), 0);
-	v.fd = bpf_program__fd(v.c->progs.xdp_client);
+	assert_int_equal(xdp_connect_bpf__load(v.c), 0);
+	v.fd = bpf_program__fd(v.c->progs.xdp_connect);
 	for (cur_frame = 0; cur_frame < nframes; cur_frame++) {
 		size_t len = fz_frame(&wd, buf, 2048, opt);
 
@@ -167,16 +167,16 @@ static void client_run(uint32_t mode, uint32_t data_len, const char *name)
 	report(name, &v.figs);
 	assert_true(v.model.acks_sent > 0 && v.model.finack_answered > 0 && v.model.rst_seen > 0 &&
 		    v.model.unanswered > 0);
-	client_bpf__destroy(v.c);
+	xdp_connect_bpf__destroy(v.c);
 }
 
-/* The data mode's TC fallback (tc_client) on the same frames: what it
+/* The data mode's TC fallback (tc_connect) on the same frames: what it
  * does not build a data segment for goes on untouched (TC_ACT_OK); a
  * test flow's SYN-ACK becomes the data segment, redirected back out. (In
  * the real pipeline it only sees the SYN-ACKs XDP had no room for.) */
 static void test_client_tc(void **state)
 {
-	struct client_bpf *c = client_bpf__open();
+	struct xdp_connect_bpf *c = xdp_connect_bpf__open();
 	struct fz_world wd = { .our_mac = CLI_MAC, .peer_mac = SRV_MAC, .our4 = CLI4, .n_our4 = 2,
 			       .our6 = CLI6, .n_our6 = 1, .peer4 = SRV4, .n_peer4 = 1, .peer6 = SRV6,
 			       .n_peer6 = 1, .dport_lo = CPORT_LO, .dport_hi = CPORT_HI + 5,
@@ -194,7 +194,7 @@ static void test_client_tc(void **state)
 	c->rodata->config.dport_lo = PORTS_LO;
 	c->rodata->config.dport_hi = PORTS_HI;
 	c->rodata->config.ctrl_port = CTRL_PORT;
-	assert_int_equal(client_bpf__load(c), 0);
+	assert_int_equal(xdp_connect_bpf__load(c), 0);
 	fz_state = seed ^ 0x7c;
 	for (cur_frame = 0; cur_frame < nframes; cur_frame++) {
 		size_t len = fz_frame(&wd, buf, 2048, opt);
@@ -209,32 +209,32 @@ static void test_client_tc(void **state)
 		int test = client_flow(buf, len, &w, &shape_ok) && (w.flags & (W_SYN | W_ACK | W_FIN)) == (W_SYN | W_ACK);
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .data_size_in = (__u32)len, .data_out = out,
 			    .data_size_out = MAXF);
-		if (bpf_prog_test_run_opts(bpf_program__fd(c->progs.tc_client), &o)) {
+		if (bpf_prog_test_run_opts(bpf_program__fd(c->progs.tc_connect), &o)) {
 			/* The kernel makes no skb of an untagged IP frame too
 			 * short for its IP header (EINVAL): nothing to run. */
 			uint16_t et = w_get16(buf + 12);
 			FZ_CHECK(errno == EINVAL && ((et == W_ETH_IP && len < 34) || (et == W_ETH_IPV6 && len < 54)),
-				 "BPF_PROG_RUN tc_client: %s", strerror(errno));
+				 "BPF_PROG_RUN tc_connect: %s", strerror(errno));
 			figs.aborted++;
 			continue;
 		}
 		int r = (int)o.retval;
 		if (!test) {
 			FZ_CHECK(r == 0 /* TC_ACT_OK */ && o.data_size_out == len && !memcmp(buf, out, len),
-				 "tc_client touched a frame it does not answer (%d)", r);
+				 "tc_connect touched a frame it does not answer (%d)", r);
 			figs.passed++;
 			continue;
 		}
 		figs.test++;
 		if (!shape_ok) {
-			FZ_CHECK(r == 2 /* TC_ACT_SHOT */, "tc_client: unanswerable SYN-ACK not dropped (%d)", r);
+			FZ_CHECK(r == 2 /* TC_ACT_SHOT */, "tc_connect: unanswerable SYN-ACK not dropped (%d)", r);
 			figs.dropped++;
 			continue;
 		}
-		FZ_CHECK(r == 7 /* TC_ACT_REDIRECT */, "tc_client: SYN-ACK not answered (%d)", r);
+		FZ_CHECK(r == 7 /* TC_ACT_REDIRECT */, "tc_connect: SYN-ACK not answered (%d)", r);
 		struct wp b = check_reply(buf, len, out, o.data_size_out);
 		FZ_CHECK(b.seq == w.ack && b.ack == w.seq + 1 && (b.flags & W_FIN) && b.payload <= 1000,
-			 "tc_client: data segment's numbers");
+			 "tc_connect: data segment's numbers");
 		figs.replies++;
 		model.acks_sent++;
 		model.fins_sent++;
@@ -244,14 +244,14 @@ static void test_client_tc(void **state)
 		/* Zero bytes: the payload adds nothing to the checksum, which
 		 * only holds if it really is zeroes. */
 		for (size_t i = b.l4 + b.hlen; i < b.l4 + b.l4len; i++)
-			FZ_CHECK(out[i] == 0, "tc_client: payload byte %zu not zero", i);
+			FZ_CHECK(out[i] == 0, "tc_connect: payload byte %zu not zero", i);
 		percpu_sum(bpf_map__fd(c->maps.cc_counters), 0, sizeof(got), &got);
 		for (size_t k = 0; k < sizeof(got) / 8; k++)
-			FZ_CHECK(((__u64 *)&got)[k] == ((__u64 *)&model)[k], "tc_client counter %zu", k);
+			FZ_CHECK(((__u64 *)&got)[k] == ((__u64 *)&model)[k], "tc_connect counter %zu", k);
 	}
 	report("client TC fallback (data mode; \"aborted\": frames the kernel makes no skb of)", &figs);
 	assert_true(figs.replies > 0);
-	client_bpf__destroy(c);
+	xdp_connect_bpf__destroy(c);
 }
 
 static void test_client_rst(void **state) { (void)state; client_run(XP_CC_MODE_RST, 0, "client (RST mode)"); }

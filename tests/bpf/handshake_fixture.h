@@ -32,11 +32,11 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/server.h"
-#include "bpf/client.h"
+#include "bpf/xdp_connect.h"
 #include "frame/csum.h"
 #include "frame/frame.h"
 #include "bpf/server.skel.h"
-#include "bpf/client.skel.h"
+#include "bpf/xdp_connect.skel.h"
 
 #define CTRL_PORT   5301
 #define PORT_LO     63000
@@ -322,7 +322,7 @@ static inline void expect_reply_of(const struct seg *in, const struct seg *out)
 
 struct env {
 	struct server_bpf *srv;
-	struct client_bpf *cli;
+	struct xdp_connect_bpf *cli;
 };
 
 static int reply_redirect; /* load the next programs with the redirect knob */
@@ -347,9 +347,9 @@ static inline struct server_bpf *load_server(void)
 	return s;
 }
 
-static inline struct client_bpf *load_client(uint32_t mode, uint8_t family)
+static inline struct xdp_connect_bpf *load_client(uint32_t mode, uint8_t family)
 {
-	struct client_bpf *c = client_bpf__open();
+	struct xdp_connect_bpf *c = xdp_connect_bpf__open();
 
 	if (!c)
 		return NULL;
@@ -362,8 +362,8 @@ static inline struct client_bpf *load_client(uint32_t mode, uint8_t family)
 	c->rodata->config.ctrl_port = CTRL_PORT;
 	c->rodata->config.reply_redirect = (uint8_t)reply_redirect;
 	c->rodata->config.data_len = data_len;
-	if (client_bpf__load(c)) {
-		client_bpf__destroy(c);
+	if (xdp_connect_bpf__load(c)) {
+		xdp_connect_bpf__destroy(c);
 		return NULL;
 	}
 	return c;
@@ -476,7 +476,7 @@ static inline int teardown(void **state)
 
 	if (e) {
 		server_bpf__destroy(e->srv);
-		client_bpf__destroy(e->cli);
+		xdp_connect_bpf__destroy(e->cli);
 		free(e);
 	}
 	return 0;
@@ -509,13 +509,13 @@ static inline uint32_t run_srv(struct env *e, const uint8_t *in, size_t len, uin
 
 static inline uint32_t run_cli(struct env *e, const uint8_t *in, size_t len, uint8_t *out, size_t *olen)
 {
-	return run(bpf_program__fd(e->cli->progs.xdp_client), in, len, out, olen);
+	return run(bpf_program__fd(e->cli->progs.xdp_connect), in, len, out, olen);
 }
 
 /* The client's TC fallback (an skb program: same frames in and out). */
 static inline uint32_t run_tc(struct env *e, const uint8_t *in, size_t len, uint8_t *out, size_t *olen)
 {
-	return run(bpf_program__fd(e->cli->progs.tc_client), in, len, out, olen);
+	return run(bpf_program__fd(e->cli->progs.tc_connect), in, len, out, olen);
 }
 
 #define TC_ACT_OK_       0

@@ -25,11 +25,11 @@
  *  dropped and in its stream once, every other frame passes unchanged,
  *  every frame is counted once.
  *
- *  client (bpf/client.bpf.c, RST and data modes): the same for its test
+ *  client (bpf/xdp_connect.bpf.c, RST and data modes): the same for its test
  *  flows (server port -> client port): non-test frames pass unchanged, every
  *  reply is well formed and goes to the source, every frame is counted once.
  *
- *  generator (bpf/generator.bpf.c): on an interface it does not send on,
+ *  generator (bpf/live.bpf.c): on an interface it does not send on,
  *  every frame passes unchanged; where it sends, whatever frame it is handed,
  *  it returns a well-formed test frame with valid checksums, or aborts only
  *  when handed fewer bytes than its template.
@@ -61,11 +61,11 @@
 
 #include "bpf/server.h"
 #include "bpf/measure.h"
-#include "bpf/client.h"
-#include "bpf/generator.h"
+#include "bpf/xdp_connect.h"
+#include "bpf/live.h"
 #include "bpf/server.skel.h"
-#include "bpf/client.skel.h"
-#include "bpf/generator.skel.h"
+#include "bpf/xdp_connect.skel.h"
+#include "bpf/live.skel.h"
 #include "engine/engine.h"
 #include "engine/live_prog.h"
 #include "frame/frame.h"
@@ -223,7 +223,7 @@ static struct xp_engine_cfg gen_cfg(int syn, int v6, uint8_t proto, size_t size,
 
 static void gen_run(int syn, int v6, uint8_t proto, size_t size)
 {
-	struct generator_bpf *g[2];
+	struct live_bpf *g[2];
 	struct frame_layout lay;
 	static uint8_t tmpl[XP_GEN_MAX_LEN];
 	uint8_t buf[MAXF], out[MAXF], opt[40];
@@ -261,11 +261,11 @@ static void gen_run(int syn, int v6, uint8_t proto, size_t size)
 		cur_len = len;
 		figs.frames++;
 		/* Where it does not send: untouched. */
-		r = run_prog(bpf_program__fd(g[1]->progs.xdp_generator), buf, len, out, &olen, lo_ifindex);
+		r = run_prog(bpf_program__fd(g[1]->progs.xdp_live), buf, len, out, &olen, lo_ifindex);
 		FZ_CHECK(r == XDP_PASS && olen == len && !memcmp(buf, out, len), "generator touched a frame it does not send");
 		figs.passed++;
 		/* Where it sends: a test frame, or abort when handed too little. */
-		r = run_prog(bpf_program__fd(g[0]->progs.xdp_generator), buf, len, out, &olen, lo_ifindex);
+		r = run_prog(bpf_program__fd(g[0]->progs.xdp_live), buf, len, out, &olen, lo_ifindex);
 		if (r == XDP_ABORTED) {
 			FZ_CHECK(!syn && len < lay.len, "generator aborted on a %zu-byte frame (template %u)", len,
 				 lay.len);
@@ -293,14 +293,14 @@ static void gen_run(int syn, int v6, uint8_t proto, size_t size)
 	snprintf(name, sizeof(name), "generator (%s, IPv%d, %zu bytes)", syn ? "SYN" : proto == IPPROTO_TCP ? "TCP" : "UDP",
 		 v6 ? 6 : 4, syn ? (size_t)lay.len : size);
 	report(name, &figs);
-	generator_bpf__destroy(g[0]);
-	generator_bpf__destroy(g[1]);
+	live_bpf__destroy(g[0]);
+	live_bpf__destroy(g[1]);
 }
 
-static void test_generator_udp_small(void **state) { (void)state; gen_run(0, 0, IPPROTO_UDP, 64); }
-static void test_generator_tcp_large(void **state) { (void)state; gen_run(0, 1, IPPROTO_TCP, 1518); }
-static void test_generator_syn(void **state) { (void)state; gen_run(1, 0, IPPROTO_TCP, 0); }
-static void test_generator_syn_v6(void **state) { (void)state; gen_run(1, 1, IPPROTO_TCP, 0); }
+static void test_live_udp_small(void **state) { (void)state; gen_run(0, 0, IPPROTO_UDP, 64); }
+static void test_live_tcp_large(void **state) { (void)state; gen_run(0, 1, IPPROTO_TCP, 1518); }
+static void test_live_syn(void **state) { (void)state; gen_run(1, 0, IPPROTO_TCP, 0); }
+static void test_live_syn_v6(void **state) { (void)state; gen_run(1, 1, IPPROTO_TCP, 0); }
 
 int main(void)
 {
@@ -310,10 +310,10 @@ int main(void)
 		cmocka_unit_test(test_client_data),
 		cmocka_unit_test(test_client_tc),
 		cmocka_unit_test(test_rtt),
-		cmocka_unit_test(test_generator_udp_small),
-		cmocka_unit_test(test_generator_tcp_large),
-		cmocka_unit_test(test_generator_syn),
-		cmocka_unit_test(test_generator_syn_v6),
+		cmocka_unit_test(test_live_udp_small),
+		cmocka_unit_test(test_live_tcp_large),
+		cmocka_unit_test(test_live_syn),
+		cmocka_unit_test(test_live_syn_v6),
 	};
 	const char *e;
 

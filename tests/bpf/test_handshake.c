@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Tests for the XDP connection engine: the XP_SLOT_RESPOND path of
- * bpf/server.bpf.c (server) and bpf/client.bpf.c (client). Frames go
+ * bpf/server.bpf.c (server) and bpf/xdp_connect.bpf.c (client). Frames go
  * through the loaded programs with BPF_PROG_RUN; what one program sends
  * (XDP_TX, the rewritten frame in data_out) is fed to the other, so a whole
  * handshake and close run without any traffic:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Tests for the XDP connection engine's data mode (XP_CC_MODE_DATA): the
- * client's ACK carries the request, in XDP (bpf/client.bpf.c) or from the
+ * client's ACK carries the request, in XDP (bpf/xdp_connect.bpf.c) or from the
  * TC program; the server answers, caps and closes it. Frames go through the
  * loaded programs with BPF_PROG_RUN, as in test_handshake.c. Needs root.
  */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Tests of the XDP connection engine's window (-P; bpf/window.h,
- * user/engine/window.c): the SYN sender (bpf/generator.bpf.c in SYN mode,
+ * user/engine/window.c): the SYN sender (bpf/live.bpf.c in SYN mode,
  * loaded by the engine's own loader), the client's XDP program
- * (bpf/client.bpf.c) and the keeper's scan, all three on the same maps,
+ * (bpf/xdp_connect.bpf.c) and the keeper's scan, all three on the same maps,
  * with plain BPF_PROG_RUN (frames in, frames out) and the keeper's scan run
  * on a made-up clock with its frames captured instead of sent. Needs root.
  *
@@ -43,11 +43,11 @@
 #include "engine/engine.h"
 #include "engine/window.h"
 #include "engine/window_scan.h"
-#include "bpf/generator.h"
+#include "bpf/live.h"
 #include "engine/live_prog.h"
-#include "bpf/generator.skel.h"
-#include "bpf/client.h"
-#include "bpf/client.skel.h"
+#include "bpf/live.skel.h"
+#include "bpf/xdp_connect.h"
+#include "bpf/xdp_connect.skel.h"
 
 #define NS_PER_S 1000000000ull
 #define SPORT_LO 20000
@@ -65,8 +65,8 @@ struct captured {
 struct env {
 	struct xp_engine_cfg cfg;
 	struct xp_window *w;
-	struct generator_bpf *gen;
-	struct client_bpf *cli;
+	struct live_bpf *gen;
+	struct xdp_connect_bpf *cli;
 	uint8_t tmpl[XP_GEN_MAX_LEN];
 	struct frame_layout lay;
 	struct captured cap;
@@ -114,11 +114,11 @@ static struct xp_engine_cfg make_cfg(enum xp_test_kind kind, unsigned parallel, 
 	return c;
 }
 
-static struct client_bpf *load_client(const struct xp_win_maps *m, uint32_t mode)
+static struct xdp_connect_bpf *load_client(const struct xp_win_maps *m, uint32_t mode)
 {
-	struct client_bpf *cli = client_bpf__open();
+	struct xdp_connect_bpf *cli = xdp_connect_bpf__open();
 	assert_non_null(cli);
-	struct xp_client_config *ro = &cli->rodata->config;
+	struct xp_xdp_connect_config *ro = &cli->rodata->config;
 	ro->mode = mode;
 	ro->cport_lo = SPORT_LO;
 	ro->cport_hi = SPORT_HI;
@@ -127,11 +127,11 @@ static struct client_bpf *load_client(const struct xp_win_maps *m, uint32_t mode
 	ro->family = 4;
 	ro->win_size = m->size;
 	ro->win_shift = m->shift;
-	bpf_program__set_autoload(cli->progs.tc_client, false);
+	bpf_program__set_autoload(cli->progs.tc_connect, false);
 	assert_int_equal(bpf_map__reuse_fd(cli->maps.win_slots, m->slots_fd), 0);
 	assert_int_equal(bpf_map__reuse_fd(cli->maps.win_free, m->free_fd), 0);
 	assert_int_equal(bpf_map__reuse_fd(cli->maps.win_ctl, m->ctl_fd), 0);
-	assert_int_equal(client_bpf__load(cli), 0);
+	assert_int_equal(xdp_connect_bpf__load(cli), 0);
 	return cli;
 }
 
@@ -159,8 +159,8 @@ static void env_open(struct env *e, enum xp_test_kind kind, uint32_t mode, unsig
 
 static void env_close(struct env *e)
 {
-	client_bpf__destroy(e->cli);
-	generator_bpf__destroy(e->gen);
+	xdp_connect_bpf__destroy(e->cli);
+	live_bpf__destroy(e->gen);
 	xp_window_close(e->w);
 }
 
@@ -183,7 +183,7 @@ static uint32_t gen_syn(struct env *e, uint8_t *out)
 	uint8_t in[256];
 	size_t olen;
 	memset(in, 0x5a, sizeof(in));
-	uint32_t v = run(bpf_program__fd(e->gen->progs.xdp_generator), in, e->lay.len + 1, out, &olen);
+	uint32_t v = run(bpf_program__fd(e->gen->progs.xdp_live), in, e->lay.len + 1, out, &olen);
 	if (v == XDP_TX)
 		assert_int_equal(olen, e->lay.len);
 	return v;
@@ -257,7 +257,7 @@ static size_t reply_to(const struct env *e, const struct tcpf *syn, uint8_t flag
 
 static uint32_t run_cli(struct env *e, const uint8_t *in, size_t len, uint8_t *out, size_t *olen)
 {
-	return run(bpf_program__fd(e->cli->progs.xdp_client), in, len, out, olen);
+	return run(bpf_program__fd(e->cli->progs.xdp_connect), in, len, out, olen);
 }
 
 static struct xp_win_slot *slot_of(struct env *e, uint32_t isn)

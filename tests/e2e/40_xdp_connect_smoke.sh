@@ -2,14 +2,14 @@
 # Smoke test of the XDP connection engine on a real veth pair: the server's
 # XDP program (bpf/server.bpf.c, one XP_SLOT_RESPOND slot on ports
 # 63000:63015) answers raw SYNs with SYN cookies and the client's
-# (bpf/client.bpf.c) completes the handshakes, both with XDP_TX, so
+# (bpf/xdp_connect.bpf.c) completes the handshakes, both with XDP_TX, so
 # every connection runs SYN -> SYN-ACK -> ACK -> RST (or, in FIN mode,
 # SYN -> SYN-ACK -> ACK|FIN -> FIN-ACK -> ACK) with no socket anywhere:
 #
 #   xpcx-a                                   xpcx-b
 #   xpcxa0 198.18.210.1/24  ---- veth ---- xpcxb0 198.18.210.2/24
 #          2001:2:0:210::1/64                     2001:2:0:210::2/64
-#   xdp_client (XDP)                         xdp_server, RESPOND slot (XDP)
+#   xdp_connect (XDP)                        xdp_server, RESPOND slot (XDP)
 #
 # tests/tools/xdpconn.c (build/tests/tools/xdpconn, built by make) attaches
 # both programs, sends N SYNs from xpcxa0 with an AF_PACKET socket and prints

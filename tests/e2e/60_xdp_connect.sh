@@ -71,7 +71,7 @@ xp_check "no reset, no invalid cookie (final ACKs recognised)" eval '
 xp_check "conntrack: all TIME_WAIT (closed by FINs)" expect_near TIME_WAIT "$(ct_state TIME_WAIT)" "$est" 2
 xp_check "none invalid for the firewall" expect_eq "conntrack -S invalid" "$(($(ct_invalid) - INV0))" 0
 # The data mode's TC fallback (tcx link) went with the client, like its XDP program.
-xp_check "client's TC program gone" eval '! bpftool prog show | grep -q "name tc_client"'
+xp_check "client's TC program gone" eval '! bpftool prog show | grep -q "name tc_connect"'
 xp_pass
 
 # ---------------------------------------------------------------------------

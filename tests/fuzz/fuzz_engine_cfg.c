@@ -31,7 +31,7 @@
 
 #include "engine/xsk_internal.h"
 #include "engine/live_prog.h"
-#include "bpf/generator.h"
+#include "bpf/live.h"
 #include "frame/mix.h"
 
 #include <sanitizer/asan_interface.h>

@@ -1,5 +1,5 @@
 /*
- * gencost: what the live engine's generator (bpf/generator.bpf.c) costs per
+ * gencost: what the live engine's generator (bpf/live.bpf.c) costs per
  * frame with one frame size and with a frame mix (issue 11), timed by the
  * kernel's BPF_PROG_RUN (its duration is the mean run time of the program,
  * measured in the kernel around the runs). No frame leaves the host: plain
@@ -26,8 +26,8 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "bpf/generator.h"
-#include "bpf/generator.skel.h"
+#include "bpf/live.h"
+#include "bpf/live.skel.h"
 #include "engine/engine.h"
 #include "engine/live_prog.h"
 #include "frame/mix.h"
@@ -37,7 +37,7 @@ static int run_case(const char *name, const char *size, unsigned n)
 	struct xp_engine_cfg c;
 	struct frame_spec *s = &c.frames.tmpl;
 	static uint8_t tmpl[XP_GEN_MAX_LEN], out[XP_GEN_MAX_LEN];
-	struct generator_bpf *skel = NULL;
+	struct live_bpf *skel = NULL;
 	struct frame_layout lay;
 	char err[256];
 
@@ -74,14 +74,14 @@ static int run_case(const char *name, const char *size, unsigned n)
 	xp_gen_new_call(skel, 0);
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = tmpl, .data_size_in = in_len, .data_out = out,
 		    .data_size_out = sizeof(out), .repeat = n);
-	int r = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_generator), &o);
+	int r = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_live), &o);
 	if (r || o.retval != XDP_TX) {
 		fprintf(stderr, "gencost: BPF_PROG_RUN: %s (verdict %u)\n", r ? strerror(errno) : "ok", o.retval);
-		generator_bpf__destroy(skel);
+		live_bpf__destroy(skel);
 		return 1;
 	}
 	printf("case=%s frames=%llu ns=%u\n", name, (unsigned long long)xp_gen_sent(skel), o.duration);
-	generator_bpf__destroy(skel);
+	live_bpf__destroy(skel);
 	return 0;
 }
 

@@ -6,9 +6,9 @@
  *      [-n N] [--mode rst|fin] [--wait-ms MS] [--next-hop-mac MAC] [--redirect]
  *
  * In one process, with the project's loaders (user/loader/server_prog.c,
- * client_prog.c): loads bpf/server.bpf.c with one XP_SLOT_RESPOND slot on
+ * xdp_connect_prog.c): loads bpf/server.bpf.c with one XP_SLOT_RESPOND slot on
  * ports 63000:63015 and attaches it (bpf_link) to the server's interface in
- * its namespace; loads bpf/client.bpf.c (client ports 10000:59999) and
+ * its namespace; loads bpf/xdp_connect.bpf.c (client ports 10000:59999) and
  * attaches it to the client's interface; then sends N raw SYNs (user/frame/frame.c,
  * Linux-like options) from the client's interface with an AF_PACKET socket,
  * one flow each (to the server's MAC, or --next-hop-mac when a router sits
@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "bpf/server.h"
-#include "bpf/client.h"
-#include "loader/client_prog.h"
+#include "bpf/xdp_connect.h"
+#include "loader/xdp_connect_prog.h"
 #include "loader/server_prog.h"
 #include "frame/frame.h"
 
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	const char *src = NULL, *dst = NULL, *mode = "rst", *smode, *cmode;
 	long n = 1000, wait_ms = 2000;
 	struct server_prog *srv;
-	struct client_prog *cli;
+	struct xdp_connect_prog *cli;
 	uint8_t smac[6], cmac[6], gw[6];
 	int sif, cif, opt, fin, fd, slot, have_gw = 0, redirect = 0;
 	struct frame_spec fs = { 0 };
@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 	enter_ns(cns);
 	cif = dev_info(cdev, cmac);
 	{
-		struct client_prog_cfg cfg = {
+		struct xdp_connect_prog_cfg cfg = {
 			.ifindex = cif,
 			.family = fs.src.family,
 			.cport_lo = CPORT_LO, .cport_hi = CPORT_HI,
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 			.xdp_mode = XP_XDP_AUTO,
 		};
 
-		if (client_prog_open(&cfg, &cli, &cmode, err, sizeof(err)))
+		if (xdp_connect_prog_open(&cfg, &cli, &cmode, err, sizeof(err)))
 			die("%s (%s in %s)", err, cdev, cns);
 	}
 
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 		usleep(10000);
 	}
 	usleep(100000); /* the last RSTs / final ACKs */
-	if (server_prog_read(srv, slot, &sc) || client_prog_read(cli, &cc))
+	if (server_prog_read(srv, slot, &sc) || xdp_connect_prog_read(cli, &cc))
 		die("reading the counters: %s", strerror(errno));
 
 	printf("sent=%ld family=%d mode=%s\n", sent, fs.src.family == AF_INET6 ? 6 : 4, mode);
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)cc.fins_sent, (unsigned long long)cc.rst_seen,
 	       (unsigned long long)cc.finack_answered, (unsigned long long)cc.passed);
 
-	client_prog_close(cli);
+	xdp_connect_prog_close(cli);
 	server_prog_close(srv);
 	return 0;
 }

@@ -5,7 +5,7 @@
 #include <linux/types.h>
 #include <sys/socket.h>
 
-#include "bpf/client.h"
+#include "bpf/xdp_connect.h"
 #include "proto/channel.h"
 #include "cli/handlers.h"
 #include "connsearch/search.h"

@@ -1,7 +1,7 @@
 /*
  * XDP live-frames sending engine ("live"): the kernel itself makes and sends
  * the frames. Each thread calls BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES
- * on bpf/generator.bpf.c: for `repeat` runs the kernel takes a page_pool buffer,
+ * on bpf/live.bpf.c: for `repeat` runs the kernel takes a page_pool buffer,
  * runs the generator (which writes the next test frame into it) and
  * transmits the XDP_TX'd frame on cfg->ifindex through the driver's
  * ndo_xdp_xmit. No sockets, no UMEM, no copies through an skb on our side:
@@ -72,8 +72,8 @@
 #include "engine/engine.h"
 #include "engine/pacer.h"
 #include "frame/frame.h"
-#include "bpf/generator.h"
-#include "bpf/generator.skel.h"
+#include "bpf/live.h"
+#include "bpf/live.skel.h"
 #include "engine/live_prog.h"
 #include "loader/percpu.h"
 #include "util/cpus.h"
@@ -105,11 +105,11 @@ struct live_worker {
 
 struct xp_engine {
 	struct xp_engine_cfg cfg;
-	struct generator_bpf *skel;
+	struct live_bpf *skel;
 	int prog_fd;
 	uint8_t tmpl[XP_GEN_MAX_LEN];
 	struct frame_layout lay;
-	uint32_t in_len;   /* data_in bytes: lay.len, SYNs one more (see generator.bpf.c) */
+	uint32_t in_len;   /* data_in bytes: lay.len, SYNs one more (see live.bpf.c) */
 	unsigned nw;
 	unsigned burst;    /* 0: slices */
 	struct live_worker *w;
@@ -298,9 +298,9 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		return r;
 	}
 	/* tmpl has room: SYNs are far shorter than XP_GEN_MAX_LEN. */
-	/* Mixed sizes too: every run trims the frame to its size (generator.h). */
+	/* Mixed sizes too: every run trims the frame to its size (live.h). */
 	e->in_len = e->lay.len + (e->skel->rodata->config.syn_mode || e->skel->rodata->config.mix_plen ? 1 : 0);
-	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_generator);
+	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_live);
 	r = xp_gen_hold(e->skel, &e->hold_link, &e->hold_ns, err, errlen);
 	if (r) {
 		live_destroy(e);
@@ -451,7 +451,7 @@ static void live_destroy(struct xp_engine *e)
 	if (e->hold_ns >= 0)
 		close(e->hold_ns);
 	if (e->skel)
-		generator_bpf__destroy(e->skel);
+		live_bpf__destroy(e->skel);
 	if (e->sync_init) {
 		pthread_mutex_destroy(&e->mu);
 		pthread_cond_destroy(&e->cv);

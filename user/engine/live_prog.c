@@ -1,5 +1,5 @@
 /*
- * Loader of the XDP live-frames generator (bpf/generator.bpf.c): configure
+ * Loader of the XDP live-frames generator (bpf/live.bpf.c): configure
  * it for a test (its rodata config), load it, give every CPU its thread
  * index, keep it in the kernel's XDP dispatcher while the engine runs (see
  * xp_gen_hold), and read how many frames it sent. The live engine
@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf/generator.h"
-#include "bpf/generator.skel.h"
+#include "bpf/live.h"
+#include "bpf/live.skel.h"
 #include "engine/engine.h"
 #include "engine/tuples.h"
 #include "engine/live_prog.h"
@@ -39,7 +39,7 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 {
 	struct frame_layout lay;
 	const char *ferr = NULL;
-	/* Mixed sizes hand in one byte more than the largest (generator.h). */
+	/* Mixed sizes hand in one byte more than the largest (live.h). */
 	unsigned extra = cfg->frames.mix.n ? 1 : 0;
 	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len + extra > XP_GEN_LIVE_MAX_LEN) {
 		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (the kernel takes at most "
@@ -63,7 +63,7 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
  * mix whose frames are stamped only in part would count loss and latency
  * over some sizes only. 0, or -errno with err set.
  */
-static int gen_mix_config(const struct xp_engine_cfg *cfg, struct xp_generator_config *ro, char *err, size_t errlen)
+static int gen_mix_config(const struct xp_engine_cfg *cfg, struct xp_live_config *ro, char *err, size_t errlen)
 {
 	const struct xp_mix *m = &cfg->frames.mix;
 	__u32 off = 0;
@@ -108,7 +108,7 @@ static int gen_mix_config(const struct xp_engine_cfg *cfg, struct xp_generator_c
 	return 0;
 }
 
-int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct generator_bpf **out, __u8 *tmpl,
+int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct live_bpf **out, __u8 *tmpl,
 		struct frame_layout *lay, char *err, size_t errlen)
 {
 	const char *ferr = NULL;
@@ -152,7 +152,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	}
 
 	libbpf_print_fn_t old = libbpf_set_print(xp_libbpf_print);
-	struct generator_bpf *skel = generator_bpf__open();
+	struct live_bpf *skel = live_bpf__open();
 	if (!skel) {
 		int e = errno;
 		libbpf_set_print(old);
@@ -160,7 +160,7 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 			 xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
 		return -e;
 	}
-	struct xp_generator_config *ro = &skel->rodata->config;
+	struct xp_live_config *ro = &skel->rodata->config;
 	ro->tmpl_len = (__u32)len;
 	memcpy((void *)ro->tmpl, tmpl, len);
 	ro->l4_off = lay->l4_off;
@@ -212,18 +212,18 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 		r = gen_mix_config(cfg, ro, err, errlen);
 		if (r) {
 			libbpf_set_print(old);
-			generator_bpf__destroy(skel);
+			live_bpf__destroy(skel);
 			return r;
 		}
 	}
 	if (!r)
-		r = generator_bpf__load(skel);
+		r = live_bpf__load(skel);
 	libbpf_set_print(old);
 	if (r) {
 		snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s%s", strerror(-r),
 			 r == -EPERM ? " (run as root or with CAP_BPF and CAP_NET_ADMIN)" : ": use ",
 			 r == -EPERM ? "" : xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
-		generator_bpf__destroy(skel);
+		live_bpf__destroy(skel);
 		return r;
 	}
 	*out = skel;
@@ -232,27 +232,27 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct gener
 	return 0;
 }
 
-void xp_gen_set_key(struct generator_bpf *skel, const uint64_t key[2])
+void xp_gen_set_key(struct live_bpf *skel, const uint64_t key[2])
 {
 	skel->bss->gen_meas.key[0] = key[0];
 	skel->bss->gen_meas.key[1] = key[1];
 }
 
-void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival)
+void xp_gen_set_meas(struct live_bpf *skel, __u64 t0, __u64 ival)
 {
 	/* .bss is mmapped: the program sees these stores at once. */
 	skel->bss->gen_meas.t0 = t0;
 	skel->bss->gen_meas.ival = ival;
 }
 
-void xp_gen_new_call(struct generator_bpf *skel, unsigned tid)
+void xp_gen_new_call(struct live_bpf *skel, unsigned tid)
 {
 	/* One writer per entry (its thread); the program only reads it. */
 	volatile __u64 *c = &skel->bss->gen_call[tid & (XP_GEN_MAX_THREADS - 1)];
 	*c = *c + 1;
 }
 
-int xp_gen_sent_in(struct generator_bpf *skel, __u64 interval, __u64 *sent)
+int xp_gen_sent_in(struct live_bpf *skel, __u64 interval, __u64 *sent)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	__u32 key = 0;
@@ -288,7 +288,7 @@ out:
 	return r;
 }
 
-int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid)
+int xp_gen_init_state(struct live_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
@@ -304,7 +304,7 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
 	return r;
 }
 
-__u64 xp_gen_sent_bytes(struct generator_bpf *skel, const struct xp_mix *m)
+__u64 xp_gen_sent_bytes(struct live_bpf *skel, const struct xp_mix *m)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	__u32 key = 0;
@@ -323,7 +323,7 @@ __u64 xp_gen_sent_bytes(struct generator_bpf *skel, const struct xp_mix *m)
 	return sum;
 }
 
-__u64 xp_gen_sent(struct generator_bpf *skel)
+__u64 xp_gen_sent(struct live_bpf *skel)
 {
 	_Static_assert(offsetof(struct xp_gen_state, sent) == 0, "sent leads xp_gen_state");
 	__u32 key = 0;
@@ -358,9 +358,9 @@ static void *hold_main(void *arg)
 	return NULL;
 }
 
-int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen)
+int xp_gen_hold(struct live_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen)
 {
-	struct hold_arg h = { .prog_fd = bpf_program__fd(skel->progs.xdp_generator), .link_fd = -1, .ns_fd = -1 };
+	struct hold_arg h = { .prog_fd = bpf_program__fd(skel->progs.xdp_live), .link_fd = -1, .ns_fd = -1 };
 	pthread_t t;
 	int r = pthread_create(&t, NULL, hold_main, &h);
 	if (r)

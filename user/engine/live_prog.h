@@ -1,4 +1,4 @@
-/* The live engine's BPF program (bpf/generator.bpf.c): its checks and its loading; see live_prog.c. */
+/* The live engine's BPF program (bpf/live.bpf.c): its checks and its loading; see live_prog.c. */
 #ifndef XP_GENERATOR_PROG_H
 #define XP_GENERATOR_PROG_H
 
@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct generator_bpf;
+struct live_bpf;
 struct xp_engine_cfg;
 struct frame_layout;
 
@@ -28,14 +28,14 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen);
  * where that is the way out) and a negative errno is returned.
  */
 int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads,
-		struct generator_bpf **skel, __u8 *tmpl, struct frame_layout *lay,
+		struct live_bpf **skel, __u8 *tmpl, struct frame_layout *lay,
 		char *err, size_t errlen);
 
 /*
  * Set the thread index each CPU's state carries (cpu_tid[cpu], for
  * ncpu_tid CPUs; others get 0) and zero the counters. Call before any run.
  */
-int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid);
+int xp_gen_init_state(struct live_bpf *skel, const unsigned *cpu_tid, unsigned ncpu_tid);
 
 /*
  * Keep the loaded program in the kernel's XDP dispatcher by attaching it,
@@ -43,7 +43,7 @@ int xp_gen_init_state(struct generator_bpf *skel, const unsigned *cpu_tid, unsig
  * without it every BPF_PROG_RUN call with repeat > 1 sleeps 15-30 ms).
  * Close *link_fd, then *ns_fd, to undo. 0 or -errno with *err set.
  */
-int xp_gen_hold(struct generator_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen);
+int xp_gen_hold(struct live_bpf *skel, int *link_fd, int *ns_fd, char *err, size_t errlen);
 /* The same from a user namespace of a forked helper, for a process without CAP_SYS_ADMIN
  * (live_hold_userns.c): 0, or an errno. */
 int xp_gen_hold_userns(int prog_fd, int *link_fd, int *ns_fd);
@@ -51,10 +51,10 @@ int xp_gen_hold_userns(int prog_fd, int *link_fd, int *ns_fd);
 struct xp_mix;
 /* Mixed sizes: the bytes (without FCS) of the frames sent so far, from
  * each CPU's count and the pattern; 0 if the counters cannot be read. */
-__u64 xp_gen_sent_bytes(struct generator_bpf *skel, const struct xp_mix *m);
+__u64 xp_gen_sent_bytes(struct live_bpf *skel, const struct xp_mix *m);
 
 /* Frames sent so far (the per-CPU counters summed). */
-__u64 xp_gen_sent(struct generator_bpf *skel);
+__u64 xp_gen_sent(struct live_bpf *skel);
 
 /*
  * Set the start of interval 0 and the interval length (stamp ticks) the
@@ -62,19 +62,19 @@ __u64 xp_gen_sent(struct generator_bpf *skel);
  * cfg->frames.stamp): call before the first frame is sent, as the CPUs
  * cache their current interval's end.
  */
-void xp_gen_set_meas(struct generator_bpf *skel, __u64 t0, __u64 ival);
+void xp_gen_set_meas(struct live_bpf *skel, __u64 t0, __u64 ival);
 
 /* Set the stamps' tag key (bpf/lib/stamp.h; xp_gen_load sets that of
  * cfg->frames.stamp): call before the first frame is sent. */
-void xp_gen_set_key(struct generator_bpf *skel, const uint64_t key[2]);
+void xp_gen_set_key(struct live_bpf *skel, const uint64_t key[2]);
 
 /*
  * Tell the program that thread tid starts a new BPF_PROG_RUN call: its
  * first frame, and every XP_GEN_BATCH-th after it (the kernel's batches),
- * read the clock for the stamp (see XP_GEN_BATCH in bpf/generator.h). Call
+ * read the clock for the stamp (see XP_GEN_BATCH in bpf/live.h). Call
  * before every run; a run without it carries on the previous call's batches.
  */
-void xp_gen_new_call(struct generator_bpf *skel, unsigned tid);
+void xp_gen_new_call(struct live_bpf *skel, unsigned tid);
 
 /*
  * Stamped frames sent in interval i, summed over the CPUs (threads). 0;
@@ -82,6 +82,6 @@ void xp_gen_new_call(struct generator_bpf *skel, unsigned tid);
  * -EOPNOTSUPP when this load stamps nothing (SYN mode, ival 0, no room in
  * the frame). Ask only for an interval that has ended.
  */
-int xp_gen_sent_in(struct generator_bpf *skel, __u64 interval, __u64 *sent);
+int xp_gen_sent_in(struct live_bpf *skel, __u64 interval, __u64 *sent);
 
 #endif

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf/client.h"
+#include "bpf/xdp_connect.h"
 #include "util/time.h"
 
 /* The free ring, the same code as the BPF side's (bpf/window_ring.h), on the mapped cells. */

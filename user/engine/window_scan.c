@@ -10,7 +10,7 @@
 #include <netinet/tcp.h>
 #include <string.h>
 
-#include "bpf/client.h"
+#include "bpf/xdp_connect.h"
 #include "util/time.h"
 
 /* Our window in the frames we send: what the client program's ACKs say (7-bit scale). */

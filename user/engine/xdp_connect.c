@@ -4,7 +4,7 @@
  *   - a SYN sender, the live or the xsk engine in SYN mode (cfg->kind
  *     XP_TEST_CONNECT / XP_TEST_HOLD): every frame is the SYN of the next
  *     connection, numbered by engine/tuples.h;
- *   - the client's XDP program (bpf/client.bpf.c, loader/client_prog.c),
+ *   - the client's XDP program (bpf/xdp_connect.bpf.c, loader/xdp_connect_prog.c),
  *     which answers each SYN-ACK with the ACK (or ACK|FIN, ACK|PSH|FIN with
  *     data) that completes the handshake.
  *   - the window (engine/window.h, bpf/window.h): -P slots that both
@@ -23,13 +23,13 @@
 
 #include "engine/engine.h"
 #include "engine/window.h"
-#include "loader/client_prog.h"
+#include "loader/xdp_connect_prog.h"
 #include "util/time.h"
 
 struct xp_engine {
 	const struct xp_engine_ops *syn_ops; /* the SYN sender */
 	struct xp_engine *syn;
-	struct client_prog *prog;
+	struct xdp_connect_prog *prog;
 	struct xp_window *win;               /* -P's window and its keeper */
 	struct xp_engine_cfg *syn_cfg;       /* the SYN sender's: the test's, with the window's maps */
 	unsigned syn_retries;
@@ -73,7 +73,7 @@ static void xdpc_destroy(struct xp_engine *e)
 	watch_stop(e);
 	if (e->syn)
 		e->syn_ops->destroy(e->syn);
-	client_prog_close(e->prog);
+	xdp_connect_prog_close(e->prog);
 	xp_window_close(e->win); /* after both users of its maps */
 	free(e->syn_cfg);
 	free(e);
@@ -107,7 +107,7 @@ static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		xdpc_destroy(e);
 		return r;
 	}
-	struct client_prog_cfg pc = {
+	struct xdp_connect_prog_cfg pc = {
 		.ifindex = cfg->ifindex,
 		.family = cfg->server.family,
 		.cport_lo = cfg->sport_lo, .cport_hi = cfg->sport_hi,
@@ -123,7 +123,7 @@ static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		.win_free_fd = e->syn_cfg->hs.win.free_fd,
 		.win_ctl_fd = e->syn_cfg->hs.win.ctl_fd,
 	};
-	r = client_prog_open(&pc, &e->prog, &e->prog_mode, err, errlen);
+	r = xdp_connect_prog_open(&pc, &e->prog, &e->prog_mode, err, errlen);
 	if (r) {
 		xdpc_destroy(e);
 		return r;
@@ -138,7 +138,7 @@ static void *watch_main(void *arg)
 	struct xp_engine *e = arg;
 	while (!e->stop) {
 		struct xp_cc_counters cc = { 0 };
-		client_prog_read(e->prog, &cc);
+		xdp_connect_prog_read(e->prog, &cc);
 		if (cc.acks_sent >= e->parallel) {
 			e->all_open_s = xp_now() - e->t0;
 			break;
@@ -164,7 +164,7 @@ static void xdpc_read(struct xp_engine *e, struct xp_engine_stats *st)
 {
 	e->syn_ops->read(e->syn, st);
 	struct xp_cc_counters cc = { 0 };
-	client_prog_read(e->prog, &cc);
+	xdp_connect_prog_read(e->prog, &cc);
 	st->hs.synack_seen = cc.synack_seen;
 	st->hs.acks_sent = cc.acks_sent;
 #if defined(XP_MUTATE) && XP_MUTATE == 4

@@ -32,7 +32,7 @@
  * round robin. A hold test sends cfg->parallel SYNs, idles, and at the end
  * closes every connection with an RST (seq = ISN + 1) so that a connection
  * tracker under test frees its entries instead of keeping them ESTABLISHED
- * for days. The XDP programs (bpf/client.bpf.c, bpf/server.bpf.c)
+ * for days. The XDP programs (bpf/xdp_connect.bpf.c, bpf/server.bpf.c)
  * complete the handshakes; nothing here waits for an answer.
  */
 #include "engine/xsk_internal.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * XDP live-frames generator (bpf/generator.bpf.c): limits, the read-only
+ * XDP live-frames generator (bpf/live.bpf.c): limits, the read-only
  * configuration, map values and the payload stamp, shared by the BPF program
  * and userspace (its loader user/engine/live_prog.c, the live engine
  * user/engine/live.c, the tests).
@@ -101,10 +101,10 @@ struct xp_gen_meas {
  * The program's configuration: the rodata variable `config`, set by
  * xp_gen_load() between open and load (skel->rodata->config) and frozen at
  * load, so the verifier sees every field as a constant (see
- * bpf/generator.bpf.c). Offsets are those of struct frame_layout, ports as
+ * bpf/live.bpf.c). Offsets are those of struct frame_layout, ports as
  * in struct xp_engine_cfg (host order).
  */
-struct xp_generator_config {
+struct xp_live_config {
 	__u32 tmpl_len;      /* template bytes, frame without FCS */
 	__u16 l3_off;        /* IP header (SYN mode) */
 	__u16 l4_off;
@@ -143,7 +143,7 @@ struct xp_generator_config {
 	 * size mix[mix_pattern[n % mix_plen]], its template copied from
 	 * mix_tmpl and the frame trimmed to it. Userspace hands in the largest
 	 * + 1 bytes so that every run changes the ctx's length (see SYN mode
-	 * in generator.bpf.c). payload_len above is the largest size's: each
+	 * in live.bpf.c). payload_len above is the largest size's: each
 	 * TCP flow's sequence numbers advance by it, whatever the size. */
 	__u32 mix_plen;
 	struct xp_gen_mix_size mix[XP_GEN_MIX_SIZES];

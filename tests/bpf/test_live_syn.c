@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests for bpf/generator.bpf.c in SYN mode (the connection tests): each SYN
+ * Tests for bpf/live.bpf.c in SYN mode (the connection tests): each SYN
  * the generator sends, run with plain BPF_PROG_RUN from garbage input, is
  * compared byte for byte with the SYN of its connection built independently
  * (see syn_case), and checked as a receiver would. Needs root. The stream
- * frames are tested in test_generator_stream.c; what they share is in
- * generator_fixture.h.
+ * frames are tested in test_live_stream.c; what they share is in
+ * live_fixture.h.
  */
-#include "tests/bpf/generator_fixture.h"
+#include "tests/bpf/live_fixture.h"
 
 /* ---------------------------------------------------------------------- */
 /* SYN mode (connection tests)                                            */
@@ -116,7 +116,7 @@ static void syn_case_from(int family, uint16_t vlan, unsigned nbind, uint16_t sl
 		uint16_t sport, dport;
 
 		/* The engine hands in one byte more than the SYN (see
-		 * generator.bpf.c: the program trims it); shorter and exact inputs
+		 * live.bpf.c: the program trims it); shorter and exact inputs
 		 * come out right too. */
 		uint32_t in_len = l->len + (j % 3 == 0 ? 1 : j % 3 == 1 ? 0 : -10u);
 		for (unsigned b = 0; b < in_len; b++)
@@ -144,7 +144,7 @@ static void syn_case_from(int family, uint16_t vlan, unsigned nbind, uint16_t sl
 		}
 	}
 	assert_int_equal(xp_gen_sent(g.skel), n);
-	generator_bpf__destroy(g.skel);
+	live_bpf__destroy(g.skel);
 }
 
 static void syn_case(int family, uint16_t vlan, unsigned nbind, uint16_t slo, uint16_t shi, uint16_t dlo,
@@ -208,7 +208,7 @@ static void test_syn_first_tuple(void **state)
 static void test_syn_refusals(void **state)
 {
 	struct xp_engine_cfg c = make_syn_cfg(AF_INET, 0, 2, 1, 1, 2, 2);
-	struct generator_bpf *skel = NULL;
+	struct live_bpf *skel = NULL;
 	struct frame_layout lay;
 	static uint8_t tmpl[XP_GEN_MAX_LEN];
 	char err[256] = "";
@@ -242,7 +242,7 @@ int main(void)
 		cmocka_unit_test(test_syn_refusals),
 	};
 
-	if (gen_test_init("test_generator_syn", "loads BPF programs"))
+	if (gen_test_init("test_live_syn", "loads BPF programs"))
 		return 1;
 	return cmocka_run_group_tests_name("gen", tests, NULL, NULL);
 }

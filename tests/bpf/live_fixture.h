@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What the tests of bpf/generator.bpf.c and the live engine share
- * (test_generator_stream.c, test_generator_syn.c, test_generator_live.c): the
+ * What the tests of bpf/live.bpf.c and the live engine share
+ * (test_live_stream.c, test_live_syn.c, test_live_send.c): the
  * engine configuration of a case, the generator loaded by xp_gen_load (the
  * engine's own loader) and run with plain BPF_PROG_RUN, the stamp clock, and
  * main()'s start (root, pinned to one CPU: the generator's state is per
@@ -38,9 +38,9 @@
 #include "frame/csum.h"
 #include "engine/engine.h"
 #include "frame/frame.h"
-#include "bpf/generator.h"
+#include "bpf/live.h"
 #include "engine/live_prog.h"
-#include "bpf/generator.skel.h"
+#include "bpf/live.skel.h"
 #include "util/time.h"
 #include "engine/tuples.h"
 #include "tests/lib/netns_helper.h"
@@ -90,7 +90,7 @@ static inline struct xp_engine_cfg make_cfg(int family, uint8_t proto, size_t si
 /* ---------------------------------------------------------------------- */
 
 struct gen {
-	struct generator_bpf *skel;
+	struct live_bpf *skel;
 	struct xp_engine_cfg cfg;
 	uint8_t tmpl[XP_GEN_MAX_LEN];
 	struct frame_layout lay;
@@ -139,7 +139,7 @@ static inline void gen_run_same_call(struct gen *g, const uint8_t *in, uint32_t 
 		.data_out = out,
 		.data_size_out = XP_GEN_MAX_LEN,
 		.repeat = 1);
-	int r = bpf_prog_test_run_opts(bpf_program__fd(g->skel->progs.xdp_generator), &o);
+	int r = bpf_prog_test_run_opts(bpf_program__fd(g->skel->progs.xdp_live), &o);
 
 	if (r)
 		fail_msg("BPF_PROG_RUN: %s", strerror(errno));

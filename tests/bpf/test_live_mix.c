@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Mixed frame sizes in the XDP live-frames generator (bpf/generator.bpf.c,
+ * Mixed frame sizes in the XDP live-frames generator (bpf/live.bpf.c,
  * configured by xp_gen_load from a struct xp_mix of user/frame/mix.h). Needs
  * root.
  *
@@ -22,11 +22,11 @@
  * the Python checksum verifier written from the RFCs, and compares
  * xp_gen_sent_bytes with the bytes that came out.
  */
-#include "tests/bpf/generator_fixture.h"
+#include "tests/bpf/live_fixture.h"
 #include "frame/mix.h"
 #include "tests/lib/ref_sum.h"
 
-/* The fixture's configuration (generator_fixture.h) with a mix: ports
+/* The fixture's configuration (live_fixture.h) with a mix: ports
  * 10000-10001 x 5201-5203, a sequence number that wraps within a few frames,
  * and the largest size as the template's, as the client builds it. */
 static struct xp_engine_cfg make_mix_cfg(int family, uint8_t proto, const char *mix)
@@ -99,7 +99,7 @@ static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframe
 	struct xp_engine_cfg c = make_mix_cfg(family, proto, mix);
 	const struct xp_mix *m = &c.frames.mix;
 	static uint8_t tmpl[XP_GEN_MAX_LEN], in[XP_GEN_MAX_LEN], out[XP_GEN_MAX_LEN], want[XP_GEN_MAX_LEN];
-	struct generator_bpf *skel = NULL;
+	struct live_bpf *skel = NULL;
 	struct frame_layout lay;
 	unsigned count[XP_MIX_MAX_SIZES] = { 0 };
 	uint64_t bytes = 0;
@@ -133,7 +133,7 @@ static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframe
 		uint64_t before = now_ticks(false);
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = lay.len + 1, .data_out = out,
 			    .data_size_out = sizeof(out), .repeat = 1);
-		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_generator), &o))
+		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_live), &o))
 			fail_msg("BPF_PROG_RUN: %s", strerror(errno));
 		uint64_t after = now_ticks(false);
 		assert_int_equal(o.retval, XDP_TX);
@@ -153,7 +153,7 @@ static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframe
 		xp_flow_ports(&c, flow, &sport, &dport);
 		put16(want + sl.l4_off, sport);
 		put16(want + sl.l4_off + 2, dport);
-		if (proto == IPPROTO_TCP) /* the largest's payload per segment (generator.h) */
+		if (proto == IPPROTO_TCP) /* the largest's payload per segment (live.h) */
 			put32(want + sl.l4_off + 4, s.seq + (uint32_t)(flow / nd / ns) * lay.payload_len);
 		int place = xp_stamp_place_of(family == AF_INET6, sl.payload_len);
 		assert_int_not_equal(place, XP_STAMP_NONE);
@@ -195,7 +195,7 @@ static void mix_case(int family, uint8_t proto, const char *mix, unsigned nframe
 	assert_int_equal(xp_gen_sent_bytes(skel, m), bytes);
 	assert_int_equal(xp_mix_bytes(m, nframes), bytes);
 	print_message("%s: %u frames, %llu bytes, every one checked\n", mix, nframes, (unsigned long long)bytes);
-	generator_bpf__destroy(skel);
+	live_bpf__destroy(skel);
 }
 
 /* IMIX, IPv4/UDP: the 12-frame pattern spread, 7:4:1 over 5 patterns. */
@@ -233,7 +233,7 @@ static void test_mix_v6_tcp_partial(void **state)
 /* What the generator cannot take: one line each, nothing loaded. */
 static void test_mix_refused(void **state)
 {
-	struct generator_bpf *skel = NULL;
+	struct live_bpf *skel = NULL;
 	struct frame_layout lay;
 	static uint8_t tmpl[XP_GEN_MAX_LEN];
 	char err[256] = "";
@@ -253,7 +253,7 @@ static void test_mix_refused(void **state)
 	assert_non_null(strstr(err, "--engine xsk"));
 	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "64:1,3411:1");
 	assert_int_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
-	generator_bpf__destroy(skel);
+	live_bpf__destroy(skel);
 	/* All templates must fit the generator's table. */
 	c = make_mix_cfg(AF_INET, IPPROTO_UDP, "3000:1,3001:1,3002:1,3003:1,3004:1,3005:1");
 	skel = NULL;
@@ -272,7 +272,7 @@ int main(void)
 		cmocka_unit_test(test_mix_refused),
 	};
 
-	if (gen_test_init("test_generator_mix", "loads BPF programs"))
+	if (gen_test_init("test_live_mix", "loads BPF programs"))
 		return 1;
 	return cmocka_run_group_tests_name("gen_mix", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests of the XDP live-frames generator (bpf/generator.bpf.c) sending for
+ * Tests of the XDP live-frames generator (bpf/live.bpf.c) sending for
  * real, and of the live engine (user/engine/live.c). Needs root.
  *
  * Live tests run in a child in a private, unnamed network namespace
@@ -8,10 +8,10 @@
  * and its links vanish with the child whatever happens. They are skipped
  * when the kernel refuses live frames.
  *
- * The frames themselves are checked in test_generator_stream.c (stream) and
- * test_generator_syn.c (SYNs); what they share is in generator_fixture.h.
+ * The frames themselves are checked in test_live_stream.c (stream) and
+ * test_live_syn.c (SYNs); what they share is in live_fixture.h.
  */
-#include "tests/bpf/generator_fixture.h"
+#include "tests/bpf/live_fixture.h"
 
 /* ---------------------------------------------------------------------- */
 /* Live frames, in a private namespace                                    */
@@ -86,7 +86,7 @@ static int child_live(int engine)
 
 	if (!engine) {
 		/* One call of 10000 frames straight through the generator. */
-		struct generator_bpf *skel;
+		struct live_bpf *skel;
 		struct frame_layout lay;
 		static uint8_t tmpl[XP_GEN_MAX_LEN];
 		unsigned tid0[1] = { 0 };
@@ -100,7 +100,7 @@ static int child_live(int engine)
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = tmpl, .data_size_in = lay.len, .ctx_in = &md,
 			    .ctx_size_in = sizeof(md), .repeat = 10000, .batch_size = 64,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
-		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_generator), &o)) {
+		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_live), &o)) {
 			int e = errno;
 			printf("live: BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES: %s\n", strerror(e));
 			if (e == EOPNOTSUPP || e == 524) {
@@ -110,7 +110,7 @@ static int child_live(int engine)
 			return 1;
 		}
 		uint64_t got = rx_settle(rx0, 10000), sent = xp_gen_sent(skel);
-		generator_bpf__destroy(skel);
+		live_bpf__destroy(skel);
 		printf("live: sent %llu, peer received %llu\n", (unsigned long long)sent,
 		       (unsigned long long)got);
 		return sent == 10000 && got == 10000 ? CHILD_OK : 1;
@@ -212,7 +212,7 @@ int main(void)
 		cmocka_unit_test(test_live_engine_paced),
 	};
 
-	if (gen_test_init("test_generator_live", "loads BPF programs, makes a network namespace"))
+	if (gen_test_init("test_live_send", "loads BPF programs, makes a network namespace"))
 		return 1;
 	return cmocka_run_group_tests_name("gen", tests, NULL, NULL);
 }

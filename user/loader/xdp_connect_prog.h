@@ -1,10 +1,10 @@
 /*
- * The client side of the XDP connection engine (bpf/client.bpf.c):
+ * The client side of the XDP connection engine (bpf/xdp_connect.bpf.c):
  * loaded for one test, attached to the sending interface through a bpf_link
  * (the kernel detaches it if the process dies), it answers the server's
  * SYN-ACKs with the ACK that completes each handshake. In XP_CC_MODE_DATA
  * (--bytes) its TC fallback is attached too, by a tcx link: it builds the
- * data segments XDP has no room for (see bpf/client.bpf.c).
+ * data segments XDP has no room for (see bpf/xdp_connect.bpf.c).
  */
 #ifndef XP_CLIENT_PROG_H
 #define XP_CLIENT_PROG_H
@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/client.h"
+#include "bpf/xdp_connect.h"
 #include "loader/server_prog.h"
 
-struct client_prog_cfg {
+struct xdp_connect_prog_cfg {
 	int ifindex;
 	int family;                 /* AF_INET / AF_INET6 */
 	uint16_t cport_lo, cport_hi; /* the client's source ports */
@@ -32,12 +32,12 @@ struct client_prog_cfg {
 	int win_slots_fd, win_free_fd, win_ctl_fd;
 };
 
-struct client_prog;
+struct xdp_connect_prog;
 
-int client_prog_open(const struct client_prog_cfg *cfg, struct client_prog **out, const char **mode_used, char *err,
+int xdp_connect_prog_open(const struct xdp_connect_prog_cfg *cfg, struct xdp_connect_prog **out, const char **mode_used, char *err,
 		  size_t errlen);
 /* Counters summed over CPUs. */
-int client_prog_read(struct client_prog *cp, struct xp_cc_counters *sum);
-void client_prog_close(struct client_prog *cp);
+int xdp_connect_prog_read(struct xdp_connect_prog *cp, struct xp_cc_counters *sum);
+void xdp_connect_prog_close(struct xdp_connect_prog *cp);
 
 #endif

@@ -14,7 +14,7 @@
  *     fastest, as xp_flow_ports), the TCP sequence number (each flow's
  *     segments follow on from each other), and the 8-byte stamp of
  *     lib/stamp.h (stream, sequence, send time) where the frame has a place
- *     for it, counted into its send interval (see generator.h);
+ *     for it, counted into its send interval (see live.h);
  *  3. fix the L4 checksum incrementally from the template's (RFC 1624
  *     eqn. 3 over the changed 16-bit words): a few adds, whatever the
  *     frame size. The addresses never change, so neither does the
@@ -35,18 +35,18 @@
  * counted), so the SYNs in flight never exceed the window.
  *
  * All configuration is one const volatile rodata struct, config (struct
- * xp_generator_config, generator.h), set before load: the verifier then
+ * xp_live_config, live.h), set before load: the verifier then
  * sees it as constants, checks every offset once against them, and prunes
  * the branches (TCP/UDP, stamp or not) this load does not take.
  */
 /* vmlinux.h has a typedef named config (zstd's): rename it on the way in,
- * the name is our rodata variable's (struct xp_generator_config). */
+ * the name is our rodata variable's (struct xp_live_config). */
 #define config xp_vmlinux_config
 #include "vmlinux.h"
 #undef config
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
-#include "generator.h"
+#include "live.h"
 #include "lib/consts.h"
 #include "lib/csum.h"
 #include "lib/isn.h"
@@ -58,16 +58,16 @@
 #define SMALL_LEN 128
 
 /* Set by xp_gen_load (user/engine/live_prog.c) before load; see struct
- * xp_generator_config. */
-const volatile struct xp_generator_config config = { .nthreads = 1, .conn_space = 1 };
+ * xp_live_config. */
+const volatile struct xp_live_config config = { .nthreads = 1, .conn_space = 1 };
 
-/* t0 and ival of the send intervals: writable after load (generator.h). */
+/* t0 and ival of the send intervals: writable after load (live.h). */
 volatile struct xp_gen_meas gen_meas = { 0 };
 /* Per thread, bumped by userspace before each BPF_PROG_RUN call: where the
- * program's batches start (XP_GEN_BATCH in generator.h). */
+ * program's batches start (XP_GEN_BATCH in live.h). */
 volatile __u64 gen_call[XP_GEN_MAX_THREADS] = { 0 };
 
-/* One entry; per CPU so the hot path needs no atomics (see generator.h). */
+/* One entry; per CPU so the hot path needs no atomics (see live.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -399,7 +399,7 @@ static __always_inline void next_mix_pos(struct xp_gen_state *st)
 }
 
 SEC("xdp")
-int xdp_generator(struct xdp_md *ctx)
+int xdp_live(struct xdp_md *ctx)
 {
 	__u32 key = 0, len = config.tmpl_len, nd, ns, check_off;
 	struct xp_gen_state *st;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests for bpf/generator.bpf.c, the XDP live-frames generator: its stream
+ * Tests for bpf/live.bpf.c, the XDP live-frames generator: its stream
  * frames. Needs root.
  *
  * The generator is configured and loaded by xp_gen_load, the engine's own
@@ -19,11 +19,11 @@
  *
  * The process is pinned to one CPU: the generator's state is per CPU.
  *
- * The SYNs of the connection engines are tested in test_generator_syn.c, live
- * frames and the live engine in test_generator_live.c; what they share is in
- * generator_fixture.h.
+ * The SYNs of the connection engines are tested in test_live_syn.c, live
+ * frames and the live engine in test_live_send.c; what they share is in
+ * live_fixture.h.
  */
-#include "tests/bpf/generator_fixture.h"
+#include "tests/bpf/live_fixture.h"
 #include "tests/lib/ref_sum.h" /* RFC 1071 written out */
 
 #define NFRAMES 40
@@ -253,7 +253,7 @@ static void gen_case_opts(int family, uint8_t proto, size_t size, uint16_t vlan,
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = g.tmpl, .data_size_in = g.lay.len, .data_out = out,
 			    .data_size_out = sizeof(out), .repeat = 1u << 16);
 
-		assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(g.skel->progs.xdp_generator), &o), 0);
+		assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(g.skel->progs.xdp_live), &o), 0);
 		run_and_check(&g, NFRAMES + (1u << 16), 1, ts, NULL);
 		assert_int_equal(out[g.lay.l3_off + 5], 1); /* ID low byte: seq bits 16-23 of frame 65575 */
 	}
@@ -264,7 +264,7 @@ static void gen_case_opts(int family, uint8_t proto, size_t size, uint16_t vlan,
 	} else {
 		assert_int_equal(xp_gen_sent_in(g.skel, 0, &got), -EOPNOTSUPP);
 	}
-	generator_bpf__destroy(g.skel);
+	live_bpf__destroy(g.skel);
 }
 
 /* Stream ids from 3: the IPv4 ID (stream, seq bits 16-23) is not 0. */
@@ -426,7 +426,7 @@ static void test_batch_send_time(void **state)
 			usleep(k == 0 ? 20 : 0); /* 20 us: 5000 ticks the batch's frames must not show */
 		}
 	}
-	generator_bpf__destroy(g.skel);
+	live_bpf__destroy(g.skel);
 }
 
 /* ival 0 (the test asked for no stamps, the bench's "stamps off"): the
@@ -443,7 +443,7 @@ static void test_stamps_off(void **state)
 static void test_too_large_refused(void **state)
 {
 	struct xp_engine_cfg c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_LIVE_MAX_LEN + 4 + 1, 0, 1, 1, 2, 2);
-	struct generator_bpf *skel = NULL;
+	struct live_bpf *skel = NULL;
 	struct frame_layout lay;
 	static uint8_t tmpl[XP_GEN_MAX_LEN];
 	char err[256] = "";
@@ -457,7 +457,7 @@ static void test_too_large_refused(void **state)
 	/* The largest the kernel takes as a live frame loads. */
 	c = make_cfg(AF_INET, IPPROTO_TCP, XP_GEN_LIVE_MAX_LEN + 4, 0, 1, 1, 2, 2);
 	assert_int_equal(xp_gen_load(&c, 1, &skel, tmpl, &lay, err, sizeof(err)), 0);
-	generator_bpf__destroy(skel);
+	live_bpf__destroy(skel);
 }
 
 int main(void)
@@ -484,7 +484,7 @@ int main(void)
 		cmocka_unit_test(test_too_large_refused),
 	};
 
-	if (gen_test_init("test_generator_stream", "loads BPF programs"))
+	if (gen_test_init("test_live_stream", "loads BPF programs"))
 		return 1;
 	return cmocka_run_group_tests_name("gen", tests, NULL, NULL);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Shared between bpf/client.bpf.c (the client side of the XDP connection
- * engine) and its loader (user/loader/client_prog.c). Free of includes, like
+ * Shared between bpf/xdp_connect.bpf.c (the client side of the XDP connection
+ * engine) and its loader (user/loader/xdp_connect_prog.c). Free of includes, like
  * server.h: builds against vmlinux.h (BPF) and <linux/types.h> (userspace).
  *
- * Configuration is the rodata variable `config` (struct xp_client_config),
+ * Configuration is the rodata variable `config` (struct xp_xdp_connect_config),
  * set between open and load (skel->rodata->config). Two programs:
- * xdp_client, and for XP_CC_MODE_DATA tc_client at TC ingress (frames XDP
+ * xdp_connect, and for XP_CC_MODE_DATA tc_connect at TC ingress (frames XDP
  * had no room for). A test flow is a TCP segment from a port in
  * [dport_lo, dport_hi] (the server's test ports) to a port in
  * [cport_lo, cport_hi] (the client's source ports). Counters: the per-CPU
@@ -34,7 +34,7 @@
 
 /* The program's read-only configuration (rodata, frozen at load: the
  * verifier sees every field as a constant). Ports in host order. */
-struct xp_client_config {
+struct xp_xdp_connect_config {
 	__u32 mode;           /* XP_CC_MODE_* */
 	__u32 data_len;       /* XP_CC_MODE_DATA: payload bytes per connection */
 	__u16 cport_lo;       /* client (source) ports */
@@ -68,7 +68,7 @@ struct xp_cc_counters {
 	__u64 data_sent;        /* of acks_sent, those carrying data (XP_CC_MODE_DATA) */
 	__u64 data_bytes;       /* their payload bytes */
 	__u64 data_tc;          /* of data_sent, those built by the TC fallback (no
-				 * room in the XDP frame, see tc_client) */
+				 * room in the XDP frame, see tc_connect) */
 	__u64 unanswered;       /* SYN-ACKs and FINs of test flows dropped without a
 				 * reply: headers no reply is built for (IPv4
 				 * options), or the frame could not be resized */

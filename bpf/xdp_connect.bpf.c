@@ -18,11 +18,11 @@
  *
  * (XDP_TX, or a redirect to the ingress interface with config.reply_redirect.)
  * In XP_CC_MODE_DATA a SYN-ACK whose frame has no room for the payload is
- * passed on to tc_client below, which builds the same segment.
+ * passed on to tc_connect below, which builds the same segment.
  *
  * Everything the reply needs is in the segment being answered: our sequence
  * number is the one the server acknowledges, theirs the one it sent. See
- * client.h for the configuration (rodata) and counters.
+ * xdp_connect.h for the configuration (rodata) and counters.
  *
  * With the engine's window (config.win_size, bpf/window.h) each of those
  * segments also moves its connection's slot on (a completion, a reset, the
@@ -31,21 +31,21 @@
  * again; a SYN-ACK that no connection waits for any more is reset.
  */
 /* vmlinux.h has a typedef named config (zstd's): rename it on the way in,
- * the name is our rodata variable's (struct xp_client_config). */
+ * the name is our rodata variable's (struct xp_xdp_connect_config). */
 #define config xp_vmlinux_config
 #include "vmlinux.h"
 #undef config
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
-#include "client.h"
+#include "xdp_connect.h"
 #include "lib/consts.h"
 #include "lib/parsing.h"
 #include "lib/tcp_reply.h"
 #include "lib/mutate.h"
 #include "window.h"
 
-/* Set by the loader before load; see struct xp_client_config. */
-const volatile struct xp_client_config config = { .mode = XP_CC_MODE_RST };
+/* Set by the loader before load; see struct xp_xdp_connect_config. */
+const volatile struct xp_xdp_connect_config config = { .mode = XP_CC_MODE_RST };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -383,7 +383,7 @@ static __always_inline int win_icmp(void *data, void *data_end)
 }
 
 SEC("xdp")
-int xdp_client(struct xdp_md *ctx)
+int xdp_connect(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -429,7 +429,7 @@ int xdp_client(struct xdp_md *ctx)
 		xp_cc_handshake_reply(&sg, &r);
 		rc = xp_tcp_reply_send(ctx, &sg, &r);
 		if (rc == XP_REPLY_NOROOM)
-			return XDP_PASS; /* untouched, to tc_client */
+			return XDP_PASS; /* untouched, to tc_connect */
 		if (rc)
 			goto unanswered;
 		if (wv == WIN_NEW)
@@ -462,7 +462,7 @@ unanswered:
 
 /*
  * XP_CC_MODE_DATA's fallback, attached at TC ingress of the same interface
- * (user/loader/client_prog.c, a tcx link): the SYN-ACKs whose XDP buffer
+ * (user/loader/xdp_connect_prog.c, a tcx link): the SYN-ACKs whose XDP buffer
  * had no room for the payload (xp_tcp_reply_send() -> XP_REPLY_NOROOM; on
  * veth a forwarded SYN-ACK has a few dozen bytes of tailroom) come here as
  * skbs, which can grow: the same data segment is built with
@@ -480,7 +480,7 @@ unanswered:
 static const volatile __u8 xp_zeros[XP_CC_DATA_MAX];
 
 SEC("tc")
-int tc_client(struct __sk_buff *skb)
+int tc_connect(struct __sk_buff *skb)
 {
 	struct xp_cc_counters *cnt;
 	struct xp_tcp_reply r = {};
