@@ -2,14 +2,15 @@
  * The engine table: each engine's ops by its id (the ids and their names are
  * spec/engine_names.h, for the CLI, the protocol and the report), and the
  * choice `auto` makes. The client asks here for an engine by id and never
- * falls back itself.
+ * falls back itself. Opening is engine/open.c's, which the XDP connection
+ * engine uses for its SYN sender without coming back here.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/devcheck.h"
 #include "engine/engine.h"
+#include "engine/open.h"
 
 static const struct {
 	const struct xp_engine_ops *ops; /* NULL for auto */
@@ -32,54 +33,26 @@ const struct xp_engine_ops *xp_engine_ops_of(enum xp_engine_id id)
 	return (unsigned)id < XP_ENGINE_COUNT ? engines[id].ops : NULL;
 }
 
-static int open_one(const struct xp_engine_ops *ops, const struct xp_engine_cfg *cfg, struct xp_engine **out,
-		    char *err, size_t errlen)
-{
-	/* First whether its frames would leave by this device at all (what --probe says of it). */
-	int r = xp_engine_dev_check(ops, cfg, err, errlen);
-	if (!r && ops->probe)
-		r = ops->probe(cfg, err, errlen);
-	if (!r)
-		r = ops->create(cfg, out, err, errlen);
-	if (r)
-		*out = NULL;
-	return r;
-}
-
-/* xp_engine_open's report with -d: why auto passed a candidate over. */
-static void debug_passed(const char *name, const char *why, const char *next, void *arg)
-{
-	if (next)
-		fprintf(stderr, "xdpperf: %s engine unavailable (%s); using %s\n", name, why, next);
-}
-
 int xp_engine_open_traced(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
 			  struct xp_engine **out, char *err, size_t errlen, xp_engine_passed_fn *passed, void *arg)
 {
 	*out = NULL;
 	if (id != XP_ENGINE_AUTO) {
-		*ops = xp_engine_ops_of(id);
-		if (!*ops) {
+		const struct xp_engine_ops *one = xp_engine_ops_of(id);
+		if (!one) {
 			snprintf(err, errlen, "no engine number %d", (int)id);
 			return -EINVAL;
 		}
-		return open_one(*ops, cfg, out, err, errlen);
+		return xp_engine_open_first(&one, 1, cfg, ops, out, err, errlen, NULL, NULL);
 	}
-	int r = -ENOENT;
-	size_t n = sizeof(auto_candidates) / sizeof(auto_candidates[0]);
-	for (size_t i = 0; i < n; i++) {
-		*ops = engines[auto_candidates[i]].ops;
-		r = open_one(*ops, cfg, out, err, errlen);
-		if (!r)
-			return 0;
-		if (passed)
-			passed((*ops)->name, err, i + 1 < n ? xp_engine_name(auto_candidates[i + 1]) : NULL, arg);
-	}
-	return r;
+	const struct xp_engine_ops *cands[sizeof(auto_candidates) / sizeof(auto_candidates[0])];
+	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++)
+		cands[i] = engines[auto_candidates[i]].ops;
+	return xp_engine_open_first(cands, sizeof(cands) / sizeof(cands[0]), cfg, ops, out, err, errlen, passed, arg);
 }
 
 int xp_engine_open(enum xp_engine_id id, const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops,
 		   struct xp_engine **out, char *err, size_t errlen)
 {
-	return xp_engine_open_traced(id, cfg, ops, out, err, errlen, cfg->debug ? debug_passed : NULL, NULL);
+	return xp_engine_open_traced(id, cfg, ops, out, err, errlen, cfg->debug ? xp_engine_passed_debug : NULL, NULL);
 }

@@ -21,9 +21,9 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
+#include "engine/window_slots.h"
 
-#define XP_WIN_SCAN_S     0.01 /* the keeper's period: retransmissions are this late at most */
-#define XP_WIN_RTO_S      1.0  /* first retransmission timeout (RFC 6298 5.7 for SYNs) */
+#define XP_WIN_SCAN_S     0.01 /* the keeper's period: retransmissions are this late at most (xp_win_rto) */
 
 /* What the window saw, cumulative (xp_window_read). */
 struct xp_win_stats {
@@ -61,30 +61,5 @@ void xp_window_halt(struct xp_window *w);
  * reset every connection of the window (bounded: 2 s). Halts first if needed. */
 void xp_window_finish(struct xp_window *w);
 void xp_window_close(struct xp_window *w);
-
-/*
- * The AF_XDP sender's part: take a free slot for connection k (ports in
- * host order; hashed its ISN of bpf/lib/isn.h) and record it, *isn the ISN
- * with the slot in it. 0, or -1 when the window is full.
- */
-int xp_win_take(const struct xp_win_maps *m, uint64_t k, uint16_t sport, uint16_t dport, uint32_t hashed,
-		uint32_t *isn);
-/* The same in two steps, for a sender that must know how many it may send
- * before it reserves ring space: pop (0, or -1: full), give back (unused;
- * also the keeper's release: 0, or -1 when the ring would not take it now:
- * the slot is parked for the keeper's next scan, bpf/window_ring.h), record
- * (returns the ISN). */
-int xp_win_pop(const struct xp_win_maps *m, uint32_t *slot);
-int xp_win_unpop(const struct xp_win_maps *m, uint32_t slot);
-uint32_t xp_win_record(const struct xp_win_maps *m, uint32_t slot, uint64_t k, uint16_t sport, uint16_t dport,
-		       uint32_t hashed);
-/* Slots free now (a bound: others may take or free meanwhile). */
-uint64_t xp_win_avail(const struct xp_win_maps *m);
-
-/* The retransmission timeout after `tries` retransmissions: 1 s << tries (testable, no clock). */
-static inline double xp_win_rto(unsigned tries)
-{
-	return XP_WIN_RTO_S * (double)(1u << (tries < 20 ? tries : 20));
-}
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "engine/tuples.h"
-#include "engine/window.h"
+#include "engine/window_slots.h"
 #include "frame/frame.h"
 
 typedef int xp_win_send_fn(void *arg, const uint8_t *frame, size_t len);
@@ -37,8 +37,6 @@ struct xp_window {
 	} ks;
 };
 
-/* CLOCK_MONOTONIC in ns, bpf_ktime_get_ns()'s clock. */
-uint64_t xp_win_mono_ns(void);
 /* One pass over the slots at time now_ns: retransmissions, give-ups, keepalives, counts. */
 void xp_window_scan(struct xp_window *w, uint64_t now_ns);
 /* The slots' counts (in flight, open) without sending anything. */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/open.h"
 #include "engine/window.h"
 #include "loader/xdp_connect_prog.h"
 #include "util/time.h"
@@ -79,6 +80,27 @@ static void xdpc_destroy(struct xp_engine *e)
 	free(e);
 }
 
+/* What sends the SYNs (--syn-engine): live frames or AF_XDP; auto tries them in this order. */
+static const struct xp_engine_ops *const syn_senders[] = { &xp_engine_live, &xp_engine_xsk };
+
+static int open_syn_sender(const struct xp_engine_cfg *cfg, const struct xp_engine_ops **ops, struct xp_engine **out,
+			   char *err, size_t errlen)
+{
+	size_t first = 0, n = sizeof(syn_senders) / sizeof(syn_senders[0]);
+
+	if (cfg->hs.syn_sender == XP_ENGINE_LIVE || cfg->hs.syn_sender == XP_ENGINE_XSK) {
+		first = cfg->hs.syn_sender == XP_ENGINE_LIVE ? 0 : 1;
+		n = 1;
+	} else if (cfg->hs.syn_sender != XP_ENGINE_AUTO) {
+		*out = NULL;
+		snprintf(err, errlen, "the SYNs are sent by live or xsk, not --syn-engine %s",
+			 xp_engine_name(cfg->hs.syn_sender));
+		return -EINVAL;
+	}
+	return xp_engine_open_first(syn_senders + first, n, cfg, ops, out, err, errlen,
+				    cfg->debug ? xp_engine_passed_debug : NULL, NULL);
+}
+
 static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen)
 {
 	struct xp_engine *e = calloc(1, sizeof(*e));
@@ -102,7 +124,7 @@ static int xdpc_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	/* SYNs: live frames unless told otherwise (auto falls back to xsk
 	 * where they do not work), -x and -k alike: the window keeps what
 	 * the resets at the end of -k need. */
-	r = xp_engine_open(cfg->hs.syn_sender, e->syn_cfg, &e->syn_ops, &e->syn, err, errlen);
+	r = open_syn_sender(e->syn_cfg, &e->syn_ops, &e->syn, err, errlen);
 	if (r) {
 		xdpc_destroy(e);
 		return r;
