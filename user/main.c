@@ -54,10 +54,10 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)
-		return xp_probe_run(o.dev, o.debug, o.json);
+		return xp_probe_run(o.spec.dev, o.debug, o.json);
 	if (o.role == XP_ROLE_CLIENT && o.rfc2544)
 		return xp_rfc2544_run(&o);
-	if (o.role == XP_ROLE_CLIENT && o.search)
+	if (o.role == XP_ROLE_CLIENT && o.cs.mode)
 		return xp_connsearch_run(&o);
 	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
 }

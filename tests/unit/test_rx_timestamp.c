@@ -28,15 +28,15 @@ static void test_option(void **state)
 	struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.18.0.2", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_SW);
-	assert_false(o.rx_ts_set);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_SW);
+	assert_false(o.spec.rx_ts_set);
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --clock tai --rx-timestamp hw", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_HW);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_HW);
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --clock tai --rx-timestamp auto", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_AUTO);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_AUTO);
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --rx-timestamp sw", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_SW);
-	assert_true(o.rx_ts_set);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_SW);
+	assert_true(o.spec.rx_ts_set);
 	/* A word it does not know: usage, naming the three. */
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --rx-timestamp ptp", &o, err, sizeof(err)), XP_EXIT_USAGE);
 	assert_non_null(strstr(err, "'ptp'"));

@@ -86,11 +86,11 @@ static void test_exit_status(void **state)
 	sum.stall = (struct xp_stall){ .pct = 10, .conn = true, .stalled = true, .t0 = 3, .t1 = 4, .before = 108000 };
 	/* Reported, but the status is the user's to ask for. */
 	assert_int_equal(xp_summary_thresholds(&o, &sum, msg, sizeof(msg)), 0);
-	o.max_loss = 1; /* 0 % of SYNs unanswered here: only the stall fails it */
+	o.spec.max_loss = 1; /* 0 % of SYNs unanswered here: only the stall fails it */
 	assert_int_equal(xp_summary_thresholds(&o, &sum, msg, sizeof(msg)), XP_EXIT_LOSS);
 	assert_non_null(strstr(msg, "stalled at 3.00-4.00 s"));
 	xp_opts_default(&o);
-	o.stall_set = true;
+	o.spec.stall_set = true;
 	assert_int_equal(xp_summary_thresholds(&o, &sum, msg, sizeof(msg)), XP_EXIT_LOSS);
 	assert_non_null(strstr(msg, "(--stall)"));
 	sum.stall.stalled = false;

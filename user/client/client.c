@@ -139,7 +139,7 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	i->engine_mode = st->mode;
 	i->server_xdp_mode = c->xdp_mode;
 	i->test = xp_test_kind_name(ec->kind);
-	i->proto = o->udp ? "udp" : "tcp";
+	i->proto = o->spec.traffic[0].udp ? "udp" : "tcp";
 	i->family = c->local.family == AF_INET6 ? 6 : 4;
 	i->frame_size = c->req.frame_size;
 	if (ec->frames.mix.n) {
@@ -147,10 +147,10 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 		i->frame_mean = xp_mix_mean(&ec->frames.mix);
 	}
 	i->queues = ec->frames.queues;
-	i->port_lo = o->port_lo, i->port_hi = o->port_hi;
-	i->cport_lo = o->cport_lo, i->cport_hi = o->cport_hi;
-	i->duration = o->duration;
-	i->interval = o->interval;
+	i->port_lo = o->spec.traffic[0].port_lo, i->port_hi = o->spec.traffic[0].port_hi;
+	i->cport_lo = o->spec.traffic[0].cport_lo, i->cport_hi = o->spec.traffic[0].cport_hi;
+	i->duration = o->spec.duration;
+	i->interval = o->spec.interval;
 	i->target_pps = ec->pps;
 	i->parallel = (unsigned)c->req.parallel;
 	if (c->ops->describe)
@@ -187,11 +187,11 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 {
 	const struct xp_opts *o = c->o;
 	struct snap prev = { 0 };
-	double tick = t0, end = t0 + o->duration;
+	double tick = t0, end = t0 + o->spec.duration;
 	while (!c->error) {
 		double nominal = tick - t0; /* the line's start on the interval schedule */
-		tick += o->interval;
-		if (tick > end - o->interval * 0.25)
+		tick += o->spec.interval;
+		if (tick > end - o->spec.interval * 0.25)
 			tick = end;
 		int w = wait_reading(c, tick);
 		if (w < 0) {
@@ -300,8 +300,8 @@ static void icmp_watch_start(struct client *c)
 	struct xp_addr src[XP_ICMP_MAX_SRC];
 	unsigned n = 0;
 	src[n++] = c->local;
-	for (unsigned i = 0; i < c->o->nbind && n < sizeof(src) / sizeof(src[0]); i++)
-		src[n++] = c->o->bind[i];
+	for (unsigned i = 0; i < c->o->spec.nbind && n < sizeof(src) / sizeof(src[0]); i++)
+		src[n++] = c->o->spec.bind[i];
 	struct xp_icmp_match m = { .server = c->server, .src = src, .nsrc = n, .l4_proto = ec->frames.tmpl.l4_proto,
 				   .sport_lo = ec->sport_lo, .sport_hi = ec->sport_hi,
 				   .dport_lo = ec->dport_lo, .dport_hi = ec->dport_hi };
@@ -333,7 +333,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	memset(sum, 0, sizeof(*sum));
 	sum->kind = c->ec.kind;
 	sum->server_cpu_pct = -1;
-	xp_stall_init(&sum->stall, c->o->stall_pct, c->ops->figures == XP_FIGS_HANDSHAKES);
+	xp_stall_init(&sum->stall, c->o->spec.stall_pct, c->ops->figures == XP_FIGS_HANDSHAKES);
 	uint64_t peak_open = 0, peak_s_open = 0;
 	interval_loop(c, t0, &now, sum, &peak_open, &peak_s_open);
 	c->ops->stop(c->eng);
@@ -436,11 +436,11 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		return 1;
 	}
 	c->o = o;
-	c->ops = xp_engine_ops_of(o->engine);
+	c->ops = xp_engine_ops_of(o->spec.engine);
 	c->rep = *rep;
 	c->ctrl.fd = -1;
 	int rc = 0;
-	if (o->auth_key && xp_auth_key_load(o->auth_key, &c->key, err, sizeof(err))) {
+	if (o->spec.auth_key[0] && xp_auth_key_load(o->spec.auth_key, &c->key, err, sizeof(err))) {
 		rc = xp_client_fail(c, 2, "%s", err);
 		goto out;
 	}
@@ -450,13 +450,13 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	rc = xp_client_ask_ports(c, o);
 	if (rc)
 		goto out;
-	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
-		o->frame_size = c->link.mtu + 18;
+	if (!o->spec.traffic[0].frame_size) /* 0: the largest frame the interface's MTU allows */
+		o->spec.traffic[0].frame_size = c->link.mtu + 18;
 	rc = xp_client_engine_cfg(c, o);
 	if (rc)
 		goto out;
 	/* Before the request: the server is told the engine that really runs (auto's choice). */
-	if (xp_engine_open(o->engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
+	if (xp_engine_open(o->spec.engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
 		rc = xp_client_fail(c, 1, "%s", err);
 		goto out;
 	}
@@ -468,7 +468,7 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 	}
 
 	if (c->ops->figures == XP_FIGS_HANDSHAKES &&
-	    xp_diag_watch_start(&c->diag, o->device_netns, c->link.ifindex, err, sizeof(err))) {
+	    xp_diag_watch_start(&c->diag, o->spec.device_netns, c->link.ifindex, err, sizeof(err))) {
 		rc = xp_client_fail(c, 1, "%s", err);
 		goto out;
 	}
@@ -480,7 +480,7 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		goto out;
 	rc = run_test(c, sum);
 	if (c->ec.kind != XP_TEST_STREAM)
-		xp_conn_test_mark(o->host);
+		xp_conn_test_mark(o->spec.host);
 out:
 	*rep = c->rep;
 	if (c->eng)

@@ -156,21 +156,21 @@ int xp_client_compare(const struct xp_opts *o)
 	struct xp_report ra, rb;
 	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 
-	bool conn = o->close_each || o->keepalive;
+	bool conn = o->spec.kind != XP_TEST_STREAM;
 	struct table t = { figures, sizeof(figures) / sizeof(figures[0]), "xsk" };
-	if (o->keepalive)
+	if (o->spec.kind == XP_TEST_HOLD)
 		t = (struct table){ hold_figures, sizeof(hold_figures) / sizeof(hold_figures[0]), "xdp" };
 	else if (conn)
 		t = (struct table){ conn_figures, sizeof(conn_figures) / sizeof(conn_figures[0]), "xdp" };
 	else
 		t.fast = xp_engine_name(o->compare_engine); /* xsk, or the one --engine named */
-	so.engine = XP_ENGINE_SOCKET;
+	so.spec.engine = XP_ENGINE_SOCKET;
 	so.compare = false;
-	xo.engine = o->compare_engine;
+	xo.spec.engine = o->compare_engine;
 	xo.compare = false;
 	/* TCP segments of a socket stream fill the MTU: compare with frames as large unless -l says otherwise. */
-	if (!o->frame_size_set)
-		xo.frame_size = 0;
+	if (!o->spec.traffic[0].frame_size_set)
+		xo.spec.traffic[0].frame_size = 0;
 
 	xp_report_init(&ra, fmt, stdout);
 	ra.keep_doc = true;

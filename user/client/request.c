@@ -95,17 +95,17 @@ int xp_client_request_test(struct client *c)
 		.kind = c->ec.kind,
 		.engine = c->ops->name,
 		.family = c->local.family,
-		.udp = o->udp,
-		.port_lo = o->port_lo,
-		.port_hi = o->port_hi,
-		.duration = o->duration,
-		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? o->frame_size : 0,
+		.udp = o->spec.traffic[0].udp,
+		.port_lo = o->spec.traffic[0].port_lo,
+		.port_hi = o->spec.traffic[0].port_hi,
+		.duration = o->spec.duration,
+		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? o->spec.traffic[0].frame_size : 0,
 	};
 	/* The server counts our frames from our addresses only: the control
 	 * connection's, and these. */
 	_Static_assert(XP_MAX_BIND_OPT <= XP_TEST_MAX_BIND, "every --bind address fits a start request");
-	t->nbind = o->nbind;
-	memcpy(t->bind, o->bind, sizeof(t->bind[0]) * o->nbind);
+	t->nbind = o->spec.nbind;
+	memcpy(t->bind, o->spec.bind, sizeof(t->bind[0]) * o->spec.nbind);
 	/* The engine's part: count, count and pass, answer handshakes, listen. */
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
@@ -123,14 +123,14 @@ int xp_client_request_test(struct client *c)
 	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "started") && strcmp(op, "error"))) {
 		json_object_put(r);
 		return xp_client_fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
-			    "an xdpperf server? (check the address and --control-port)", o->host, o->control_port);
+			    "an xdpperf server? (check the address and --control-port)", o->spec.host, o->spec.control_port);
 	}
 	if (e == 0)
 		return xp_client_fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
-			    "or one that dropped us (see its log)", o->host, o->control_port);
+			    "or one that dropped us (see its log)", o->spec.host, o->spec.control_port);
 	if (e == -ETIMEDOUT)
 		return xp_client_fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
-			    "xdpperf server?", o->host, o->control_port);
+			    "xdpperf server?", o->spec.host, o->spec.control_port);
 	if (e < 0)
 		return xp_client_fail(c, 1, "%s", xp_client_ctrl_errstr(c, e));
 	if (strcmp(op, "started")) {

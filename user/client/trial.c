@@ -50,24 +50,24 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 	o.trial_quiet = true; /* the error comes back in out->error: the suite's one line says it */
 	o.json = o.json_stream = false;
 	o.compare = false;
-	o.require_rate = false;
-	o.max_loss = -1;
-	o.duration = req->seconds;
-	o.interval = req->seconds;
-	o.frame_size = req->frame_len;
-	o.frame_size_set = true;
+	o.spec.require_rate = false;
+	o.spec.max_loss = -1;
+	o.spec.duration = req->seconds;
+	o.spec.interval = req->seconds;
+	o.spec.traffic[0].frame_size = req->frame_len;
+	o.spec.traffic[0].frame_size_set = true;
 	if (req->mix)
-		o.mix = *req->mix; /* frame_len is its largest */
+		o.spec.traffic[0].mix = *req->mix; /* frame_len is its largest */
 	else
-		o.mix.n = 0;
-	o.burst = req->burst;
+		o.spec.traffic[0].mix.n = 0;
+	o.spec.burst = req->burst;
 	/* A constant load: a device with a small burst allowance (a policer,
 	 * nftables' limit with its burst) loses a 20-ms catch-up burst that it
 	 * would carry as a steady rate, so a stall is made up at most 1 % above
 	 * the rate (at most 5 ms of frames back to back: engine/pacer.h); what
 	 * is not made up by the end shows as an offered load below the target. */
-	o.pace_catchup_excess = XP_TRIAL_CATCHUP_EXCESS;
-	o.rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
+	o.spec.pace_catchup_excess = XP_TRIAL_CATCHUP_EXCESS;
+	o.spec.traffic[0].rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
 
 	/* Reported into memory: the suite prints its own lines; the summary and the error come back here. */
 	struct xp_report rep;
