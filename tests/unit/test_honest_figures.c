@@ -352,25 +352,25 @@ static void test_tcp_frames_note(void **state)
 /* --max-loss and --require-rate: the exit statuses, loss first. */
 static void test_thresholds(void **state)
 {
-	struct xp_opts o;
-	xp_opts_default(&o);
+	struct xp_spec o;
+	xp_spec_default(&o);
 	struct xp_summary s = { .total = { .t0 = 0, .t1 = 1, .figures = XP_FIGS_FRAMES, .tx_pkts = 1000, .tx_bytes = 60000 } };
 	s.total.rx.pkts = 900;
 	s.total.rx.bytes = 54000;
 	char msg[256];
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), 0); /* nothing asked */
-	o.spec.max_loss = 10;
+	o.max_loss = 10;
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), 0); /* 10 % is not more than 10 % */
-	o.spec.max_loss = 9.9;
+	o.max_loss = 9.9;
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), XP_EXIT_LOSS);
 	assert_non_null(strstr(msg, "lost 10.0000 % of the frames, more than --max-loss 9.9 %"));
-	o.spec.max_loss = -1;
-	o.spec.require_rate = true;
+	o.max_loss = -1;
+	o.require_rate = true;
 	s.pace = (struct xp_pace_figs){ .target_pps = 2000, .reached_pps = 1000, .short_of_target = true,
 					.held_back_by = "sender", .why = "busy" };
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), XP_EXIT_SHORT);
 	assert_non_null(strstr(msg, "50.0 % of the target"));
-	o.spec.max_loss = 5; /* both: loss first */
+	o.max_loss = 5; /* both: loss first */
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), XP_EXIT_LOSS);
 	/* handshakes: SYNs not completed */
 	struct xp_period h = { .figures = XP_FIGS_HANDSHAKES, .hs = { .syn_sent = 200 } };

@@ -206,9 +206,9 @@ static void test_v6_packet_too_big(void **state)
 static void test_thresholds(void **state)
 {
 	(void)state;
-	struct xp_opts o;
+	struct xp_spec o;
 	memset(&o, 0, sizeof(o));
-	o.spec.max_loss = -1;
+	o.max_loss = -1;
 	struct xp_summary s;
 	memset(&s, 0, sizeof(s));
 	s.total = (struct xp_period){ .t0 = 0, .t1 = 1, .figures = XP_FIGS_FRAMES, .tx_pkts = 1000 };
@@ -219,7 +219,7 @@ static void test_thresholds(void **state)
 	char msg[1200];
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), XP_EXIT_RUNTIME);
 	assert_non_null(strstr(msg, "lost 100.0000 % of the frames; ICMP errors: 5 came back"));
-	o.spec.max_loss = 100;
+	o.max_loss = 100;
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), XP_EXIT_RUNTIME);
 	s.total.rx.pkts = 1000; /* none lost */
 	assert_int_equal(xp_summary_thresholds(&o, &s, msg, sizeof(msg)), 0);

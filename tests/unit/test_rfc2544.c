@@ -362,8 +362,9 @@ static struct json_object *jget(struct json_object *o, const char *path)
  */
 static void test_latency_report(void **state)
 {
-	struct xp_opts o;
-	xp_opts_default(&o);
+	struct xp_rfc_job o = { 0 };
+	xp_spec_default(&o.spec);
+	xp_rfc2544_cfg_default(&o.rfc);
 	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
 	o.rfc.trial_s = 2;
 	static struct xp_rfc_trial_rec recs[2];
@@ -431,8 +432,9 @@ static void test_latency_report(void **state)
  */
 static void test_stopped_run_keeps_finished_sizes(void **state)
 {
-	struct xp_opts o;
-	xp_opts_default(&o);
+	struct xp_rfc_job o = { 0 };
+	xp_spec_default(&o.spec);
+	xp_rfc2544_cfg_default(&o.rfc);
 	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
 	o.rfc.trial_s = 1;
 	static struct xp_rfc_trial_rec recs[1];

@@ -207,8 +207,9 @@ static char *slurp(const char *path)
 /* A made-up 64-byte bidirectional run: A->B passed at the line rate's top, B->A limited at 100 kpps. */
 static void test_bidir_report_and_plots(void **state)
 {
-	struct xp_opts o;
-	xp_opts_default(&o);
+	struct xp_rfc_job o = { 0 };
+	xp_spec_default(&o.spec);
+	xp_rfc2544_cfg_default(&o.rfc);
 	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
 	o.rfc.trial_s = 1;
 	o.rfc.line_bps = 200e6;

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "cli/opts.h"
+#include "tests/unit/cli_parse.h"
 #include "proto/channel.h"
 #include "spec/spec.h"
 
@@ -245,6 +246,38 @@ static void test_json_errors(void **state)
 	json_object_put(j);
 }
 
+/* The command line builds the spec: -x and -k are its kind, and its rules are the spec's, word for word. */
+static void test_from_command_line(void **state)
+{
+	static struct xp_opts o;
+	char err[256], serr[256];
+
+	(void)state;
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.spec.kind, XP_TEST_CONNECT);
+	assert_int_equal(o.spec.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(xp_spec_validate(&o.spec, serr, sizeof(serr)), 0);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -k --engine xdp", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.spec.kind, XP_TEST_HOLD);
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -u -l 128 -b 1000pps -t 3", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.spec.kind, XP_TEST_STREAM);
+	assert_true(o.spec.traffic[0].udp);
+	assert_int_equal(o.spec.traffic[0].frame_size, 128);
+	assert_int_equal(o.spec.traffic[0].rate.unit, XP_RATE_PPS);
+	assert_true(o.spec.duration == 3.0);
+	assert_int_equal(xp_spec_validate(&o.spec, serr, sizeof(serr)), 0);
+
+	/* The same refusal from argv and from the spec it would have made. */
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 --burst 8", &o, err, sizeof(err)), 2);
+	assert_int_equal(xp_spec_validate(&o.spec, serr, sizeof(serr)), -1);
+	assert_string_equal(err, serr);
+	assert_string_equal(err, "--burst shapes a rate limit: give -b RATE too");
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -6", &o, err, sizeof(err)), 2);
+	assert_string_equal(err, "198.19.1.2 is not an IPv6 address");
+	assert_int_equal(parse("xdpperf -c 198.19.1.2 -p 5000:6000", &o, err, sizeof(err)), 2);
+	assert_string_equal(err, "port range 5000:6000 includes the control port 5301");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_from_command_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

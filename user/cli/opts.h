@@ -69,7 +69,6 @@ struct xp_opts {
 	struct xp_rfc2544_cfg rfc;   /* its settings */
 	/* Issue 12 point 4: the connection searches (user/connsearch) */
 	struct xp_cs_cfg cs;         /* --search (cs.mode) and its settings */
-	bool trial_quiet;            /* no option: a suite's trial (client/trial.c), whose error the suite prints in its own line */
 };
 
 void xp_opts_default(struct xp_opts *o);
@@ -79,5 +78,8 @@ void xp_opts_default(struct xp_opts *o);
  */
 int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t errlen);
 void xp_usage(FILE *f);
+/* --bidir's sender on the server's side (reverse_child.c; client/client.h, XP_REVERSE_CHILD_ARG): the
+ * request on stdin made a test as if typed, run as one trial. The process's exit status. */
+int xp_reverse_child(const char *host, const char *key_file);
 
 #endif

@@ -63,7 +63,7 @@ static const char *unit_of(enum xp_cs_mode m)
 
 void xp_cs_report_text(FILE *f, const struct xp_cs_run *r)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_cs_job *o = r->o;
 	fprintf(f, "Connection search: %s, %s -> %s, trials of %g s, resolution %g %%, %u trials in %.0f s\n",
 		xp_cs_mode_name(r->mode), o->spec.host, o->spec.host, o->cs.trial_s, o->cs.res_pct, r->trials, r->seconds);
 	fprintf(f, "Each trial started from a drained table: %s\n",
@@ -153,7 +153,7 @@ static struct json_object *trial_json(unsigned i, const struct xp_cs_rec *rec)
 
 void xp_cs_report_json(FILE *f, const struct xp_cs_run *r)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_cs_job *o = r->o;
 	struct json_object *doc = json_object_new_object(), *s = json_object_new_object(), *res = json_object_new_object();
 	struct json_object *tr = json_object_new_array();
 	json_object_object_add(s, "mode", json_object_new_string(xp_cs_mode_name(r->mode)));

@@ -1,6 +1,6 @@
 /*
  * The connection searches' driver (connsearch.h). Each trial is a test of
- * its own (xp_client_run_one: its own control session, the server counting
+ * its own (xp_client_test: its own control session, the server counting
  * from zero) with the report thrown away; only the counts search.h judges
  * come back.
  *
@@ -57,30 +57,30 @@
 static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what, double cps, uint64_t want,
 		     double secs, struct xp_cs_trial *t)
 {
-	struct xp_opts o = *r->o;
+	/* The base test at the trial's rate, window and length. */
+	struct xp_spec o = r->o->spec;
 	memset(t, 0, sizeof(*t));
 	t->mode = mode;
 	t->what = what;
 	t->target_cps = cps;
 	t->want = mode == XP_CS_CAPACITY ? want : 0;
-	o.cs.mode = XP_CS_NONE;
-	o.json = o.json_stream = o.compare = o.spec.require_rate = false;
-	o.spec.max_loss = -1;
-	o.spec.duration = secs;
-	o.spec.interval = secs;
-	o.spec.cps = cps;
-	o.spec.first_tuple = r->next_tuple;
-	o.spec.kind = mode == XP_CS_CAPACITY ? XP_TEST_HOLD : XP_TEST_CONNECT;
-	o.spec.fin = mode == XP_CS_TEARDOWN;
+	o.require_rate = false;
+	o.max_loss = -1;
+	o.duration = secs;
+	o.interval = secs;
+	o.cps = cps;
+	o.first_tuple = r->next_tuple;
+	o.kind = mode == XP_CS_CAPACITY ? XP_TEST_HOLD : XP_TEST_CONNECT;
+	o.fin = mode == XP_CS_TEARDOWN;
 	if (mode == XP_CS_CAPACITY)
-		o.spec.parallel = want;
+		o.parallel = want;
 	else if (mode != r->mode) /* a probe of a capacity search: its own small window */
-		o.spec.parallel = 1024;
+		o.parallel = 1024;
 	if (!strcmp(what, "calibrate")) {
 		/* The sender's rate, not the device's drops' timeouts (CALIBRATE_WINDOW). */
-		o.spec.syn_retries = 0;
-		if (o.spec.parallel < CALIBRATE_WINDOW)
-			o.spec.parallel = CALIBRATE_WINDOW;
+		o.syn_retries = 0;
+		if (o.parallel < CALIBRATE_WINDOW)
+			o.parallel = CALIBRATE_WINDOW;
 	}
 
 	struct timespec ts;
@@ -91,7 +91,9 @@ static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what
 	struct xp_summary sum;
 	memset(&sum, 0, sizeof(sum));
 	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
-	int rc = xp_client_run_one(&o, &rep, &sum);
+	int rc = xp_client_test(&o, &r->o->ro, &rep, &sum);
+	/* Why it did not run, from the memory sink (its error, or its verdict against the test's limits). */
+	snprintf(r->trial_error, sizeof(r->trial_error), "%s", sum.error ? sum.error : rep.mem.error);
 	xp_report_free(&rep);
 	/* Past every tuple this test may have used: its first SYNs, and a margin
 	 * for connections numbered but not sent when it stopped (each sending
@@ -156,8 +158,8 @@ static int probe_until_clean(struct xp_cs_run *r, unsigned *probes)
 		struct xp_cs_rec *rec = record(r, &t);
 		if (!rec || t.error) {
 			if (rec)
-				snprintf(r->errbuf, sizeof(r->errbuf), "a probe did not run: %s",
-					 *xp_client_last_error() ? xp_client_last_error() : "the test failed");
+				snprintf(r->errbuf, sizeof(r->errbuf), "a probe did not run: %.297s",
+					 r->trial_error[0] ? r->trial_error : "the test failed");
 			r->error = rec ? r->errbuf : "too many trials";
 			return -1;
 		}
@@ -229,7 +231,7 @@ static struct xp_cs_rec *trial(struct xp_cs_run *r, const char *what, double cps
 	t.drain_s = pre.drain_s;
 	struct xp_cs_rec *rec = record(r, &t);
 	if (rec && t.error)
-		r->error = *xp_client_last_error() ? xp_client_last_error() : "a trial did not run";
+		r->error = r->trial_error[0] ? r->trial_error : "a trial did not run";
 	else if (rec)
 		r->trials++;
 	else
@@ -239,7 +241,7 @@ static struct xp_cs_rec *trial(struct xp_cs_run *r, const char *what, double cps
 
 static int search_rate(struct xp_cs_run *r)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_cs_job *o = r->o;
 	r->ceiling = o->cs.ceiling;
 	if (!(r->ceiling > 0)) {
 		/* The sender's maximum with this window: a trial as fast as it goes. */
@@ -298,8 +300,11 @@ static int search_capacity(struct xp_cs_run *r)
 	return 0;
 }
 
-int xp_connsearch_run(const struct xp_opts *o)
+int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
+	static struct xp_cs_job job; /* a spec's bind list is large: not on the stack */
+	job = (struct xp_cs_job){ .spec = *s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	const struct xp_cs_job *o = &job;
 	struct xp_cs_run r = { .o = o, .mode = (enum xp_cs_mode)o->cs.mode };
 	char perr[256];
 	if (xp_check_privileges(perr, sizeof(perr))) {

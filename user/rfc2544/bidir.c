@@ -65,7 +65,7 @@ static void log_line(int fd, const char *what, char *out, size_t len)
 		snprintf(out, len, "%s", last);
 }
 
-int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t errlen)
+int xp_bidir_open(const struct xp_rfc_job *o, struct xp_bidir *b, char *err, size_t errlen)
 {
 	memset(b, 0, sizeof(*b));
 	b->logfd = -1;
@@ -184,7 +184,7 @@ void xp_bidir_close(struct xp_bidir *b)
 }
 
 struct rev_job {
-	const struct xp_opts *o;
+	const struct xp_rfc_job *o;
 	const struct xp_auth_key *key; /* --auth-key, or NULL */
 	struct xp_reverse_req q;
 	struct xp_reverse_res *res;
@@ -194,7 +194,7 @@ struct rev_job {
 static void *rev_thread(void *arg)
 {
 	struct rev_job *j = arg;
-	const struct xp_opts *o = j->o;
+	const struct xp_rfc_job *o = j->o;
 	struct xp_reverse_res *res = j->res;
 	char err[256];
 	int fd = xp_ctrl_connect(o->spec.host, o->spec.control_port, o->spec.family, 3000, err, sizeof(err));
@@ -242,7 +242,7 @@ static void *rev_thread(void *arg)
 	return NULL;
 }
 
-void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req, double rev_pps,
+void xp_bidir_trial(struct xp_bidir *b, const struct xp_rfc_job *o, const struct xp_trial_req *req, double rev_pps,
 		    struct xp_trial_out *out, struct xp_reverse_res *rev)
 {
 	memset(rev, 0, sizeof(*rev));
@@ -265,9 +265,9 @@ void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp
 	if (pthread_create(&th, NULL, rev_thread, &j)) {
 		rev->rc = 1;
 		snprintf(rev->error, sizeof(rev->error), "reverse trial: cannot start its thread");
-		xp_client_trial(o, &fwd, out);
+		xp_client_trial(&o->spec, &o->ro, &fwd, out);
 	} else {
-		xp_client_trial(o, &fwd, out);
+		xp_client_trial(&o->spec, &o->ro, &fwd, out);
 		pthread_join(th, NULL);
 	}
 	if (req->settle_s > 0)

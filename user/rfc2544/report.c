@@ -29,7 +29,7 @@ static void pct_line(char *buf, size_t len, const struct xp_rfc_run *r, const st
 static void settings(FILE *f, const struct xp_rfc_run *r)
 {
 	char lb[16];
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	char a[32];
 	/* A run that stopped says so first; what it finished before stays below. */
 	if (r->error && r->failed_at[0])
@@ -287,7 +287,7 @@ static void lat_json(struct json_object *l, const struct xp_rfc_latency *x)
 
 void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	struct json_object *doc = json_object_new_object(), *set = json_object_new_object();
 	json_object_object_add(set, "server", json_object_new_string(o->spec.host));
 	add_d(set, "trial_seconds", o->rfc.trial_s);

@@ -60,7 +60,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	if (r->bidir)
 		xp_bidir_trial(&r->bd, r->o, &req, rev_pps, out, r->rev);
 	else
-		xp_client_trial(r->o, &req, out);
+		xp_client_trial(&r->o->spec, &r->o->ro, &req, out);
 	rec->len = len;
 	rec->z = z;
 	rec->test = test;
@@ -157,7 +157,7 @@ static bool failed(const struct xp_rfc_trial_rec *rec)
 /* The top of the search: the line rate, or the sender's maximum measured in a trial. */
 static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	if (o->rfc.line_bps > 0) {
 		z->max_pps = xp_rfc_line_pps(o->rfc.line_bps, z->mean);
 		z->max_is_line = true;
@@ -435,7 +435,7 @@ struct est {
 
 static double est_seconds(const struct xp_rfc_run *r, struct est e)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	double over = TRIAL_OVERHEAD_S + (r->bidir ? BIDIR_OVERHEAD_S : 0);
 	double each = o->rfc.trial_s + r->settle_s + over;
 	double b2b_each = (o->rfc.trial_s < B2B_TRIAL_S ? o->rfc.trial_s : B2B_TRIAL_S) + r->settle_s + over;
@@ -453,7 +453,7 @@ static const char *span(double s, char *buf, size_t len)
 
 static void announce(const struct xp_rfc_run *r)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	unsigned t = o->rfc.tests, c = o->rfc.confirm;
 	unsigned cal = o->rfc.line_bps > 0 ? 0 : 1;
 	bool tp = t & (XP_RFC_T_THROUGHPUT | XP_RFC_T_LATENCY | XP_RFC_T_B2B); /* latency and b2b need its result */
@@ -473,7 +473,7 @@ static void announce(const struct xp_rfc_run *r)
 /* The sizes the suite runs: --sizes, or RFC 2544's (RFC 5180's for IPv6); a mix at its largest's template. */
 static void sizes_of(struct xp_rfc_run *r)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	bool v6 = o->spec.family == AF_INET6 || strchr(o->spec.host, ':');
 	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
 	r->nsizes = o->rfc.nsizes ? o->rfc.nsizes : 7;
@@ -493,8 +493,11 @@ static void sizes_of(struct xp_rfc_run *r)
 	}
 }
 
-int xp_rfc2544_run(const struct xp_opts *o)
+int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
+	static struct xp_rfc_job job; /* a spec's bind list is large: not on the stack */
+	job = (struct xp_rfc_job){ .spec = *s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	const struct xp_rfc_job *o = &job;
 	struct xp_rfc_run r = { .o = o, .bidir = o->rfc.bidir };
 	r.settle_s = settle_of(o->rfc.trial_s);
 	sizes_of(&r);
