@@ -302,8 +302,7 @@ static int search_capacity(struct xp_cs_run *r)
 
 int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
-	static struct xp_cs_job job; /* a spec's bind list is large: not on the stack */
-	job = (struct xp_cs_job){ .spec = *s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	struct xp_cs_job job = { .spec = *s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
 	const struct xp_cs_job *o = &job;
 	struct xp_cs_run r = { .o = o, .mode = (enum xp_cs_mode)o->cs.mode };
 	char perr[256];

@@ -495,8 +495,7 @@ static void sizes_of(struct xp_rfc_run *r)
 
 int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
-	static struct xp_rfc_job job; /* a spec's bind list is large: not on the stack */
-	job = (struct xp_rfc_job){ .spec = *s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	struct xp_rfc_job job = { .spec = *s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
 	const struct xp_rfc_job *o = &job;
 	struct xp_rfc_run r = { .o = o, .bidir = o->rfc.bidir };
 	r.settle_s = settle_of(o->rfc.trial_s);
