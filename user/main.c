@@ -54,10 +54,15 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)
-		return xp_probe_run(o.dev, o.debug, o.json);
-	if (o.role == XP_ROLE_CLIENT && o.rfc2544)
-		return xp_rfc2544_run(&o);
-	if (o.role == XP_ROLE_CLIENT && o.search)
-		return xp_connsearch_run(&o);
-	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
+		return xp_probe_run(o.spec.dev, o.debug, o.json);
+	if (o.role == XP_ROLE_SERVER)
+		return xp_server_run(&o);
+	/* The client's front ends: each runs the test o.spec, the suites as the base of their trials. */
+	struct xp_run_opts ro = { .debug = o.debug };
+	if (o.rfc2544)
+		return xp_rfc2544_run(&o.spec, &o.rfc, &ro, o.json);
+	if (o.cs.mode)
+		return xp_connsearch_run(&o.spec, &o.cs, &ro, o.json);
+	enum xp_report_format fmt = o.json ? XP_REPORT_JSON : o.json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
+	return xp_client_run(&o.spec, &ro, fmt, o.compare ? &o.compare_engine : NULL);
 }

@@ -52,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		PROMISE(err[0] && (!strchr(err, '\n') || memchr(data, '\n', size)));
 	if (r == 0) {
 		PROMISE(o.role != XP_ROLE_NONE);
-		PROMISE(o.port_lo >= 1 && o.port_lo <= o.port_hi);
-		PROMISE(o.nbind <= XP_MAX_BIND_OPT);
-		PROMISE(o.duration > 0);
+		PROMISE(o.spec.traffic[0].port_lo >= 1 && o.spec.traffic[0].port_lo <= o.spec.traffic[0].port_hi);
+		PROMISE(o.spec.nbind <= XP_MAX_BIND_OPT);
+		PROMISE(o.spec.duration > 0);
 	}
 	free(buf);
 	return 0;

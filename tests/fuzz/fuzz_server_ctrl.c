@@ -637,7 +637,7 @@ static void server_up(unsigned b1, unsigned b2)
 	char err[256];
 	xp_opts_default(&opts);
 	opts.one_off = true; /* with tests_done > 0: serve() returns after one round */
-	opts.control_port = ntohs(((struct sockaddr_in *)&ctrl_ss4)->sin_port);
+	opts.spec.control_port = ntohs(((struct sockaddr_in *)&ctrl_ss4)->sin_port);
 	opts.allow_lo = !(b1 & 128);
 	opts.max_tests = tests[(b1 >> 2) & 3];
 	opts.max_control_per_addr = per_addr[(b1 >> 4) & 3];
@@ -649,9 +649,9 @@ static void server_up(unsigned b1, unsigned b2)
 		opts.nallow_bind = 1;
 	}
 	if (b2 & 1)
-		snprintf(opts.dev, sizeof(opts.dev), "lo");
+		snprintf(opts.spec.dev, sizeof(opts.spec.dev), "lo");
 	if (b2 & 2)
-		snprintf(opts.dev, sizeof(opts.dev), "xpnone0");
+		snprintf(opts.spec.dev, sizeof(opts.spec.dev), "xpnone0");
 	if (b2 & 4)
 		opts.max_duration = 5;
 	if (b2 & 8) {
@@ -681,13 +681,13 @@ static void server_up(unsigned b1, unsigned b2)
 		srv->key.set = true;
 		srv->key.len = sizeof(key_bytes);
 		memcpy(srv->key.key, key_bytes, sizeof(key_bytes));
-		opts.auth_key = "/nonexistent/fuzz.key"; /* only the reverse child's argument */
+		snprintf(opts.spec.auth_key, sizeof(opts.spec.auth_key), "%s", "/nonexistent/fuzz.key"); /* only the reverse child's argument */
 	}
 	srv->lfd = lfd_shared;
 	if (b1 & 2) {
-		opts.port_lo = 63000;
-		opts.port_hi = 63015;
-		struct xp_sock_server_cfg cfg = { .port_lo = opts.port_lo, .port_hi = opts.port_hi };
+		opts.spec.traffic[0].port_lo = 63000;
+		opts.spec.traffic[0].port_hi = 63015;
+		struct xp_sock_server_cfg cfg = { .port_lo = opts.spec.traffic[0].port_lo, .port_hi = opts.spec.traffic[0].port_hi };
 		unsigned f = faults;
 		faults = 0;
 		PROMISE(!xp_sock_server_start(&cfg, &srv->listeners, err, sizeof(err)));

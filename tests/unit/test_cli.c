@@ -39,16 +39,16 @@ static void test_defaults(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_CLIENT);
-	assert_string_equal(o.host, "198.19.1.2");
-	assert_int_equal(o.control_port, 5301);
-	assert_int_equal(o.port_lo, 63000);
-	assert_int_equal(o.port_hi, 63015);
-	assert_true(o.duration == 10);
-	assert_true(o.interval == 1);
-	assert_int_equal(o.frame_size, 64);
-	assert_int_equal(o.rate.unit, XP_RATE_NONE);
-	assert_int_equal(o.engine, XP_ENGINE_AUTO);
-	assert_int_equal(o.queues, 0);
+	assert_string_equal(o.spec.host, "198.19.1.2");
+	assert_int_equal(o.spec.control_port, 5301);
+	assert_int_equal(o.spec.traffic[0].port_lo, 63000);
+	assert_int_equal(o.spec.traffic[0].port_hi, 63015);
+	assert_true(o.spec.duration == 10);
+	assert_true(o.spec.interval == 1);
+	assert_int_equal(o.spec.traffic[0].frame_size, 64);
+	assert_int_equal(o.spec.traffic[0].rate.unit, XP_RATE_NONE);
+	assert_int_equal(o.spec.engine, XP_ENGINE_AUTO);
+	assert_int_equal(o.spec.queues, 0);
 }
 
 static void test_client_options(void **state)
@@ -59,30 +59,30 @@ static void test_client_options(void **state)
 			       "--cport 2000:2999 --queues 2 --first-queue 1 -u -J --dst-mac 02:00:00:00:00:01 "
 			       "--control-port 6000 -D eth1",
 			       &o, err, sizeof(err)), 0);
-	assert_int_equal(o.family, AF_INET6);
-	assert_true(o.duration == 5);
-	assert_true(o.interval == 0.5);
-	assert_int_equal(o.frame_size, 1518);
-	assert_int_equal(o.rate.unit, XP_RATE_PPS);
-	assert_true(o.rate.value == 1.5e6);
-	assert_int_equal(o.port_lo, 7000);
-	assert_int_equal(o.port_hi, 7003);
-	assert_int_equal(o.cport_lo, 2000);
-	assert_int_equal(o.cport_hi, 2999);
-	assert_int_equal(o.queues, 2);
-	assert_int_equal(o.first_queue, 1);
-	assert_true(o.udp);
+	assert_int_equal(o.spec.family, AF_INET6);
+	assert_true(o.spec.duration == 5);
+	assert_true(o.spec.interval == 0.5);
+	assert_int_equal(o.spec.traffic[0].frame_size, 1518);
+	assert_int_equal(o.spec.traffic[0].rate.unit, XP_RATE_PPS);
+	assert_true(o.spec.traffic[0].rate.value == 1.5e6);
+	assert_int_equal(o.spec.traffic[0].port_lo, 7000);
+	assert_int_equal(o.spec.traffic[0].port_hi, 7003);
+	assert_int_equal(o.spec.traffic[0].cport_lo, 2000);
+	assert_int_equal(o.spec.traffic[0].cport_hi, 2999);
+	assert_int_equal(o.spec.queues, 2);
+	assert_int_equal(o.spec.first_queue, 1);
+	assert_true(o.spec.traffic[0].udp);
 	assert_true(o.json);
-	assert_true(o.dst_mac_set);
-	assert_int_equal(o.dst_mac[5], 1);
-	assert_int_equal(o.control_port, 6000);
-	assert_string_equal(o.dev, "eth1");
+	assert_true(o.spec.traffic[0].dst_mac_set);
+	assert_int_equal(o.spec.traffic[0].dst_mac[5], 1);
+	assert_int_equal(o.spec.control_port, 6000);
+	assert_string_equal(o.spec.dev, "eth1");
 	/* On the client, --xdp-mode attaches the XDP connection engine's program (issue 14: taken or refused). */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --xdp-mode skb", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.xdp_mode, XP_XDP_SKB);
+	assert_int_equal(o.spec.xdp_mode, XP_XDP_SKB);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine live -b 1Mpps --burst 32", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_LIVE);
-	assert_int_equal(o.burst, 32);
+	assert_int_equal(o.spec.engine, XP_ENGINE_LIVE);
+	assert_int_equal(o.spec.burst, 32);
 }
 
 static void test_server_options(void **state)
@@ -92,7 +92,7 @@ static void test_server_options(void **state)
 	assert_int_equal(parse("xdpperf -s -D xps0 -1 --control-port 5400", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_SERVER);
 	assert_true(o.one_off);
-	assert_string_equal(o.dev, "xps0");
+	assert_string_equal(o.spec.dev, "xps0");
 	assert_int_equal(parse("xdpperf -s -b 1G", &o, err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "client option"));
 }
@@ -102,7 +102,7 @@ static void test_interval_clamped_to_duration(void **state)
 	struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -t 0.5 -i 2", &o, err, sizeof(err)), 0);
-	assert_true(o.interval == 0.5);
+	assert_true(o.spec.interval == 0.5);
 }
 
 static void test_usage_errors(void **state)
@@ -151,32 +151,32 @@ static void test_fireperf_invocations(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -s -P 10000 -p 63000:63010", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_SERVER);
-	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
-	assert_int_equal(o.parallel, 10000);
-	assert_int_equal(o.port_lo, 63000);
-	assert_int_equal(o.port_hi, 63010);
+	assert_int_equal(o.spec.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(o.spec.parallel, 10000);
+	assert_int_equal(o.spec.traffic[0].port_lo, 63000);
+	assert_int_equal(o.spec.traffic[0].port_hi, 63010);
 
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 1 -x -p 63000:63010", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_CLIENT);
-	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
-	assert_int_equal(o.parallel, 1);
+	assert_int_equal(o.spec.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(o.spec.parallel, 1);
 	assert_true(o.close_each);
 	assert_false(o.keepalive);
 
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 10000 -x -p 63000:63010", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.parallel, 10000);
+	assert_int_equal(o.spec.parallel, 10000);
 	assert_true(o.close_each);
 
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 100000 -k -p 63000:63010 -t 60", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(o.spec.engine, XP_ENGINE_SOCKET);
 	assert_true(o.keepalive);
-	assert_int_equal(o.parallel, 100000);
+	assert_int_equal(o.spec.parallel, 100000);
 
 	/* no -x/-k: a stream; -z zeroes; -d debug */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 8 -z -d -t 5", &o, err, sizeof(err)), 0);
 	assert_false(o.close_each);
 	assert_false(o.keepalive);
-	assert_true(o.zero);
+	assert_true(o.spec.traffic[0].zero);
 	assert_int_equal(o.debug, 1);
 }
 
@@ -186,33 +186,33 @@ static void test_socket_options(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine socket --threads 3 --bind 198.18.1.10-198.18.1.25 "
 			       "--bind 198.18.1.2", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.threads, 3);
-	assert_int_equal(o.nbind, 17);
+	assert_int_equal(o.spec.threads, 3);
+	assert_int_equal(o.spec.nbind, 17);
 	char a[64];
-	assert_string_equal(xp_addr_str(&o.bind[0], a, sizeof(a)), "198.18.1.10");
-	assert_string_equal(xp_addr_str(&o.bind[15], a, sizeof(a)), "198.18.1.25");
-	assert_string_equal(xp_addr_str(&o.bind[16], a, sizeof(a)), "198.18.1.2");
+	assert_string_equal(xp_addr_str(&o.spec.bind[0], a, sizeof(a)), "198.18.1.10");
+	assert_string_equal(xp_addr_str(&o.spec.bind[15], a, sizeof(a)), "198.18.1.25");
+	assert_string_equal(xp_addr_str(&o.spec.bind[16], a, sizeof(a)), "198.18.1.2");
 	assert_int_equal(parse("xdpperf -c 2001:2:0:2::2 --bind 2001:2:0:1::10-2001:2:0:1::1f -P 2", &o, err,
 			       sizeof(err)), 0);
-	assert_int_equal(o.nbind, 16);
-	assert_string_equal(xp_addr_str(&o.bind[15], a, sizeof(a)), "2001:2:0:1::1f");
+	assert_int_equal(o.spec.nbind, 16);
+	assert_string_equal(xp_addr_str(&o.spec.bind[15], a, sizeof(a)), "2001:2:0:1::1f");
 	/* --compare runs a stream test on both engines */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -P 4 --compare", &o, err, sizeof(err)), 0);
 	assert_true(o.compare);
 	/* the XDP connection engine: named, or picked by its own flags */
 	/* (no -P: it does nothing for the XDP connection engine's -x, issue 14) */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --engine xdp --cps 50000 --fin", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
-	assert_true(o.cps == 50000);
-	assert_true(o.fin);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
+	assert_true(o.spec.cps == 50000);
+	assert_true(o.spec.fin);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -k -P 1000 --cps 10000", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --peer kernel", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
-	assert_true(o.peer_kernel);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
+	assert_true(o.spec.peer_kernel);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x -P 64 --compare", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_SOCKET);
-	assert_int_equal(o.data_len, 0);
+	assert_int_equal(o.spec.engine, XP_ENGINE_SOCKET);
+	assert_int_equal(o.spec.data_len, 0);
 }
 
 /* --bytes: the XDP connection engine's data mode (-x only, one segment). */
@@ -222,18 +222,18 @@ static void test_bytes(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --bytes 1000 --cps 10000 -t 2 -J", &o, err,
 			       sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
 	assert_true(o.close_each);
-	assert_int_equal(o.data_len, 1000);
-	assert_false(o.fin);
+	assert_int_equal(o.spec.data_len, 1000);
+	assert_false(o.spec.fin);
 	assert_int_equal(parse("xdpperf -c 2001:2::2 --engine xdp -x --bytes 1", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.data_len, 1);
+	assert_int_equal(o.spec.data_len, 1);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --bytes 1400 --fin", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.data_len, 1400);
+	assert_int_equal(o.spec.data_len, 1400);
 	/* like --cps and --fin, it picks the XDP connection engine by itself */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --bytes 64", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
-	assert_int_equal(o.data_len, 64);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.spec.data_len, 64);
 }
 
 static void test_bytes_usage_errors(void **state)
@@ -271,12 +271,12 @@ static void test_no_stamps(void **state)
 	struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.18.1.1 --no-stamps", &o, err, sizeof(err)), 0);
-	assert_true(o.no_stamps);
+	assert_true(o.spec.no_stamps);
 	assert_int_equal(parse("xdpperf -c 198.18.1.1 --engine xsk --no-stamps -l 1518 -b 1Mpps", &o, err, sizeof(err)),
 			 0);
-	assert_true(o.no_stamps);
+	assert_true(o.spec.no_stamps);
 	assert_int_equal(parse("xdpperf -c 198.18.1.1", &o, err, sizeof(err)), 0);
-	assert_false(o.no_stamps);
+	assert_false(o.spec.no_stamps);
 	struct usage_case cases[] = {
 		{ "xdpperf -c 1.2.3.4 --no-stamps --rfc2544", "RFC 2544" },
 		{ "xdpperf -c 1.2.3.4 --no-stamps --rtt", "--rtt" },
@@ -323,17 +323,17 @@ static void test_syn_engine(void **state)
 	char err[256];
 	(void)state;
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.syn_engine, XP_SYN_AUTO);
+	assert_int_equal(o.spec.syn_engine, XP_SYN_AUTO);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --syn-engine live", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
-	assert_int_equal(o.syn_engine, XP_SYN_LIVE);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.spec.syn_engine, XP_SYN_LIVE);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --syn-engine xsk --cps 1000", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.syn_engine, XP_SYN_XSK);
+	assert_int_equal(o.spec.syn_engine, XP_SYN_XSK);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -k -P 100 --syn-engine xsk", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.syn_engine, XP_SYN_XSK);
+	assert_int_equal(o.spec.syn_engine, XP_SYN_XSK);
 	/* Like --cps, it selects the XDP connection engine with -x. */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -x --syn-engine live", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
 }
 
 static void test_syn_engine_usage_errors(void **state)
@@ -368,7 +368,7 @@ static void test_engine_kinds(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 --bytes 1000 -x", &o, err, sizeof(err)), 0);
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 --cps 1000 -x", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.engine, XP_ENGINE_XDP);
+	assert_int_equal(o.spec.engine, XP_ENGINE_XDP);
 	assert_int_equal(parse("xdpperf -s --engine socket", &o, err, sizeof(err)), 0);
 }
 
@@ -416,8 +416,8 @@ static void test_ignored_options_refused(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 --engine live -b 1Mpps --require-rate --max-loss 0.5", &o, err,
 			       sizeof(err)), 0);
-	assert_true(o.require_rate);
-	assert_true(o.max_loss == 0.5);
+	assert_true(o.spec.require_rate);
+	assert_true(o.spec.max_loss == 0.5);
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 -P 4 --compare --engine live", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.compare_engine, XP_ENGINE_LIVE);
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 -P 4 --compare", &o, err, sizeof(err)), 0);
@@ -439,7 +439,7 @@ static void test_l2_rates_as_documented(void **state)
 	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
 		char line[128];
 		snprintf(line, sizeof(line), "xdpperf -c 1.2.3.4 -b %s", rates[i]);
-		if (parse(line, &o, err, sizeof(err)) != 0 || o.rate.unit != XP_RATE_BPS_L2)
+		if (parse(line, &o, err, sizeof(err)) != 0 || o.spec.traffic[0].rate.unit != XP_RATE_BPS_L2)
 			fail_msg("'%s': %s", line, err);
 	}
 }
@@ -459,7 +459,7 @@ static void test_server_policy_options(void **state)
 	assert_int_equal(o.max_workers, 8);
 	assert_int_equal(o.nallow, 0);
 	assert_false(o.allow_lo);
-	assert_null(o.auth_key);
+	assert_string_equal(o.spec.auth_key, "");
 	assert_int_equal(parse("xdpperf -s --allow 198.18.0.0/15 --allow 2001:2::/48 --max-duration 1m --test-ports "
 			       "60000:65000 --max-tests 2 --max-control-per-addr 1 --max-parallel 10 "
 			       "--max-parallel-total 20 --max-workers 0 --max-workers-total 1 --max-listen-ports 4 "
@@ -476,7 +476,7 @@ static void test_server_policy_options(void **state)
 	assert_int_equal(o.max_workers_total, 1);
 	assert_int_equal(o.max_listen_ports, 4);
 	assert_true(o.allow_lo);
-	assert_string_equal(o.auth_key, "/k");
+	assert_string_equal(o.spec.auth_key, "/k");
 	/* Issue 28: more networks for bind addresses (repeatable), the control port on one address. */
 	assert_int_equal(o.nallow_bind, 0);
 	assert_int_equal(o.bind_control.family, 0);

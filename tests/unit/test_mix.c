@@ -149,33 +149,33 @@ static void test_options(void **state)
 
 	(void)state;
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -l imix", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.mix.n, 3);
-	assert_int_equal(o.frame_size, 1518); /* the template: the largest */
-	assert_true(o.frame_size_set);
+	assert_int_equal(o.spec.traffic[0].mix.n, 3);
+	assert_int_equal(o.spec.traffic[0].frame_size, 1518); /* the template: the largest */
+	assert_true(o.spec.traffic[0].frame_size_set);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -l 64:3,1518:1", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.mix.n, 2);
-	assert_int_equal(o.mix.plen, 4);
+	assert_int_equal(o.spec.traffic[0].mix.n, 2);
+	assert_int_equal(o.spec.traffic[0].mix.plen, 4);
 	/* The last -l wins, a plain size clears the mix. */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -l imix -l 128", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.mix.n, 0);
-	assert_int_equal(o.frame_size, 128);
+	assert_int_equal(o.spec.traffic[0].mix.n, 0);
+	assert_int_equal(o.spec.traffic[0].frame_size, 128);
 
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --rfc2544 --sizes imix", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rfc_nsizes, 1);
-	assert_int_equal(o.rfc_sizes[0], 0);
-	assert_true(o.rfc_mix.imix);
+	assert_int_equal(o.rfc.nsizes, 1);
+	assert_int_equal(o.rfc.sizes[0], 0);
+	assert_true(o.rfc.mix.imix);
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --rfc2544 --sizes 64,imix,1518", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rfc_nsizes, 3);
-	assert_int_equal(o.rfc_sizes[0], 64);
-	assert_int_equal(o.rfc_sizes[1], 0);
-	assert_int_equal(o.rfc_sizes[2], 1518);
-	assert_int_equal(o.rfc_mix.plen, 12);
+	assert_int_equal(o.rfc.nsizes, 3);
+	assert_int_equal(o.rfc.sizes[0], 64);
+	assert_int_equal(o.rfc.sizes[1], 0);
+	assert_int_equal(o.rfc.sizes[2], 1518);
+	assert_int_equal(o.rfc.mix.plen, 12);
 	/* SIZE:WEIGHT pairs: the whole list is one mix. */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --rfc2544 --sizes 64:7,570:4,1518:1", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rfc_nsizes, 1);
-	assert_int_equal(o.rfc_sizes[0], 0);
-	assert_false(o.rfc_mix.imix);
-	assert_int_equal(o.rfc_mix.n, 3);
+	assert_int_equal(o.rfc.nsizes, 1);
+	assert_int_equal(o.rfc.sizes[0], 0);
+	assert_false(o.rfc.mix.imix);
+	assert_int_equal(o.rfc.mix.n, 3);
 
 	static const struct { const char *line, *word; } bad[] = {
 		{ "xdpperf -c 198.19.1.2 -l 64:7", "two sizes or more" },

@@ -36,7 +36,7 @@ static void test_cli_rules(void **state)
 	assert_int_equal(parse("xdpperf --probe", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_PROBE);
 	assert_int_equal(parse("xdpperf --probe --dev eth1 -J -d", &o, err, sizeof(err)), 0);
-	assert_string_equal(o.dev, "eth1");
+	assert_string_equal(o.spec.dev, "eth1");
 	assert_true(o.json);
 	static const struct {
 		const char *line, *msg;

@@ -362,10 +362,11 @@ static struct json_object *jget(struct json_object *o, const char *path)
  */
 static void test_latency_report(void **state)
 {
-	struct xp_opts o;
-	xp_opts_default(&o);
-	snprintf(o.host, sizeof(o.host), "198.19.1.2");
-	o.rfc_trial_s = 2;
+	struct xp_rfc_job o = { 0 };
+	xp_spec_default(&o.spec);
+	xp_rfc2544_cfg_default(&o.rfc);
+	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
+	o.rfc.trial_s = 2;
 	static struct xp_rfc_trial_rec recs[2];
 	struct xp_rfc_run r = { .o = &o, .nsizes = 2, .trials = recs, .ntrials = 2, .settle_s = 2 };
 	for (int i = 0; i < 2; i++)
@@ -431,10 +432,11 @@ static void test_latency_report(void **state)
  */
 static void test_stopped_run_keeps_finished_sizes(void **state)
 {
-	struct xp_opts o;
-	xp_opts_default(&o);
-	snprintf(o.host, sizeof(o.host), "198.19.1.2");
-	o.rfc_trial_s = 1;
+	struct xp_rfc_job o = { 0 };
+	xp_spec_default(&o.spec);
+	xp_rfc2544_cfg_default(&o.rfc);
+	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
+	o.rfc.trial_s = 1;
 	static struct xp_rfc_trial_rec recs[1];
 	struct xp_rfc_run r = { .o = &o, .nsizes = 2, .trials = recs, .ntrials = 1, .settle_s = 1,
 				.error = "9018-byte frames are too large for XDP live frames" };

@@ -207,11 +207,12 @@ static char *slurp(const char *path)
 /* A made-up 64-byte bidirectional run: A->B passed at the line rate's top, B->A limited at 100 kpps. */
 static void test_bidir_report_and_plots(void **state)
 {
-	struct xp_opts o;
-	xp_opts_default(&o);
-	snprintf(o.host, sizeof(o.host), "198.19.1.2");
-	o.rfc_trial_s = 1;
-	o.rfc_line_bps = 200e6;
+	struct xp_rfc_job o = { 0 };
+	xp_spec_default(&o.spec);
+	xp_rfc2544_cfg_default(&o.rfc);
+	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
+	o.rfc.trial_s = 1;
+	o.rfc.line_bps = 200e6;
 	static struct xp_rfc_trial_rec recs[2];
 	struct xp_rfc_run r = { .o = &o, .nsizes = 1, .trials = recs, .ntrials = 2, .settle_s = 1, .bidir = true };
 	struct xp_rfc_size *z = &r.sizes[0];

@@ -28,15 +28,15 @@ static void test_option(void **state)
 	struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.18.0.2", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_SW);
-	assert_false(o.rx_ts_set);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_SW);
+	assert_false(o.spec.rx_ts_set);
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --clock tai --rx-timestamp hw", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_HW);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_HW);
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --clock tai --rx-timestamp auto", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_AUTO);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_AUTO);
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --rx-timestamp sw", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.rx_ts, XP_RXTS_SW);
-	assert_true(o.rx_ts_set);
+	assert_int_equal(o.spec.rx_ts, XP_RXTS_SW);
+	assert_true(o.spec.rx_ts_set);
 	/* A word it does not know: usage, naming the three. */
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --rx-timestamp ptp", &o, err, sizeof(err)), XP_EXIT_USAGE);
 	assert_non_null(strstr(err, "'ptp'"));
@@ -70,13 +70,13 @@ static void test_choice(void **state)
 
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --rx-timestamp hw", &o, err, sizeof(err)), 0);
 	setup_cfg(&ec);
-	assert_int_equal(xp_cmeas_setup(&m, &o, &ec, err, sizeof(err)), XP_EXIT_USAGE);
+	assert_int_equal(xp_cmeas_setup(&m, &o.spec, &ec, err, sizeof(err)), XP_EXIT_USAGE);
 	assert_non_null(strstr(err, "--clock tai"));
 	xp_cmeas_free(&m);
 
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --clock tai --rtt --rx-timestamp auto", &o, err, sizeof(err)), 0);
 	setup_cfg(&ec);
-	assert_int_equal(xp_cmeas_setup(&m, &o, &ec, err, sizeof(err)), XP_EXIT_USAGE);
+	assert_int_equal(xp_cmeas_setup(&m, &o.spec, &ec, err, sizeof(err)), XP_EXIT_USAGE);
 	assert_non_null(strstr(err, "--rtt"));
 	xp_cmeas_free(&m);
 
@@ -88,7 +88,7 @@ static void test_choice(void **state)
 		snprintf(line, sizeof(line), "xdpperf -c 198.18.0.2 --clock tai --rx-timestamp %s", cases[k].mode);
 		assert_int_equal(parse(line, &o, err, sizeof(err)), 0);
 		setup_cfg(&ec);
-		assert_int_equal(xp_cmeas_setup(&m, &o, &ec, err, sizeof(err)), 0);
+		assert_int_equal(xp_cmeas_setup(&m, &o.spec, &ec, err, sizeof(err)), 0);
 		assert_true(m.on);
 		xp_cmeas_request(&m, &st);
 		assert_int_equal(st.hwts, cases[k].hwts);
@@ -133,7 +133,7 @@ static void mk(struct xp_cmeas *m, const char *mode)
 	snprintf(line, sizeof(line), "xdpperf -c 198.18.0.2 --clock tai --rx-timestamp %s", mode);
 	assert_int_equal(parse(line, &o, err, sizeof(err)), 0);
 	setup_cfg(&ec);
-	assert_int_equal(xp_cmeas_setup(m, &o, &ec, err, sizeof(err)), 0);
+	assert_int_equal(xp_cmeas_setup(m, &o.spec, &ec, err, sizeof(err)), 0);
 }
 
 /* hw: a server that did not take it up (an older one: no rx_timestamp;
@@ -148,7 +148,7 @@ static void test_started(void **state)
 	assert_int_equal(parse("xdpperf -c 198.18.0.2 --clock tai --rx-timestamp hw", &o, err, sizeof(err)), 0);
 	mk(&m, "hw");
 	r = started(NULL, "CLOCK_TAI (bpf_ktime_get_tai_ns)", NULL);
-	assert_int_equal(xp_cmeas_started(&m, &o, r, err, sizeof(err)), 1);
+	assert_int_equal(xp_cmeas_started(&m, &o.spec, r, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "--rx-timestamp hw"));
 	assert_non_null(strstr(err, "auto"));
 	json_object_put(r);
@@ -156,7 +156,7 @@ static void test_started(void **state)
 
 	mk(&m, "hw");
 	r = started("hw", "NIC hardware clock (bpf_xdp_metadata_rx_timestamp)", "the NIC's time or none");
-	assert_int_equal(xp_cmeas_started(&m, &o, r, err, sizeof(err)), 0);
+	assert_int_equal(xp_cmeas_started(&m, &o.spec, r, err, sizeof(err)), 0);
 	assert_string_equal(m.rx_clock, "NIC hardware clock (bpf_xdp_metadata_rx_timestamp)");
 	json_object_put(r);
 	/* The end: the NIC timed none of them, so the run failed as asked. */
@@ -173,7 +173,7 @@ static void test_started(void **state)
 	mk(&m, "auto");
 	r = started("sw", "CLOCK_TAI (bpf_ktime_get_tai_ns)",
 		    "NIC timestamps asked for, not available: the driver has none; falling back");
-	assert_int_equal(xp_cmeas_started(&m, &o, r, err, sizeof(err)), 0);
+	assert_int_equal(xp_cmeas_started(&m, &o.spec, r, err, sizeof(err)), 0);
 	assert_non_null(strstr(m.rx_note, "falling back"));
 	m.rx_counts = true;
 	m.rx_stamped = 1000;

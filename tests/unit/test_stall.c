@@ -77,10 +77,10 @@ static void test_frames_stall_only_while_sending(void **state)
 
 static void test_exit_status(void **state)
 {
-	struct xp_opts o;
+	struct xp_spec o;
 	struct xp_summary sum;
 	char msg[256];
-	xp_opts_default(&o);
+	xp_spec_default(&o);
 	memset(&sum, 0, sizeof(sum));
 	sum.total.figures = XP_FIGS_HANDSHAKES;
 	sum.stall = (struct xp_stall){ .pct = 10, .conn = true, .stalled = true, .t0 = 3, .t1 = 4, .before = 108000 };
@@ -89,7 +89,7 @@ static void test_exit_status(void **state)
 	o.max_loss = 1; /* 0 % of SYNs unanswered here: only the stall fails it */
 	assert_int_equal(xp_summary_thresholds(&o, &sum, msg, sizeof(msg)), XP_EXIT_LOSS);
 	assert_non_null(strstr(msg, "stalled at 3.00-4.00 s"));
-	xp_opts_default(&o);
+	xp_spec_default(&o);
 	o.stall_set = true;
 	assert_int_equal(xp_summary_thresholds(&o, &sum, msg, sizeof(msg)), XP_EXIT_LOSS);
 	assert_non_null(strstr(msg, "(--stall)"));

@@ -9,31 +9,18 @@
 void xp_opts_default(struct xp_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	/* The typed rows' defaults are in the table (XP_NUM_DEF), the rest here. */
+	/* The test's defaults are the specification's, the suites' their own; the
+	 * typed rows' defaults (XP_NUM_DEF) are in the table and agree with them. */
+	xp_spec_default(&o->spec);
+	xp_rfc2544_cfg_default(&o->rfc);
+	xp_cs_cfg_default(&o->cs);
 	for (size_t i = 0; i < xp_noptions; i++)
 		if (!xp_options[i].parse && xp_options[i].num.has_def)
 			xp_opt_num_store(&xp_options[i], o, xp_options[i].num.def);
-	o->port_lo = XP_DEFAULT_PORT_LO;
-	o->port_hi = XP_DEFAULT_PORT_HI;
-	o->cport_lo = XP_DEFAULT_CPORT_LO;
-	o->cport_hi = XP_DEFAULT_CPORT_HI;
-	o->duration = 10;
-	o->interval = 1;
-	o->frame_size = 64;
-	o->engine = XP_ENGINE_AUTO;
-	o->xdp_mode = XP_XDP_AUTO;
 	o->compare_engine = XP_ENGINE_AUTO;
-	o->max_loss = -1;
-	o->stall_pct = XP_STALL_DEFAULT_PCT;
 	o->max_duration = XP_DEFAULT_MAX_DURATION;
 	o->test_port_lo = XP_DEFAULT_TEST_PORT_LO;
 	o->test_port_hi = XP_DEFAULT_TEST_PORT_HI;
-	o->rfc_tests = XP_RFC_T_ALL;
-	o->rfc_trial_s = 60;       /* RFC 2544 section 24: at least 60 s */
-	o->rfc_loss_tol = 0.5;     /* the PDR's, as CSIT reports it */
-	o->search_trial_s = 10;
-	o->search_res_pct = 1;
-	o->search_settle_s = 10;   /* Linux's conntrack keeps a reset connection 10 s (CLOSE) */
 }
 
 /* getopt's code for a long-only option: above every character, so never a short option. */

@@ -72,26 +72,26 @@ void xp_opt_num_store(const struct xp_option *op, struct xp_opts *o, double v)
 	}
 }
 
-FLAG(opt_udp, udp)
+FLAG(opt_udp, spec.traffic[0].udp)
 FLAG(opt_json, json)
 FLAG(opt_json_stream, json_stream)
 FLAG(opt_one_off, one_off)
 FLAG(opt_close, close_each)
 FLAG(opt_keepalive, keepalive)
-FLAG(opt_zero, zero)
+FLAG(opt_zero, spec.traffic[0].zero)
 FLAG(opt_compare, compare)
-FLAG(opt_fin, fin)
-FLAG(opt_rtt, rtt)
-FLAG(opt_no_stamps, no_stamps)
-FLAG(opt_require_rate, require_rate)
+FLAG(opt_fin, spec.fin)
+FLAG(opt_rtt, spec.rtt)
+FLAG(opt_no_stamps, spec.no_stamps)
+FLAG(opt_require_rate, spec.require_rate)
 
 
 int opt_keepalive_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_duration_named(arg, "keepalive interval", &o->keepalive_s, err, errlen))
+	if (parse_duration_named(arg, "keepalive interval", &o->spec.keepalive_s, err, errlen))
 		return -1;
 	/* The keeper scans every 10 ms; keepalives far faster would be a flood, not keepalives. */
-	if (o->keepalive_s < 0.1)
+	if (o->spec.keepalive_s < 0.1)
 		return xp_cli_fail(err, errlen, "keepalive interval %s is too short (minimum 0.1 s)", arg);
 	return 0;
 }
@@ -111,42 +111,42 @@ int opt_probe(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 int opt_client(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	o->role = XP_ROLE_CLIENT;
-	if (!*arg || strlen(arg) >= sizeof(o->host))
+	if (!*arg || strlen(arg) >= sizeof(o->spec.host))
 		return xp_cli_fail(err, errlen, "-c needs a server address");
-	strcpy(o->host, arg);
+	strcpy(o->spec.host, arg);
 	return 0;
 }
 
 int opt_dev(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (!*arg || strlen(arg) >= sizeof(o->dev))
+	if (!*arg || strlen(arg) >= sizeof(o->spec.dev))
 		return xp_cli_fail(err, errlen, "interface name '%s' is not valid", arg);
-	strcpy(o->dev, arg);
+	strcpy(o->spec.dev, arg);
 	return 0;
 }
 
 int opt_port(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	o->port_set = true;
-	return parse_port_range(arg, &o->port_lo, &o->port_hi, err, errlen);
+	o->spec.traffic[0].port_set = true;
+	return parse_port_range(arg, &o->spec.traffic[0].port_lo, &o->spec.traffic[0].port_hi, err, errlen);
 }
 
 int opt_cport(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	return parse_port_range(arg, &o->cport_lo, &o->cport_hi, err, errlen);
+	return parse_port_range(arg, &o->spec.traffic[0].cport_lo, &o->spec.traffic[0].cport_hi, err, errlen);
 }
 
 int opt_time(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	return parse_duration(arg, &o->duration, err, errlen);
+	return parse_duration(arg, &o->spec.duration, err, errlen);
 }
 
 int opt_interval(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_duration_named(arg, "interval", &o->interval, err, errlen))
+	if (parse_duration_named(arg, "interval", &o->spec.interval, err, errlen))
 		return -1;
 	/* A bound on the value alone, so the value's parser checks it. */
-	if (o->interval < 0.1)
+	if (o->spec.interval < 0.1)
 		return xp_cli_fail(err, errlen, "interval %s is too short (minimum 0.1 s)", arg);
 	return 0;
 }
@@ -156,48 +156,48 @@ int opt_length(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 	/* -l imix / -l 64:7,570:4,1518:1: mixed sizes (frame/mix.h); the
 	 * template is built at the largest, which the MTU check sees. */
 	if (xp_mix_syntax(arg)) {
-		if (xp_mix_parse(arg, &o->mix, err, errlen))
+		if (xp_mix_parse(arg, &o->spec.traffic[0].mix, err, errlen))
 			return -1;
-		o->frame_size = xp_mix_max(&o->mix);
+		o->spec.traffic[0].frame_size = xp_mix_max(&o->spec.traffic[0].mix);
 	} else {
-		if (parse_frame_size(arg, &o->frame_size, err, errlen))
+		if (parse_frame_size(arg, &o->spec.traffic[0].frame_size, err, errlen))
 			return -1;
-		o->mix.n = 0;
+		o->spec.traffic[0].mix.n = 0;
 	}
-	o->frame_size_set = true;
+	o->spec.traffic[0].frame_size_set = true;
 	return 0;
 }
 
 int opt_bitrate(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	return parse_rate(arg, &o->rate, err, errlen);
+	return parse_rate(arg, &o->spec.traffic[0].rate, err, errlen);
 }
 
 int opt_ipv4(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	o->family = AF_INET;
+	o->spec.family = AF_INET;
 	return 0;
 }
 
 int opt_ipv6(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	o->family = AF_INET6;
+	o->spec.family = AF_INET6;
 	return 0;
 }
 
 int opt_dst_mac(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_mac(arg, o->dst_mac, err, errlen))
+	if (parse_mac(arg, o->spec.traffic[0].dst_mac, err, errlen))
 		return -1;
-	o->dst_mac_set = true;
+	o->spec.traffic[0].dst_mac_set = true;
 	return 0;
 }
 
 int opt_engine(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_engine(arg, &o->engine, err, errlen))
+	if (parse_engine(arg, &o->spec.engine, err, errlen))
 		return -1;
-	o->engine_set = true;
+	o->spec.engine_set = true;
 	return 0;
 }
 
@@ -207,18 +207,18 @@ int opt_syn_engine(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 	if (parse_engine(arg, &k, err, errlen) || (k != XP_ENGINE_LIVE && k != XP_ENGINE_XSK))
 		return xp_cli_fail(err, errlen, "unknown SYN engine '%s' (live: XDP live frames, xsk: AF_XDP)", arg);
-	o->syn_engine = k;
+	o->spec.syn_engine = k;
 	return 0;
 }
 
 int opt_xdp_mode(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	if (!strcmp(arg, "auto"))
-		o->xdp_mode = XP_XDP_AUTO;
+		o->spec.xdp_mode = XP_XDP_AUTO;
 	else if (!strcmp(arg, "native") || !strcmp(arg, "drv"))
-		o->xdp_mode = XP_XDP_NATIVE;
+		o->spec.xdp_mode = XP_XDP_NATIVE;
 	else if (!strcmp(arg, "skb") || !strcmp(arg, "generic"))
-		o->xdp_mode = XP_XDP_SKB;
+		o->spec.xdp_mode = XP_XDP_SKB;
 	else
 		return xp_cli_fail(err, errlen, "unknown XDP mode '%s' (auto, native or skb)", arg);
 	return 0;
@@ -226,11 +226,11 @@ int opt_xdp_mode(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 int opt_bind(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	int n = xp_parse_addr_range(arg, o->bind + o->nbind, XP_MAX_BIND_OPT - o->nbind, err, errlen);
+	int n = xp_parse_addr_range(arg, o->spec.bind + o->spec.nbind, XP_MAX_BIND_OPT - o->spec.nbind, err, errlen);
 
 	if (n < 0)
 		return -1;
-	o->nbind += (unsigned)n;
+	o->spec.nbind += (unsigned)n;
 	return 0;
 }
 
@@ -238,7 +238,7 @@ int opt_peer(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	/* "xdp" is the default and leaves an earlier "kernel" as it was. */
 	if (!strcmp(arg, "kernel"))
-		o->peer_kernel = true;
+		o->spec.peer_kernel = true;
 	else if (strcmp(arg, "xdp"))
 		return xp_cli_fail(err, errlen,
 				   "unknown peer '%s' (xdp: the server's XDP program, kernel: its TCP stack)", arg);
@@ -247,17 +247,17 @@ int opt_peer(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 int opt_max_loss(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	return parse_percent(arg, &o->max_loss, err, errlen);
+	return parse_percent(arg, &o->spec.max_loss, err, errlen);
 }
 
 /* --stall PCT (issue 30): the threshold, and that a stall fails the test. */
 int opt_stall(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_percent(arg, &o->stall_pct, err, errlen))
+	if (parse_percent(arg, &o->spec.stall_pct, err, errlen))
 		return -1;
-	if (o->stall_pct <= 0 || o->stall_pct >= 100)
+	if (o->spec.stall_pct <= 0 || o->spec.stall_pct >= 100)
 		return xp_cli_fail(err, errlen, "--stall %s: give a percentage above 0 and below 100", arg);
-	o->stall_set = true;
+	o->spec.stall_set = true;
 	return 0;
 }
 
@@ -265,13 +265,13 @@ int opt_stall(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	if (!strcmp(arg, "tai"))
-		o->clock_tai = true;
+		o->spec.clock_tai = true;
 	else if (!strcmp(arg, "mono"))
-		o->clock_tai = false;
+		o->spec.clock_tai = false;
 	else
 		return xp_cli_fail(err, errlen, "unknown clock '%s' (mono: this host's monotonic clock, tai: CLOCK_TAI of "
 				   "PTP-synchronised hosts)", arg);
-	o->clock_set = true;
+	o->spec.clock_set = true;
 	return 0;
 }
 
@@ -279,22 +279,22 @@ int opt_clock(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 int opt_rx_timestamp(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	if (!strcmp(arg, "sw"))
-		o->rx_ts = XP_RXTS_SW;
+		o->spec.rx_ts = XP_RXTS_SW;
 	else if (!strcmp(arg, "auto"))
-		o->rx_ts = XP_RXTS_AUTO;
+		o->spec.rx_ts = XP_RXTS_AUTO;
 	else if (!strcmp(arg, "hw"))
-		o->rx_ts = XP_RXTS_HW;
+		o->spec.rx_ts = XP_RXTS_HW;
 	else
 		return xp_cli_fail(err, errlen, "unknown receive timestamp '%s' (sw: the server's kernel clock, hw: the "
 				   "NIC's or refuse, auto: the NIC's where it has one, else the kernel's)", arg);
-	o->rx_ts_set = true;
+	o->spec.rx_ts_set = true;
 	return 0;
 }
 
 /* ---- issue 11: the RFC 2544 suite's settings ---- */
 FLAG(opt_rfc2544, rfc2544)
-FLAG(opt_bidir, rfc_bidir)
-FLAG(opt_estimate, rfc_estimate)
+FLAG(opt_bidir, rfc.bidir)
+FLAG(opt_estimate, rfc.estimate)
 
 /*
  * --sizes 64,128,1518: frame sizes as -l takes them, at most
@@ -309,10 +309,10 @@ int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 	if (!*arg || strlen(arg) >= sizeof(buf))
 		return xp_cli_fail(err, errlen, "--sizes needs a list of frame sizes, like 64,512,1518");
 	if (strchr(arg, ':')) {
-		if (xp_mix_parse(arg, &o->rfc_mix, err, errlen))
+		if (xp_mix_parse(arg, &o->rfc.mix, err, errlen))
 			return -1;
-		o->rfc_sizes[0] = 0;
-		o->rfc_nsizes = 1;
+		o->rfc.sizes[0] = 0;
+		o->rfc.nsizes = 1;
 		return 0;
 	}
 	strcpy(buf, arg);
@@ -325,20 +325,20 @@ int opt_sizes(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 			if (mix)
 				return xp_cli_fail(err, errlen, "--sizes '%s': imix given twice", arg);
 			mix = true;
-			if (xp_mix_parse("imix", &o->rfc_mix, err, errlen))
+			if (xp_mix_parse("imix", &o->rfc.mix, err, errlen))
 				return -1;
-			o->rfc_sizes[n++] = 0;
+			o->rfc.sizes[n++] = 0;
 			continue;
 		}
-		if (parse_frame_size(t, &o->rfc_sizes[n], err, errlen))
+		if (parse_frame_size(t, &o->rfc.sizes[n], err, errlen))
 			return -1;
 		n++;
 	}
 	if (!n || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
 		return xp_cli_fail(err, errlen, "--sizes '%s': give frame sizes separated by commas, like 64,512,1518", arg);
 	if (!mix)
-		o->rfc_mix.n = 0;
-	o->rfc_nsizes = n;
+		o->rfc.mix.n = 0;
+	o->rfc.nsizes = n;
 	return 0;
 }
 
@@ -362,22 +362,22 @@ int opt_tests(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 			return xp_cli_fail(err, errlen, "--tests: unknown test '%s' (throughput, latency, loss, b2b or all)", t);
 		bits |= names[i].bit;
 	}
-	o->rfc_tests = bits;
+	o->rfc.tests = bits;
 	return 0;
 }
 
 int opt_trial(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_duration_named(arg, "trial length", &o->rfc_trial_s, err, errlen))
+	if (parse_duration_named(arg, "trial length", &o->rfc.trial_s, err, errlen))
 		return -1;
-	if (o->rfc_trial_s < 0.5)
+	if (o->rfc.trial_s < 0.5)
 		return xp_cli_fail(err, errlen, "--trial %s is too short (at least 0.5 s; RFC 2544 asks for 60)", arg);
 	return 0;
 }
 
 int opt_loss_tolerance(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	return parse_percent(arg, &o->rfc_loss_tol, err, errlen);
+	return parse_percent(arg, &o->rfc.loss_tol, err, errlen);
 }
 
 /* --line-rate 10G: the link's L1 bit rate, the top of the searches. */
@@ -388,24 +388,24 @@ int opt_line_rate(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 		return -1;
 	if (r.unit != XP_RATE_BPS_L1)
 		return xp_cli_fail(err, errlen, "--line-rate is the link's bit rate on the wire, like 10G or 1000M");
-	o->rfc_line_bps = r.value;
+	o->rfc.line_bps = r.value;
 	return 0;
 }
 
 int opt_plot(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (!*arg || strlen(arg) >= sizeof(o->rfc_plot_dir))
+	if (!*arg || strlen(arg) >= sizeof(o->rfc.plot_dir))
 		return xp_cli_fail(err, errlen, "--plot needs a directory");
-	strcpy(o->rfc_plot_dir, arg);
+	strcpy(o->rfc.plot_dir, arg);
 	return 0;
 }
 
 /* --device-netns: issue 12's connection-test options start here. */
 int opt_device_netns(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (!*arg || strlen(arg) >= sizeof(o->device_netns) || strchr(arg, '/'))
+	if (!*arg || strlen(arg) >= sizeof(o->spec.device_netns) || strchr(arg, '/'))
 		return xp_cli_fail(err, errlen, "namespace name '%s' is not valid (a name under /var/run/netns)", arg);
-	strcpy(o->device_netns, arg);
+	strcpy(o->spec.device_netns, arg);
 	return 0;
 }
 
@@ -436,7 +436,9 @@ int opt_auth_key(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 	/* Read (and its mode checked) when the role starts: a handler only converts. */
 	if (!*arg)
 		return xp_cli_fail(err, errlen, "--auth-key needs a file name");
-	o->auth_key = arg;
+	if (strlen(arg) >= sizeof(o->spec.auth_key))
+		return xp_cli_fail(err, errlen, "--auth-key: file name longer than %zu bytes", sizeof(o->spec.auth_key) - 1);
+	snprintf(o->spec.auth_key, sizeof(o->spec.auth_key), "%s", arg);
 	return 0;
 }
 
@@ -482,16 +484,16 @@ int opt_bind_control(struct xp_opts *o, const char *arg, char *err, size_t errle
 /* Which search follows from the test (validate.c check_search): -x rate, -x --fin teardown, -k capacity. */
 int opt_search(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	o->search = XP_CS_RATE;
+	o->cs.mode = XP_CS_RATE;
 	return 0;
 }
 
 int opt_search_trial(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_duration_named(arg, "search trial length", &o->search_trial_s, err, errlen))
+	if (parse_duration_named(arg, "search trial length", &o->cs.trial_s, err, errlen))
 		return -1;
 	/* A lost SYN times out after 1 s: a shorter trial could not see its failures. */
-	if (o->search_trial_s < 2)
+	if (o->cs.trial_s < 2)
 		return xp_cli_fail(err, errlen, "--search-trial %s is too short (at least 2 s)", arg);
 	return 0;
 }
@@ -499,9 +501,9 @@ int opt_search_trial(struct xp_opts *o, const char *arg, char *err, size_t errle
 
 int opt_search_res(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (parse_percent(arg, &o->search_res_pct, err, errlen))
+	if (parse_percent(arg, &o->cs.res_pct, err, errlen))
 		return -1;
-	if (o->search_res_pct < 0.01 || o->search_res_pct > 50)
+	if (o->cs.res_pct < 0.01 || o->cs.res_pct > 50)
 		return xp_cli_fail(err, errlen, "--search-resolution %s: give 0.01 to 50 (percent)", arg);
 	return 0;
 }
@@ -509,8 +511,8 @@ int opt_search_res(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 int opt_search_settle(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	if (!strcmp(arg, "0")) {
-		o->search_settle_s = 0;
+		o->cs.settle_s = 0;
 		return 0;
 	}
-	return parse_duration_named(arg, "search settle time", &o->search_settle_s, err, errlen);
+	return parse_duration_named(arg, "search settle time", &o->cs.settle_s, err, errlen);
 }

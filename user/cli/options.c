@@ -40,7 +40,7 @@ const struct xp_option xp_options[] = {
 	{ "client", 'c', "ADDR", XP_SEC_COMMON, 0, opt_client, EVERYWHERE,
 	  .help = "client role: server address (IPv4, IPv6 or name)", .sample = "198.19.1.2" },
 	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, NULL, EVERYWHERE,
-	  XP_NUM_DEF(control_port, 1, 65535, "control port", XP_CONTROL_PORT_DEFAULT),
+	  XP_NUM_DEF(spec.control_port, 1, 65535, "control port", XP_CONTROL_PORT_DEFAULT),
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
 	{ "dev", 'D', "IFNAME", XP_SEC_COMMON, 0, opt_dev, .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY,
@@ -108,7 +108,7 @@ const struct xp_option xp_options[] = {
 	  .help = "offered load: 100kpps, 1.5Mpps (frames/s) or 1G, 800M\n"
 	          "(bits/s on the wire, L1); add -l2 (1G-l2) for L2 bits/s", .sample = "1.5Mpps" },
 	{ "burst", 0, "N", XP_SEC_CLIENT, RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  XP_NUM(burst, 1, 1048576, "burst size"),
+	  XP_NUM(spec.burst, 1, 1048576, "burst size"),
 	  .needs = XP_NEEDS(XP_CAP_BURST),
 	  .help = "with -b (or --cps): N frames back to back, then a\n"
 	          "pause, so the average is the rate (default: spread evenly)", .sample = "32" },
@@ -121,12 +121,12 @@ const struct xp_option xp_options[] = {
 	  .help = "source port range (default %u:%u)",
 	  .help_nums = { XP_DEFAULT_CPORT_LO, XP_DEFAULT_CPORT_HI }, .sample = "2000:2999" },
 	{ "queues", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  XP_NUM(queues, 1, 64, "queue count"),
+	  XP_NUM(spec.queues, 1, 64, "queue count"),
 	  .needs = XP_NEEDS(XP_CAP_QUEUES),
 	  .help = "AF_XDP sockets / sending threads, one per queue\n"
 	          "(default: all the interface's TX queues)", .sample = "2" },
 	{ "first-queue", 0, "N", XP_SEC_CLIENT, 0, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
-	  XP_NUM(first_queue, 0, 63, "first queue"),
+	  XP_NUM(spec.first_queue, 0, 63, "first queue"),
 	  .needs = XP_NEEDS(XP_CAP_QUEUES),
 	  .help = "use queues N.. (so several clients can share a NIC)", .sample = "1" },
 	{ "dst-mac", 0, "MAC", XP_SEC_CLIENT, 0, opt_dst_mac, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
@@ -170,7 +170,7 @@ const struct xp_option xp_options[] = {
 
 	/* Socket tests */
 	{ "parallel", 'P', "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
-	  XP_NUM(parallel, 1, 10000000, "parallel connection count (-P)"),
+	  XP_NUM(spec.parallel, 1, 10000000, "parallel connection count (-P)"),
 	  .needs = XP_NEEDS(XP_CAP_CONNS),
 	  .help = "parallel connections (XDP connection engine: at most\n"
 	          "N handshakes in flight with -x, default %u; server:\n"
@@ -187,7 +187,7 @@ const struct xp_option xp_options[] = {
 	  .needs = XP_NEEDS(XP_CAP_PAYLOAD), .instead_kind = "only socket streams send data",
 	  .help = "send zeroes instead of random data" },
 	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
-	  XP_NUM(threads, 1, 256, "thread count"),
+	  XP_NUM(spec.threads, 1, 256, "thread count"),
 	  .needs = XP_NEEDS(XP_CAP_THREADS),
 	  .help = "event-loop threads (default: one per CPU)", .sample = "3" },
 	{ "bind", 0, "ADDR[-ADDR]", XP_SEC_SOCKET, SOCKET, opt_bind, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
@@ -202,13 +202,13 @@ const struct xp_option xp_options[] = {
 
 	/* XDP connection engine */
 	{ "cps", 0, "N", XP_SEC_XDP_CONN, XDPC | RATE, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
-	  XP_NUM(cps, 1, 100000000, "connection rate (--cps)"),
+	  XP_NUM(spec.cps, 1, 100000000, "connection rate (--cps)"),
 	  .needs = XP_NEEDS(XP_CAP_CPS),
 	  .help = "SYNs per second (default: as fast as possible)", .sample = "50000" },
 	{ "fin", 0, NULL, XP_SEC_XDP_CONN, XDPC, opt_fin, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
 	  .needs = XP_NEEDS(XP_CAP_HANDSHAKES), .instead_kind = "-k holds its connections and resets them at the end", .help = "close with FIN/FIN-ACK/ACK instead of a reset" },
 	{ "bytes", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K(XP_KIND_CONNECT),
-	  XP_NUM(data_len, 1, XP_CC_DATA_MAX, "--bytes payload"),
+	  XP_NUM(spec.data_len, 1, XP_CC_DATA_MAX, "--bytes payload"),
 	  .needs = XP_NEEDS(XP_CAP_HANDSHAKES), .instead_kind = "each connection closes after its data",
 	  .help = "with -x: each connection carries N bytes (1..%u) in\n"
 	          "the handshake's ACK, then closes with FINs",
@@ -225,7 +225,7 @@ const struct xp_option xp_options[] = {
 	          "lacks it) or xsk (AF_XDP)", .sample = "xsk" },
 	/* Issue 12 (connection tests): its options, one block. */
 	{ "syn-retries", 0, "N", XP_SEC_XDP_CONN, XDPC, NULL, .roles = XP_IN_CLIENT, .kinds = XP_K_CONN,
-	  XP_NUM_DEF(syn_retries, 0, XP_MAX_SYN_RETRIES, "--syn-retries", XP_DEFAULT_SYN_RETRIES),
+	  XP_NUM_DEF(spec.syn_retries, 0, XP_MAX_SYN_RETRIES, "--syn-retries", XP_DEFAULT_SYN_RETRIES),
 	  .needs = XP_NEEDS(XP_CAP_SYN_RETRIES),
 	  .help = "send an unanswered SYN (and --fin's FIN) again after\n"
 	          "1 s, 2 s, 4 s...: N times (0..%u, default %u, as\n"
@@ -262,7 +262,7 @@ const struct xp_option xp_options[] = {
 	  .help = "loss a trial may have for the PDR beside the\n"
 	          "zero-loss NDR (default 0.5)", .sample = "0.1" },
 	{ "confirm-loss", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
-	  XP_NUM_DEF(rfc_confirm, 0, 9, "--confirm-loss count", 1), /* a losing throughput trial runs once more (rfc2544/run.c) */
+	  XP_NUM_DEF(rfc.confirm, 0, 9, "--confirm-loss count", 1), /* a losing throughput trial runs once more (rfc2544/run.c) */
 	  .help = "a throughput trial that lost frames (or fell short\n"
 	          "of its rate) runs again at its rate, up to N times;\n"
 	          "the rate fails only if every run failed\n"
@@ -271,10 +271,10 @@ const struct xp_option xp_options[] = {
 	  .help = "the link's L1 bit rate (10G): the top of the searches\n"
 	          "and the percent of it (default: the sender's maximum)", .sample = "10G" },
 	{ "latency-trials", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
-	  XP_NUM_DEF(rfc_lat_trials, 1, 1000, "latency trial count", 20), /* section 26.2 */
+	  XP_NUM_DEF(rfc.lat_trials, 1, 1000, "latency trial count", 20), /* section 26.2 */
 	  .help = "latency trials per size (default %u)", .help_nums = { 20 }, .sample = "2" },
 	{ "b2b-trials", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
-	  XP_NUM_DEF(rfc_b2b_trials, 1, 1000, "back-to-back trial count", 50), /* section 26.4 */
+	  XP_NUM_DEF(rfc.b2b_trials, 1, 1000, "back-to-back trial count", 50), /* section 26.4 */
 	  .help = "back-to-back searches per size (default %u)", .help_nums = { 50 }, .sample = "2" },
 	{ "plot", 0, "DIR", XP_SEC_RFC2544, RFC, opt_plot, RFC_OPT,
 	  .help = "gnuplot plots (SVG, PNG) and summary.md in DIR", .sample = "/tmp/xp-plots" },
@@ -297,12 +297,12 @@ const struct xp_option xp_options[] = {
 	  .help = "trial length (default %u; capacity trials last until\n"
 	          "-P could be open, then 2 s)", .help_nums = { 10 }, .sample = "3" },
 	{ "search-floor", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, NULL, SEARCH_OPT,
-	  XP_NUM_DEF(search_floor, 1, 100000000, "--search-floor rate", 100),
+	  XP_NUM_DEF(cs.floor, 1, 100000000, "--search-floor rate", 100),
 	  .help = "the lowest rate, and the rate of the probe before\n"
 	          "each trial that shows the device accepts new\n"
 	          "connections again (default %u)", .help_nums = { 100 }, .sample = "500" },
 	{ "search-ceiling", 0, "CPS", XP_SEC_SEARCH, XDPC | SRCH, NULL, .roles = XP_IN_CLIENT,
-	  XP_NUM(search_ceiling, 2, 100000000, "--search-ceiling rate"),
+	  XP_NUM(cs.ceiling, 2, 100000000, "--search-ceiling rate"),
 	  .kinds = XP_K(XP_KIND_CONNECT), .needs = XP_NEEDS(XP_CAP_SEARCH),
 	  .instead_kind = "a capacity search (-k) searches a count up to -P",
 	  .help = "-x: the first trial's rate (default: the sender's\n"

@@ -111,16 +111,16 @@ static const char *engine_chosen(const struct xp_opts *o, const struct xp_given 
 {
 	char name[32];
 
-	if (o->engine_set)
-		snprintf(buf, len, "%s (--engine %s)", engine_desc(o->engine), xp_engine_name(o->engine));
-	else if (o->engine == XP_ENGINE_XDP && g->last[XP_G_XDP_CONN])
-		snprintf(buf, len, "%s (selected by %s)", engine_desc(o->engine),
+	if (o->spec.engine_set)
+		snprintf(buf, len, "%s (--engine %s)", engine_desc(o->spec.engine), xp_engine_name(o->spec.engine));
+	else if (o->spec.engine == XP_ENGINE_XDP && g->last[XP_G_XDP_CONN])
+		snprintf(buf, len, "%s (selected by %s)", engine_desc(o->spec.engine),
 			 xp_option_label(g->last[XP_G_XDP_CONN], name, sizeof(name)));
-	else if (o->engine == XP_ENGINE_SOCKET && g->last[XP_G_SOCKET])
-		snprintf(buf, len, "%s (selected by %s)", engine_desc(o->engine),
+	else if (o->spec.engine == XP_ENGINE_SOCKET && g->last[XP_G_SOCKET])
+		snprintf(buf, len, "%s (selected by %s)", engine_desc(o->spec.engine),
 			 xp_option_label(g->last[XP_G_SOCKET], name, sizeof(name)));
 	else
-		snprintf(buf, len, "%s", engine_desc(o->engine));
+		snprintf(buf, len, "%s", engine_desc(o->spec.engine));
 	return buf;
 }
 
@@ -161,6 +161,7 @@ static int check_test_kind(struct xp_opts *o, const struct xp_given *g, char *er
 {
 	if (o->close_each && o->keepalive)
 		return xp_cli_fail(err, errlen, "-x (close at once) and -k (keep open) exclude each other");
+	o->spec.kind = o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
 	return 0;
 }
 
@@ -168,12 +169,12 @@ static int check_test_kind(struct xp_opts *o, const struct xp_given *g, char *er
  * engine, fireperf's flags the socket engine. */
 static int resolve_engine(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
-	if (o->engine_set)
+	if (o->spec.engine_set)
 		return 0;
 	if (g->last[XP_G_XDP_CONN])
-		o->engine = XP_ENGINE_XDP;
+		o->spec.engine = XP_ENGINE_XDP;
 	else if (g->last[XP_G_SOCKET])
-		o->engine = XP_ENGINE_SOCKET;
+		o->spec.engine = XP_ENGINE_SOCKET;
 	return 0;
 }
 
@@ -182,10 +183,10 @@ static int check_server(struct xp_opts *o, const struct xp_given *g, char *err, 
 {
 	if (o->role != XP_ROLE_SERVER)
 		return 0;
-	if (o->engine != XP_ENGINE_AUTO && o->engine != XP_ENGINE_SOCKET)
+	if (o->spec.engine != XP_ENGINE_AUTO && o->spec.engine != XP_ENGINE_SOCKET)
 		return xp_cli_fail(err, errlen, "--engine %s is a client engine: the server only takes --engine socket "
-				   "(standing listeners, like -P N)", xp_engine_name(o->engine));
-	if (xp_given_has(g, "port") && o->engine != XP_ENGINE_SOCKET)
+				   "(standing listeners, like -P N)", xp_engine_name(o->spec.engine));
+	if (xp_given_has(g, "port") && o->spec.engine != XP_ENGINE_SOCKET)
 		return xp_cli_fail(err, errlen, "-p on the server sets the ports of standing listeners: add -P N (or "
 				   "--engine socket); without them the server counts the ports each client's test names");
 	return 0;
@@ -197,14 +198,14 @@ static int check_compare(struct xp_opts *o, const struct xp_given *g, char *err,
 	if (!o->compare)
 		return 0;
 	bool conn = kind_of(o) != XP_KIND_STREAM;
-	enum xp_engine_id e = o->engine_set ? o->engine : XP_ENGINE_AUTO;
+	enum xp_engine_id e = o->spec.engine_set ? o->spec.engine : XP_ENGINE_AUTO;
 	if (e == XP_ENGINE_SOCKET || e == XP_ENGINE_AUTO)
 		e = conn ? XP_ENGINE_XDP : XP_ENGINE_XSK;
 	if (conn ? e != XP_ENGINE_XDP : (e != XP_ENGINE_XSK && e != XP_ENGINE_LIVE))
 		return xp_cli_fail(err, errlen, "--compare %s compares the socket engine with %s: --engine %s does not "
 				   "run there", conn ? "with -x/-k" : "of a stream",
 				   conn ? "the XDP connection engine (--engine xdp)" : "a frame engine (--engine xsk, the "
-				   "default, or live)", xp_engine_name(o->engine));
+				   "default, or live)", xp_engine_name(o->spec.engine));
 	o->compare_engine = e;
 	return 0;
 }
@@ -215,9 +216,9 @@ static int check_engine_kind(struct xp_opts *o, const struct xp_given *g, char *
 	enum xp_kind k = kind_of(o);
 	char name[32], sel[64];
 
-	if (o->role != XP_ROLE_CLIENT || o->compare || (xp_engine_kinds(o->engine) & XP_K(k)))
+	if (o->role != XP_ROLE_CLIENT || o->compare || (xp_engine_kinds(o->spec.engine) & XP_K(k)))
 		return 0;
-	if (o->engine == XP_ENGINE_XDP) {
+	if (o->spec.engine == XP_ENGINE_XDP) {
 		/* Advise the kinds every given option allows, so one change is enough. */
 		unsigned kinds = XP_K_CONN;
 		for (size_t i = 0; i < xp_noptions; i++)
@@ -225,7 +226,7 @@ static int check_engine_kind(struct xp_opts *o, const struct xp_given *g, char *
 				kinds &= xp_options[i].kinds;
 		if (!kinds)
 			kinds = XP_K_CONN;
-		if (o->engine_set)
+		if (o->spec.engine_set)
 			return xp_cli_fail(err, errlen, "--engine xdp is the XDP connection engine, which runs connection "
 					   "tests: add %s", kinds_advice(kinds));
 		return xp_cli_fail(err, errlen, "%s selects the XDP connection engine (--engine xdp), which runs "
@@ -256,8 +257,8 @@ static int check_one(const struct xp_opts *o, const struct xp_given *g, const st
 		return xp_cli_fail(err, errlen, "%s is for %s in %s, and --compare runs the socket engine and %s",
 				   name, engs, kinds_desc(op->kinds), engine_desc(o->compare_engine));
 	}
-	if (!(xp_option_engines(op) & XP_E(o->engine))) {
-		const char *why = xp_option_instead(op, o->engine);
+	if (!(xp_option_engines(op) & XP_E(o->spec.engine))) {
+		const char *why = xp_option_instead(op, o->spec.engine);
 		engines_desc(xp_option_engines(op), engs, sizeof(engs));
 		return xp_cli_fail(err, errlen, "%s is for %s, not %s%s%s", name, engs, engine_chosen(o, g, sel, sizeof(sel)),
 				   why ? ": " : "", why ? why : "");
@@ -288,36 +289,28 @@ static int check_xdp_conn(struct xp_opts *o, const struct xp_given *g, char *err
 {
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
-	if (o->data_len && o->peer_kernel)
-		return xp_cli_fail(err, errlen, "--bytes needs the server's XDP program to answer, not --peer kernel");
-	if (o->data_len && o->compare)
+	if (xp_spec_check_bytes(&o->spec, err, errlen))
+		return -1;
+	if (o->spec.data_len && o->compare)
 		return xp_cli_fail(err, errlen, "--bytes has no socket-engine counterpart for --compare");
 	/* -P is the window: -x keeps at most that many handshakes in flight (fireperf's "in parallel"). */
-	if (o->engine == XP_ENGINE_XDP && o->close_each && !xp_given_has(g, "parallel"))
-		o->parallel = XP_DEFAULT_CONN_WINDOW;
-	if (o->engine == XP_ENGINE_XDP && (o->close_each || o->keepalive) && o->parallel > XP_WIN_MAX)
-		return xp_cli_fail(err, errlen, "-P %lu: the XDP connection engine keeps at most %u connections in its "
-				   "window (%zu bytes each)", o->parallel, XP_WIN_MAX,
-				   sizeof(struct xp_win_slot) + sizeof(struct xp_win_cell));
-	return 0;
+	if (o->spec.engine == XP_ENGINE_XDP && o->close_each && !xp_given_has(g, "parallel"))
+		o->spec.parallel = XP_DEFAULT_CONN_WINDOW;
+	return xp_spec_check_window(&o->spec, err, errlen);
 }
 
 /* What needs a target rate: --burst shapes it, --require-rate checks it. */
 static int check_rate(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
-	bool target = o->rate.unit != XP_RATE_NONE || o->cps > 0;
-	const struct xp_engine_ops *ops = xp_engine_ops_of(o->engine);
+	const struct xp_engine_ops *ops = xp_engine_ops_of(o->spec.engine);
 	const char *way = ops && (ops->caps & XP_CAP_BIT(XP_CAP_CPS)) ? "--cps N" : "-b RATE"; /* the engine's rate */
 
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
-	if (o->burst && !target)
-		return xp_cli_fail(err, errlen, "--burst shapes a rate limit: give %s too", way);
-	if (o->require_rate && !target)
-		return xp_cli_fail(err, errlen, "--require-rate checks the offered load against a target: give %s too",
-				   way);
-	if (o->engine == XP_ENGINE_SOCKET && !o->parallel)
-		o->parallel = 1;
+	if (xp_spec_check_rate(&o->spec, way, err, errlen))
+		return -1;
+	if (o->spec.engine == XP_ENGINE_SOCKET && !o->spec.parallel)
+		o->spec.parallel = 1;
 	return 0;
 }
 
@@ -339,7 +332,7 @@ static int check_rfc2544(struct xp_opts *o, const struct xp_given *g, char *err,
 					   "(the suite's are --line-rate, --sizes, --trial, --loss-tolerance)",
 					   xp_option_label(xp_option_find(its_own[i]), lbl, sizeof(lbl)));
 	}
-	if (!o->rfc_tests)
+	if (!o->rfc.tests)
 		return xp_cli_fail(err, errlen, "--tests chose no test");
 	return 0;
 }
@@ -349,7 +342,7 @@ static int check_no_stamps(struct xp_opts *o, const struct xp_given *g, char *er
 {
 	static const char *const needs[] = { "clock", "rtt", "rx-timestamp" };
 	char lbl[32];
-	if (!o->no_stamps)
+	if (!o->spec.no_stamps)
 		return 0;
 	if (o->rfc2544)
 		return xp_cli_fail(err, errlen, "--no-stamps: the RFC 2544 suite counts each trial's loss and latency "
@@ -377,7 +370,7 @@ static int check_search(struct xp_opts *o, const struct xp_given *g, char *err, 
 	static const char *const its_own[] = { "time", "interval", "compare", "json-stream", "require-rate",
 					       "max-loss", "rfc2544", "bytes" };
 	char lbl[32];
-	if (!o->search) {
+	if (!o->cs.mode) {
 		if (g->last[XP_G_SEARCH])
 			return xp_cli_fail(err, errlen, "--%s is a setting of the connection searches: add --search",
 					   g->last[XP_G_SEARCH]->name);
@@ -393,54 +386,39 @@ static int check_search(struct xp_opts *o, const struct xp_given *g, char *err, 
 					   xp_option_label(xp_option_find(its_own[i]), lbl, sizeof(lbl)));
 	}
 	if (o->keepalive) {
-		o->search = XP_CS_CAPACITY;
-		if (o->fin)
+		o->cs.mode = XP_CS_CAPACITY;
+		if (o->spec.fin)
 			return xp_cli_fail(err, errlen, "--search with -k (capacity) resets the held connections at the "
 					   "end: drop --fin (-x --fin --search measures the FIN close's rate)");
 		if (!xp_given_has(g, "parallel"))
-			o->parallel = 100000;
-		if (!(o->cps > 0))
-			o->cps = 10000;
+			o->spec.parallel = 100000;
+		if (!(o->spec.cps > 0))
+			o->spec.cps = 10000;
 	} else {
-		o->search = o->fin ? XP_CS_TEARDOWN : XP_CS_RATE;
+		o->cs.mode = o->spec.fin ? XP_CS_TEARDOWN : XP_CS_RATE;
 		if (xp_given_has(g, "cps"))
 			return xp_cli_fail(err, errlen, "--search with -x picks each trial's --cps: drop it (the range is "
 					   "--search-floor..--search-ceiling)");
-		if (o->search_ceiling > 0 && o->search_ceiling <= o->search_floor)
+		if (o->cs.ceiling > 0 && o->cs.ceiling <= o->cs.floor)
 			return xp_cli_fail(err, errlen, "--search-ceiling %.0f is not above --search-floor %.0f",
-					   o->search_ceiling, o->search_floor);
+					   o->cs.ceiling, o->cs.floor);
 	}
 	if (!xp_given_has(g, "syn-retries"))
-		o->syn_retries = 0;
+		o->spec.syn_retries = 0;
 	return 0;
 }
 
 /* Only digits and dots: meant as an IPv4 address, never a name (getaddrinfo would read "198.19.1" as 198.19.0.1). */
-static bool looks_numeric(const char *s)
-{
-	return s[0] && strspn(s, "0123456789.") == strlen(s);
-}
-
 /* The client's address, ports and report timing. */
 static int check_client(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
-	struct xp_addr a;
-
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
-	bool numeric = !xp_addr_parse(o->host, &a);
-	if (!numeric && looks_numeric(o->host))
-		return xp_cli_fail(err, errlen, "cannot resolve '%s': not a valid IPv4 address (four numbers 0..255, "
-				   "like 198.19.1.2)", o->host);
-	/* A name is resolved later, for the family -4/-6 asks for. */
-	if (numeric && o->family && o->family != a.family)
-		return xp_cli_fail(err, errlen, "%s is not an IPv%c address", o->host,
-				   o->family == AF_INET ? '4' : '6');
-	if (o->control_port >= o->port_lo && o->control_port <= o->port_hi)
-		return xp_cli_fail(err, errlen, "port range %u:%u includes the control port %u", o->port_lo,
-				   o->port_hi, o->control_port);
-	if (o->interval > o->duration)
-		o->interval = o->duration;
+	/* The address against -4/-6, the ports against the control port: the test's own rules. */
+	if (xp_spec_check_peer(&o->spec, err, errlen))
+		return -1;
+	if (o->spec.interval > o->spec.duration)
+		o->spec.interval = o->spec.duration;
 	return 0;
 }
 

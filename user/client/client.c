@@ -127,7 +127,7 @@ static void settle(struct client *c, const struct snap *end)
 /* What the report's header says: the common part, then the engine's own. */
 static void fill_info(struct client *c, struct xp_report_info *i, const struct xp_engine_stats *st)
 {
-	const struct xp_opts *o = c->o;
+	const struct xp_spec *sp = c->spec;
 	const struct xp_engine_cfg *ec = &c->ec;
 	memset(i, 0, sizeof(*i));
 	xp_addr_str(&c->local, i->client, sizeof(i->client));
@@ -139,7 +139,7 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	i->engine_mode = st->mode;
 	i->server_xdp_mode = c->xdp_mode;
 	i->test = xp_test_kind_name(ec->kind);
-	i->proto = o->udp ? "udp" : "tcp";
+	i->proto = sp->traffic[0].udp ? "udp" : "tcp";
 	i->family = c->local.family == AF_INET6 ? 6 : 4;
 	i->frame_size = c->req.frame_size;
 	if (ec->frames.mix.n) {
@@ -147,10 +147,10 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 		i->frame_mean = xp_mix_mean(&ec->frames.mix);
 	}
 	i->queues = ec->frames.queues;
-	i->port_lo = o->port_lo, i->port_hi = o->port_hi;
-	i->cport_lo = o->cport_lo, i->cport_hi = o->cport_hi;
-	i->duration = o->duration;
-	i->interval = o->interval;
+	i->port_lo = sp->traffic[0].port_lo, i->port_hi = sp->traffic[0].port_hi;
+	i->cport_lo = sp->traffic[0].cport_lo, i->cport_hi = sp->traffic[0].cport_hi;
+	i->duration = sp->duration;
+	i->interval = sp->interval;
 	i->target_pps = ec->pps;
 	i->parallel = (unsigned)c->req.parallel;
 	if (c->ops->describe)
@@ -185,13 +185,13 @@ static int sample(struct client *c, struct snap *now, double t0)
 static void interval_loop(struct client *c, double t0, struct snap *now, struct xp_summary *sum,
 			  uint64_t *peak_open, uint64_t *peak_s_open)
 {
-	const struct xp_opts *o = c->o;
+	const struct xp_spec *sp = c->spec;
 	struct snap prev = { 0 };
-	double tick = t0, end = t0 + o->duration;
+	double tick = t0, end = t0 + sp->duration;
 	while (!c->error) {
 		double nominal = tick - t0; /* the line's start on the interval schedule */
-		tick += o->interval;
-		if (tick > end - o->interval * 0.25)
+		tick += sp->interval;
+		if (tick > end - sp->interval * 0.25)
 			tick = end;
 		int w = wait_reading(c, tick);
 		if (w < 0) {
@@ -238,11 +238,15 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 static int thresholds(struct client *c, const struct xp_summary *sum)
 {
 	char msg[512] = "";
-	int rc = xp_summary_thresholds(c->o, sum, msg, sizeof(msg));
+	int rc = xp_summary_thresholds(c->spec, sum, msg, sizeof(msg));
 	if (rc)
 		xp_client_error_set(msg);
+	/* A memory sink's caller (a suite) reads the verdict where it reads an error: the other sinks print
+	 * the summary, which says it. */
+	if (rc && c->rep.fmt == XP_REPORT_MEMORY)
+		snprintf(c->rep.mem.error, sizeof(c->rep.mem.error), "%s", msg);
 	/* A suite's trial (RFC 2544) says it in its own report, once. */
-	if (rc && !c->o->trial_quiet)
+	if (rc && !c->ro->quiet)
 		fprintf(stderr, "xdpperf: %s\n", msg);
 	return rc;
 }
@@ -300,13 +304,13 @@ static void icmp_watch_start(struct client *c)
 	struct xp_addr src[XP_ICMP_MAX_SRC];
 	unsigned n = 0;
 	src[n++] = c->local;
-	for (unsigned i = 0; i < c->o->nbind && n < sizeof(src) / sizeof(src[0]); i++)
-		src[n++] = c->o->bind[i];
+	for (unsigned i = 0; i < c->spec->nbind && n < sizeof(src) / sizeof(src[0]); i++)
+		src[n++] = c->spec->bind[i];
 	struct xp_icmp_match m = { .server = c->server, .src = src, .nsrc = n, .l4_proto = ec->frames.tmpl.l4_proto,
 				   .sport_lo = ec->sport_lo, .sport_hi = ec->sport_hi,
 				   .dport_lo = ec->dport_lo, .dport_hi = ec->dport_hi };
 	char err[256];
-	if (xp_icmp_watch_start(&c->icmp, &m, err, sizeof(err)) && c->o->debug)
+	if (xp_icmp_watch_start(&c->icmp, &m, err, sizeof(err)) && c->ro->debug)
 		fprintf(stderr, "xdpperf: not watching for ICMP errors: %s\n", err);
 }
 
@@ -333,7 +337,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	memset(sum, 0, sizeof(*sum));
 	sum->kind = c->ec.kind;
 	sum->server_cpu_pct = -1;
-	xp_stall_init(&sum->stall, c->o->stall_pct, c->ops->figures == XP_FIGS_HANDSHAKES);
+	xp_stall_init(&sum->stall, c->spec->stall_pct, c->ops->figures == XP_FIGS_HANDSHAKES);
 	uint64_t peak_open = 0, peak_s_open = 0;
 	interval_loop(c, t0, &now, sum, &peak_open, &peak_s_open);
 	c->ops->stop(c->eng);
@@ -423,9 +427,13 @@ static int run_test(struct client *c, struct xp_summary *sum)
 }
 
 
-int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct xp_summary *sum)
+int xp_client_test(const struct xp_spec *spec, const struct xp_run_opts *ro, struct xp_report *rep,
+		   struct xp_summary *sum)
 {
-	struct xp_opts oo = *opts, *o = &oo;
+	static const struct xp_run_opts plain;
+	/* The client fills in what the spec leaves to it (the ports the server hands out, the frame size of the
+	 * MTU): on its own copy. */
+	struct xp_spec copy = *spec, *sp = &copy;
 	/* A key and a 64 KiB line buffer: not on the stack. */
 	struct client *c = calloc(1, sizeof(*c));
 	char err[512];
@@ -435,40 +443,41 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		xp_report_error(rep, xp_client_error_set("out of memory"));
 		return 1;
 	}
-	c->o = o;
-	c->ops = xp_engine_ops_of(o->engine);
+	c->spec = sp;
+	c->ro = ro ? ro : &plain;
+	c->ops = xp_engine_ops_of(sp->engine);
 	c->rep = *rep;
 	c->ctrl.fd = -1;
 	int rc = 0;
-	if (o->auth_key && xp_auth_key_load(o->auth_key, &c->key, err, sizeof(err))) {
+	if (sp->auth_key[0] && xp_auth_key_load(sp->auth_key, &c->key, err, sizeof(err))) {
 		rc = xp_client_fail(c, 2, "%s", err);
 		goto out;
 	}
 	rc = xp_client_setup_path(c);
 	if (rc)
 		goto out;
-	rc = xp_client_ask_ports(c, o);
+	rc = xp_client_ask_ports(c, sp);
 	if (rc)
 		goto out;
-	if (!o->frame_size) /* 0: the largest frame the interface's MTU allows */
-		o->frame_size = c->link.mtu + 18;
-	rc = xp_client_engine_cfg(c, o);
+	if (!sp->traffic[0].frame_size) /* 0: the largest frame the interface's MTU allows */
+		sp->traffic[0].frame_size = c->link.mtu + 18;
+	rc = xp_client_engine_cfg(c, sp);
 	if (rc)
 		goto out;
 	/* Before the request: the server is told the engine that really runs (auto's choice). */
-	if (xp_engine_open(o->engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
+	if (xp_engine_open(sp->engine, &c->ec, &c->ops, &c->eng, err, sizeof(err))) {
 		rc = xp_client_fail(c, 1, "%s", err);
 		goto out;
 	}
 	/* auto's choice may be an engine that stamps nothing */
-	rc = xp_cmeas_engine(&c->meas, o, c->ops, err, sizeof(err));
+	rc = xp_cmeas_engine(&c->meas, sp, c->ops, err, sizeof(err));
 	if (rc) {
 		xp_client_fail(c, rc, "%s", err);
 		goto out;
 	}
 
 	if (c->ops->figures == XP_FIGS_HANDSHAKES &&
-	    xp_diag_watch_start(&c->diag, o->device_netns, c->link.ifindex, err, sizeof(err))) {
+	    xp_diag_watch_start(&c->diag, sp->device_netns, c->link.ifindex, err, sizeof(err))) {
 		rc = xp_client_fail(c, 1, "%s", err);
 		goto out;
 	}
@@ -480,7 +489,7 @@ int xp_client_run_one(const struct xp_opts *opts, struct xp_report *rep, struct 
 		goto out;
 	rc = run_test(c, sum);
 	if (c->ec.kind != XP_TEST_STREAM)
-		xp_conn_test_mark(o->host);
+		xp_conn_test_mark(sp->host);
 out:
 	*rep = c->rep;
 	if (c->eng)

@@ -1,15 +1,40 @@
-/* Client internals shared by client.c (one test) and compare.c (two tests side by side). */
+/*
+ * The client: runs a test's specification (spec/spec.h) against a server
+ * and puts its results into a sink (report/report.h: text, -J,
+ * --json-stream, or memory for a caller that reads them). The front ends
+ * build the spec: the command line (cli/), the suites for each trial
+ * (rfc2544/, connsearch/), --compare for each of its two sides.
+ */
 #ifndef XP_CLIENT_H
 #define XP_CLIENT_H
 
 #include "engine/engine.h"
-#include "cli/opts.h"
 #include "report/report.h"
+#include "spec/spec.h"
 
-/* The client role: `xdpperf -c`. Returns the process exit status. */
-int xp_client_run(const struct xp_opts *o);
-/* Run one test with options o, reporting into rep; fills sum. Returns the exit status. */
-int xp_client_run_one(const struct xp_opts *o, struct xp_report *rep, struct xp_summary *sum);
+/* How one run goes, beyond what the test is: the caller's, not the test's. */
+struct xp_run_opts {
+	int debug;      /* -d */
+	bool quiet;     /* a suite's trial: its error and --max-loss/--require-rate verdict are not printed on
+			 * stderr; the suite reads them from the memory sink and says them in its own line */
+};
+
+/*
+ * Run test s (the peer, the engine, the traffic: everything it is), its
+ * results into rep (made by xp_report_init: the sink); fills sum. ro may be
+ * NULL (not quiet, no debug). Returns the exit status (XP_EXIT_*); the error
+ * that ended it is in sum->error and, for a memory sink, in rep->mem.error.
+ */
+int xp_client_test(const struct xp_spec *s, const struct xp_run_opts *ro, struct xp_report *rep,
+		   struct xp_summary *sum);
+/*
+ * The client role as a process, `xdpperf -c`: privileges, signals, then
+ * test s reported on stdout in format fmt; with compare (--compare) not
+ * NULL, the socket engine's test and then *compare's, and a table of their
+ * ratios. Returns the exit status.
+ */
+int xp_client_run(const struct xp_spec *s, const struct xp_run_opts *ro, enum xp_report_format fmt,
+		  const enum xp_engine_id *compare);
 /* Midway between two readings (p1, b1) and (p2, b2) of a packet and a byte
  * count: bytes at the same point as the packets, so whole frames stay whole. */
 void xp_midpoint(uint64_t p1, uint64_t b1, uint64_t p2, uint64_t b2, uint64_t *p, uint64_t *b);
@@ -17,8 +42,8 @@ void xp_midpoint(uint64_t p1, uint64_t b1, uint64_t p2, uint64_t b2, uint64_t *p
 double xp_summary_loss_pct(const struct xp_period *p);
 /* Frames lost while ICMP errors came back for them (XP_EXIT_RUNTIME), then --max-loss, then --require-rate:
  * XP_EXIT_LOSS or XP_EXIT_SHORT with a one-line message, or 0. */
-int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum, char *msg, size_t len);
-/* The message of the error that ended the last xp_client_run_one, "" if none. */
+int xp_summary_thresholds(const struct xp_spec *sp, const struct xp_summary *sum, char *msg, size_t len);
+/* The message of the error that ended the last xp_client_test, "" if none. */
 const char *xp_client_last_error(void);
 /*
  * One benchmark trial (the RFC 2544 suite, user/rfc2544/trial.c): the test
@@ -58,16 +83,17 @@ struct xp_trial_out {
 	struct xp_lat_hist lat_hist;
 	char lat_why[160];
 };
-int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, struct xp_trial_out *out);
+int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *ro, const struct xp_trial_req *req,
+		    struct xp_trial_out *out);
 /*
- * --bidir's sender on the server's side (reverse_child.c): the server runs
+ * --bidir's sender on the server's side (cli/reverse_child.c): the server runs
  * its own binary as `xdpperf --reverse-trial ADDR` (not an option: only
  * main() knows the word, before option parsing), the request on stdin;
  * with the server's --auth-key, its key file as the word after ADDR.
  */
 #define XP_REVERSE_CHILD_ARG "--reverse-trial"
-int xp_reverse_child(const char *host, const char *key_file);
-/* --compare: the socket engine, then the fast one (o->compare_engine), then a table with ratios. */
-int xp_client_compare(const struct xp_opts *o);
+/* --compare (compare.c): test s on the socket engine, then on engine fast, then a table with ratios. */
+int xp_client_compare(const struct xp_spec *s, const struct xp_run_opts *ro, enum xp_engine_id fast,
+		      enum xp_report_format fmt);
 
 #endif

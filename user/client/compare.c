@@ -149,34 +149,33 @@ static int compare_failed(enum xp_report_format fmt, struct xp_report *ra, struc
 	return rc;
 }
 
-int xp_client_compare(const struct xp_opts *o)
+int xp_client_compare(const struct xp_spec *sp, const struct xp_run_opts *ro, enum xp_engine_id fast,
+		      enum xp_report_format fmt)
 {
-	struct xp_opts so = *o, xo = *o;
+	/* The same test twice, each side's engine its own. */
+	struct xp_spec so = *sp, xo = *sp;
 	struct xp_summary sa, sb;
 	struct xp_report ra, rb;
-	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 
-	bool conn = o->close_each || o->keepalive;
+	bool conn = sp->kind != XP_TEST_STREAM;
 	struct table t = { figures, sizeof(figures) / sizeof(figures[0]), "xsk" };
-	if (o->keepalive)
+	if (sp->kind == XP_TEST_HOLD)
 		t = (struct table){ hold_figures, sizeof(hold_figures) / sizeof(hold_figures[0]), "xdp" };
 	else if (conn)
 		t = (struct table){ conn_figures, sizeof(conn_figures) / sizeof(conn_figures[0]), "xdp" };
 	else
-		t.fast = xp_engine_name(o->compare_engine); /* xsk, or the one --engine named */
+		t.fast = xp_engine_name(fast); /* xsk, or the one --engine named */
 	so.engine = XP_ENGINE_SOCKET;
-	so.compare = false;
-	xo.engine = o->compare_engine;
-	xo.compare = false;
+	xo.engine = fast;
 	/* TCP segments of a socket stream fill the MTU: compare with frames as large unless -l says otherwise. */
-	if (!o->frame_size_set)
-		xo.frame_size = 0;
+	if (!sp->traffic[0].frame_size_set)
+		xo.traffic[0].frame_size = 0;
 
 	xp_report_init(&ra, fmt, stdout);
 	ra.keep_doc = true;
 	if (fmt == XP_REPORT_TEXT)
 		printf("== 1/2: socket engine\n");
-	int rc = xp_client_run_one(&so, &ra, &sa);
+	int rc = xp_client_test(&so, ro, &ra, &sa);
 	if (rc)
 		return compare_failed(fmt, &ra, NULL, t.fast, rc);
 	/* Let the socket test's last segments (FIN, RST, TIME_WAIT ACKs) pass before counting again. */
@@ -185,8 +184,8 @@ int xp_client_compare(const struct xp_opts *o)
 	rb.keep_doc = true;
 	if (fmt == XP_REPORT_TEXT)
 		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" :
-			o->compare_engine == XP_ENGINE_LIVE ? "live engine (XDP live frames)" : "xsk engine (AF_XDP)");
-	rc = xp_client_run_one(&xo, &rb, &sb);
+			fast == XP_ENGINE_LIVE ? "live engine (XDP live frames)" : "xsk engine (AF_XDP)");
+	rc = xp_client_test(&xo, ro, &rb, &sb);
 	if (rc)
 		return compare_failed(fmt, &ra, &rb, t.fast, rc);
 	if (fmt == XP_REPORT_JSON) {

@@ -11,19 +11,19 @@
 /* The engine's frame template: a data segment (or datagram), or a SYN. */
 static void build_template(struct client *c, struct frame_spec *s)
 {
-	const struct xp_opts *o = c->o;
+	const struct xp_spec *sp = c->spec;
 	memset(s, 0, sizeof(*s));
 	memcpy(s->src_mac, c->link.mac, 6);
 	memcpy(s->dst_mac, c->nh_mac, 6);
 	s->src = c->local;
 	s->dst = c->server;
-	s->l4_proto = o->udp ? IPPROTO_UDP : IPPROTO_TCP;
-	s->sport = o->cport_lo;
-	s->dport = o->port_lo;
+	s->l4_proto = sp->traffic[0].udp ? IPPROTO_UDP : IPPROTO_TCP;
+	s->sport = sp->traffic[0].cport_lo;
+	s->dport = sp->traffic[0].port_lo;
 	s->tcp_flags = 0x18; /* ACK|PSH: a data segment */
 	s->seq = 1;
 	s->ack = 1;
-	s->frame_size = o->frame_size;
+	s->frame_size = sp->traffic[0].frame_size;
 	if (c->ops->tmpl == XP_TMPL_SYN) {
 		/* Options like Linux's; the engine varies tuple and ISN per SYN. */
 		s->l4_proto = IPPROTO_TCP;
@@ -39,42 +39,42 @@ static void build_template(struct client *c, struct frame_spec *s)
 /* Frame size and queue checks that need the interface. Exit status or 0. */
 static int check_limits(struct client *c, const struct frame_spec *s, unsigned *queues)
 {
-	const struct xp_opts *o = c->o;
+	const struct xp_spec *sp = c->spec;
 	size_t min = frame_min_size(s);
 	size_t max = (size_t)c->link.mtu + 18;
-	if (o->mix.n && xp_mix_min(&o->mix) < min)
+	if (sp->traffic[0].mix.n && xp_mix_min(&sp->traffic[0].mix) < min)
 		return xp_client_fail(c, 2, "frame size %u of the mix is too small for %s/IPv%d (minimum %zu)",
-				      xp_mix_min(&o->mix), o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
-	if (o->frame_size < min)
-		return xp_client_fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", o->frame_size,
-			    o->udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
-	if (o->frame_size > max)
-		return xp_client_fail(c, 2, "frame size %u exceeds the MTU %u of %s (maximum -l %zu)", o->frame_size, c->link.mtu,
+				      xp_mix_min(&sp->traffic[0].mix), sp->traffic[0].udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
+	if (sp->traffic[0].frame_size < min)
+		return xp_client_fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", sp->traffic[0].frame_size,
+			    sp->traffic[0].udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
+	if (sp->traffic[0].frame_size > max)
+		return xp_client_fail(c, 2, "frame size %u exceeds the MTU %u of %s (maximum -l %zu)", sp->traffic[0].frame_size, c->link.mtu,
 			    c->link.name, max);
 	unsigned avail = c->link.tx_queues ? c->link.tx_queues : 1;
-	if (o->first_queue >= avail)
+	if (sp->first_queue >= avail)
 		return xp_client_fail(c, 2, "%s has %u TX queue%s, cannot use --first-queue %u", c->link.name, avail,
-			    avail == 1 ? "" : "s", o->first_queue);
-	*queues = o->queues ? o->queues : avail - o->first_queue;
-	if (o->first_queue + *queues > avail)
+			    avail == 1 ? "" : "s", sp->first_queue);
+	*queues = sp->queues ? sp->queues : avail - sp->first_queue;
+	if (sp->first_queue + *queues > avail)
 		return xp_client_fail(c, 2, "%s has %u TX queue%s, cannot use %u from queue %u", c->link.name, avail,
-			    avail == 1 ? "" : "s", *queues, o->first_queue);
+			    avail == 1 ? "" : "s", *queues, sp->first_queue);
 	return 0;
 }
 
-static enum xp_test_kind test_kind(const struct xp_opts *o)
+static enum xp_test_kind test_kind(const struct xp_spec *sp)
 {
-	return o->close_each ? XP_TEST_CONNECT : o->keepalive ? XP_TEST_HOLD : XP_TEST_STREAM;
+	return sp->kind;
 }
 
 /* The engine's frame rate: --cps counts SYNs, -b the frames of -l; sockets take neither. */
-static double target_pps(const struct xp_opts *o, enum xp_template t)
+static double target_pps(const struct xp_spec *sp, enum xp_template t)
 {
 	if (t == XP_TMPL_SYN)
-		return o->cps;
+		return sp->cps;
 	/* A frame mix's bit rate is in frames of its mean size. */
-	if (t == XP_TMPL_DATA && o->rate.unit != XP_RATE_NONE)
-		return xp_rate_to_pps(&o->rate, o->mix.n ? xp_mix_mean(&o->mix) : o->frame_size);
+	if (t == XP_TMPL_DATA && sp->traffic[0].rate.unit != XP_RATE_NONE)
+		return xp_rate_to_pps(&sp->traffic[0].rate, sp->traffic[0].mix.n ? xp_mix_mean(&sp->traffic[0].mix) : sp->traffic[0].frame_size);
 	return 0;
 }
 
@@ -89,64 +89,64 @@ static void no_stamp_note(struct client *c)
 }
 
 /* The engine's configuration from the options and the path. Exit status or 0. */
-int xp_client_engine_cfg(struct client *c, struct xp_opts *o)
+int xp_client_engine_cfg(struct client *c, struct xp_spec *sp)
 {
 	struct xp_engine_cfg *ec = &c->ec;
 	*ec = (struct xp_engine_cfg){
-		.kind = test_kind(o),
-		.sport_lo = o->cport_lo, .sport_hi = o->cport_hi,
-		.dport_lo = o->port_lo, .dport_hi = o->port_hi,
+		.kind = test_kind(sp),
+		.sport_lo = sp->traffic[0].cport_lo, .sport_hi = sp->traffic[0].cport_hi,
+		.dport_lo = sp->traffic[0].port_lo, .dport_hi = sp->traffic[0].port_hi,
 		.ifindex = c->link.ifindex,
-		.max_seconds = o->duration + 1,
-		.debug = o->debug,
+		.max_seconds = sp->duration + 1,
+		.debug = c->ro->debug,
 		.server = c->server,
-		.nbind = o->nbind,
-		.parallel = (unsigned)o->parallel,
-		.burst = o->burst,
-		.catchup_excess = o->pace_catchup_excess,
-		.frames = { .queues = 1, .first_queue = o->first_queue },
-		.sock = { .threads = o->threads, .zero = o->zero, .bind_dev = o->dev[0] != '\0' },
+		.nbind = sp->nbind,
+		.parallel = (unsigned)sp->parallel,
+		.burst = sp->burst,
+		.catchup_excess = sp->pace_catchup_excess,
+		.frames = { .queues = 1, .first_queue = sp->first_queue },
+		.sock = { .threads = sp->threads, .zero = sp->traffic[0].zero, .bind_dev = sp->dev[0] != '\0' },
 		.hs = {
-			.syn_sender = o->syn_engine,
-			.fin = o->fin,
-			.peer_kernel = o->peer_kernel,
-			.data_len = o->data_len,
-			.ctrl_port = o->control_port,
-			.xdp_mode = o->xdp_mode,
-			.syn_retries = o->syn_retries,
-			.keepalive_s = o->keepalive_s,
-			.first_tuple = o->first_tuple,
+			.syn_sender = sp->syn_engine,
+			.fin = sp->fin,
+			.peer_kernel = sp->peer_kernel,
+			.data_len = sp->data_len,
+			.ctrl_port = sp->control_port,
+			.xdp_mode = sp->xdp_mode,
+			.syn_retries = sp->syn_retries,
+			.keepalive_s = sp->keepalive_s,
+			.first_tuple = sp->first_tuple,
 		},
 	};
-	memcpy(ec->bind, o->bind, sizeof(ec->bind[0]) * o->nbind);
+	memcpy(ec->bind, sp->bind, sizeof(ec->bind[0]) * sp->nbind);
 	snprintf(ec->ifname, sizeof(ec->ifname), "%s", c->link.name);
 	/* Engines without frames of their own (sockets, none) never see -l. */
-	if (o->mix.n && c->ops->tmpl != XP_TMPL_NONE && (c->ops->tmpl != XP_TMPL_DATA || ec->kind != XP_TEST_STREAM))
+	if (sp->traffic[0].mix.n && c->ops->tmpl != XP_TMPL_NONE && (c->ops->tmpl != XP_TMPL_DATA || ec->kind != XP_TEST_STREAM))
 		return xp_client_fail(c, 2, "-l with a frame mix is for frame streams (engines live and xsk), not "
 				      "connection tests");
 	if (c->ops->tmpl != XP_TMPL_NONE) {
 		build_template(c, &ec->frames.tmpl);
 		/* No -l: the smallest valid frame of the family and protocol that carries a stamp (with
 		 * --no-stamps, the smallest valid one: the template's own). */
-		if (c->ops->tmpl == XP_TMPL_DATA && !o->frame_size_set) {
-			unsigned n = o->no_stamps ? (unsigned)frame_min_size(&ec->frames.tmpl)
+		if (c->ops->tmpl == XP_TMPL_DATA && !sp->traffic[0].frame_size_set) {
+			unsigned n = sp->no_stamps ? (unsigned)frame_min_size(&ec->frames.tmpl)
 						  : xp_stamp_min_frame(&ec->frames.tmpl);
 			if (n)
 				ec->frames.tmpl.frame_size = n;
 		}
-		o->frame_size = ec->frames.tmpl.frame_size;
+		sp->traffic[0].frame_size = ec->frames.tmpl.frame_size;
 		int rc = check_limits(c, &ec->frames.tmpl, &ec->frames.queues);
 		if (rc)
 			return rc;
 		if (c->ops->tmpl == XP_TMPL_DATA)
-			ec->frames.mix = o->mix; /* the template is the mix's largest (-l) */
+			ec->frames.mix = sp->traffic[0].mix; /* the template is the mix's largest (-l) */
 	}
-	ec->pps = target_pps(o, c->ops->tmpl);
+	ec->pps = target_pps(sp, c->ops->tmpl);
 	/* Last, just before the engine is made: the stamps' interval 0 starts now (or, where the engine takes
 	 * it later, just before the request: xp_cmeas_t0). */
 	if (c->ops->tmpl == XP_TMPL_DATA && ec->kind == XP_TEST_STREAM) {
 		char err[200];
-		int rc = xp_cmeas_setup(&c->meas, o, ec, err, sizeof(err));
+		int rc = xp_cmeas_setup(&c->meas, sp, ec, err, sizeof(err));
 		if (rc)
 			return xp_client_fail(c, rc, "%s", err);
 	} else {

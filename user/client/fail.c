@@ -31,7 +31,7 @@ int xp_client_fail(struct client *c, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	if (!c->o->trial_quiet)
+	if (!c->ro->quiet)
 		fprintf(stderr, "xdpperf: %s\n", last_error);
 	xp_report_error(&c->rep, last_error);
 	return rc;

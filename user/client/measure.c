@@ -61,26 +61,26 @@ uint64_t xp_cmeas_now_ticks(const struct xp_cmeas *m)
 	return clock_ticks(m->tai);
 }
 
-int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine_cfg *ec, char *err, size_t errlen)
+int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_spec *sp, struct xp_engine_cfg *ec, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
 	xp_lat_init(&m->total.lat);
-	m->tai = o->clock_tai;
-	m->rtt = o->rtt;
-	m->rx_ts = o->rx_ts;
+	m->tai = sp->clock_tai;
+	m->rtt = sp->rtt;
+	m->rx_ts = sp->rx_ts;
 	/* The NIC's clock is its PTP hardware clock: comparable with the
 	 * client's stamps only when both are disciplined to TAI. */
-	if (o->rx_ts != XP_RXTS_SW && o->rtt) {
+	if (sp->rx_ts != XP_RXTS_SW && sp->rtt) {
 		snprintf(err, errlen, "--rx-timestamp %s: with --rtt this host times the returning frames by its own "
-			 "clock (drop --rx-timestamp)", o->rx_ts == XP_RXTS_HW ? "hw" : "auto");
+			 "clock (drop --rx-timestamp)", sp->rx_ts == XP_RXTS_HW ? "hw" : "auto");
 		return XP_EXIT_USAGE;
 	}
-	if (o->rx_ts != XP_RXTS_SW && !o->clock_tai) {
+	if (sp->rx_ts != XP_RXTS_SW && !sp->clock_tai) {
 		snprintf(err, errlen, "--rx-timestamp %s: the NIC's clock compares only with CLOCK_TAI stamps of "
-			 "PTP-synchronised hosts (add --clock tai)", o->rx_ts == XP_RXTS_HW ? "hw" : "auto");
+			 "PTP-synchronised hosts (add --clock tai)", sp->rx_ts == XP_RXTS_HW ? "hw" : "auto");
 		return XP_EXIT_USAGE;
 	}
-	if (o->no_stamps) {
+	if (sp->no_stamps) {
 		/* The user's choice (the option table and check_no_stamps have refused what needs stamps):
 		 * no stamp in the frames, no slot_meas at the server, so its XDP program only counts. */
 		m->place = XP_STAMP_NONE;
@@ -91,17 +91,17 @@ int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine
 	m->place = xp_stamp_place_of_spec(&ec->frames.tmpl);
 	if (m->place == XP_STAMP_NONE) {
 		unsigned need = xp_stamp_min_frame(&ec->frames.tmpl);
-		if (o->rtt) {
+		if (sp->rtt) {
 			snprintf(err, errlen, "--rtt: %u-byte frames carry no stamp to time (use -l %u or more)",
 				 (unsigned)ec->frames.tmpl.frame_size, need);
 			return XP_EXIT_USAGE;
 		}
-		if (o->rx_ts_set) {
+		if (sp->rx_ts_set) {
 			snprintf(err, errlen, "--rx-timestamp: %u-byte frames carry no stamp to time (use -l %u or more)",
 				 (unsigned)ec->frames.tmpl.frame_size, need);
 			return XP_EXIT_USAGE;
 		}
-		if (o->clock_set) {
+		if (sp->clock_set) {
 			snprintf(err, errlen, "--clock: %u-byte frames carry no stamp to time (use -l %u or more)",
 				 (unsigned)ec->frames.tmpl.frame_size, need);
 			return XP_EXIT_USAGE;
@@ -110,9 +110,9 @@ int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine
 			 "for one; -l %u or more do)", (unsigned)ec->frames.tmpl.frame_size, need);
 		return 0;
 	}
-	m->ival_s = o->interval;
-	m->ival = (uint64_t)llround(o->interval * 1e9) >> XP_STAMP_TICK_SHIFT;
-	m->grace = xp_meas_grace(o->interval);
+	m->ival_s = sp->interval;
+	m->ival = (uint64_t)llround(sp->interval * 1e9) >> XP_STAMP_TICK_SHIFT;
+	m->grace = xp_meas_grace(sp->interval);
 	/* Both clocks read together: the interval schedule (xp_now) starts where the stamps' interval 0 does. */
 	m->t0_s = xp_now();
 	m->t0 = clock_ticks(m->tai);
@@ -131,15 +131,15 @@ void xp_cmeas_t0(struct xp_cmeas *m, const struct xp_engine_ops *ops, struct xp_
 	ops->set_t0(e, m->t0);
 }
 
-int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_opts *o, const struct xp_engine_ops *ops, char *err,
+int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_spec *sp, const struct xp_engine_ops *ops, char *err,
 		    size_t errlen)
 {
 	if (!m->on || ops->sent_in)
 		return 0;
 	m->on = false;
-	if (o->clock_set || o->rtt || o->rx_ts_set) {
+	if (sp->clock_set || sp->rtt || sp->rx_ts_set) {
 		snprintf(err, errlen, "%s: the %s engine puts no stamp in its frames",
-			 o->rtt ? "--rtt" : o->clock_set ? "--clock" : "--rx-timestamp", ops->name);
+			 sp->rtt ? "--rtt" : sp->clock_set ? "--clock" : "--rx-timestamp", ops->name);
 		return XP_EXIT_USAGE;
 	}
 	snprintf(m->note, sizeof(m->note), "none: the %s engine does not stamp its frames (loss by count only, no latency)",
@@ -163,7 +163,7 @@ void xp_cmeas_request(const struct xp_cmeas *m, struct xp_test_stamp *st)
 	xp_boot_id(st->boot_id, sizeof(st->boot_id));
 }
 
-int xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_object *reply, char *err,
+int xp_cmeas_started(struct xp_cmeas *m, const struct xp_spec *sp, struct json_object *reply, char *err,
 		     size_t errlen)
 {
 	struct json_object *p, *v;
@@ -190,7 +190,7 @@ int xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_ob
 	bool same_host = ours[0] && !strcmp(ours, theirs);
 	bool server_oneway = json_object_object_get_ex(p, "oneway", &v) && json_object_get_boolean(v);
 	/* Both must agree: we know our boot id, the server what it times with. */
-	m->oneway = server_oneway && (same_host || o->clock_tai);
+	m->oneway = server_oneway && (same_host || sp->clock_tai);
 	xp_msg_printable(xp_json_str(p, "rx_clock", "the server's kernel clock"), m->rx_clock, sizeof(m->rx_clock));
 	xp_msg_printable(xp_json_str(p, "rx_note", ""), m->rx_note, sizeof(m->rx_note));
 	m->server_reflects = json_object_object_get_ex(p, "reflect", &v) && json_object_get_boolean(v);
@@ -485,7 +485,7 @@ int xp_cmeas_streams_json(struct xp_cmeas *m, struct json_object *a, char *err, 
 	return n < 0 ? -EPROTO : 0;
 }
 
-int xp_cmeas_rtt_start(struct xp_cmeas *m, const struct xp_opts *o, const struct frame_spec *tmpl, int ifindex,
+int xp_cmeas_rtt_start(struct xp_cmeas *m, const struct xp_spec *sp, const struct frame_spec *tmpl, int ifindex,
 		       char *err, size_t errlen)
 {
 	const char *mode;
@@ -495,11 +495,11 @@ int xp_cmeas_rtt_start(struct xp_cmeas *m, const struct xp_opts *o, const struct
 		snprintf(err, errlen, "--rtt: the server does not send frames back (an older xdpperf?)");
 		return 1;
 	}
-	struct rtt_prog_cfg rc = { .server = tmpl->dst, .client = tmpl->src, .port_lo = o->port_lo,
-				   .port_hi = o->port_hi, .protos = o->udp ? XP_PROTO_UDP : XP_PROTO_TCP };
+	struct rtt_prog_cfg rc = { .server = tmpl->dst, .client = tmpl->src, .port_lo = sp->traffic[0].port_lo,
+				   .port_hi = sp->traffic[0].port_hi, .protos = sp->traffic[0].udp ? XP_PROTO_UDP : XP_PROTO_TCP };
 	if (rtt_prog_open(&rc, &m->rp, err, errlen))
 		return 1;
-	if (rtt_prog_attach(m->rp, ifindex, o->xdp_mode, &mode, err, errlen)) {
+	if (rtt_prog_attach(m->rp, ifindex, sp->xdp_mode, &mode, err, errlen)) {
 		rtt_prog_close(m->rp);
 		m->rp = NULL;
 		return 1;

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 #include "bpf/lib/stamp.h"
-#include "cli/opts.h"
+#include "spec/spec.h"
 #include "engine/engine.h"
 #include "frame/frame.h"
 #include "proto/messages.h"
@@ -69,15 +69,15 @@ struct rtt_prog;
  * round-trip program for the test's addresses and ports (tmpl, the server's
  * ports port_lo..port_hi) and attach it to ifindex. 0 or exit status 1 with
  * err set. */
-int xp_cmeas_rtt_start(struct xp_cmeas *m, const struct xp_opts *o, const struct frame_spec *tmpl, int ifindex,
+int xp_cmeas_rtt_start(struct xp_cmeas *m, const struct xp_spec *sp, const struct frame_spec *tmpl, int ifindex,
 		       char *err, size_t errlen);
 
 /* Decide the stamps for a frame test (after its template is built) and set
  * ec->frames.stamp; t0 is now. Exit status (2: --clock tai where it cannot
  * take effect) or 0. */
-int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_opts *o, struct xp_engine_cfg *ec, char *err, size_t errlen);
+int xp_cmeas_setup(struct xp_cmeas *m, const struct xp_spec *sp, struct xp_engine_cfg *ec, char *err, size_t errlen);
 /* After the engine opened: off if it does not stamp. Exit status or 0. */
-int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_opts *o, const struct xp_engine_ops *ops, char *err,
+int xp_cmeas_engine(struct xp_cmeas *m, const struct xp_spec *sp, const struct xp_engine_ops *ops, char *err,
 		    size_t errlen);
 /* Interval 0 starts now: just before the request, after the engine was made (ops->set_t0). */
 void xp_cmeas_t0(struct xp_cmeas *m, const struct xp_engine_ops *ops, struct xp_engine *e);
@@ -85,7 +85,7 @@ void xp_cmeas_t0(struct xp_cmeas *m, const struct xp_engine_ops *ops, struct xp_
 void xp_cmeas_request(const struct xp_cmeas *m, struct xp_test_stamp *st);
 /* The server's "started": does it read them, and is the clock shared.
  * 0, or 1 with err (--rx-timestamp hw that the server did not take up). */
-int xp_cmeas_started(struct xp_cmeas *m, const struct xp_opts *o, struct json_object *reply, char *err,
+int xp_cmeas_started(struct xp_cmeas *m, const struct xp_spec *sp, struct json_object *reply, char *err,
 		     size_t errlen);
 /* After the summary: --rx-timestamp hw with no frame the NIC timed is a
  * failed run (1 with err), the rest 0. */

@@ -20,30 +20,30 @@
  */
 static int check_bind(struct client *c)
 {
-	const struct xp_opts *o = c->o;
+	const struct xp_spec *sp = c->spec;
 	unsigned missing = 0, elsewhere = 0;
 	char first[INET6_ADDRSTRLEN] = "", last[INET6_ADDRSTRLEN] = "", other[INET6_ADDRSTRLEN] = "";
 	int other_if = 0;
 
-	for (unsigned i = 0; i < o->nbind; i++) {
-		if (o->bind[i].family != c->server.family)
+	for (unsigned i = 0; i < sp->nbind; i++) {
+		if (sp->bind[i].family != c->server.family)
 			return xp_client_fail(c, 2, "--bind addresses must be IPv%c like the server's",
 				    c->server.family == AF_INET6 ? '6' : '4');
-		int ifi = xp_ifindex_of_addr(&o->bind[i]);
+		int ifi = xp_ifindex_of_addr(&sp->bind[i]);
 		if (ifi == -EADDRNOTAVAIL) {
 			if (!missing++)
-				xp_addr_str(&o->bind[i], first, sizeof(first));
-			xp_addr_str(&o->bind[i], last, sizeof(last));
+				xp_addr_str(&sp->bind[i], first, sizeof(first));
+			xp_addr_str(&sp->bind[i], last, sizeof(last));
 		} else if (ifi > 0 && c->ops->nexthop && ifi != c->link.ifindex) {
 			if (!elsewhere++) {
-				xp_addr_str(&o->bind[i], other, sizeof(other));
+				xp_addr_str(&sp->bind[i], other, sizeof(other));
 				other_if = ifi;
 			}
 		}
 	}
 	if (missing)
 		return xp_client_fail(c, 1, "--bind: %u of the %u addresses are not this host's (%s%s%s): add them (ip addr add "
-			    "ADDR dev %s) or narrow the range", missing, o->nbind, first, missing > 1 ? " .. " : "",
+			    "ADDR dev %s) or narrow the range", missing, sp->nbind, first, missing > 1 ? " .. " : "",
 			    missing > 1 ? last : "", c->link.name);
 	if (elsewhere) {
 		struct xp_netdev l = { .name = "?" };
@@ -61,10 +61,10 @@ static int check_bind(struct client *c)
  */
 static int no_server_addrs(struct client *c, char *err, size_t errlen)
 {
-	struct addrinfo hints = { .ai_family = c->o->family ? c->o->family : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = { .ai_family = c->spec->family ? c->spec->family : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
-	if (getaddrinfo(c->o->host, NULL, &hints, &res) || !res) {
-		snprintf(err, errlen, "cannot resolve server '%s'", c->o->host);
+	if (getaddrinfo(c->spec->host, NULL, &hints, &res) || !res) {
+		snprintf(err, errlen, "cannot resolve server '%s'", c->spec->host);
 		return -EINVAL;
 	}
 	xp_addr_from_sockaddr(res->ai_addr, &c->server, NULL);
@@ -72,7 +72,7 @@ static int no_server_addrs(struct client *c, char *err, size_t errlen)
 	struct xp_route rt;
 	int r = xp_route_get(&c->server, &rt);
 	if (r || !rt.prefsrc.family) {
-		snprintf(err, errlen, "no route with a source address to %s: %s", c->o->host,
+		snprintf(err, errlen, "no route with a source address to %s: %s", c->spec->host,
 			 r ? strerror(-r) : "no preferred source");
 		return r ? r : -EADDRNOTAVAIL;
 	}
@@ -83,18 +83,18 @@ static int no_server_addrs(struct client *c, char *err, size_t errlen)
 /* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. */
 int xp_client_setup_path(struct client *c)
 {
-	const struct xp_opts *o = c->o;
+	const struct xp_spec *sp = c->spec;
 	char err[512];
 
-	int fd = xp_ctrl_connect(o->host, o->control_port, o->family, 3000, err, sizeof(err));
-	if (fd == -ECONNREFUSED && o->peer_kernel && c->ops->figures == XP_FIGS_HANDSHAKES) {
+	int fd = xp_ctrl_connect(sp->host, sp->control_port, sp->family, 3000, err, sizeof(err));
+	if (fd == -ECONNREFUSED && sp->peer_kernel && c->ops->figures == XP_FIGS_HANDSHAKES) {
 		/* --peer kernel against any TCP server: nothing listens for control, so run on our own counters. */
 		if (no_server_addrs(c, err, sizeof(err)))
 			return xp_client_fail(c, 1, "%s", err);
 		c->no_server = true;
 	} else if (fd < 0) {
 		/* Right after a connection test, a stateful device's full table is the likely cause. */
-		double age = fd == -ETIMEDOUT ? xp_conn_test_age(o->host) : -1;
+		double age = fd == -ETIMEDOUT ? xp_conn_test_age(sp->host) : -1;
 		if (age >= 0 && age < XP_CONN_TEST_RECENT)
 			return xp_client_fail(c, 1, "%s; a connection test against it ended %.0f s ago: the device in the path may be "
 				    "refusing new connections (a full connection table drains in up to 120 s)", err, age);
@@ -113,25 +113,25 @@ int xp_client_setup_path(struct client *c)
 
 	struct xp_route rt;
 	int r;
-	if (!c->ops->nexthop || o->dst_mac_set) {
+	if (!c->ops->nexthop || sp->traffic[0].dst_mac_set) {
 		/* The kernel routes (sockets), or --dst-mac says: we only want the interface. */
 		r = xp_route_get(&c->server, &rt);
-		memcpy(c->nh_mac, o->dst_mac, 6);
+		memcpy(c->nh_mac, sp->traffic[0].dst_mac, 6);
 		if (r)
-			snprintf(err, sizeof(err), "no route to %.200s: %s", o->host, strerror(-r));
+			snprintf(err, sizeof(err), "no route to %.200s: %s", sp->host, strerror(-r));
 	} else {
 		r = xp_nexthop_mac(&c->server, 2000, &rt, c->nh_mac, err, sizeof(err));
 	}
 	if (r)
 		return xp_client_fail(c, 1, "%s", err);
-	if (o->dev[0]) {
-		if (xp_netdev_by_name(o->dev, &c->link))
-			return xp_client_fail(c, 1, "interface %s does not exist", o->dev);
+	if (sp->dev[0]) {
+		if (xp_netdev_by_name(sp->dev, &c->link))
+			return xp_client_fail(c, 1, "interface %s does not exist", sp->dev);
 		if (c->link.ifindex != rt.oif) {
 			struct xp_netdev via = { .name = "?" };
 			xp_netdev_by_index(rt.oif, &via);
-			fprintf(stderr, "xdpperf: warning: the route to %s leaves by %s, not %s: %s\n", o->host, via.name,
-				o->dev, c->ops->nexthop ? "sending on --dev anyway" : "connections are bound to --dev");
+			fprintf(stderr, "xdpperf: warning: the route to %s leaves by %s, not %s: %s\n", sp->host, via.name,
+				sp->dev, c->ops->nexthop ? "sending on --dev anyway" : "connections are bound to --dev");
 		}
 	} else if (xp_netdev_by_index(rt.oif, &c->link)) {
 		return xp_client_fail(c, 1, "cannot read interface %d", rt.oif);

@@ -13,17 +13,17 @@
 
 #include "client/session.h"
 
-int xp_client_ask_ports(struct client *c, struct xp_opts *o)
+int xp_client_ask_ports(struct client *c, struct xp_spec *sp)
 {
-	if (o->port_set || c->no_server)
+	if (sp->traffic[0].port_set || c->no_server)
 		return 0;
-	unsigned width = (unsigned)o->port_hi - o->port_lo + 1;
+	unsigned width = (unsigned)sp->traffic[0].port_hi - sp->traffic[0].port_lo + 1;
 	struct json_object *m = json_object_new_object(), *r = NULL, *v;
 	json_object_object_add(m, "op", json_object_new_string("ports"));
 	json_object_object_add(m, "width", json_object_new_int((int)width));
-	json_object_object_add(m, "udp", json_object_new_boolean(o->udp));
+	json_object_object_add(m, "udp", json_object_new_boolean(sp->traffic[0].udp));
 	/* Socket tests (and --peer kernel) use the server's listeners: a server with standing ones hands out theirs. */
-	json_object_object_add(m, "listen", json_object_new_boolean(o->engine == XP_ENGINE_SOCKET || o->peer_kernel));
+	json_object_object_add(m, "listen", json_object_new_boolean(sp->engine == XP_ENGINE_SOCKET || sp->peer_kernel));
 	const char *line = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
 	int e = xp_auth_send_line(&c->ctrl, &c->key, line, c->errbuf, sizeof(c->errbuf));
 	json_object_put(m);
@@ -34,15 +34,15 @@ int xp_client_ask_ports(struct client *c, struct xp_opts *o)
 	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "ports") && strcmp(op, "error"))) {
 		json_object_put(r);
 		return xp_client_fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
-			    "an xdpperf server? (check the address and --control-port)", o->host, o->control_port);
+			    "an xdpperf server? (check the address and --control-port)", sp->host, sp->control_port);
 	}
 	if (e == 0)
 		return xp_client_fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
 			    "one that dropped us (see its log), or an older one with --auth-key that hands out no port "
-			    "ranges (give -p LO:HI)", o->host, o->control_port);
+			    "ranges (give -p LO:HI)", sp->host, sp->control_port);
 	if (e == -ETIMEDOUT)
 		return xp_client_fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
-			    "xdpperf server?", o->host, o->control_port);
+			    "xdpperf server?", sp->host, sp->control_port);
 	if (e < 0)
 		return xp_client_fail(c, 1, "asking the server for a port range: %s", xp_client_ctrl_errstr(c, e));
 	char msg[200];
@@ -61,8 +61,8 @@ int xp_client_ask_ports(struct client *c, struct xp_opts *o)
 	/* A standing listeners' range may have another width than ours; anything else must be what we asked. */
 	if (strcmp(op, "ports") || lo < 1 || hi > 65535 || lo > hi)
 		return xp_client_fail(c, 1, "%s port %u answered the port-range request with something else: is that an "
-			    "xdpperf server? (or give -p LO:HI)", o->host, o->control_port);
-	o->port_lo = (uint16_t)lo;
-	o->port_hi = (uint16_t)hi;
+			    "xdpperf server? (or give -p LO:HI)", sp->host, sp->control_port);
+	sp->traffic[0].port_lo = (uint16_t)lo;
+	sp->traffic[0].port_hi = (uint16_t)hi;
 	return 0;
 }

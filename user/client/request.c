@@ -88,24 +88,24 @@ static int send_request(struct client *c, struct json_object *m)
 
 int xp_client_request_test(struct client *c)
 {
-	const struct xp_opts *o = c->o;
+	const struct xp_spec *sp = c->spec;
 	struct xp_test *t = &c->req;
 	*t = (struct xp_test){
 		.version = XP_PROTO_VERSION,
 		.kind = c->ec.kind,
 		.engine = c->ops->name,
 		.family = c->local.family,
-		.udp = o->udp,
-		.port_lo = o->port_lo,
-		.port_hi = o->port_hi,
-		.duration = o->duration,
-		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? o->frame_size : 0,
+		.udp = sp->traffic[0].udp,
+		.port_lo = sp->traffic[0].port_lo,
+		.port_hi = sp->traffic[0].port_hi,
+		.duration = sp->duration,
+		.frame_size = c->ops->tmpl != XP_TMPL_NONE ? sp->traffic[0].frame_size : 0,
 	};
 	/* The server counts our frames from our addresses only: the control
 	 * connection's, and these. */
 	_Static_assert(XP_MAX_BIND_OPT <= XP_TEST_MAX_BIND, "every --bind address fits a start request");
-	t->nbind = o->nbind;
-	memcpy(t->bind, o->bind, sizeof(t->bind[0]) * o->nbind);
+	t->nbind = sp->nbind;
+	memcpy(t->bind, sp->bind, sizeof(t->bind[0]) * sp->nbind);
 	/* The engine's part: count, count and pass, answer handshakes, listen. */
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
@@ -123,14 +123,14 @@ int xp_client_request_test(struct client *c)
 	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "started") && strcmp(op, "error"))) {
 		json_object_put(r);
 		return xp_client_fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
-			    "an xdpperf server? (check the address and --control-port)", o->host, o->control_port);
+			    "an xdpperf server? (check the address and --control-port)", sp->host, sp->control_port);
 	}
 	if (e == 0)
 		return xp_client_fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
-			    "or one that dropped us (see its log)", o->host, o->control_port);
+			    "or one that dropped us (see its log)", sp->host, sp->control_port);
 	if (e == -ETIMEDOUT)
 		return xp_client_fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
-			    "xdpperf server?", o->host, o->control_port);
+			    "xdpperf server?", sp->host, sp->control_port);
 	if (e < 0)
 		return xp_client_fail(c, 1, "%s", xp_client_ctrl_errstr(c, e));
 	if (strcmp(op, "started")) {
@@ -144,7 +144,7 @@ int xp_client_request_test(struct client *c)
 	xp_msg_printable(xp_json_str(r, "dev", "?"), c->server_dev, sizeof(c->server_dev));
 	xp_msg_printable(xp_json_str(r, "xdp_mode", "?"), c->xdp_mode, sizeof(c->xdp_mode));
 	char err[256];
-	if (xp_cmeas_started(&c->meas, o, r, err, sizeof(err))) {
+	if (xp_cmeas_started(&c->meas, sp, r, err, sizeof(err))) {
 		json_object_put(r);
 		return xp_client_fail(c, 1, "%s", err);
 	}
@@ -154,7 +154,7 @@ int xp_client_request_test(struct client *c)
 		c->ops->set_stamp_key(c->eng, c->meas.key);
 	/* --rtt: the program that times the returning frames, attached before
 	 * the engine sends the first one. */
-	if (xp_cmeas_rtt_start(&c->meas, o, &c->ec.frames.tmpl, c->link.ifindex, err, sizeof(err)))
+	if (xp_cmeas_rtt_start(&c->meas, sp, &c->ec.frames.tmpl, c->link.ifindex, err, sizeof(err)))
 		return xp_client_fail(c, 1, "%s", err);
 	return 0;
 }

@@ -8,10 +8,10 @@
 #include "report/report.h"
 #include "util/process.h"
 
-int xp_client_run(const struct xp_opts *o)
+int xp_client_run(const struct xp_spec *s, const struct xp_run_opts *ro, enum xp_report_format fmt,
+		  const enum xp_engine_id *compare)
 {
 	char err[256];
-	enum xp_report_format fmt = o->json ? XP_REPORT_JSON : o->json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 	struct xp_report rep;
 	struct xp_summary sum;
 	xp_report_init(&rep, fmt, stdout);
@@ -22,11 +22,11 @@ int xp_client_run(const struct xp_opts *o)
 		return 1;
 	}
 	xp_install_signals();
-	if (o->compare) {
+	if (compare) {
 		xp_report_free(&rep);
-		return xp_client_compare(o);
+		return xp_client_compare(s, ro, *compare, fmt);
 	}
-	int rc = xp_client_run_one(o, &rep, &sum);
+	int rc = xp_client_test(s, ro, &rep, &sum);
 	xp_report_free(&rep);
 	return rc;
 }

@@ -27,7 +27,8 @@ struct snap {
 };
 
 struct client {
-	const struct xp_opts *o;
+	const struct xp_spec *spec;   /* the test: the client's own copy (xp_client_test) */
+	const struct xp_run_opts *ro;
 	struct xp_ctrl ctrl;
 	struct xp_addr local, server;
 	struct xp_netdev link;
@@ -59,9 +60,9 @@ const char *xp_client_error_set(const char *msg);
 /* Connect, learn addresses, and for frame engines the interface and next hop. Exit status or 0. (path.c) */
 int xp_client_setup_path(struct client *c);
 /* Without -p: the server hands out the test's ports (client/ports.c), before the engine opens. Exit status or 0. */
-int xp_client_ask_ports(struct client *c, struct xp_opts *o);
+int xp_client_ask_ports(struct client *c, struct xp_spec *sp);
 /* The engine's configuration from the options and the path. Exit status or 0. (engine_cfg.c) */
-int xp_client_engine_cfg(struct client *c, struct xp_opts *o);
+int xp_client_engine_cfg(struct client *c, struct xp_spec *sp);
 
 /* request.c: the control conversation. */
 /* Ask the server for the test; prints why it could not. Exit status or 0. */

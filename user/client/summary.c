@@ -30,7 +30,7 @@ double xp_summary_loss_pct(const struct xp_period *p)
 	return r.loss_pct;
 }
 
-int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum, char *msg, size_t len)
+int xp_summary_thresholds(const struct xp_spec *sp, const struct xp_summary *sum, char *msg, size_t len)
 {
 	double loss = xp_summary_loss_pct(&sum->total);
 	/* The path refused frames and said so (the summary's first line): a run that lost frames then
@@ -40,20 +40,20 @@ int xp_summary_thresholds(const struct xp_opts *o, const struct xp_summary *sum,
 		snprintf(msg, len, "lost %.4f %% of the frames; %s", loss, xp_icmp_text(&sum->icmp, t, sizeof(t)));
 		return XP_EXIT_RUNTIME;
 	}
-	if (o->max_loss >= 0 && loss > o->max_loss) {
+	if (sp->max_loss >= 0 && loss > sp->max_loss) {
 		snprintf(msg, len, "lost %.4f %% %s, more than --max-loss %g %%", loss,
 			 sum->total.figures == XP_FIGS_HANDSHAKES ? "of the SYNs (not completed)" : "of the frames",
-			 o->max_loss);
+			 sp->max_loss);
 		return XP_EXIT_LOSS;
 	}
 	/* A stall is loss the average hides: --stall, or --max-loss, fails it. */
-	if (sum->stall.stalled && (o->stall_set || o->max_loss >= 0)) {
+	if (sum->stall.stalled && (sp->stall_set || sp->max_loss >= 0)) {
 		snprintf(msg, len, "the test stalled at %.2f-%.2f s (%s below %g %% of the running peak)%s", sum->stall.t0,
 			 sum->stall.t1, sum->stall.conn ? "connections completed" : "frames received", sum->stall.pct,
-			 o->stall_set ? " (--stall)" : " (--max-loss fails a stalled test)");
+			 sp->stall_set ? " (--stall)" : " (--max-loss fails a stalled test)");
 		return XP_EXIT_LOSS;
 	}
-	if (o->require_rate && sum->pace.short_of_target) {
+	if (sp->require_rate && sum->pace.short_of_target) {
 		snprintf(msg, len, "the offered load reached %.1f %% of the target (--require-rate): held back by the %s (%s)",
 			 100.0 * sum->pace.reached_pps / sum->pace.target_pps, sum->pace.held_back_by, sum->pace.why);
 		return XP_EXIT_SHORT;

@@ -1,6 +1,6 @@
 /*
  * One trial for the RFC 2544 suite (client.h, xp_client_trial): a normal
- * test (xp_client_run_one: its own control session, so the server counts
+ * test (xp_client_test: its own control session, so the server counts
  * it by its own test id from zero, and its settle for frames in flight) at
  * the trial's rate, size and length, with its report thrown away, then the
  * RFC's wait before the next trial. Only the figures a trial's verdict
@@ -42,24 +42,24 @@ static void trial_latency(const struct xp_meas_figs *m, struct xp_trial_out *out
 	out->lat_p999_us = xp_lat_quantile_ns(h, 0.999) / 1e3;
 }
 
-int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, struct xp_trial_out *out)
+int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *base_ro, const struct xp_trial_req *req,
+		    struct xp_trial_out *out)
 {
-	struct xp_opts o = *base;
+	/* The base test at the trial's rate, size and length. */
+	struct xp_spec o = *base;
+	struct xp_run_opts ro = base_ro ? *base_ro : (struct xp_run_opts){ 0 };
 	memset(out, 0, sizeof(*out));
-	o.rfc2544 = false;
-	o.trial_quiet = true; /* the error comes back in out->error: the suite's one line says it */
-	o.json = o.json_stream = false;
-	o.compare = false;
+	ro.quiet = true; /* the error comes back in out->error: the suite's one line says it */
 	o.require_rate = false;
 	o.max_loss = -1;
 	o.duration = req->seconds;
 	o.interval = req->seconds;
-	o.frame_size = req->frame_len;
-	o.frame_size_set = true;
+	o.traffic[0].frame_size = req->frame_len;
+	o.traffic[0].frame_size_set = true;
 	if (req->mix)
-		o.mix = *req->mix; /* frame_len is its largest */
+		o.traffic[0].mix = *req->mix; /* frame_len is its largest */
 	else
-		o.mix.n = 0;
+		o.traffic[0].mix.n = 0;
 	o.burst = req->burst;
 	/* A constant load: a device with a small burst allowance (a policer,
 	 * nftables' limit with its burst) loses a 20-ms catch-up burst that it
@@ -67,14 +67,14 @@ int xp_client_trial(const struct xp_opts *base, const struct xp_trial_req *req, 
 	 * the rate (at most 5 ms of frames back to back: engine/pacer.h); what
 	 * is not made up by the end shows as an offered load below the target. */
 	o.pace_catchup_excess = XP_TRIAL_CATCHUP_EXCESS;
-	o.rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
+	o.traffic[0].rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
 
 	/* Reported into memory: the suite prints its own lines; the summary and the error come back here. */
 	struct xp_report rep;
 	struct xp_summary sum;
 	memset(&sum, 0, sizeof(sum));
 	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
-	out->rc = xp_client_run_one(&o, &rep, &sum);
+	out->rc = xp_client_test(&o, &ro, &rep, &sum);
 	xp_report_free(&rep);
 	/* Exit statuses 3 and 4 are thresholds, not failures; they are off here anyway. */
 	if (out->rc || sum.error) {

@@ -1,6 +1,6 @@
 /*
  * The connection searches (xdpperf -c ADDR --search rate|capacity|teardown):
- * series of trials through the client (client.h, xp_client_run_one), each
+ * series of trials through the client (client.h, xp_client_test), each
  * started from a drained device table, judged by search.h; a line per trial
  * on stderr, then a table (report.c) or -J with every trial.
  */
@@ -9,10 +9,21 @@
 
 #include <stdio.h>
 
-#include "cli/opts.h"
+#include "client/client.h"
+#include "connsearch/cfg.h"
 #include "connsearch/search.h"
+#include "spec/spec.h"
 
 #define XP_CS_MAX_TRIALS 256
+
+/* What the search is asked to do: its base test (every trial is it at the trial's rate, window and length),
+ * its own settings, how its trials run, and its report's form. */
+struct xp_cs_job {
+	struct xp_spec spec;
+	struct xp_cs_cfg cs;
+	struct xp_run_opts ro;
+	bool json;                    /* -J: the search's report as one JSON document, else text */
+};
 
 struct xp_cs_rec {
 	struct xp_cs_trial t;
@@ -20,7 +31,7 @@ struct xp_cs_rec {
 };
 
 struct xp_cs_run {
-	const struct xp_opts *o;
+	const struct xp_cs_job *o;
 	enum xp_cs_mode mode;
 	struct xp_cs_rec *recs;       /* every trial and probe, in order */
 	unsigned n;
@@ -47,9 +58,10 @@ struct xp_cs_run {
 	double started, seconds;
 	const char *error;
 	char errbuf[320];
+	char trial_error[512];        /* why the last trial did not run (its memory sink's error), "" if it did */
 };
 
-int xp_connsearch_run(const struct xp_opts *o);
+int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro, bool json);
 
 /* table.c: the live entries of namespace netns's conntrack table (a dump, as conntrack -L). 0 or -errno with err. */
 int xp_cs_table_live(const char *netns, uint64_t *count, char *err, size_t errlen);

@@ -1,6 +1,6 @@
 /*
  * The connection searches' driver (connsearch.h). Each trial is a test of
- * its own (xp_client_run_one: its own control session, the server counting
+ * its own (xp_client_test: its own control session, the server counting
  * from zero) with the report thrown away; only the counts search.h judges
  * come back.
  *
@@ -57,21 +57,20 @@
 static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what, double cps, uint64_t want,
 		     double secs, struct xp_cs_trial *t)
 {
-	struct xp_opts o = *r->o;
+	/* The base test at the trial's rate, window and length. */
+	struct xp_spec o = r->o->spec;
 	memset(t, 0, sizeof(*t));
 	t->mode = mode;
 	t->what = what;
 	t->target_cps = cps;
 	t->want = mode == XP_CS_CAPACITY ? want : 0;
-	o.search = XP_CS_NONE;
-	o.json = o.json_stream = o.compare = o.require_rate = false;
+	o.require_rate = false;
 	o.max_loss = -1;
 	o.duration = secs;
 	o.interval = secs;
 	o.cps = cps;
 	o.first_tuple = r->next_tuple;
-	o.close_each = mode != XP_CS_CAPACITY;
-	o.keepalive = mode == XP_CS_CAPACITY;
+	o.kind = mode == XP_CS_CAPACITY ? XP_TEST_HOLD : XP_TEST_CONNECT;
 	o.fin = mode == XP_CS_TEARDOWN;
 	if (mode == XP_CS_CAPACITY)
 		o.parallel = want;
@@ -92,7 +91,9 @@ static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what
 	struct xp_summary sum;
 	memset(&sum, 0, sizeof(sum));
 	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
-	int rc = xp_client_run_one(&o, &rep, &sum);
+	int rc = xp_client_test(&o, &r->o->ro, &rep, &sum);
+	/* Why it did not run, from the memory sink (its error, or its verdict against the test's limits). */
+	snprintf(r->trial_error, sizeof(r->trial_error), "%s", sum.error ? sum.error : rep.mem.error);
 	xp_report_free(&rep);
 	/* Past every tuple this test may have used: its first SYNs, and a margin
 	 * for connections numbered but not sent when it stopped (each sending
@@ -138,8 +139,8 @@ static struct xp_cs_rec *record(struct xp_cs_run *r, const struct xp_cs_trial *t
 static int table_count(struct xp_cs_run *r, uint64_t *count)
 {
 	char err[200];
-	if (xp_cs_table_live(r->o->device_netns, count, err, sizeof(err))) {
-		snprintf(r->errbuf, sizeof(r->errbuf), "--device-netns %s: %s", r->o->device_netns, err);
+	if (xp_cs_table_live(r->o->spec.device_netns, count, err, sizeof(err))) {
+		snprintf(r->errbuf, sizeof(r->errbuf), "--device-netns %s: %s", r->o->spec.device_netns, err);
 		r->error = r->errbuf;
 		return -1;
 	}
@@ -151,14 +152,14 @@ static int probe_until_clean(struct xp_cs_run *r, unsigned *probes)
 {
 	for (unsigned i = 0; i < PROBE_TRIES && !xp_signalled; i++) {
 		struct xp_cs_trial t;
-		run_test(r, r->mode == XP_CS_TEARDOWN ? XP_CS_TEARDOWN : XP_CS_RATE, "probe", r->o->search_floor, 0,
+		run_test(r, r->mode == XP_CS_TEARDOWN ? XP_CS_TEARDOWN : XP_CS_RATE, "probe", r->o->cs.floor, 0,
 			 PROBE_S, &t);
 		(*probes)++;
 		struct xp_cs_rec *rec = record(r, &t);
 		if (!rec || t.error) {
 			if (rec)
-				snprintf(r->errbuf, sizeof(r->errbuf), "a probe did not run: %s",
-					 *xp_client_last_error() ? xp_client_last_error() : "the test failed");
+				snprintf(r->errbuf, sizeof(r->errbuf), "a probe did not run: %.297s",
+					 r->trial_error[0] ? r->trial_error : "the test failed");
 			r->error = rec ? r->errbuf : "too many trials";
 			return -1;
 		}
@@ -168,7 +169,7 @@ static int probe_until_clean(struct xp_cs_run *r, unsigned *probes)
 	}
 	if (!xp_signalled) {
 		snprintf(r->errbuf, sizeof(r->errbuf), "the device did not accept new connections at %.0f/s (--search-floor) "
-			 "for %u probes: it is not recovering, or the floor is above what it takes", r->o->search_floor,
+			 "for %u probes: it is not recovering, or the floor is above what it takes", r->o->cs.floor,
 			 PROBE_TRIES);
 		r->error = r->errbuf;
 	}
@@ -205,9 +206,9 @@ static int drain(struct xp_cs_run *r, struct xp_cs_trial *next)
 		}
 		next->table_known = true;
 		next->table_at_start = c;
-	} else if (r->o->search_settle_s > 0) {
+	} else if (r->o->cs.settle_s > 0) {
 		/* The device's closed entries cannot be seen from here: wait their life, then probe once more. */
-		xp_sleep(r->o->search_settle_s);
+		xp_sleep(r->o->cs.settle_s);
 		if (probe_until_clean(r, &probes))
 			return -1;
 	}
@@ -221,8 +222,8 @@ static struct xp_cs_rec *trial(struct xp_cs_run *r, const char *what, double cps
 	struct xp_cs_trial pre = { 0 }, t;
 	if (drain(r, &pre))
 		return NULL;
-	double secs = r->mode == XP_CS_CAPACITY ? xp_cs_cap_seconds(want, cps, r->o->search_trial_s)
-		      : !strcmp(what, "calibrate") ? CALIBRATE_S : r->o->search_trial_s;
+	double secs = r->mode == XP_CS_CAPACITY ? xp_cs_cap_seconds(want, cps, r->o->cs.trial_s)
+		      : !strcmp(what, "calibrate") ? CALIBRATE_S : r->o->cs.trial_s;
 	run_test(r, r->mode, what, cps, want, secs, &t);
 	t.table_known = pre.table_known;
 	t.table_at_start = pre.table_at_start;
@@ -230,7 +231,7 @@ static struct xp_cs_rec *trial(struct xp_cs_run *r, const char *what, double cps
 	t.drain_s = pre.drain_s;
 	struct xp_cs_rec *rec = record(r, &t);
 	if (rec && t.error)
-		r->error = *xp_client_last_error() ? xp_client_last_error() : "a trial did not run";
+		r->error = r->trial_error[0] ? r->trial_error : "a trial did not run";
 	else if (rec)
 		r->trials++;
 	else
@@ -240,8 +241,8 @@ static struct xp_cs_rec *trial(struct xp_cs_run *r, const char *what, double cps
 
 static int search_rate(struct xp_cs_run *r)
 {
-	const struct xp_opts *o = r->o;
-	r->ceiling = o->search_ceiling;
+	const struct xp_cs_job *o = r->o;
+	r->ceiling = o->cs.ceiling;
 	if (!(r->ceiling > 0)) {
 		/* The sender's maximum with this window: a trial as fast as it goes. */
 		struct xp_cs_rec *c = trial(r, "calibrate", 0, 0);
@@ -261,15 +262,15 @@ static int search_rate(struct xp_cs_run *r)
 				(unsigned long long)c->t.started, CALIBRATE_WINDOW,
 				r->calib_window_full ? ", which the drops kept full: if the search ends at the top, the "
 						      "top was the drops' (give --search-ceiling)" : "");
-		if (r->ceiling <= o->search_floor) {
+		if (r->ceiling <= o->cs.floor) {
 			snprintf(r->errbuf, sizeof(r->errbuf), "the sender reached only %.0f connections/s, not above "
-				 "--search-floor %.0f", r->ceiling, o->search_floor);
+				 "--search-floor %.0f", r->ceiling, o->cs.floor);
 			r->error = r->errbuf;
 			return -1;
 		}
 	}
 	struct xp_rfc_search s;
-	xp_rfc_search_init(&s, o->search_floor, r->ceiling, o->search_res_pct, 0);
+	xp_rfc_search_init(&s, o->cs.floor, r->ceiling, o->cs.res_pct, 0);
 	double rate;
 	while ((rate = xp_rfc_search_next(&s)) > 0 && !xp_signalled) {
 		struct xp_cs_rec *rec = trial(r, "trial", floor(rate), 0);
@@ -287,10 +288,10 @@ static int search_rate(struct xp_cs_run *r)
 static int search_capacity(struct xp_cs_run *r)
 {
 	struct xp_cs_cap c;
-	xp_cs_cap_init(&c, r->o->parallel, r->o->search_res_pct);
+	xp_cs_cap_init(&c, r->o->spec.parallel, r->o->cs.res_pct);
 	uint64_t want;
 	while ((want = xp_cs_cap_next(&c)) > 0 && !xp_signalled) {
-		struct xp_cs_rec *rec = trial(r, "trial", r->o->cps, want);
+		struct xp_cs_rec *rec = trial(r, "trial", r->o->spec.cps, want);
 		if (!rec)
 			return -1;
 		xp_cs_cap_record(&c, &rec->t);
@@ -299,9 +300,11 @@ static int search_capacity(struct xp_cs_run *r)
 	return 0;
 }
 
-int xp_connsearch_run(const struct xp_opts *o)
+int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
-	struct xp_cs_run r = { .o = o, .mode = (enum xp_cs_mode)o->search };
+	struct xp_cs_job job = { .spec = *s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	const struct xp_cs_job *o = &job;
+	struct xp_cs_run r = { .o = o, .mode = (enum xp_cs_mode)o->cs.mode };
 	char perr[256];
 	if (xp_check_privileges(perr, sizeof(perr))) {
 		fprintf(stderr, "xdpperf: %s\n", perr);
@@ -313,13 +316,13 @@ int xp_connsearch_run(const struct xp_opts *o)
 		return 1;
 	}
 	xp_install_signals();
-	r.table = o->device_netns[0] != 0;
+	r.table = o->spec.device_netns[0] != 0;
 	int rc = 0;
 	if (r.table && table_count(&r, &r.baseline))
 		rc = 1;
 	if (!rc) {
 		fprintf(stderr, "Connection search (%s) against %s: trials of %g s, from a drained table (%s)\n",
-			xp_cs_mode_name(r.mode), o->host, o->search_trial_s,
+			xp_cs_mode_name(r.mode), o->spec.host, o->cs.trial_s,
 			r.table ? "probes, then the device's conntrack count" : "probes and --search-settle");
 		r.started = xp_now();
 		rc = (r.mode == XP_CS_CAPACITY ? search_capacity(&r) : search_rate(&r)) ? 1 : 0;

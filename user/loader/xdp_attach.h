@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-enum xp_xdp_mode { XP_XDP_AUTO = 0, XP_XDP_NATIVE, XP_XDP_SKB };
+#include "spec/xdp_mode.h" /* enum xp_xdp_mode */
 
 /* Link prog_fd to ifindex: skb mode, native, or auto (native, else skb). Link fd or -errno. */
 int xp_xdp_attach(int prog_fd, int ifindex, enum xp_xdp_mode mode);

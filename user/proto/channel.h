@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#define XP_CONTROL_PORT_DEFAULT 5301
+#include "spec/spec.h" /* XP_SPEC_CONTROL_PORT */
+
+#define XP_CONTROL_PORT_DEFAULT XP_SPEC_CONTROL_PORT
 #define XP_PROTO_VERSION 1
 #define XP_CTRL_MAX_MSG 65536
 

@@ -20,7 +20,7 @@ static const char *rate(double v, const char *unit, char *buf, size_t len)
 
 static void pct_line(char *buf, size_t len, const struct xp_rfc_run *r, const struct xp_rfc_size *z, double pps)
 {
-	if (r->o->rfc_line_bps > 0)
+	if (r->o->rfc.line_bps > 0)
 		snprintf(buf, len, "%6.2f %%", 100.0 * pps / z->max_pps);
 	else
 		snprintf(buf, len, "%8s", "-");
@@ -29,7 +29,7 @@ static void pct_line(char *buf, size_t len, const struct xp_rfc_run *r, const st
 static void settings(FILE *f, const struct xp_rfc_run *r)
 {
 	char lb[16];
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	char a[32];
 	/* A run that stopped says so first; what it finished before stays below. */
 	if (r->error && r->failed_at[0])
@@ -38,18 +38,18 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 	else if (r->error)
 		fprintf(f, "RFC 2544 stopped: %s\n", r->error);
 	fprintf(f, "RFC 2544 against %s: trials of %g s, settle %g s, throughput resolution 0.5 %%, "
-		"loss tolerance (PDR) %g %%, %s\n", o->host, o->rfc_trial_s, r->settle_s, o->rfc_loss_tol,
-		o->rfc_line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
-	if (o->rfc_line_bps > 0)
-		fprintf(f, "  (line rate %s)\n", rate(o->rfc_line_bps, "bit/s", a, sizeof(a)));
+		"loss tolerance (PDR) %g %%, %s\n", o->spec.host, o->rfc.trial_s, r->settle_s, o->rfc.loss_tol,
+		o->rfc.line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
+	if (o->rfc.line_bps > 0)
+		fprintf(f, "  (line rate %s)\n", rate(o->rfc.line_bps, "bit/s", a, sizeof(a)));
 	if (r->bidir)
 		fprintf(f, "  bidirectional (RFC 2544 section 14): every trial sends A->B (this client to the server) and B->A "
 			"(the server's side to this client) at once, at the same rate, size and length\n");
-	if (o->rfc_confirm)
+	if (o->rfc.confirm)
 		fprintf(f, "  a throughput trial that lost frames (or fell short of its rate) runs again, "
 			"up to %u time%s; the rate fails only if every run failed (--confirm-loss %u; 0: one trial per "
-			"rate)\n", o->rfc_confirm,
-			o->rfc_confirm == 1 ? "" : "s", o->rfc_confirm);
+			"rate)\n", o->rfc.confirm,
+			o->rfc.confirm == 1 ? "" : "s", o->rfc.confirm);
 	else
 		fprintf(f, "  one trial per rate: a trial that lost frames fails its rate (--confirm-loss 0)\n");
 	for (unsigned i = 0; i < r->nsizes; i++) {
@@ -172,7 +172,7 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 		tp_text_bidir(f, r);
 	if (any_tp && !r->bidir) {
 		fprintf(f, "\nThroughput (RFC 2544 26.1): the highest rate with zero loss (NDR), and at %g %% loss (PDR)\n",
-			r->o->rfc_loss_tol);
+			r->o->rfc.loss_tol);
 		fprintf(f, "%6s %14s %14s %14s %9s %14s %7s  %s\n", "bytes", "NDR frames/s", "L1 bit/s", "L2 bit/s",
 			"% line", "PDR frames/s", "trials", "limited by");
 		for (unsigned i = 0; i < r->nsizes; i++) {
@@ -222,7 +222,7 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 	}
 	if (any_flr) {
 		fprintf(f, "\nFrame loss rate (RFC 2544 26.3): from 100 %% of %s down in 10 %% steps\n",
-			r->o->rfc_line_bps > 0 ? "the line rate" : "the sender's maximum");
+			r->o->rfc.line_bps > 0 ? "the line rate" : "the sender's maximum");
 		fprintf(f, "%6s %6s %s%14s %14s %14s %10s\n", "bytes", "step", r->bidir ? "  dir " : "", "asked fps",
 			"offered fps", "L1 bit/s", "loss %");
 		for (unsigned i = 0; i < r->nsizes; i++) {
@@ -250,7 +250,7 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 	if (any_b2b) {
 		fprintf(f, "\nBack-to-back (RFC 2544 26.4, RFC 9004): the longest burst at the maximum rate with no loss\n");
 		fprintf(f, "RFC 9004 5.4: implied = B / R, corrected = implied * (1 - throughput / R); R = %s\n",
-			r->o->rfc_line_bps > 0 ? "the line rate's frame rate"
+			r->o->rfc.line_bps > 0 ? "the line rate's frame rate"
 					       : "the sender's measured maximum (no --line-rate: the link's theoretical rate is unknown)");
 		fprintf(f, "%6s %14s %7s %16s %16s\n", "bytes", "mean frames", "trials", "implied buffer", "corrected");
 		for (unsigned i = 0; i < r->nsizes; i++) {
@@ -287,14 +287,14 @@ static void lat_json(struct json_object *l, const struct xp_rfc_latency *x)
 
 void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	struct json_object *doc = json_object_new_object(), *set = json_object_new_object();
-	json_object_object_add(set, "server", json_object_new_string(o->host));
-	add_d(set, "trial_seconds", o->rfc_trial_s);
+	json_object_object_add(set, "server", json_object_new_string(o->spec.host));
+	add_d(set, "trial_seconds", o->rfc.trial_s);
 	add_d(set, "settle_seconds", r->settle_s);
-	add_d(set, "loss_tolerance_percent", o->rfc_loss_tol);
-	json_object_object_add(set, "confirm_loss", json_object_new_int((int)o->rfc_confirm));
-	add_d(set, "line_rate_bps", o->rfc_line_bps > 0 ? o->rfc_line_bps : NAN);
+	add_d(set, "loss_tolerance_percent", o->rfc.loss_tol);
+	json_object_object_add(set, "confirm_loss", json_object_new_int((int)o->rfc.confirm));
+	add_d(set, "line_rate_bps", o->rfc.line_bps > 0 ? o->rfc.line_bps : NAN);
 	/* --bidir (RFC 2544 section 14): every trial both ways at once; "A->B" is the client's frames to the server. */
 	json_object_object_add(set, "bidirectional", json_object_new_boolean(r->bidir));
 	json_object_object_add(doc, "settings", set);

@@ -10,8 +10,9 @@
 
 #include <stdio.h>
 
-#include "cli/opts.h"
 #include "client/client.h"
+#include "rfc2544/cfg.h"
+#include "spec/spec.h"
 #include "proto/messages.h"
 #include "meas/latency.h"
 #include "rfc2544/search.h"
@@ -97,6 +98,15 @@ struct xp_rfc_trial_rec {
 
 struct xp_auth_key;
 
+/* What the suite is asked to do: its base test (every trial is it at the trial's rate, size and length),
+ * its own settings, how its trials run, and its report's form. */
+struct xp_rfc_job {
+	struct xp_spec spec;
+	struct xp_rfc2544_cfg rfc;
+	struct xp_run_opts ro;
+	bool json;                 /* -J: the suite's report as one JSON document, else text */
+};
+
 /* bidir.c: --bidir's client side (the design: there and in server/reverse.c). */
 struct xp_bidir {
 	int pid;               /* the xdpperf server we run on our side for B->A (0: none) */
@@ -105,14 +115,14 @@ struct xp_bidir {
 	struct xp_auth_key *key; /* --auth-key: the reverse request answers the server's challenge with it (NULL: none) */
 };
 /* Start our server; 0, or -1 with a one-line err. */
-int xp_bidir_open(const struct xp_opts *o, struct xp_bidir *b, char *err, size_t errlen);
+int xp_bidir_open(const struct xp_rfc_job *o, struct xp_bidir *b, char *err, size_t errlen);
 void xp_bidir_close(struct xp_bidir *b);
 /* One trial both ways at once: A->B into *out (as xp_client_trial does), B->A into *rev; then req's settle. */
-void xp_bidir_trial(struct xp_bidir *b, const struct xp_opts *o, const struct xp_trial_req *req, double rev_pps,
+void xp_bidir_trial(struct xp_bidir *b, const struct xp_rfc_job *o, const struct xp_trial_req *req, double rev_pps,
 		    struct xp_trial_out *out, struct xp_reverse_res *rev);
 
 struct xp_rfc_run {
-	const struct xp_opts *o;
+	const struct xp_rfc_job *o;
 	struct xp_rfc_size sizes[XP_RFC_MAX_SIZES];
 	unsigned nsizes;
 	struct xp_rfc_trial_rec *trials;
@@ -127,7 +137,7 @@ struct xp_rfc_run {
 };
 
 /* The whole suite; returns the exit status. */
-int xp_rfc2544_run(const struct xp_opts *o);
+int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro, bool json);
 
 /* report.c */
 void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r);

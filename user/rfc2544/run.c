@@ -60,7 +60,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	if (r->bidir)
 		xp_bidir_trial(&r->bd, r->o, &req, rev_pps, out, r->rev);
 	else
-		xp_client_trial(r->o, &req, out);
+		xp_client_trial(&r->o->spec, &r->o->ro, &req, out);
 	rec->len = len;
 	rec->z = z;
 	rec->test = test;
@@ -157,14 +157,14 @@ static bool failed(const struct xp_rfc_trial_rec *rec)
 /* The top of the search: the line rate, or the sender's maximum measured in a trial. */
 static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
-	const struct xp_opts *o = r->o;
-	if (o->rfc_line_bps > 0) {
-		z->max_pps = xp_rfc_line_pps(o->rfc_line_bps, z->mean);
+	const struct xp_rfc_job *o = r->o;
+	if (o->rfc.line_bps > 0) {
+		z->max_pps = xp_rfc_line_pps(o->rfc.line_bps, z->mean);
 		z->max_is_line = true;
 		z->dir_max[0] = z->dir_max[1] = z->max_pps;
 		return 0;
 	}
-	struct xp_rfc_trial_rec *rec = trial_run(r, "calibrate", z, CALIBRATE_PPS, 0, o->rfc_trial_s);
+	struct xp_rfc_trial_rec *rec = trial_run(r, "calibrate", z, CALIBRATE_PPS, 0, o->rfc.trial_s);
 	if (failed(rec))
 		return -1;
 	z->max_pps = floor(rec->t.offered_pps);
@@ -197,8 +197,8 @@ static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 static int throughput_bidir(struct xp_rfc_run *r, struct xp_rfc_size *z)
 {
 	struct xp_rfc_search2 s;
-	xp_rfc_search2_init(&s, 0, z->dir_max, SEARCH_RES_PCT, r->o->rfc_loss_tol);
-	xp_rfc_search2_confirm(&s, r->o->rfc_confirm);
+	xp_rfc_search2_init(&s, 0, z->dir_max, SEARCH_RES_PCT, r->o->rfc.loss_tol);
+	xp_rfc_search2_confirm(&s, r->o->rfc.confirm);
 	double rate[2];
 	/* Names without a blank after them: the progress lines' " B->A " marks each trial's B->A line. */
 	static const char *const dn[2] = { "A->B's", "B->A's" };
@@ -207,13 +207,13 @@ static int throughput_bidir(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		for (int d = 0; d < 2; d++)
 			if (xp_rfc_search2_repeating(&s, d)) {
 				fprintf(stderr, "      %s%s throughput: %s rate %.0f fps failed: the same rate again (--confirm-loss %u)\n",
-					z->label, z->mix ? "" : " B", dn[d], rate[d], r->o->rfc_confirm);
+					z->label, z->mix ? "" : " B", dn[d], rate[d], r->o->rfc.confirm);
 			} else if (s.d[d].done && !said_held[d]) {
 				said_held[d] = true;
 				fprintf(stderr, "      %s%s throughput: %s search is over; it sends at %.0f fps while the other "
 					"direction's searches on\n", z->label, z->mix ? "" : " B", dn[d], rate[d]);
 			}
-		struct xp_rfc_trial_rec *rec = trial_run_out(r, "throughput", z, rate[0], rate[1], 0, r->o->rfc_trial_s, NULL);
+		struct xp_rfc_trial_rec *rec = trial_run_out(r, "throughput", z, rate[0], rate[1], 0, r->o->rfc.trial_s, NULL);
 		if (failed(rec))
 			return -1;
 		xp_rfc_search2_record(&s, &rec->t);
@@ -244,8 +244,8 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	if (r->bidir)
 		return throughput_bidir(r, z);
 	struct xp_rfc_search s;
-	xp_rfc_search_init(&s, 0, z->max_pps, SEARCH_RES_PCT, r->o->rfc_loss_tol);
-	xp_rfc_search_confirm(&s, r->o->rfc_confirm); /* --confirm-loss: why, in search.h */
+	xp_rfc_search_init(&s, 0, z->max_pps, SEARCH_RES_PCT, r->o->rfc.loss_tol);
+	xp_rfc_search_confirm(&s, r->o->rfc.confirm); /* --confirm-loss: why, in search.h */
 	double rate;
 	unsigned first = 0; /* the progress number of the current rate's first trial */
 	while ((rate = xp_rfc_search_next(&s)) > 0) {
@@ -253,8 +253,8 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		if (again)
 			fprintf(stderr, "      %s%s throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
 				z->label, z->mix ? "" : " B", floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
-				: "fell short of its target", r->o->rfc_confirm);
-		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z, floor(rate), 0, r->o->rfc_trial_s);
+				: "fell short of its target", r->o->rfc.confirm);
+		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z, floor(rate), 0, r->o->rfc.trial_s);
 		if (failed(rec))
 			return -1;
 		if (again)
@@ -312,7 +312,7 @@ static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		rate = floor(z->dir_ndr[0] > 0 ? z->dir_ndr[0] : z->dir_max[0]);
 		rev_rate = floor(z->dir_ndr[1] > 0 ? z->dir_ndr[1] : z->dir_max[1]);
 	}
-	unsigned n = r->o->rfc_lat_trials;
+	unsigned n = r->o->rfc.lat_trials;
 	struct xp_rfc_latency sum = { 0 }, rsum = { 0 };
 	z->lat_run = true;
 	z->lat_pps = rate;
@@ -321,7 +321,7 @@ static int latency(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	xp_lat_init(&z->lat_rev_hist);
 	for (unsigned i = 0; i < n; i++) {
 		struct xp_trial_out out;
-		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z, rate, rev_rate, 0, r->o->rfc_trial_s, &out);
+		struct xp_rfc_trial_rec *rec = trial_run_out(r, "latency", z, rate, rev_rate, 0, r->o->rfc.trial_s, &out);
 		if (failed(rec))
 			return -1;
 		if (r->bidir && !z->lat_rev_why[0]) {
@@ -356,7 +356,7 @@ static int frame_loss(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	xp_rfc_flr_init(&f, z->max_pps);
 	double rate;
 	while ((rate = xp_rfc_flr_next(&f)) > 0 && z->flr_n < 10) {
-		struct xp_rfc_trial_rec *rec = trial_run(r, "loss", z, floor(rate), 0, r->o->rfc_trial_s);
+		struct xp_rfc_trial_rec *rec = trial_run(r, "loss", z, floor(rate), 0, r->o->rfc.trial_s);
 		if (failed(rec))
 			return -1;
 		z->flr_target[z->flr_n] = floor(rate);
@@ -379,13 +379,13 @@ static int back_to_back(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		z->b2b_skip = "throughput at the maximum rate: no buffering to measure";
 		return 0;
 	}
-	double secs = r->o->rfc_trial_s < B2B_TRIAL_S ? r->o->rfc_trial_s : B2B_TRIAL_S;
+	double secs = r->o->rfc.trial_s < B2B_TRIAL_S ? r->o->rfc.trial_s : B2B_TRIAL_S;
 	double top = z->max_pps * B2B_TRIAL_S;
 	uint64_t max_burst = top < B2B_MAX_FRAMES ? (uint64_t)top : B2B_MAX_FRAMES;
 	double sum = 0;
 	z->b2b_run = true;
 	z->b2b_at_max = true;
-	for (unsigned k = 0; k < r->o->rfc_b2b_trials; k++) {
+	for (unsigned k = 0; k < r->o->rfc.b2b_trials; k++) {
 		struct xp_rfc_b2b b;
 		xp_rfc_b2b_init(&b, max_burst, max_burst / 200 ? max_burst / 200 : 1);
 		uint64_t n;
@@ -435,10 +435,10 @@ struct est {
 
 static double est_seconds(const struct xp_rfc_run *r, struct est e)
 {
-	const struct xp_opts *o = r->o;
+	const struct xp_rfc_job *o = r->o;
 	double over = TRIAL_OVERHEAD_S + (r->bidir ? BIDIR_OVERHEAD_S : 0);
-	double each = o->rfc_trial_s + r->settle_s + over;
-	double b2b_each = (o->rfc_trial_s < B2B_TRIAL_S ? o->rfc_trial_s : B2B_TRIAL_S) + r->settle_s + over;
+	double each = o->rfc.trial_s + r->settle_s + over;
+	double b2b_each = (o->rfc.trial_s < B2B_TRIAL_S ? o->rfc.trial_s : B2B_TRIAL_S) + r->settle_s + over;
 	return r->nsizes * (e.trials * each + e.b2b * b2b_each);
 }
 
@@ -453,37 +453,37 @@ static const char *span(double s, char *buf, size_t len)
 
 static void announce(const struct xp_rfc_run *r)
 {
-	const struct xp_opts *o = r->o;
-	unsigned t = o->rfc_tests, c = o->rfc_confirm;
-	unsigned cal = o->rfc_line_bps > 0 ? 0 : 1;
+	const struct xp_rfc_job *o = r->o;
+	unsigned t = o->rfc.tests, c = o->rfc.confirm;
+	unsigned cal = o->rfc.line_bps > 0 ? 0 : 1;
 	bool tp = t & (XP_RFC_T_THROUGHPUT | XP_RFC_T_LATENCY | XP_RFC_T_B2B); /* latency and b2b need its result */
-	unsigned lat = (t & XP_RFC_T_LATENCY) ? o->rfc_lat_trials : 0;
+	unsigned lat = (t & XP_RFC_T_LATENCY) ? o->rfc.lat_trials : 0;
 	bool loss = t & XP_RFC_T_LOSS, b2b = t & XP_RFC_T_B2B;
 	struct est few = { cal + (tp ? 1 : 0) + lat + (loss ? 2 : 0), 0 };
-	struct est mid = { cal + (tp ? 12 + 6 * c : 0) + lat + (loss ? 6 : 0), b2b ? 9 * o->rfc_b2b_trials : 0 };
-	struct est most = { cal + (tp ? 14 * (1 + c) : 0) + lat + (loss ? 10 : 0), b2b ? 9 * o->rfc_b2b_trials : 0 };
+	struct est mid = { cal + (tp ? 12 + 6 * c : 0) + lat + (loss ? 6 : 0), b2b ? 9 * o->rfc.b2b_trials : 0 };
+	struct est most = { cal + (tp ? 14 * (1 + c) : 0) + lat + (loss ? 10 : 0), b2b ? 9 * o->rfc.b2b_trials : 0 };
 	double s0 = est_seconds(r, few), s1 = est_seconds(r, mid), s2 = est_seconds(r, most);
 	char a[32], b[32];
 	fprintf(stderr, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s); from %u trials "
 		"(%s: every size passes at the top) to %u (%s: a limit far below the top)\n", r->nsizes,
-		r->nsizes * (mid.trials + mid.b2b), o->rfc_trial_s, s1 / 60, s1, r->nsizes * (few.trials + few.b2b),
+		r->nsizes * (mid.trials + mid.b2b), o->rfc.trial_s, s1 / 60, s1, r->nsizes * (few.trials + few.b2b),
 		span(s0, a, sizeof(a)), r->nsizes * (most.trials + most.b2b), span(s2, b, sizeof(b)));
 }
 
 /* The sizes the suite runs: --sizes, or RFC 2544's (RFC 5180's for IPv6); a mix at its largest's template. */
 static void sizes_of(struct xp_rfc_run *r)
 {
-	const struct xp_opts *o = r->o;
-	bool v6 = o->family == AF_INET6 || strchr(o->host, ':');
+	const struct xp_rfc_job *o = r->o;
+	bool v6 = o->spec.family == AF_INET6 || strchr(o->spec.host, ':');
 	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
-	r->nsizes = o->rfc_nsizes ? o->rfc_nsizes : 7;
+	r->nsizes = o->rfc.nsizes ? o->rfc.nsizes : 7;
 	for (unsigned i = 0; i < r->nsizes; i++) {
 		struct xp_rfc_size *z = &r->sizes[i];
-		z->len = o->rfc_nsizes ? o->rfc_sizes[i] : def[i];
+		z->len = o->rfc.nsizes ? o->rfc.sizes[i] : def[i];
 		z->mean = z->len;
-		if (!z->len && o->rfc_mix.n) {
+		if (!z->len && o->rfc.mix.n) {
 			/* The mix (opt_sizes): trials at its largest's template, rates by its mean. */
-			z->mix = &o->rfc_mix;
+			z->mix = &o->rfc.mix;
 			z->len = xp_mix_max(z->mix);
 			z->mean = xp_mix_mean(z->mix);
 			snprintf(z->label, sizeof(z->label), "%s", z->mix->imix ? "imix" : "mix");
@@ -493,12 +493,14 @@ static void sizes_of(struct xp_rfc_run *r)
 	}
 }
 
-int xp_rfc2544_run(const struct xp_opts *o)
+int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
-	struct xp_rfc_run r = { .o = o, .bidir = o->rfc_bidir };
-	r.settle_s = settle_of(o->rfc_trial_s);
+	struct xp_rfc_job job = { .spec = *s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	const struct xp_rfc_job *o = &job;
+	struct xp_rfc_run r = { .o = o, .bidir = o->rfc.bidir };
+	r.settle_s = settle_of(o->rfc.trial_s);
 	sizes_of(&r);
-	if (o->rfc_estimate) {
+	if (o->rfc.estimate) {
 		/* --estimate: the line a run starts with, and nothing sent, set up or asked of the server. */
 		announce(&r);
 		return 0;
@@ -533,13 +535,13 @@ int xp_rfc2544_run(const struct xp_opts *o)
 			rc = 1;
 			break;
 		}
-		if ((o->rfc_tests & (XP_RFC_T_THROUGHPUT | XP_RFC_T_LATENCY | XP_RFC_T_B2B)) && throughput(&r, z))
+		if ((o->rfc.tests & (XP_RFC_T_THROUGHPUT | XP_RFC_T_LATENCY | XP_RFC_T_B2B)) && throughput(&r, z))
 			rc = 1;
-		if (!rc && (o->rfc_tests & XP_RFC_T_LATENCY) && latency(&r, z))
+		if (!rc && (o->rfc.tests & XP_RFC_T_LATENCY) && latency(&r, z))
 			rc = 1;
-		if (!rc && (o->rfc_tests & XP_RFC_T_LOSS) && frame_loss(&r, z))
+		if (!rc && (o->rfc.tests & XP_RFC_T_LOSS) && frame_loss(&r, z))
 			rc = 1;
-		if (!rc && (o->rfc_tests & XP_RFC_T_B2B) && back_to_back(&r, z))
+		if (!rc && (o->rfc.tests & XP_RFC_T_B2B) && back_to_back(&r, z))
 			rc = 1;
 	}
 	r.seconds = xp_now() - r.started;
@@ -554,7 +556,7 @@ int xp_rfc2544_run(const struct xp_opts *o)
 	else
 		xp_rfc_report_text(stdout, &r);
 	char err[256];
-	if (o->rfc_plot_dir[0] && xp_rfc_plot(&r, o->rfc_plot_dir, err, sizeof(err))) {
+	if (o->rfc.plot_dir[0] && xp_rfc_plot(&r, o->rfc.plot_dir, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: --plot: %s\n", err);
 		rc = rc ? rc : 1;
 	}

@@ -130,8 +130,8 @@ int xp_policy_check_ports(const struct xp_opts *o, const struct xp_test *t, cons
 			 o->test_port_lo, o->test_port_hi);
 		return -1;
 	}
-	if (o->control_port >= lo && o->control_port <= hi) {
-		snprintf(err, errlen, "port range %u:%u includes the server's control port %u", lo, hi, o->control_port);
+	if (o->spec.control_port >= lo && o->spec.control_port <= hi) {
+		snprintf(err, errlen, "port range %u:%u includes the server's control port %u", lo, hi, o->spec.control_port);
 		return -1;
 	}
 	uint16_t elo, ehi;

@@ -85,7 +85,7 @@ void srv_on_ports(struct server *s, struct srv_client *c, struct json_object *m)
 	bool udp = get_bool(m, "udp");
 	if (get_bool(m, "listen") && s->listeners) {
 		/* The standing listeners are where a socket test without -p goes (session.c, uses_standing). */
-		reply(c, o->port_lo, o->port_hi);
+		reply(c, o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi);
 		return;
 	}
 	/* 8 KiB each: not on the event loop's stack. */
@@ -94,14 +94,14 @@ void srv_on_ports(struct server *s, struct srv_client *c, struct json_object *m)
 	if (o->test_port_lo > 0)
 		xp_portset_add_range(&taken, 0, o->test_port_lo - 1u);
 	xp_portset_add_range(&taken, o->test_port_hi + 1u, 65535);
-	xp_portset_add(&taken, o->control_port);
+	xp_portset_add(&taken, o->spec.control_port);
 	uint16_t elo, ehi;
 	if (!xp_ephemeral_range(&elo, &ehi))
 		xp_portset_add_range(&taken, elo, ehi);
 	else
 		xp_portset_add_range(&taken, 0, 65535); /* unknown: nothing is safe to hand out */
 	if (s->listeners)
-		xp_portset_add_range(&taken, o->port_lo, o->port_hi);
+		xp_portset_add_range(&taken, o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi);
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
 		taken_by(&s->cl[i], &taken);
 		if (s->closing[i].used)

@@ -55,7 +55,7 @@ static int spawn_child(const struct server *s, struct srv_client *c, const char 
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	/* --auth-key: the child loads our key file and answers the client's server's challenge with it. */
-	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, (char *)s->o->auth_key, NULL };
+	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, s->o->spec.auth_key[0] ? (char *)s->o->spec.auth_key : NULL, NULL };
 	pid_t pid;
 	int r = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);

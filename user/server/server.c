@@ -452,8 +452,8 @@ static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
 		setrlimit(RLIMIT_NOFILE, &rl); /* without CAP_SYS_RESOURCE it stays: tests say so when they need it */
 	}
 	unsigned lowest = o->test_port_lo;
-	if (o->engine == XP_ENGINE_SOCKET && o->port_lo < lowest)
-		lowest = o->port_lo;
+	if (o->spec.engine == XP_ENGINE_SOCKET && o->spec.traffic[0].port_lo < lowest)
+		lowest = o->spec.traffic[0].port_lo;
 	uint64_t kept;
 	int r = xp_caps_drop_to(xp_server_caps(lowest, xp_unpriv_port_start()), &kept, err, errlen);
 	if (r)
@@ -563,7 +563,7 @@ int xp_server_run(const struct xp_opts *o)
 	}
 	s->o = o;
 	s->lfd = -1;
-	if (o->auth_key && xp_auth_key_load(o->auth_key, &s->key, err, sizeof(err))) {
+	if (o->spec.auth_key[0] && xp_auth_key_load(o->spec.auth_key, &s->key, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		free(s);
 		return 2;
@@ -572,18 +572,18 @@ int xp_server_run(const struct xp_opts *o)
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (o->dev[0]) {
+	if (o->spec.dev[0]) {
 		struct xp_netdev l;
-		if (xp_netdev_by_name(o->dev, &l)) {
-			fprintf(stderr, "xdpperf: interface %s does not exist\n", o->dev);
+		if (xp_netdev_by_name(o->spec.dev, &l)) {
+			fprintf(stderr, "xdpperf: interface %s does not exist\n", o->spec.dev);
 			goto out;
 		}
 	}
-	if (server_prog_open(&s->rp, o->control_port, true, err, sizeof(err))) {
+	if (server_prog_open(&s->rp, o->spec.control_port, true, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	s->lfd = listen_on(&o->bind_control, o->control_port, err, sizeof(err));
+	s->lfd = listen_on(&o->bind_control, o->spec.control_port, err, sizeof(err));
 	if (s->lfd < 0) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
@@ -592,21 +592,21 @@ int xp_server_run(const struct xp_opts *o)
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (o->engine == XP_ENGINE_SOCKET) {
-		struct xp_sock_server_cfg cfg = { .port_lo = o->port_lo, .port_hi = o->port_hi, .threads = o->threads,
-						  .max_conns = o->parallel, .debug = o->debug };
+	if (o->spec.engine == XP_ENGINE_SOCKET) {
+		struct xp_sock_server_cfg cfg = { .port_lo = o->spec.traffic[0].port_lo, .port_hi = o->spec.traffic[0].port_hi, .threads = o->spec.threads,
+						  .max_conns = o->spec.parallel, .debug = o->debug };
 		if (xp_sock_server_start(&cfg, &s->listeners, err, sizeof(err))) {
 			fprintf(stderr, "xdpperf: %s\n", err);
 			goto out;
 		}
 		/* Not "up to -P": -P only plans open files; the listeners accept what fits. */
 		unsigned long room = xp_sock_server_capacity(s->listeners);
-		if (o->parallel)
+		if (o->spec.parallel)
 			printf("xdpperf server listening for TCP tests on ports %u:%u, planned for -P %lu connections "
-			       "(room for about %lu)\n", o->port_lo, o->port_hi, o->parallel, room);
+			       "(room for about %lu)\n", o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi, o->spec.parallel, room);
 		else
 			printf("xdpperf server listening for TCP tests on ports %u:%u, room for about %lu connections "
-			       "(the open-file limit; -P N plans for more)\n", o->port_lo, o->port_hi, room);
+			       "(the open-file limit; -P N plans for more)\n", o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi, room);
 	}
 	/* After the standing listeners: the limit they raised is the one to come back to. */
 	if (xp_sockjobs_start(&s->jobs, o->max_workers_total, err, sizeof(err))) {
@@ -617,7 +617,7 @@ int xp_server_run(const struct xp_opts *o)
 	char bc[64] = "";
 	if (o->bind_control.family)
 		xp_addr_str(&o->bind_control, bc, sizeof(bc));
-	printf("xdpperf server listening on control port %u%s%s%s\n", o->control_port, bc[0] ? " of " : "", bc,
+	printf("xdpperf server listening on control port %u%s%s%s\n", o->spec.control_port, bc[0] ? " of " : "", bc,
 	       s->key.set ? " (clients must authenticate: --auth-key)" : "");
 	fflush(stdout);
 

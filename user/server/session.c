@@ -17,9 +17,9 @@
 static int client_ifindex(struct server *s, struct srv_client *c, char *err, size_t errlen)
 {
 	struct xp_netdev l;
-	if (s->o->dev[0]) {
-		if (xp_netdev_by_name(s->o->dev, &l)) {
-			snprintf(err, errlen, "server interface %s does not exist", s->o->dev);
+	if (s->o->spec.dev[0]) {
+		if (xp_netdev_by_name(s->o->spec.dev, &l)) {
+			snprintf(err, errlen, "server interface %s does not exist", s->o->spec.dev);
 			return -ENODEV;
 		}
 		return l.ifindex;
@@ -125,7 +125,7 @@ static int check_totals(struct server *s, const struct xp_test *t, bool own_list
 /* Whether the test uses the standing listeners (fireperf style, `-s -P N -p RANGE`). */
 static bool uses_standing(struct server *s, const struct xp_test *t)
 {
-	return s->listeners && t->port_lo >= s->o->port_lo && t->port_hi <= s->o->port_hi;
+	return s->listeners && t->port_lo >= s->o->spec.traffic[0].port_lo && t->port_hi <= s->o->spec.traffic[0].port_hi;
 }
 
 static void send_started(struct server *s, struct srv_client *c)
@@ -198,13 +198,13 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	}
 	bool standing = t.listen && uses_standing(s, &t);
 	bool own = t.listen && !standing;
-	if (own && s->listeners && t.port_lo <= o->port_hi && o->port_lo <= t.port_hi) {
+	if (own && s->listeners && t.port_lo <= o->spec.traffic[0].port_hi && o->spec.traffic[0].port_lo <= t.port_hi) {
 		snprintf(err, sizeof(err), "ports %u:%u overlap the server's listeners on %u:%u but are not inside them",
-			 t.port_lo, t.port_hi, o->port_lo, o->port_hi);
+			 t.port_lo, t.port_hi, o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi);
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
-	struct xp_port_range mine[1] = { { o->port_lo, o->port_hi } };
+	struct xp_port_range mine[1] = { { o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi } };
 	if (srv_ports_reserved(s, c, t.port_lo, t.port_hi, err, sizeof(err)) || check_totals(s, &t, own, err, sizeof(err)) ||
 	    xp_policy_check_ports(o, &t, mine, s->listeners ? 1 : 0, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
@@ -240,7 +240,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_xdp_linger_check(s, ifindex, srv_meas_wants_hwts(&t));
 		srv_meas_prepare(s, &t);
 	}
-	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err));
+	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, o->spec.xdp_mode, &c->mode, err, sizeof(err));
 	/* The choice was for this attach only: the next interface's first attach makes its own. */
 	server_prog_set_hwts(s->rp, false);
 	if (attach_r) {
@@ -276,7 +276,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	if (standing) {
 		c->ss = s->listeners;
 	} else if (own) {
-		struct xp_sock_server_cfg cfg = { .port_lo = t.port_lo, .port_hi = t.port_hi, .threads = o->threads,
+		struct xp_sock_server_cfg cfg = { .port_lo = t.port_lo, .port_hi = t.port_hi, .threads = o->spec.threads,
 						  .max_conns = t.parallel, .debug = o->debug,
 						  .cap_procs = true, .max_procs = o->max_workers };
 		if (xp_sockjobs_open(s->jobs, c->test_id, &cfg)) {

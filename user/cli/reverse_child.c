@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "cli/opts.h"
 #include "client/client.h"
 #include "proto/channel.h"
 #include "proto/messages.h"
@@ -93,10 +94,11 @@ int xp_reverse_child(const char *host, const char *key_file)
 	if (xp_check_privileges(err, sizeof(err)))
 		return fail(&res, 1, err);
 	xp_install_signals();
-	struct xp_trial_req req = { .pps = q.pps, .frame_len = o.frame_size, .mix = o.mix.n ? &o.mix : NULL,
+	struct xp_trial_req req = { .pps = q.pps, .frame_len = o.spec.traffic[0].frame_size, .mix = o.spec.traffic[0].mix.n ? &o.spec.traffic[0].mix : NULL,
 				    .burst = q.burst, .seconds = q.seconds, .settle_s = 0 };
 	static struct xp_trial_out out;
-	xp_client_trial(&o, &req, &out);
+	struct xp_run_opts ro = { .debug = o.debug };
+	xp_client_trial(&o.spec, &ro, &req, &out);
 	if (out.rc)
 		return fail(&res, out.rc, out.error);
 	res.sent = out.sent;
