@@ -355,9 +355,9 @@ do_qos() {
 	ef=$((num * share / 100))
 	((ef >= 1)) || bad_arg "qos: $share % of $rate is below 1 $unit"
 	tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 20
-	tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$rate" ceil "$rate"
-	tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:10 htb rate "$ef$unit" ceil "$rate" prio 0
-	tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:20 htb rate "$((num - ef))$unit" ceil "$rate" prio 1
+	tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" quantum 1514
+	tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:10 htb rate "$ef$unit" ceil "$rate" prio 0 quantum 1514
+	tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:20 htb rate "$((num - ef))$unit" ceil "$rate" prio 1 quantum 1514
 	tc -n "$ns" qdisc add dev "$dev" parent 1:10 handle 10: pfifo limit "$QOS_LIMIT"
 	tc -n "$ns" qdisc add dev "$dev" parent 1:20 handle 20: pfifo limit "$QOS_LIMIT"
 	nsx "$ns" nft -f - <<<"
