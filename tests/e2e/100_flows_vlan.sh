@@ -14,8 +14,8 @@ PORT=7100
 N=1000
 SIZE=128
 
-# The bridge's counter for one frame shape, from nft's JSON: $1 = the jq
-# select on a rule's expressions' text.
+# A counter for QinQ frames of S-VID $1 and C-VID $2 (the dynamic sets count
+# the outer tag only), and its packets from nft's JSON.
 inner_rule_add() { # SVID CVID
 	xp_exec router nft add rule bridge xpsw forward ether type 8021ad vlan id "$1" vlan type 8021q \
 		vlan id "$2" counter comment "\"qinq $1/$2\""
