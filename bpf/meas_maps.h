@@ -17,6 +17,9 @@
 #ifndef XP_MEAS_SLOTS
 #define XP_MEAS_SLOTS XP_MAX_SLOTS
 #endif
+#ifndef XP_MEAS_FLOW_ENTRIES
+#define XP_MEAS_FLOW_ENTRIES XP_FLOW_ENTRIES
+#endif
 
 /*
  * The measurement core (bpf/measure.h, accounting in server_meas.h).
@@ -50,6 +53,24 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xp_ibin);
 } ibins SEC(".maps");
+
+/* Per-flow counting (measure.h): slot * XP_STAMP_MAX_STREAMS + stream ->
+ * the stream's flow entry + 1, 0 = none (64 KB for the server's slots). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_MEAS_SLOTS * XP_STAMP_MAX_STREAMS);
+	__type(key, __u32);
+	__type(value, __u32);
+} stream_flow SEC(".maps");
+
+/* Flow entry -> this CPU's struct xp_flow_acct (1000 B each: 1 MB per
+ * possible CPU for the server's 1024 entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XP_MEAS_FLOW_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct xp_flow_acct);
+} flow_acct SEC(".maps");
 
 /* slot -> per-CPU struct xp_meas_stats. */
 struct {

@@ -107,4 +107,56 @@ struct xp_slot_meas {
  * histogram would mean nothing. meas_stats says how many were timed. */
 #define XP_MEAS_HWTS_ONLY (1u << 3)
 
+/*
+ * Per-flow counting (issue 26). A flow is a set of the test's streams: the
+ * stamp keeps its layout (lib/stamp.h), and its stream byte, which already
+ * names a sequence space, names the flow through the map stream_flow (key
+ * slot * XP_STAMP_MAX_STREAMS + stream, value: the flow's entry in
+ * flow_acct + 1; 0: the stream is counted per slot only, as every stream of
+ * a test without flows). A flow sent by one thread is one stream; a flow
+ * that several threads send is several streams mapped to one entry. So a
+ * test has at most 256 flows (one stream each), and today's single-stream
+ * stamps, whose streams map to nothing, are read and counted exactly as
+ * before.
+ *
+ * flow_acct holds XP_FLOW_ENTRIES entries for all slots together (per CPU):
+ * the server hands each test with flows a range of them. Counted for each
+ * stamped frame of a mapped stream, whatever its interval (cumulative; the
+ * reader takes differences at interval ends):
+ *   frames, bytes      every frame, duplicates included (bytes: the whole
+ *                      frame, as the slot's counters count it)
+ *   recv, dup, reordered, too_old   as xp_stream_acct counts them
+ *   expected           the sum over the flow's streams of how far each
+ *                      frame moved its stream's next expected number: the
+ *                      flow's highest seq + 1 per stream, so expected - recv
+ *                      is the loss by sequence (frames missing below the
+ *                      highest seen; loss after the last frame received
+ *                      needs the sender's count)
+ *   lat_*, hist        one-way latency (XP_MEAS_ONEWAY only), in buckets of
+ *                      XP_FLOW_LAT_SHIFT coarser than the slot's (lib/
+ *                      latency.h's bucket >> 2: 8 a octave, each 9 % wide,
+ *                      16 ns below 256 ns), to keep a flow at ~1 KB a CPU
+ */
+#define XP_FLOW_ENTRIES     1024u
+#define XP_FLOW_LAT_SHIFT   2u
+#define XP_FLOW_LAT_BUCKETS (XP_LAT_BUCKETS >> XP_FLOW_LAT_SHIFT) /* 224 */
+
+struct xp_flow_acct {
+	__u64 frames;
+	__u64 bytes;
+	__u64 recv;
+	__u64 dup;
+	__u64 reordered;
+	__u64 too_old;
+	__u64 expected;
+	__u64 lat_n;           /* frames timed */
+	__u64 lat_sum;         /* ticks */
+	__u64 lat_nmin;        /* ~(smallest latency) in ticks: 0 while lat_n == 0,
+				* so a zeroed entry needs no initial value */
+	__u64 lat_max;         /* ticks */
+	__u64 clock_neg;       /* latency < 0 (clocks disagree) */
+	__u32 hist[XP_FLOW_LAT_BUCKETS]; /* bucket b: lib/latency.h's buckets
+					  * b << 2 .. (b << 2) + 3 */
+};
+
 #endif /* XDPPERF_MEASURE_H */

@@ -26,6 +26,7 @@
 
 /* One test: one slot (key 0) of the measurement maps. */
 #define XP_MEAS_SLOTS 1
+#define XP_MEAS_FLOW_ENTRIES XP_STAMP_MAX_STREAMS /* its one test's flows */
 #include "meas_maps.h"
 #include "server_meas.h"
 #include "lib/mutate.h"
@@ -120,7 +121,7 @@ int xdp_rtt(struct xdp_md *ctx)
 	meas = bpf_map_lookup_elem(&slot_meas, &slot);
 	if (!meas || !meas->ival || xp_stamp_read(c.pos, data_end, payload, is_v6, ip_id, &stamp))
 		return stat_inc(XP_RTT_NOSTAMP, rtt_nostamp, XDP_PASS);
-	xp_measure(slot, stamp, 1);
+	xp_measure(slot, stamp, 1, (__u32)(data_end - data));
 	return stat_inc(XP_RTT_TIMED, rtt_timed, XDP_DROP);
 
 pass:

@@ -742,9 +742,9 @@ int xdp_server(struct xdp_md *ctx)
 		int has = !xp_stamp_read(c.pos, data_end, payload, is_v6, ip_id, &stamp);
 
 #ifdef XP_SERVER_HWTS
-		xp_measure(ctx, slot, stamp, has);
+		xp_measure(ctx, slot, stamp, has, flen);
 #else
-		xp_measure(slot, stamp, has);
+		xp_measure(slot, stamp, has, flen);
 #endif
 		/* Round trip: the stamped frame goes back to the client, which
 		 * times it (lib/reflect.h, bpf/rtt.bpf.c); a tagged frame not

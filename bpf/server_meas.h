@@ -230,6 +230,59 @@ static __always_inline __u64 xp_rx_clock(__u32 flags)
 }
 
 /*
+ * Per-flow counting (measure.h): the frame of stream key (slot *
+ * XP_STAMP_MAX_STREAMS + stream) whose accounting said kind, which moved
+ * its stream's next expected number by adv, flen bytes long, latency lat
+ * ticks if timed. Nothing for a stream no flow claims (stream_flow 0):
+ * one inlined array lookup is all a test without flows pays.
+ */
+static __always_inline void xp_flow_count(__u32 key, enum xp_arrival_kind kind, __u64 adv, __u32 flen, __s64 lat,
+					  int timed)
+{
+	__u32 *fe = bpf_map_lookup_elem(&stream_flow, &key), e;
+	struct xp_flow_acct *f;
+	__u64 bk;
+
+	if (!fe || !*fe)
+		return;
+	e = *fe - 1;
+	f = bpf_map_lookup_elem(&flow_acct, &e);
+	if (!f)
+		return;
+	f->frames++;
+	f->bytes += flen;
+	if (kind == XP_ARR_DUP) {
+		f->dup++;
+		return; /* a copy: not received again, not timed */
+	}
+	f->recv++;
+	f->expected += adv;
+	if (kind == XP_ARR_REORDERED)
+		f->reordered++;
+	else if (kind == XP_ARR_TOO_OLD)
+		f->too_old++;
+	if (!timed)
+		return;
+	if (lat < 0) {
+		f->clock_neg++;
+		return;
+	}
+	f->lat_n++;
+	f->lat_sum += (__u64)lat;
+	if (~(__u64)lat > f->lat_nmin)
+		f->lat_nmin = ~(__u64)lat;
+	if ((__u64)lat > f->lat_max)
+		f->lat_max = (__u64)lat;
+	/* As xp_measure's bucket: the index pinned to one register. */
+	bk = xp_lat_bucket(lat > 0xffffffffll ? 0xffffffffu : (__u32)lat) >> XP_FLOW_LAT_SHIFT;
+	asm volatile("" : "+r"(bk));
+	if (bk >= XP_FLOW_LAT_BUCKETS)
+		return;
+	asm volatile("" : "+r"(bk));
+	f->hist[bk]++;
+}
+
+/*
  * Steps 2-3 for a counted frame of a slot whose slot_meas.ival is not 0
  * (has_stamp: step 1 found its stamp s). A global function, verified once
  * on its own: inlined into xdp_server, its loops were walked again on every
@@ -238,11 +291,11 @@ static __always_inline __u64 xp_rx_clock(__u32 flags)
  * the packet, stays in the caller. Returns 0.
  */
 #ifdef XP_SERVER_HWTS
-__noinline int xp_measure(struct xdp_md *ctx, __u32 slot, __u64 s, int has_stamp)
+__noinline int xp_measure(struct xdp_md *ctx, __u32 slot, __u64 s, int has_stamp, __u32 flen)
 #else
 /* (No ctx here: unused, clang would not pass it, and the verifier would
  * refuse the call for the ctx argument it then does not get.) */
-__noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
+__noinline int xp_measure(__u32 slot, __u64 s, int has_stamp, __u32 flen)
 #endif
 {
 	struct xp_slot_meas *m;
@@ -250,7 +303,7 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 	struct xp_stream_acct *a;
 	enum xp_arrival_kind kind;
 	struct xp_ibin *b;
-	__u64 rx = 0, ts = 0, i, bk;
+	__u64 rx = 0, ts = 0, i, bk, adv;
 	__u32 key, flags;
 	__s64 lat;
 	int hw = 0, untimed;
@@ -288,8 +341,13 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp)
 	if (!a)
 		return 0;
 	bpf_spin_lock(&a->lock);
+	adv = a->next_exp;
 	kind = xp_stream_account(a, m->t0, xp_stamp_seq24(s), xp_stamp_ts32(s), rx, !untimed, &ts);
+	adv = a->next_exp - adv; /* how far the frame moved the stream on */
 	bpf_spin_unlock(&a->lock);
+	/* Its flow, if the test has flows: whatever its interval. */
+	xp_flow_count(key, kind, adv, flen, (flags & XP_MEAS_ONEWAY) && !untimed ? (__s64)(rx - ts) : 0,
+		      (flags & XP_MEAS_ONEWAY) && !untimed);
 
 	/* The interval that sent it. A send time before t0 (a sender whose
 	 * first stamp precedes the start it announced) is interval 0's. */

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # xdpperf network-namespace lab.
 #
-#   lab.sh up [--direct] [--queues N] [--firewall] [--force]
+#   lab.sh up [--direct|--switch] [--queues N] [--firewall] [--force]
 #                                                    build (or rebuild) the lab
+#   lab.sh qos RATE [EF_SHARE] | qos off             shape the router's egress to the server
+#   lab.sh vlans                                     the switch's frames per VLAN id (JSON)
 #   lab.sh down [--force]                            remove it (no-op if absent)
 #   lab.sh status                                    show namespaces/ifaces/state
 #   lab.sh env                                       print XP_* shell assignments
@@ -17,6 +19,21 @@
 #
 # Direct (--direct): xp-client [xpc0] <--veth--> [xps0] xp-server,
 #   client 198.18.1.2/24 + 2001:2:0:1::2/64, server 198.18.1.1/24 + 2001:2:0:1::1/64.
+#
+# Switch (--switch, issue 26): the direct addresses, with xp-router in the
+#   middle as a plain bridge (xpbr0 over xpr0 and xpr1). It forwards 802.1Q
+#   and 802.1ad (QinQ) tagged frames untouched (this kernel has neither
+#   802.1Q devices nor bridge VLAN filtering), and nftables' bridge family
+#   counts them in table bridge xpsw: set vids (802.1Q frames by VID) and set
+#   svids (802.1ad frames by the outer VID), dynamic sets with a counter per
+#   element; `lab.sh vlans` prints them. docs/flows.md says more.
+#
+# qos RATE [EF_SHARE] (routed topology): an htb qdisc on the router's egress
+#   to the server (xpr1) at RATE (e.g. 100mbit): class 1:10 for DSCP 46 (EF)
+#   at EF_SHARE percent of RATE (default 20) with priority, class 1:20 the
+#   rest, each a pfifo of 100 packets; an nftables rule (table inet xpqos)
+#   puts DSCP 46 into 1:10 by skb priority. `qos off` removes both. Where an
+#   overload goes on veth: docs/flows.md.
 #
 # The client also owns 198.18.1.10-198.18.1.25 and 2001:2:0:1::10-2001:2:0:1::1f
 # (extra source addresses). MACs are fixed: xpc0 02:58:50:00:00:01, xpr0 ..:02,
@@ -50,6 +67,7 @@ DEV_CLIENT=xpc0
 DEV_RIN=xpr0     # router, client-facing
 DEV_ROUT=xpr1    # router, server-facing
 DEV_SERVER=xps0
+DEV_BRIDGE=xpbr0 # router, --switch
 
 MAC_CLIENT=02:58:50:00:00:01
 MAC_RIN=02:58:50:00:00:02
@@ -61,8 +79,9 @@ WAIT_SECS=${XP_LAB_WAIT:-5}
 
 usage() {
 	cat <<EOF
-usage: $PROG up [--direct] [--queues N] [--firewall [--ct-close SECS]] [--force]
-       $PROG down [--force] | status | env
+usage: $PROG up [--direct|--switch] [--queues N] [--firewall [--ct-close SECS]] [--force]
+       $PROG down [--force] | status | env | vlans
+       $PROG qos RATE [EF_SHARE] | qos off
        $PROG exec NS CMD...      (NS: client|router|server or xp-client|xp-router|xp-server)
        $PROG ping NS ADDR
 EOF
@@ -257,6 +276,101 @@ setup_firewall() {
 	fi
 }
 
+# The switch (--switch): xp-router bridges xpr0 and xpr1, client and server on
+# one segment (the direct topology's addresses). STP off and no forwarding
+# delay, so the ports forward at once; no VLAN filtering (this kernel has
+# none): tagged frames cross untouched, counted per VLAN id by nftables.
+SW_RULES="
+table bridge xpsw {
+	set vids { typeof vlan id; flags dynamic; counter; size 4096; }
+	set svids { typeof vlan id; flags dynamic; counter; size 4096; }
+	chain forward {
+		type filter hook forward priority filter; policy accept;
+		ether type 8021ad update @svids { vlan id }
+		update @vids { vlan id }
+	}
+}"
+
+setup_switch() {
+	setup_ns "$NS_CLIENT"
+	setup_ns "$NS_ROUTER"
+	setup_ns "$NS_SERVER"
+	make_veth "$NS_CLIENT" "$DEV_CLIENT" "$MAC_CLIENT" "$NS_ROUTER" "$DEV_RIN" "$MAC_RIN" "$QUEUES"
+	make_veth "$NS_ROUTER" "$DEV_ROUT" "$MAC_ROUT" "$NS_SERVER" "$DEV_SERVER" "$MAC_SERVER" "$QUEUES"
+	ip -n "$NS_ROUTER" link add "$DEV_BRIDGE" type bridge stp_state 0 forward_delay 0
+	ip -n "$NS_ROUTER" link set "$DEV_RIN" master "$DEV_BRIDGE"
+	ip -n "$NS_ROUTER" link set "$DEV_ROUT" master "$DEV_BRIDGE"
+	ip -n "$NS_ROUTER" link set "$DEV_BRIDGE" up
+	nsx "$NS_ROUTER" nft -f - <<<"$SW_RULES" || die "loading nftables table bridge xpsw failed"
+	add_addrs "$NS_CLIENT" "$DEV_CLIENT" 198.18.1.2/24 2001:2:0:1::2/64
+	add_addrs "$NS_SERVER" "$DEV_SERVER" 198.18.1.1/24 2001:2:0:1::1/64
+	gro_on "$NS_ROUTER" "$DEV_RIN"
+	gro_on "$NS_ROUTER" "$DEV_ROUT"
+	SERVER4=198.18.1.1 SERVER6=2001:2:0:1::1
+	R_NS=$NS_ROUTER R_IN=$DEV_RIN R_OUT=$DEV_ROUT
+	C_GW_MAC=$MAC_SERVER S_GW_MAC=$MAC_CLIENT
+}
+
+# The switch's counters, {"vids": {"VID": {"packets": N, "bytes": N}, ...},
+# "svids": {...}}, from nft's JSON (never its text).
+do_vlans() {
+	ns_exists "$NS_ROUTER" || die "namespace $NS_ROUTER does not exist; run '$PROG up --switch'"
+	nsx "$NS_ROUTER" nft -j list table bridge xpsw 2>/dev/null | "$PY" -c '
+import json, sys
+out = {"vids": {}, "svids": {}}
+for o in json.load(sys.stdin)["nftables"]:
+    s = o.get("set")
+    if not s or s["name"] not in out:
+        continue
+    for e in s.get("elem", []):
+        e = e["elem"]
+        out[s["name"]][str(e["val"])] = {"packets": e["counter"]["packets"], "bytes": e["counter"]["bytes"]}
+print(json.dumps(out, sort_keys=True))
+' || die "no switch here (table bridge xpsw): run '$PROG up --switch'"
+}
+
+# qos RATE [EF_SHARE] | off: htb on the router's egress to the server. DSCP
+# 46 goes to class 1:10 by skb->priority (nftables sets it; htb takes a
+# priority that names one of its leaf classes), the rest to the default
+# 1:20. Each class a short pfifo, so an overload is dropped in its class
+# queue, where `tc -s class show` counts it.
+QOS_LIMIT=100
+do_qos() {
+	local rate=$1 share=${2:-20} ns=$NS_ROUTER dev=$DEV_ROUT num unit ef
+	[[ -r $STATE_FILE ]] || die "lab is not up (no $STATE_FILE); run '$PROG up'"
+	grep -q '^XP_MODE=routed$' "$STATE_FILE" ||
+		die "qos needs the routed topology (its router forwards by DSCP); run '$PROG up'"
+	if [[ $rate != off ]]; then
+		[[ $rate =~ ^[0-9]+(kbit|mbit|gbit)$ ]] || bad_arg "qos: RATE like 100mbit (kbit, mbit or gbit), got '$rate'"
+		[[ $share =~ ^[0-9]+$ ]] && ((share >= 1 && share <= 90)) ||
+			bad_arg "qos: EF_SHARE is a percentage 1..90, got '$share'"
+	fi
+	tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null || true
+	nsx "$ns" nft delete table inet xpqos 2>/dev/null || true
+	if [[ $rate == off ]]; then
+		log "qos off"
+		return 0
+	fi
+	num=${rate%%[a-z]*} unit=${rate##*[0-9]}
+	ef=$((num * share / 100))
+	((ef >= 1)) || bad_arg "qos: $share % of $rate is below 1 $unit"
+	tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 20
+	tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" quantum 1514
+	tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:10 htb rate "$ef$unit" ceil "$rate" prio 0 quantum 1514
+	tc -n "$ns" class add dev "$dev" parent 1:1 classid 1:20 htb rate "$((num - ef))$unit" ceil "$rate" prio 1 quantum 1514
+	tc -n "$ns" qdisc add dev "$dev" parent 1:10 handle 10: pfifo limit "$QOS_LIMIT"
+	tc -n "$ns" qdisc add dev "$dev" parent 1:20 handle 20: pfifo limit "$QOS_LIMIT"
+	nsx "$ns" nft -f - <<<"
+table inet xpqos {
+	chain post {
+		type filter hook postrouting priority filter; policy accept;
+		oifname \"$dev\" ip dscp ef meta priority set 1:10
+		oifname \"$dev\" ip6 dscp ef meta priority set 1:10
+	}
+}" || die "loading nftables table inet xpqos failed"
+	log "qos on $dev: htb $rate, EF (DSCP 46) class 1:10 at $ef$unit first, the rest 1:20"
+}
+
 wait_ping() { # NS ADDR
 	local ns=$1 addr=$2 t0=$SECONDS
 	# IPv6 on a fresh veth answers ND only after linkwatch reports carrier
@@ -303,7 +417,9 @@ do_up() {
 	# Any failure from here on removes the half-built lab.
 	trap 'rc=$?; if ((rc)); then XP_LAB_QUIET=1 do_down; echo "$PROG: up failed, lab removed" >&2; fi' EXIT
 
-	if [[ $MODE == direct ]]; then
+	if [[ $MODE == switch ]]; then
+		setup_switch
+	elif [[ $MODE == direct ]]; then
 		setup_ns "$NS_CLIENT"
 		setup_ns "$NS_SERVER"
 		make_veth "$NS_CLIENT" "$DEV_CLIENT" "$MAC_CLIENT" "$NS_SERVER" "$DEV_SERVER" "$MAC_SERVER" "$QUEUES"
@@ -429,6 +545,7 @@ up)
 	while (($#)); do
 		case "$1" in
 		--direct) MODE=direct ;;
+		--switch) MODE=switch ;;
 		--force) FORCE=1 ;;
 		--firewall) FIREWALL=1 ;;
 		--ct-close)
@@ -448,12 +565,23 @@ up)
 		shift
 	done
 	[[ -n $CT_CLOSE && $FIREWALL == 0 ]] && bad_arg "--ct-close is a setting of the firewall: add --firewall"
-	[[ $MODE == direct && $FIREWALL == 1 ]] &&
-		bad_arg "--firewall needs the routed topology (it lives in $NS_ROUTER); drop --direct"
+	[[ $MODE != routed && $FIREWALL == 1 ]] &&
+		bad_arg "--firewall needs the routed topology (it lives in $NS_ROUTER); drop --$MODE"
 	need_root
 	take_lock
 	refuse_if_running up
 	do_up
+	;;
+qos)
+	(($# >= 1 && $# <= 2)) || bad_arg "qos needs RATE [EF_SHARE], or off"
+	need_root
+	take_lock
+	do_qos "$@"
+	;;
+vlans)
+	(($# == 0)) || bad_arg "vlans: unexpected argument '$1'"
+	need_root
+	do_vlans
 	;;
 down | status | env)
 	FORCE=0

@@ -198,6 +198,8 @@ struct wp {
 	uint8_t ihl;
 	uint16_t frag, ip_id;
 	uint8_t ttl, proto;
+	uint8_t tos;              /* IPv4 DSCP/ECN byte, IPv6 traffic class */
+	uint32_t flow_label;      /* IPv6 */
 	uint8_t saddr[16], daddr[16];
 	uint16_t sport, dport;
 	uint32_t seq, ack;
@@ -238,6 +240,7 @@ static inline struct wp w_parse(const uint8_t *f, size_t len)
 			return w;
 		w.frag = w_get16(p + 6);
 		w.ip_id = w_get16(p + 4);
+		w.tos = p[1];
 		w.ttl = p[8];
 		w.proto = p[9];
 		memcpy(w.saddr, p + 12, 4);
@@ -258,6 +261,8 @@ static inline struct wp w_parse(const uint8_t *f, size_t len)
 			return w;
 		w.proto = p[6];
 		w.ttl = p[7];
+		w.tos = (uint8_t)(w_get32(p) >> 20);
+		w.flow_label = w_get32(p) & 0xfffff;
 		memcpy(w.saddr, p + 8, 16);
 		memcpy(w.daddr, p + 24, 16);
 		w.ip_csum_ok = 1;

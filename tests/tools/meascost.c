@@ -13,6 +13,8 @@
  *   case=off         the slot's ival 0: counted, no accounting
  *   case=on          ival != 0, no shared clock: stream state and bins
  *   case=on_oneway   XP_MEAS_ONEWAY as well: latency into the histogram
+ *   case=flow_oneway on_oneway with the stream counted in a flow too
+ *                    (issue 26: stream_flow, flow_acct of bpf/measure.h)
  * each twice: mode=repeat (one run of N repeats of one frame; with
  * accounting on, every repeat after the first is a duplicate of it) and
  * mode=single (N runs of one repeat each, each frame the next number of its
@@ -125,9 +127,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int fd = bpf_program__fd(server_prog_skel(rp)->progs.xdp_server);
-	static const struct { const char *name; uint64_t ival; uint32_t flags; } cases[] = {
-		{ "off", 0, 0 }, { "on", 250000000ull, 0 }, { "on_oneway", 250000000ull, XP_MEAS_ONEWAY },
+	static const struct { const char *name; uint64_t ival; uint32_t flags; int flow; } cases[] = {
+		{ "off", 0, 0, 0 }, { "on", 250000000ull, 0, 0 }, { "on_oneway", 250000000ull, XP_MEAS_ONEWAY, 0 },
+		{ "flow_oneway", 250000000ull, XP_MEAS_ONEWAY, 1 },
 	};
+	/* flow_oneway: stream 0 (the frames') counts into flow entry 0 too. */
+	static __u32 stream_entry[XP_STAMP_MAX_STREAMS] = { 1 };
 	uint8_t buf[128];
 	int rc = 0;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]) && !rc; c++) {
@@ -137,13 +142,13 @@ int main(int argc, char **argv)
 		double ns, sum = 0;
 		size_t len;
 
-		if ((rc = server_prog_meas_start(rp, slot, &m)))
+		if ((rc = server_prog_meas_start_flows(rp, slot, &m, cases[c].flow ? stream_entry : NULL)))
 			break;
 		len = frame(buf, sizeof(buf), 0, now_ticks());
 		if ((rc = run(fd, buf, len, n, &ns)) || (rc = accounted(rp, slot, m.ival ? n : 0)))
 			break;
 		printf("case=%s mode=repeat frames=%u ns=%.1f\n", cases[c].name, n, ns);
-		if ((rc = server_prog_meas_start(rp, slot, &m)))
+		if ((rc = server_prog_meas_start_flows(rp, slot, &m, cases[c].flow ? stream_entry : NULL)))
 			break;
 		for (unsigned k = 0; k < n && !rc; k++) {
 			len = frame(buf, sizeof(buf), k, now_ticks() - 2500);

@@ -2,7 +2,9 @@
  * Frame builder shared by every frame engine (live, xsk) and the tests:
  * one complete Ethernet [802.1Q] IPv4/IPv6 TCP/UDP frame with correct
  * checksums, built once per flow, then patched per packet (ports) with
- * incremental checksum updates.
+ * incremental checksum updates. The bytes are frame/flow_hdr.c's
+ * (frame_build_hdr), which also writes a flow's wider headers: two VLAN
+ * tags, DSCP, ECN, flow label; frame_spec is today's engines' view of it.
  *
  * Sizes: frame_spec.frame_size is the on-the-wire Ethernet frame size
  * INCLUDING the 4-byte FCS ("64-byte frames"), which is what benchmarks
@@ -16,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame/flow_hdr.h"
 #include "util/addr.h"
 
 /* Ethernet limits, L2 without FCS. */
@@ -54,16 +57,6 @@ struct frame_spec {
 	bool no_payload;
 };
 
-/* Where things are in a built frame, for per-packet patching. */
-struct frame_layout {
-	uint16_t l3_off;      /* IP header: 14, or 18 with a VLAN tag */
-	uint16_t l4_off;      /* TCP/UDP header */
-	uint16_t payload_off; /* first payload byte */
-	uint16_t payload_len; /* payload bytes (excludes Ethernet padding) */
-	uint16_t len;         /* bytes frame_build writes (no FCS) */
-	uint8_t l4_proto;     /* IPPROTO_TCP or IPPROTO_UDP */
-};
-
 /*
  * Smallest valid frame_size (incl. FCS) for this spec: max(64, headers + 4).
  * e.g. IPv4/TCP 64, IPv6/TCP 78, IPv6/UDP 66; +4 with a VLAN tag, +20 with
@@ -71,6 +64,11 @@ struct frame_layout {
  * Returns 0 if family or protocol is unsupported.
  */
 size_t frame_min_size(const struct frame_spec *s);
+
+/* The flow headers (frame/flow_hdr.h) of a frame_spec: its one VLAN tag an
+ * 802.1Q tag with PCP 0, DSCP, ECN and flow label 0. frame_build(s) is
+ * frame_build_hdr of these. */
+void frame_spec_hdr(const struct frame_spec *s, struct xp_flow_hdr *h);
 
 /*
  * Validate the spec and compute its layout without building anything.

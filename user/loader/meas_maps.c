@@ -25,6 +25,12 @@ static int slot_ok(const struct xp_meas_maps *mm, int slot)
 
 int xp_meas_maps_start(const struct xp_meas_maps *mm, int slot, const struct xp_slot_meas *m)
 {
+	return xp_meas_maps_start_flows(mm, slot, m, NULL);
+}
+
+int xp_meas_maps_start_flows(const struct xp_meas_maps *mm, int slot, const struct xp_slot_meas *m,
+			     const __u32 *stream_entry)
+{
 	struct xp_slot_meas off = { 0 }, on;
 	struct xp_stream_acct zero;
 	__u32 key = (__u32)slot;
@@ -35,6 +41,11 @@ int xp_meas_maps_start(const struct xp_meas_maps *mm, int slot, const struct xp_
 	/* Off first: frames that arrive while the old test's state is being
 	 * cleared are not accounted against half of it. */
 	r = bpf_map__update_elem(mm->slot_meas, &key, sizeof(key), &off, sizeof(off), 0);
+	if (r)
+		return r;
+	/* No stream of the slot counts into a flow unless this test says so
+	 * (an earlier test's mapping would count into entries now another's). */
+	r = xp_meas_flows_map(mm, slot, m->ival ? stream_entry : NULL);
 	if (r || !m->ival)
 		return r;
 	memset(&zero, 0, sizeof(zero));

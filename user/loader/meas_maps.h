@@ -23,6 +23,9 @@ struct xp_stream_figs;
 struct xp_meas_maps {
 	struct bpf_map *slot_meas, *stream_acct, *ibins, *meas_stats;
 	int nslots;
+	/* Per-flow counting (bpf/measure.h); NULL: the program has none. */
+	struct bpf_map *stream_flow, *flow_acct;
+	unsigned nflow_entries;
 };
 
 /*
@@ -40,5 +43,22 @@ int xp_meas_maps_close(const struct xp_meas_maps *mm, int slot, uint64_t upto);
 int xp_meas_maps_read_ibin(const struct xp_meas_maps *mm, int slot, uint64_t i, struct xp_lat_hist *h);
 int xp_meas_maps_read_streams(const struct xp_meas_maps *mm, int slot, struct xp_stream_figs *out, unsigned max);
 int xp_meas_maps_read_stats(const struct xp_meas_maps *mm, int slot, struct xp_meas_stats *sum);
+
+/*
+ * A test with flows (loader/flow_maps.c): start as xp_meas_maps_start, and
+ * before the slot goes on, map its streams to flow entries: stream_entry[st]
+ * is stream st's entry in flow_acct + 1, 0 for none (NULL: no stream has
+ * one, which is what xp_meas_maps_start does); every entry named is zeroed.
+ * -EINVAL for an entry past nflow_entries, -EOPNOTSUPP if the program has
+ * no flow maps.
+ */
+int xp_meas_maps_start_flows(const struct xp_meas_maps *mm, int slot, const struct xp_slot_meas *m,
+			     const __u32 *stream_entry);
+/* The slot's streams -> flow entries (the part of start_flows that writes
+ * stream_flow). Called with the slot off. */
+int xp_meas_flows_map(const struct xp_meas_maps *mm, int slot, const __u32 *stream_entry);
+/* Flow entry e summed over CPUs (lat_nmin: the largest, i.e. the smallest
+ * latency; lat_max the largest). 0 or -errno. */
+int xp_meas_maps_read_flow(const struct xp_meas_maps *mm, unsigned e, struct xp_flow_acct *sum);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bpf/lib/stamp.h"
 #include "bpf/rtt.skel.h"
 #include "loader/meas_maps.h"
 #include "loader/percpu.h"
@@ -78,7 +79,9 @@ int rtt_prog_open(const struct rtt_prog_cfg *c, struct rtt_prog **out, char *err
 					  .stream_acct = rp->skel->maps.stream_acct,
 					  .ibins = rp->skel->maps.ibins,
 					  .meas_stats = rp->skel->maps.meas_stats,
-					  .nslots = 1 };
+					  .nslots = 1, .stream_flow = rp->skel->maps.stream_flow,
+					  .flow_acct = rp->skel->maps.flow_acct,
+					  .nflow_entries = XP_STAMP_MAX_STREAMS };
 	*out = rp;
 	return 0;
 }

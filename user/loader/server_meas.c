@@ -14,7 +14,8 @@ static struct xp_meas_maps maps_of(struct server_prog *rp)
 
 	return (struct xp_meas_maps){ .slot_meas = s->maps.slot_meas, .stream_acct = s->maps.stream_acct,
 				      .ibins = s->maps.ibins, .meas_stats = s->maps.meas_stats,
-				      .nslots = XP_MAX_SLOTS };
+				      .nslots = XP_MAX_SLOTS, .stream_flow = s->maps.stream_flow,
+				      .flow_acct = s->maps.flow_acct, .nflow_entries = XP_FLOW_ENTRIES };
 }
 
 int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slot_meas *m)
@@ -22,6 +23,21 @@ int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slo
 	struct xp_meas_maps mm = maps_of(rp);
 
 	return xp_meas_maps_start(&mm, slot, m);
+}
+
+int server_prog_meas_start_flows(struct server_prog *rp, int slot, const struct xp_slot_meas *m,
+				 const __u32 *stream_entry)
+{
+	struct xp_meas_maps mm = maps_of(rp);
+
+	return xp_meas_maps_start_flows(&mm, slot, m, stream_entry);
+}
+
+int server_prog_read_flow(struct server_prog *rp, unsigned entry, struct xp_flow_acct *sum)
+{
+	struct xp_meas_maps mm = maps_of(rp);
+
+	return xp_meas_maps_read_flow(&mm, entry, sum);
 }
 
 int server_prog_read_meas_stats(struct server_prog *rp, int slot, struct xp_meas_stats *sum)

@@ -85,6 +85,13 @@ struct server_bpf *server_prog_skel(struct server_prog *rp);
 struct xp_lat_hist;
 struct xp_stream_figs;
 int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slot_meas *m);
+/* A test with flows (bpf/measure.h, loader/meas_maps.h's
+ * xp_meas_maps_start_flows): stream_entry[st] = stream st's entry in
+ * flow_acct (0..XP_FLOW_ENTRIES-1) + 1, 0 none. read_flow: an entry summed
+ * over CPUs. */
+int server_prog_meas_start_flows(struct server_prog *rp, int slot, const struct xp_slot_meas *m,
+				 const __u32 *stream_entry);
+int server_prog_read_flow(struct server_prog *rp, unsigned entry, struct xp_flow_acct *sum);
 int server_prog_meas_close(struct server_prog *rp, int slot, uint64_t upto);
 int server_prog_read_ibin(struct server_prog *rp, int slot, uint64_t i, struct xp_lat_hist *h);
 int server_prog_read_streams(struct server_prog *rp, int slot, struct xp_stream_figs *out, unsigned max);

@@ -1,0 +1,86 @@
+/*
+ * Per-flow counting's maps from userspace (bpf/measure.h's struct
+ * xp_flow_acct, bpf/meas_maps.h's stream_flow and flow_acct): mapping a
+ * slot's streams to flow entries at a test's start, and reading an entry
+ * back summed over CPUs. Declared in loader/meas_maps.h.
+ */
+#include "loader/meas_maps.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/lib/stamp.h"
+#include "loader/percpu.h"
+
+int xp_meas_flows_map(const struct xp_meas_maps *mm, int slot, const __u32 *stream_entry)
+{
+	if (!mm || slot < 0 || slot >= mm->nslots)
+		return -EINVAL;
+	if (!mm->stream_flow)
+		return stream_entry ? -EOPNOTSUPP : 0;
+	/* Entries first, zeroed, then the streams pointed at them: a frame
+	 * never counts into a half-cleared entry. */
+	for (__u32 st = 0; stream_entry && st < XP_STAMP_MAX_STREAMS; st++) {
+		__u32 e = stream_entry[st];
+		int r;
+
+		if (!e)
+			continue;
+		if (e > mm->nflow_entries)
+			return -EINVAL;
+		e--;
+		r = xp_percpu_zero(mm->flow_acct, &e, sizeof(e), sizeof(struct xp_flow_acct));
+		if (r)
+			return r;
+	}
+	for (__u32 st = 0; st < XP_STAMP_MAX_STREAMS; st++) {
+		__u32 k = (__u32)slot * XP_STAMP_MAX_STREAMS + st, v = stream_entry ? stream_entry[st] : 0;
+		int r = bpf_map__update_elem(mm->stream_flow, &k, sizeof(k), &v, sizeof(v), 0);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int xp_meas_maps_read_flow(const struct xp_meas_maps *mm, unsigned e, struct xp_flow_acct *sum)
+{
+	int ncpus = libbpf_num_possible_cpus(), r;
+	struct xp_flow_acct *v;
+	__u32 key = e;
+
+	if (!mm || !mm->flow_acct || !sum || e >= mm->nflow_entries)
+		return -EINVAL;
+	if (ncpus <= 0)
+		return ncpus < 0 ? ncpus : -EINVAL;
+	v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r = bpf_map__lookup_elem(mm->flow_acct, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0);
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; !r && c < ncpus; c++) {
+		const struct xp_flow_acct *f = &v[c];
+
+		sum->frames += f->frames;
+		sum->bytes += f->bytes;
+		sum->recv += f->recv;
+		sum->dup += f->dup;
+		sum->reordered += f->reordered;
+		sum->too_old += f->too_old;
+		sum->expected += f->expected;
+		sum->lat_n += f->lat_n;
+		sum->lat_sum += f->lat_sum;
+		sum->clock_neg += f->clock_neg;
+		if (f->lat_nmin > sum->lat_nmin)
+			sum->lat_nmin = f->lat_nmin;
+		if (f->lat_max > sum->lat_max)
+			sum->lat_max = f->lat_max;
+		for (unsigned b = 0; b < XP_FLOW_LAT_BUCKETS; b++)
+			sum->hist[b] += f->hist[b];
+	}
+	free(v);
+	return r;
+}
