@@ -59,5 +59,5 @@ int main(int argc, char **argv)
 		return xp_rfc2544_run(&o);
 	if (o.role == XP_ROLE_CLIENT && o.search)
 		return xp_connsearch_run(&o);
-	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
+	return o.role == XP_ROLE_SERVER ? xp_server_run(&o.srv) : xp_client_run(&o);
 }

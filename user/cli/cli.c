@@ -9,6 +9,7 @@
 void xp_opts_default(struct xp_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	xp_server_cfg_default(&o->srv);
 	/* The typed rows' defaults are in the table (XP_NUM_DEF), the rest here. */
 	for (size_t i = 0; i < xp_noptions; i++)
 		if (!xp_options[i].parse && xp_options[i].num.has_def)
@@ -25,9 +26,6 @@ void xp_opts_default(struct xp_opts *o)
 	o->compare_engine = XP_ENGINE_AUTO;
 	o->max_loss = -1;
 	o->stall_pct = XP_STALL_DEFAULT_PCT;
-	o->max_duration = XP_DEFAULT_MAX_DURATION;
-	o->test_port_lo = XP_DEFAULT_TEST_PORT_LO;
-	o->test_port_hi = XP_DEFAULT_TEST_PORT_HI;
 	o->rfc_tests = XP_RFC_T_ALL;
 	o->rfc_trial_s = 60;       /* RFC 2544 section 24: at least 60 s */
 	o->rfc_loss_tol = 0.5;     /* the PDR's, as CSIT reports it */
@@ -126,10 +124,35 @@ int xp_cli_read(int argc, char **argv, struct xp_opts *o, struct xp_given *g, ch
 	return 0;
 }
 
+/*
+ * The options both roles take, into the server's configuration: their rows
+ * store into struct xp_opts for the client, and the rules (validate.c) have
+ * settled them (-P or --engine socket: standing listeners).
+ */
+static void server_cfg_fill(struct xp_opts *o)
+{
+	struct xp_server_cfg *c = &o->srv;
+
+	c->control_port = o->control_port;
+	memcpy(c->dev, o->dev, sizeof(c->dev)); /* both IF_NAMESIZE, NUL-terminated */
+	c->xdp_mode = o->xdp_mode;
+	c->standing = o->engine == XP_ENGINE_SOCKET;
+	c->port_lo = o->port_lo;
+	c->port_hi = o->port_hi;
+	c->parallel = o->parallel;
+	c->threads = o->threads;
+	c->debug = o->debug;
+	c->auth_key = o->auth_key;
+}
+
 int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t errlen)
 {
 	struct xp_given g;
 	int r = xp_cli_read(argc, argv, o, &g, err, errlen);
 
-	return r ? r : xp_cli_check(o, &g, err, errlen);
+	if (!r)
+		r = xp_cli_check(o, &g, err, errlen);
+	if (!r)
+		server_cfg_fill(o);
+	return r;
 }

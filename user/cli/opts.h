@@ -13,6 +13,7 @@
 #include "frame/mix.h"
 #include "util/values.h"
 #include "loader/server_prog.h"
+#include "server/config.h"
 
 enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE };
 /* --syn-engine: what sends the XDP connection engine's SYNs (an engine id). */
@@ -26,23 +27,6 @@ enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE }
 /* -x's window (-P) when none is given: handshakes in flight at most. */
 #define XP_DEFAULT_CONN_WINDOW 1024u
 #define XP_MAX_BIND_OPT 256
-
-/* Server policy (--max-* and friends): safe defaults for a host with real services on it. */
-#define XP_DEFAULT_MAX_DURATION 3600
-#define XP_DEFAULT_MAX_TESTS 8
-#define XP_DEFAULT_MAX_CONTROL_PER_ADDR 4
-#define XP_DEFAULT_MAX_PARALLEL 100000
-#define XP_DEFAULT_MAX_PARALLEL_TOTAL 200000
-#define XP_DEFAULT_MAX_WORKERS 8
-#define XP_DEFAULT_MAX_WORKERS_TOTAL 16
-#define XP_DEFAULT_MAX_LISTEN_PORTS 256
-#define XP_MAX_ALLOW 32
-
-/* --allow: a network clients may come from. */
-struct xp_cidr {
-	struct xp_addr net; /* host bits cleared */
-	unsigned plen;
-};
 
 #define XP_RFC_MAX_SIZES 16
 
@@ -72,7 +56,6 @@ struct xp_opts {
 	unsigned burst;              /* --burst */
 	bool json;                   /* -J */
 	bool json_stream;            /* --json-stream */
-	bool one_off;                /* server: -1, serve one test then exit */
 	int debug;                   /* -d */
 	bool engine_set;             /* --engine given explicitly */
 	/* socket tests (fireperf's flags) */
@@ -98,21 +81,11 @@ struct xp_opts {
 	double stall_pct;            /* --stall PCT: an interval below PCT % of the running peak is a stall */
 	bool stall_set;              /* --stall given: a stall sets the exit status (as --max-loss does) */
 	bool require_rate;           /* --require-rate: fail if the target (-b, --cps) is not reached */
-	/* server policy and authentication (issue 9) */
 	const char *auth_key;        /* --auth-key FILE (both roles), NULL = none */
-	double max_duration;         /* --max-duration */
-	uint16_t test_port_lo, test_port_hi; /* --test-ports */
-	unsigned max_tests;          /* --max-tests */
-	unsigned max_control_per_addr; /* --max-control-per-addr */
-	unsigned long max_parallel, max_parallel_total; /* --max-parallel, --max-parallel-total */
-	unsigned max_workers, max_workers_total;        /* --max-workers, --max-workers-total */
-	unsigned max_listen_ports;   /* --max-listen-ports */
-	bool allow_lo;               /* --allow-lo */
-	struct xp_cidr allow[XP_MAX_ALLOW]; /* --allow, none = any address */
-	unsigned nallow;
-	struct xp_cidr allow_bind[XP_MAX_ALLOW]; /* --allow-bind: more networks a start's bind addresses may lie in */
-	unsigned nallow_bind;
-	struct xp_addr bind_control; /* --bind-control, family 0 = every address */
+	/* The server's configuration: its own options' rows point into it; the
+	 * options both roles take (control port, --dev, -p, -P, --auth-key, ...)
+	 * are copied in by xp_opts_parse once the rules passed. */
+	struct xp_server_cfg srv;
 	/* Issue 10 (measurement core) */
 	bool clock_tai;              /* --clock tai: stamps in CLOCK_TAI, the user says both hosts are synchronised */
 	bool clock_set;              /* --clock given */

@@ -55,7 +55,7 @@ static int spawn_child(const struct server *s, struct srv_client *c, const char 
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	/* --auth-key: the child loads our key file and answers the client's server's challenge with it. */
-	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, (char *)s->o->auth_key, NULL };
+	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, (char *)s->cfg->auth_key, NULL };
 	pid_t pid;
 	int r = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -87,7 +87,7 @@ int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, const cha
 
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	struct xp_reverse_req q;
 	char err[256];
 	if (c->state != SRV_IDLE) {
@@ -98,9 +98,9 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 		srv_refuse(s, c, err, err);
 		return;
 	}
-	if (q.seconds > o->max_duration) {
+	if (q.seconds > cfg->max_duration) {
 		snprintf(err, sizeof(err), "trial of %g s is longer than this server allows (%g s, --max-duration)", q.seconds,
-			 o->max_duration);
+			 cfg->max_duration);
 		srv_refuse(s, c, err, err);
 		return;
 	}
@@ -108,9 +108,9 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 		srv_refuse(s, c, "the reverse trial's family is not the control connection's", NULL);
 		return;
 	}
-	if (srv_tests_running(s) >= o->max_tests) {
+	if (srv_tests_running(s) >= cfg->max_tests) {
 		snprintf(err, sizeof(err), "server is running its maximum of %u tests (--max-tests); try again later",
-			 o->max_tests);
+			 cfg->max_tests);
 		srv_refuse(s, c, err, err);
 		return;
 	}

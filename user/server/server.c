@@ -303,7 +303,7 @@ static void set_keepalive(int fd)
 
 static void on_accept(struct server *s)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -332,18 +332,18 @@ static void on_accept(struct server *s)
 	char peer_s[64], msg[160];
 	xp_addr_from_sockaddr((struct sockaddr *)&ss, &peer, NULL);
 	xp_addr_str(&peer, peer_s, sizeof(peer_s));
-	if (!xp_policy_peer_allowed(o, &peer)) {
+	if (!xp_policy_peer_allowed(cfg, &peer)) {
 		snprintf(msg, sizeof(msg), "address %s is not allowed on this server (--allow)", peer_s);
 		refuse_at_once(fd, peer_s, msg, "refused: not in --allow");
 		return;
 	}
 	struct xp_cidr blk;
 	xp_policy_addr_block(&peer, &blk);
-	if (from_block(s, &blk) >= o->max_control_per_addr) {
+	if (from_block(s, &blk) >= cfg->max_control_per_addr) {
 		char bs[64];
 		xp_addr_str(&blk.net, bs, sizeof(bs));
 		snprintf(msg, sizeof(msg), "too many control connections from %s/%u (the server allows %u per /%u, "
-			 "--max-control-per-addr)", bs, blk.plen, o->max_control_per_addr, blk.plen);
+			 "--max-control-per-addr)", bs, blk.plen, cfg->max_control_per_addr, blk.plen);
 		refuse_at_once(fd, peer_s, msg, "refused: too many control connections from this address's block");
 		return;
 	}
@@ -435,7 +435,7 @@ static void on_deadline(struct server *s, struct srv_client *c)
  * thread starts (the listener thread, the socket engine's workers): each
  * thread has its own capabilities, and new ones inherit the caller's.
  */
-static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
+static int drop_privileges(const struct xp_server_cfg *cfg, char *err, size_t errlen)
 {
 	/* Socket tests raise their open-file limit; the hard limit goes up now,
 	 * while we may (CAP_SYS_RESOURCE), so that they need only the soft one. */
@@ -451,9 +451,9 @@ static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
 		rl.rlim_max = nr_open;
 		setrlimit(RLIMIT_NOFILE, &rl); /* without CAP_SYS_RESOURCE it stays: tests say so when they need it */
 	}
-	unsigned lowest = o->test_port_lo;
-	if (o->engine == XP_ENGINE_SOCKET && o->port_lo < lowest)
-		lowest = o->port_lo;
+	unsigned lowest = cfg->test_port_lo;
+	if (cfg->standing && cfg->port_lo < lowest)
+		lowest = cfg->port_lo;
 	uint64_t kept;
 	int r = xp_caps_drop_to(xp_server_caps(lowest, xp_unpriv_port_start()), &kept, err, errlen);
 	if (r)
@@ -466,7 +466,7 @@ static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
 
 static int serve(struct server *s)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	while (!xp_signalled) {
 		struct pollfd pf[2 * XP_SRV_MAX_CLIENTS + 2 + XP_SRV_MAX_CHILDREN];
 		/* -1 listener, -2 jobs, -3 - i client i's reverse sender, i client i, SRV_MAP_CHILD an ended child */
@@ -545,13 +545,13 @@ static int serve(struct server *s)
 		}
 		srv_children_reap(s, false);
 		srv_xdp_linger_expire(s, false, NULL);
-		if (o->one_off && s->tests_done > 0)
+		if (cfg->one_off && s->tests_done > 0)
 			break;
 	}
 	return 0;
 }
 
-int xp_server_run(const struct xp_opts *o)
+int xp_server_run(const struct xp_server_cfg *cfg)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	char err[512];
@@ -561,9 +561,9 @@ int xp_server_run(const struct xp_opts *o)
 		fprintf(stderr, "xdpperf: out of memory\n");
 		return 1;
 	}
-	s->o = o;
+	s->cfg = cfg;
 	s->lfd = -1;
-	if (o->auth_key && xp_auth_key_load(o->auth_key, &s->key, err, sizeof(err))) {
+	if (cfg->auth_key && xp_auth_key_load(cfg->auth_key, &s->key, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		free(s);
 		return 2;
@@ -572,52 +572,52 @@ int xp_server_run(const struct xp_opts *o)
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (o->dev[0]) {
+	if (cfg->dev[0]) {
 		struct xp_netdev l;
-		if (xp_netdev_by_name(o->dev, &l)) {
-			fprintf(stderr, "xdpperf: interface %s does not exist\n", o->dev);
+		if (xp_netdev_by_name(cfg->dev, &l)) {
+			fprintf(stderr, "xdpperf: interface %s does not exist\n", cfg->dev);
 			goto out;
 		}
 	}
-	if (server_prog_open(&s->rp, o->control_port, true, err, sizeof(err))) {
+	if (server_prog_open(&s->rp, cfg->control_port, true, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	s->lfd = listen_on(&o->bind_control, o->control_port, err, sizeof(err));
+	s->lfd = listen_on(&cfg->bind_control, cfg->control_port, err, sizeof(err));
 	if (s->lfd < 0) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (drop_privileges(o, err, sizeof(err))) {
+	if (drop_privileges(cfg, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (o->engine == XP_ENGINE_SOCKET) {
-		struct xp_sock_server_cfg cfg = { .port_lo = o->port_lo, .port_hi = o->port_hi, .threads = o->threads,
-						  .max_conns = o->parallel, .debug = o->debug };
-		if (xp_sock_server_start(&cfg, &s->listeners, err, sizeof(err))) {
+	if (cfg->standing) {
+		struct xp_sock_server_cfg lc = { .port_lo = cfg->port_lo, .port_hi = cfg->port_hi, .threads = cfg->threads,
+						 .max_conns = cfg->parallel, .debug = cfg->debug };
+		if (xp_sock_server_start(&lc, &s->listeners, err, sizeof(err))) {
 			fprintf(stderr, "xdpperf: %s\n", err);
 			goto out;
 		}
 		/* Not "up to -P": -P only plans open files; the listeners accept what fits. */
 		unsigned long room = xp_sock_server_capacity(s->listeners);
-		if (o->parallel)
+		if (cfg->parallel)
 			printf("xdpperf server listening for TCP tests on ports %u:%u, planned for -P %lu connections "
-			       "(room for about %lu)\n", o->port_lo, o->port_hi, o->parallel, room);
+			       "(room for about %lu)\n", cfg->port_lo, cfg->port_hi, cfg->parallel, room);
 		else
 			printf("xdpperf server listening for TCP tests on ports %u:%u, room for about %lu connections "
-			       "(the open-file limit; -P N plans for more)\n", o->port_lo, o->port_hi, room);
+			       "(the open-file limit; -P N plans for more)\n", cfg->port_lo, cfg->port_hi, room);
 	}
 	/* After the standing listeners: the limit they raised is the one to come back to. */
-	if (xp_sockjobs_start(&s->jobs, o->max_workers_total, err, sizeof(err))) {
+	if (xp_sockjobs_start(&s->jobs, cfg->max_workers_total, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
 	xp_install_signals();
 	char bc[64] = "";
-	if (o->bind_control.family)
-		xp_addr_str(&o->bind_control, bc, sizeof(bc));
-	printf("xdpperf server listening on control port %u%s%s%s\n", o->control_port, bc[0] ? " of " : "", bc,
+	if (cfg->bind_control.family)
+		xp_addr_str(&cfg->bind_control, bc, sizeof(bc));
+	printf("xdpperf server listening on control port %u%s%s%s\n", cfg->control_port, bc[0] ? " of " : "", bc,
 	       s->key.set ? " (clients must authenticate: --auth-key)" : "");
 	fflush(stdout);
 

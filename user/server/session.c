@@ -17,9 +17,9 @@
 static int client_ifindex(struct server *s, struct srv_client *c, char *err, size_t errlen)
 {
 	struct xp_netdev l;
-	if (s->o->dev[0]) {
-		if (xp_netdev_by_name(s->o->dev, &l)) {
-			snprintf(err, errlen, "server interface %s does not exist", s->o->dev);
+	if (s->cfg->dev[0]) {
+		if (xp_netdev_by_name(s->cfg->dev, &l)) {
+			snprintf(err, errlen, "server interface %s does not exist", s->cfg->dev);
 			return -ENODEV;
 		}
 		return l.ifindex;
@@ -95,20 +95,20 @@ static void usage(struct server *s, unsigned *tests, unsigned long *parallel)
 /* The server's caps over all tests; the ports of listeners still closing. */
 static int check_totals(struct server *s, const struct xp_test *t, bool own_listeners, char *err, size_t errlen)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	unsigned tests;
 	unsigned long par;
 	usage(s, &tests, &par);
-	if (tests >= o->max_tests) {
-		snprintf(err, errlen, "server is running its maximum of %u tests (--max-tests); try again later", o->max_tests);
+	if (tests >= cfg->max_tests) {
+		snprintf(err, errlen, "server is running its maximum of %u tests (--max-tests); try again later", cfg->max_tests);
 		return -1;
 	}
 	if (!own_listeners)
 		return 0;
-	if (par + t->parallel > o->max_parallel_total) {
+	if (par + t->parallel > cfg->max_parallel_total) {
 		snprintf(err, errlen,
 			 "%lu parallel connections would exceed the server's total of %lu (--max-parallel-total, %lu in use)",
-			 t->parallel, o->max_parallel_total, par);
+			 t->parallel, cfg->max_parallel_total, par);
 		return -1;
 	}
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
@@ -125,7 +125,7 @@ static int check_totals(struct server *s, const struct xp_test *t, bool own_list
 /* Whether the test uses the standing listeners (fireperf style, `-s -P N -p RANGE`). */
 static bool uses_standing(struct server *s, const struct xp_test *t)
 {
-	return s->listeners && t->port_lo >= s->o->port_lo && t->port_hi <= s->o->port_hi;
+	return s->listeners && t->port_lo >= s->cfg->port_lo && t->port_hi <= s->cfg->port_hi;
 }
 
 static void send_started(struct server *s, struct srv_client *c)
@@ -183,7 +183,7 @@ static void unclaim(struct server *s, struct srv_client *c)
 
 void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	struct xp_test t;
 	char err[256];
 
@@ -191,22 +191,22 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c, "a test is already running on this connection", NULL);
 		return;
 	}
-	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(o, &t, err, sizeof(err)) ||
-	    xp_policy_check_bind(o, &t, &c->peer, err, sizeof(err))) {
+	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(cfg, &t, err, sizeof(err)) ||
+	    xp_policy_check_bind(cfg, &t, &c->peer, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
 	bool standing = t.listen && uses_standing(s, &t);
 	bool own = t.listen && !standing;
-	if (own && s->listeners && t.port_lo <= o->port_hi && o->port_lo <= t.port_hi) {
+	if (own && s->listeners && t.port_lo <= cfg->port_hi && cfg->port_lo <= t.port_hi) {
 		snprintf(err, sizeof(err), "ports %u:%u overlap the server's listeners on %u:%u but are not inside them",
-			 t.port_lo, t.port_hi, o->port_lo, o->port_hi);
+			 t.port_lo, t.port_hi, cfg->port_lo, cfg->port_hi);
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
-	struct xp_port_range mine[1] = { { o->port_lo, o->port_hi } };
+	struct xp_port_range mine[1] = { { cfg->port_lo, cfg->port_hi } };
 	if (srv_ports_reserved(s, c, t.port_lo, t.port_hi, err, sizeof(err)) || check_totals(s, &t, own, err, sizeof(err)) ||
-	    xp_policy_check_ports(o, &t, mine, s->listeners ? 1 : 0, err, sizeof(err))) {
+	    xp_policy_check_ports(cfg, &t, mine, s->listeners ? 1 : 0, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
@@ -219,7 +219,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
-	if (!o->allow_lo && is_loopback(ifindex)) {
+	if (!cfg->allow_lo && is_loopback(ifindex)) {
 		srv_refuse(s, c,
 			   "the test would count on the server's loopback device, which carries the host's own traffic "
 			   "(the server allows it with --allow-lo)",
@@ -240,7 +240,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_xdp_linger_check(s, ifindex, srv_meas_wants_hwts(&t));
 		srv_meas_prepare(s, &t);
 	}
-	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, o->xdp_mode, &c->mode, err, sizeof(err));
+	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, cfg->xdp_mode, &c->mode, err, sizeof(err));
 	/* The choice was for this attach only: the next interface's first attach makes its own. */
 	server_prog_set_hwts(s->rp, false);
 	if (attach_r) {
@@ -276,10 +276,10 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	if (standing) {
 		c->ss = s->listeners;
 	} else if (own) {
-		struct xp_sock_server_cfg cfg = { .port_lo = t.port_lo, .port_hi = t.port_hi, .threads = o->threads,
-						  .max_conns = t.parallel, .debug = o->debug,
-						  .cap_procs = true, .max_procs = o->max_workers };
-		if (xp_sockjobs_open(s->jobs, c->test_id, &cfg)) {
+		struct xp_sock_server_cfg lc = { .port_lo = t.port_lo, .port_hi = t.port_hi, .threads = cfg->threads,
+						 .max_conns = t.parallel, .debug = cfg->debug,
+						 .cap_procs = true, .max_procs = cfg->max_workers };
+		if (xp_sockjobs_open(s->jobs, c->test_id, &lc)) {
 			unclaim(s, c);
 			srv_refuse(s, c, "server out of memory", NULL);
 			return;

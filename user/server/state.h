@@ -10,12 +10,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/opts.h"
 #include "loader/server_prog.h"
 #include "util/addr.h"
 #include "net/netstat.h"
 #include "proto/auth.h"
 #include "proto/channel.h"
+#include "server/config.h"
 #include "server/listeners.h"
 #include "server/policy.h"
 #include "server/sockjobs.h"
@@ -117,7 +117,7 @@ struct srv_rate {
 };
 
 struct server {
-	const struct xp_opts *o;
+	const struct xp_server_cfg *cfg;
 	struct server_prog *rp;
 	struct xp_auth_key key;
 	int lfd;
