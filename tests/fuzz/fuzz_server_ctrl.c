@@ -7,8 +7,9 @@
  * reads with the channel code (proto/channel.c), runs the authentication
  * state machine (--auth-key's challenge and answer, proto/auth.c), and
  * dispatches to session.c (start, sample, stop, limits, policy.c), churn.c
- * (linger, start rate), measure.c and reverse.c (--bidir's reverse trial,
- * its child reaped through pidfds).
+ * (linger, start rate), measure.c, reverse.c (--bidir's reverse trial,
+ * its child reaped through pidfds, children.c) and conn.c (refusals, drops,
+ * a test's release).
  *
  * Each serve() call runs one round of the loop: -1 (cfg->one_off) with
  * tests_done set makes it return after its round, and the harness calls it

@@ -95,79 +95,16 @@ static int listen_on(const struct xp_addr *only, unsigned short port, char *err,
 	return fd;
 }
 
-/* What the client sent us, fit for our log: no terminal escapes. */
-static const char *printable(const char *in, char *out, size_t len)
-{
-	xp_msg_printable(in, out, len);
-	return out;
-}
-
-void srv_send_error(struct srv_client *c, const char *msg)
-{
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "op", json_object_new_string("error"));
-	json_object_object_add(o, "msg", json_object_new_string(msg));
-	xp_ctrl_send(&c->ctrl, o);
-	json_object_put(o);
-}
-
-void srv_drop(struct server *s, struct srv_client *c, const char *why)
-{
-	if (c->state == SRV_FREE)
-		return;
-	if (why)
-		printf("[%s] %s\n", c->peer_s, why);
-	srv_release(s, c);
-	close(c->ctrl.fd);
-	xp_ctrl_free(&c->ctrl);
-	c->state = SRV_FREE;
-	fflush(stdout);
-}
-
-/*
- * The last word: one error line, then no more input is taken. Closing with
- * unread input would send a RST that can destroy the error line before the
- * client reads it, so shut down for writing and discard input a moment first.
- */
-static void reject(struct server *s, struct srv_client *c, const char *msg, const char *log)
-{
-	char buf[300];
-	srv_send_error(c, msg);
-	if (log)
-		printf("[%s] %s\n", c->peer_s, printable(log, buf, sizeof(buf)));
-	srv_release(s, c);
-	c->ctrl.len = 0; /* whatever else it sent is not read */
-	xp_ctrl_flush(&c->ctrl);
-	shutdown(c->ctrl.fd, SHUT_WR);
-	c->state = SRV_DRAINING;
-	c->deadline = xp_now() + XP_SRV_DRAIN_TIME;
-	fflush(stdout);
-}
-
-void srv_refuse(struct server *s, struct srv_client *c, const char *msg, const char *log)
-{
-	char buf[300];
-	if (++c->refused >= XP_SRV_MAX_REFUSED) {
-		reject(s, c, msg, "too many refused requests, closing");
-		return;
-	}
-	srv_send_error(c, msg);
-	if (log) {
-		printf("[%s] refused: %s\n", c->peer_s, printable(log, buf, sizeof(buf)));
-		fflush(stdout);
-	}
-}
-
 /* ---- authentication (--auth-key) ------------------------------------------ */
 
 static void on_challenge(struct server *s, struct srv_client *c)
 {
 	if (!s->key.set) {
-		reject(s, c, "this server has no --auth-key: run the client without it", NULL);
+		srv_reject(s, c, "this server has no --auth-key: run the client without it", NULL);
 		return;
 	}
 	if (c->nonce[0] || xp_auth_nonce(c->nonce)) {
-		reject(s, c, "authentication failed", "refused: authentication failed (second challenge)");
+		srv_reject(s, c, "authentication failed", "refused: authentication failed (second challenge)");
 		return;
 	}
 	struct json_object *o = json_object_new_object();
@@ -181,7 +118,7 @@ static void on_auth(struct server *s, struct srv_client *c, struct json_object *
 {
 	const char *mac = xp_json_str(m, "mac", "");
 	if (!s->key.set || !c->nonce[0] || c->mac[0] || strlen(mac) != XP_AUTH_HEX_LEN) {
-		reject(s, c, "authentication failed", "refused: authentication failed (bad answer)");
+		srv_reject(s, c, "authentication failed", "refused: authentication failed (bad answer)");
 		return;
 	}
 	memcpy(c->mac, mac, sizeof(c->mac));
@@ -204,12 +141,12 @@ static bool authorized(struct server *s, struct srv_client *c, const char *op)
 	if (!starts && c->authed)
 		return true;
 	if (!starts || !c->mac[0]) {
-		reject(s, c, "authentication required: this server has --auth-key; give the client the same key",
+		srv_reject(s, c, "authentication required: this server has --auth-key; give the client the same key",
 		       "refused: not authenticated");
 		return false;
 	}
 	if (!c->ctrl.line || !xp_auth_verify(&s->key, c->nonce, c->ctrl.line, c->ctrl.line_len, c->mac)) {
-		reject(s, c, "authentication failed: the client's --auth-key is not the server's",
+		srv_reject(s, c, "authentication failed: the client's --auth-key is not the server's",
 		       "refused: authentication failed (wrong key)");
 		return false;
 	}
@@ -384,7 +321,7 @@ static void on_readable(struct server *s, struct srv_client *c)
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			srv_drop(s, c, "client went away mid-trial: its reverse sender stopped");
 		else if (n > 0)
-			reject(s, c, "nothing may be sent during a reverse trial", "sent during its reverse trial, ended");
+			srv_reject(s, c, "nothing may be sent during a reverse trial", "sent during its reverse trial, ended");
 		return;
 	}
 	struct json_object *m;
@@ -402,7 +339,7 @@ static void on_readable(struct server *s, struct srv_client *c)
 	if (got == 0)
 		srv_drop(s, c, c->state == SRV_RUNNING ? "client went away mid-test" : NULL);
 	else if (got == -EPROTO)
-		reject(s, c, "bad message (one JSON object per line, at most 64 KiB)", "bad message from client, closing");
+		srv_reject(s, c, "bad message (one JSON object per line, at most 64 KiB)", "bad message from client, closing");
 	else if (got != -EAGAIN && got != -EINTR)
 		srv_drop(s, c, c->state == SRV_RUNNING ? "control connection lost mid-test" : NULL);
 }
@@ -414,13 +351,13 @@ static void on_deadline(struct server *s, struct srv_client *c)
 		srv_drop(s, c, NULL);
 		break;
 	case SRV_RUNNING:
-		reject(s, c, "test ran past its duration; the server ended it", "test ran past its duration, ended");
+		srv_reject(s, c, "test ran past its duration; the server ended it", "test ran past its duration, ended");
 		break;
 	case SRV_IDLE:
-		reject(s, c, "no test started in time; closing", "no test started in time, closing");
+		srv_reject(s, c, "no test started in time; closing", "no test started in time, closing");
 		break;
 	case SRV_REVERSE:
-		reject(s, c, "the reverse trial ran past its length; the server ended it",
+		srv_reject(s, c, "the reverse trial ran past its length; the server ended it",
 		       "reverse trial ran past its length, ended");
 		break;
 	default:

@@ -1,7 +1,8 @@
 /*
  * The server's tests: a start request checked against the policy, the XDP
  * program attached and a slot claimed, listeners opened (by the listener
- * thread) for tests that need them, counters on request, and the release.
+ * thread) for tests that need them, counters on request. The release, which
+ * every part may need, is conn.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,18 +55,6 @@ static bool counts_with_tc(const struct xp_test *t)
 	return t->pass && t->listen && !t->respond && !strcmp(t->engine, "socket");
 }
 
-/* The counting program off the interface again (the last reference detaches
- * it). After a test that ran, the XDP program's last reference lingers a few
- * seconds (churn.c); a start that failed leaves nothing behind. */
-static void detach_counter(struct server *s, struct srv_client *c, bool ran)
-{
-	if (c->counted_tc)
-		server_prog_detach_tc(s->rp, c->ifindex);
-	else if (ran)
-		srv_xdp_release(s, c->ifindex);
-	else
-		server_prog_detach(s->rp, c->ifindex);
-}
 
 unsigned srv_tests_running(const struct server *s)
 {
@@ -175,7 +164,7 @@ static void unclaim(struct server *s, struct srv_client *c)
 {
 	if (c->slot >= 0) {
 		server_prog_slot_free(s->rp, c->slot);
-		detach_counter(s, c, false);
+		srv_detach_counter(s, c, false);
 		c->slot = -1;
 	}
 	c->state = SRV_IDLE;
@@ -257,7 +246,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
 					  t.close_mode, ifindex, &c->peer, t.bind, t.nbind, err, sizeof(err));
 	if (slot < 0) {
-		detach_counter(s, c, false);
+		srv_detach_counter(s, c, false);
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
@@ -382,30 +371,3 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 		srv_drop(s, c, "client does not read its replies, closing");
 }
 
-void srv_release(struct server *s, struct srv_client *c)
-{
-	srv_reverse_end(s, c); /* a --bidir reverse trial's sender, if any */
-	if (c->ss && c->ss_owned) {
-		struct srv_closing *k = NULL;
-		for (int i = 0; i < XP_SRV_MAX_CLIENTS && !k; i++)
-			if (!s->closing[i].used)
-				k = &s->closing[i];
-		/* One per client slot at most per test; a full table only loses the port bookkeeping. */
-		if (k)
-			*k = (struct srv_closing){ .used = true, .id = c->test_id,
-						   .ports = { c->test.port_lo, c->test.port_hi },
-						   .parallel = c->test.parallel };
-		xp_sockjobs_close(s->jobs, c->test_id, c->ss);
-	}
-	c->ss = NULL;
-	c->ss_owned = false;
-	if (c->slot >= 0) {
-		server_prog_slot_free(s->rp, c->slot);
-		/* A STARTING test (its listeners not open yet) never ran. */
-		detach_counter(s, c, c->state == SRV_RUNNING);
-		c->slot = -1;
-		s->tests_done++;
-	}
-	/* A STARTING test's listeners arrive later and are closed then (on_opened). */
-	c->state = SRV_IDLE;
-}
