@@ -186,7 +186,7 @@ sanitize: $(ASAN_UNIT_BINS) $(ASAN_ROOT_BINS) $(ASAN_XDPPERF) $(FUZZ_BINS)
 # only: build/cov/xdpperf (the hostile e2e's server) and build/cov/
 # fuzz_server_ctrl (the control-path fuzzer without sanitizers, to replay its
 # corpus); scripts/coverage-server.sh runs them and prints llvm-cov's line
-# coverage of user/server/server.c, session.c and reverse.c.
+# coverage of user/server/server.c, session.c, reverse.c, conn.c and children.c.
 COV_FLAGS := -fprofile-instr-generate -fcoverage-mapping
 COV_OBJS  := $(patsubst user/%.c,$(BUILD)/cov/user/%.o,$(USER_SRCS))
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Line coverage of the server's control path (issue 28 point 10):
-# user/server/server.c, session.c and reverse.c, as llvm-cov counts it, under
+# user/server/server.c, session.c, reverse.c, conn.c and children.c, as
+# llvm-cov counts it, under
 #   1. the control-path fuzzer's inputs (build/cov/fuzz_server_ctrl replays
 #      tests/fuzz/corpus/server_ctrl and, if `make fuzz` left one,
 #      build/fuzz/corpus/server_ctrl), and
@@ -15,7 +16,8 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 ROOT=$PWD
 COV=$ROOT/build/cov
-FILES=(user/server/server.c user/server/session.c user/server/reverse.c)
+FILES=(user/server/server.c user/server/session.c user/server/reverse.c user/server/conn.c
+       user/server/children.c)
 PROFDATA=$(command -v llvm-profdata || ls /usr/bin/llvm-profdata-* 2>/dev/null | sort -V | tail -1)
 LLVMCOV=$(command -v llvm-cov || ls /usr/bin/llvm-cov-* 2>/dev/null | sort -V | tail -1)
 [[ -x $PROFDATA && -x $LLVMCOV ]] || { echo "coverage-server: llvm-profdata and llvm-cov are needed (the llvm package; make deps)" >&2; exit 1; }

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	if (o.role == XP_ROLE_PROBE)
 		return xp_probe_run(o.spec.dev, o.debug, o.json);
 	if (o.role == XP_ROLE_SERVER)
-		return xp_server_run(&o);
+		return xp_server_run(&o.srv);
 	/* The client's front ends: each runs the test o.spec, the suites as the base of their trials. */
 	struct xp_run_opts ro = { .debug = o.debug };
 	if (o.rfc2544)
@@ -65,4 +65,5 @@ int main(int argc, char **argv)
 		return xp_connsearch_run(&o.spec, &o.cs, &ro, o.json);
 	enum xp_report_format fmt = o.json ? XP_REPORT_JSON : o.json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 	return xp_client_run(&o.spec, &ro, fmt, o.compare ? &o.compare_engine : NULL);
+
 }

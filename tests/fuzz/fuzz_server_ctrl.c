@@ -7,10 +7,11 @@
  * reads with the channel code (proto/channel.c), runs the authentication
  * state machine (--auth-key's challenge and answer, proto/auth.c), and
  * dispatches to session.c (start, sample, stop, limits, policy.c), churn.c
- * (linger, start rate), measure.c and reverse.c (--bidir's reverse trial,
- * its child reaped through pidfds).
+ * (linger, start rate), measure.c, reverse.c (--bidir's reverse trial,
+ * its child reaped through pidfds, children.c) and conn.c (refusals, drops,
+ * a test's release).
  *
- * Each serve() call runs one round of the loop: -1 (o->one_off) with
+ * Each serve() call runs one round of the loop: -1 (cfg->one_off) with
  * tests_done set makes it return after its round, and the harness calls it
  * only when its poll will not wait (something is ready, or a deadline is
  * due), so an input runs in microseconds, not in the loop's real time.
@@ -432,7 +433,7 @@ struct conn {
 };
 
 static struct conn cn[NCONN];
-static struct xp_opts opts;
+static struct xp_server_cfg srv_cfg;
 static struct server *srv;
 static int lfd_shared = -1; /* the control port: one listening socket for every input */
 static struct sockaddr_storage ctrl_ss6, ctrl_ss4;
@@ -586,7 +587,7 @@ static void check_books(void)
 			PROMISE(c->slot < 0 || c->state == SRV_FREE);
 		}
 	}
-	PROMISE(running <= opts.max_tests);
+	PROMISE(running <= srv_cfg.max_tests);
 }
 
 /* A stand-in that writes a little and exits: wait for its exit (not reaping it), so the server's
@@ -635,33 +636,35 @@ static void server_up(unsigned b1, unsigned b2)
 {
 	static const unsigned tests[] = { 8, 1, 2, 64 }, per_addr[] = { 4, 1, 2, 64 }; /* 0: the defaults */
 	char err[256];
-	xp_opts_default(&opts);
-	opts.one_off = true; /* with tests_done > 0: serve() returns after one round */
-	opts.spec.control_port = ntohs(((struct sockaddr_in *)&ctrl_ss4)->sin_port);
-	opts.allow_lo = !(b1 & 128);
-	opts.max_tests = tests[(b1 >> 2) & 3];
-	opts.max_control_per_addr = per_addr[(b1 >> 4) & 3];
+	xp_server_cfg_default(&srv_cfg);
+	srv_cfg.one_off = true; /* with tests_done > 0: serve() returns after one round */
+	srv_cfg.control_port = ntohs(((struct sockaddr_in *)&ctrl_ss4)->sin_port);
+	srv_cfg.allow_lo = !(b1 & 128);
+	srv_cfg.max_tests = tests[(b1 >> 2) & 3];
+	srv_cfg.max_control_per_addr = per_addr[(b1 >> 4) & 3];
+
 	if (b1 & 64) {
-		xp_parse_cidr("127.0.0.0/24", &opts.allow[0].net, &opts.allow[0].plen, err, sizeof(err));
-		xp_parse_cidr("::1", &opts.allow[1].net, &opts.allow[1].plen, err, sizeof(err));
-		opts.nallow = 2;
-		xp_parse_cidr("127.0.9.0/24", &opts.allow_bind[0].net, &opts.allow_bind[0].plen, err, sizeof(err));
-		opts.nallow_bind = 1;
+		xp_parse_cidr("127.0.0.0/24", &srv_cfg.allow[0].net, &srv_cfg.allow[0].plen, err, sizeof(err));
+		xp_parse_cidr("::1", &srv_cfg.allow[1].net, &srv_cfg.allow[1].plen, err, sizeof(err));
+		srv_cfg.nallow = 2;
+		xp_parse_cidr("127.0.9.0/24", &srv_cfg.allow_bind[0].net, &srv_cfg.allow_bind[0].plen, err, sizeof(err));
+		srv_cfg.nallow_bind = 1;
 	}
 	if (b2 & 1)
-		snprintf(opts.spec.dev, sizeof(opts.spec.dev), "lo");
+		snprintf(srv_cfg.dev, sizeof(srv_cfg.dev), "lo");
 	if (b2 & 2)
-		snprintf(opts.spec.dev, sizeof(opts.spec.dev), "xpnone0");
+		snprintf(srv_cfg.dev, sizeof(srv_cfg.dev), "xpnone0");
+
 	if (b2 & 4)
-		opts.max_duration = 5;
+		srv_cfg.max_duration = 5;
 	if (b2 & 8) {
-		opts.max_parallel = 10;
-		opts.max_parallel_total = 20;
+		srv_cfg.max_parallel = 10;
+		srv_cfg.max_parallel_total = 20;
 	}
 	if (b2 & 16)
-		opts.max_listen_ports = 4;
+		srv_cfg.max_listen_ports = 4;
 	if (b2 & 32)
-		opts.max_workers_total = 0;
+		srv_cfg.max_workers_total = 0;
 	/* One struct server for every input (4 MiB: its clients' 64-KiB buffers), not a fresh
 	 * calloc each time, whose page faults were most of an input's time. What
 	 * xp_server_run's calloc gives is what the loop relies on: everything zero, every
@@ -674,26 +677,27 @@ static void server_up(unsigned b1, unsigned b2)
 		srv->cl[i].state = SRV_FREE;
 	memset((char *)srv + offsetof(struct server, cl) + sizeof(srv->cl), 0,
 	       sizeof(*srv) - offsetof(struct server, cl) - sizeof(srv->cl));
-	srv->o = &opts;
+	srv->cfg = &srv_cfg;
 	srv->rp = &the_prog;
 	srv->tests_done = 1;
 	if (b1 & 1) {
 		srv->key.set = true;
 		srv->key.len = sizeof(key_bytes);
 		memcpy(srv->key.key, key_bytes, sizeof(key_bytes));
-		snprintf(opts.spec.auth_key, sizeof(opts.spec.auth_key), "%s", "/nonexistent/fuzz.key"); /* only the reverse child's argument */
+		srv_cfg.auth_key = "/nonexistent/fuzz.key"; /* only the reverse child's argument */
 	}
 	srv->lfd = lfd_shared;
 	if (b1 & 2) {
-		opts.spec.traffic[0].port_lo = 63000;
-		opts.spec.traffic[0].port_hi = 63015;
-		struct xp_sock_server_cfg cfg = { .port_lo = opts.spec.traffic[0].port_lo, .port_hi = opts.spec.traffic[0].port_hi };
+		srv_cfg.port_lo = 63000;
+		srv_cfg.port_hi = 63015;
+		struct xp_sock_server_cfg cfg = { .port_lo = srv_cfg.port_lo, .port_hi = srv_cfg.port_hi };
+
 		unsigned f = faults;
 		faults = 0;
 		PROMISE(!xp_sock_server_start(&cfg, &srv->listeners, err, sizeof(err)));
 		faults = f;
 	}
-	PROMISE(!xp_sockjobs_start(&srv->jobs, opts.max_workers_total, err, sizeof(err)));
+	PROMISE(!xp_sockjobs_start(&srv->jobs, srv_cfg.max_workers_total, err, sizeof(err)));
 }
 
 /* What xp_server_run does when serve() returns, then the loader's books: nothing left. */

@@ -91,8 +91,29 @@ static void test_server_options(void **state)
 	char err[256];
 	assert_int_equal(parse("xdpperf -s -D xps0 -1 --control-port 5400", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_SERVER);
-	assert_true(o.one_off);
+	assert_true(o.srv.one_off);
 	assert_string_equal(o.spec.dev, "xps0");
+	/* The options both roles take reach the server's configuration too. */
+	assert_string_equal(o.srv.dev, "xps0");
+	assert_int_equal(o.srv.control_port, 5400);
+	assert_false(o.srv.standing);
+	assert_int_equal(o.srv.xdp_mode, XP_XDP_AUTO);
+	assert_null(o.srv.auth_key);
+	assert_int_equal(parse("xdpperf -s -P 40 -p 6000:6007 --threads 2 -d --xdp-mode skb --auth-key /k", &o, err,
+			       sizeof(err)), 0);
+	assert_true(o.srv.standing); /* -P: standing listeners (the socket engine) */
+	assert_int_equal(o.srv.port_lo, 6000);
+	assert_int_equal(o.srv.port_hi, 6007);
+	assert_int_equal(o.srv.parallel, 40);
+	assert_int_equal(o.srv.threads, 2);
+	assert_int_equal(o.srv.debug, 1);
+	assert_int_equal(o.srv.xdp_mode, XP_XDP_SKB);
+	assert_string_equal(o.srv.auth_key, "/k");
+	assert_int_equal(o.srv.control_port, 5301);
+	assert_int_equal(parse("xdpperf -s --engine socket", &o, err, sizeof(err)), 0);
+	assert_true(o.srv.standing);
+	assert_int_equal(o.srv.port_lo, 63000);
+
 	assert_int_equal(parse("xdpperf -s -b 1G", &o, err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "client option"));
 }
@@ -450,44 +471,46 @@ static void test_server_policy_options(void **state)
 	struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -s", &o, err, sizeof(err)), 0);
-	assert_true(o.max_duration == 3600);
-	assert_int_equal(o.test_port_lo, 1024);
-	assert_int_equal(o.test_port_hi, 65535);
-	assert_int_equal(o.max_tests, 8);
-	assert_int_equal(o.max_control_per_addr, 4);
-	assert_int_equal(o.max_parallel, 100000);
-	assert_int_equal(o.max_workers, 8);
-	assert_int_equal(o.nallow, 0);
-	assert_false(o.allow_lo);
+	assert_true(o.srv.max_duration == 3600);
+	assert_int_equal(o.srv.test_port_lo, 1024);
+	assert_int_equal(o.srv.test_port_hi, 65535);
+	assert_int_equal(o.srv.max_tests, 8);
+	assert_int_equal(o.srv.max_control_per_addr, 4);
+	assert_int_equal(o.srv.max_parallel, 100000);
+	assert_int_equal(o.srv.max_workers, 8);
+	assert_int_equal(o.srv.nallow, 0);
+	assert_false(o.srv.allow_lo);
 	assert_string_equal(o.spec.auth_key, "");
+
 	assert_int_equal(parse("xdpperf -s --allow 198.18.0.0/15 --allow 2001:2::/48 --max-duration 1m --test-ports "
 			       "60000:65000 --max-tests 2 --max-control-per-addr 1 --max-parallel 10 "
 			       "--max-parallel-total 20 --max-workers 0 --max-workers-total 1 --max-listen-ports 4 "
 			       "--allow-lo --auth-key /k", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.nallow, 2);
-	assert_int_equal(o.allow[1].plen, 48);
-	assert_true(o.max_duration == 60);
-	assert_int_equal(o.test_port_lo, 60000);
-	assert_int_equal(o.max_tests, 2);
-	assert_int_equal(o.max_control_per_addr, 1);
-	assert_int_equal(o.max_parallel, 10);
-	assert_int_equal(o.max_parallel_total, 20);
-	assert_int_equal(o.max_workers, 0);
-	assert_int_equal(o.max_workers_total, 1);
-	assert_int_equal(o.max_listen_ports, 4);
-	assert_true(o.allow_lo);
+	assert_int_equal(o.srv.nallow, 2);
+	assert_int_equal(o.srv.allow[1].plen, 48);
+	assert_true(o.srv.max_duration == 60);
+	assert_int_equal(o.srv.test_port_lo, 60000);
+	assert_int_equal(o.srv.max_tests, 2);
+	assert_int_equal(o.srv.max_control_per_addr, 1);
+	assert_int_equal(o.srv.max_parallel, 10);
+	assert_int_equal(o.srv.max_parallel_total, 20);
+	assert_int_equal(o.srv.max_workers, 0);
+	assert_int_equal(o.srv.max_workers_total, 1);
+	assert_int_equal(o.srv.max_listen_ports, 4);
+	assert_true(o.srv.allow_lo);
 	assert_string_equal(o.spec.auth_key, "/k");
+
 	/* Issue 28: more networks for bind addresses (repeatable), the control port on one address. */
-	assert_int_equal(o.nallow_bind, 0);
-	assert_int_equal(o.bind_control.family, 0);
+	assert_int_equal(o.srv.nallow_bind, 0);
+	assert_int_equal(o.srv.bind_control.family, 0);
 	assert_int_equal(parse("xdpperf -s --allow-bind 198.18.1.0/24 --allow-bind 2001:2:0:1::/64 --bind-control "
 			       "2001:2:0:2::2", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.nallow_bind, 2);
-	assert_int_equal(o.allow_bind[0].plen, 24);
-	assert_int_equal(o.allow_bind[1].plen, 64);
-	assert_int_equal(o.bind_control.family, AF_INET6);
+	assert_int_equal(o.srv.nallow_bind, 2);
+	assert_int_equal(o.srv.allow_bind[0].plen, 24);
+	assert_int_equal(o.srv.allow_bind[1].plen, 64);
+	assert_int_equal(o.srv.bind_control.family, AF_INET6);
 	assert_int_equal(parse("xdpperf -s --bind-control 198.19.1.2", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.bind_control.family, AF_INET);
+	assert_int_equal(o.srv.bind_control.family, AF_INET);
 	/* The key is for both ends. */
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --auth-key /k", &o, err, sizeof(err)), 0);
 	static const struct usage_case cases[] = {

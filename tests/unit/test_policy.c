@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/opts.h"
 #include "net/listening.h"
 #include "proto/auth.h"
 #include "server/policy.h"
@@ -110,10 +109,10 @@ static void test_mac(void **state)
 
 static void test_allow(void **state)
 {
-	struct xp_opts o;
+	struct xp_server_cfg o;
 	char err[256];
 	struct xp_addr a;
-	xp_opts_default(&o);
+	xp_server_cfg_default(&o);
 	assert_int_equal(xp_addr_parse("8.8.8.8", &a), 0);
 	assert_true(xp_policy_peer_allowed(&o, &a)); /* no --allow: any */
 	assert_int_equal(xp_parse_cidr("198.18.0.0/15", &o.allow[0].net, &o.allow[0].plen, err, sizeof(err)), 0);
@@ -151,7 +150,7 @@ static struct xp_test test_on(uint16_t lo, uint16_t hi)
 				 .duration = 10 };
 }
 
-static void expect_refused(const struct xp_opts *o, const struct xp_test *t, const struct xp_port_range *own,
+static void expect_refused(const struct xp_server_cfg *o, const struct xp_test *t, const struct xp_port_range *own,
 			   unsigned nown, const char *word)
 {
 	char err[256] = "";
@@ -162,9 +161,9 @@ static void expect_refused(const struct xp_opts *o, const struct xp_test *t, con
 
 static void test_request_caps(void **state)
 {
-	struct xp_opts o;
+	struct xp_server_cfg o;
 	char err[256];
-	xp_opts_default(&o);
+	xp_server_cfg_default(&o);
 	struct xp_test t = test_on(63000, 63015);
 	t.duration = 3600;
 	assert_int_equal(xp_policy_check_test(&o, &t, err, sizeof(err)), 0);
@@ -227,9 +226,9 @@ static uint16_t free_port(uint16_t ehi)
 
 static void test_ports(void **state)
 {
-	struct xp_opts o;
+	struct xp_server_cfg o;
 	char err[256];
-	xp_opts_default(&o);
+	xp_server_cfg_default(&o);
 	uint16_t elo, ehi;
 	assert_int_equal(xp_ephemeral_range(&elo, &ehi), 0);
 	struct xp_test t = test_on(1, 5300); /* finding 1: two requests covered every port but the control port */
@@ -250,7 +249,7 @@ static void test_ports(void **state)
 	assert_int_equal(xp_policy_check_ports(&o, &t, NULL, 0, err, sizeof(err)), 0);
 	t = test_on(59999, 59999);
 	expect_refused(&o, &t, NULL, 0, "--test-ports");
-	xp_opts_default(&o);
+	xp_server_cfg_default(&o);
 
 	/* Another program's listener (ours, here, standing in for sshd) is refused by port; UDP likewise. */
 	uint16_t port;
@@ -294,10 +293,10 @@ static int teardown(void **state)
 /* A start's bind addresses (issue 28): the connection's own, inside --allow, or inside --allow-bind; nothing else. */
 static void test_bind_addresses(void **state)
 {
-	struct xp_opts o;
+	struct xp_server_cfg o;
 	char err[512];
 	struct xp_addr peer, peer6;
-	xp_opts_default(&o);
+	xp_server_cfg_default(&o);
 	assert_int_equal(xp_addr_parse("198.18.1.2", &peer), 0);
 	assert_int_equal(xp_addr_parse("2001:2:0:1::2", &peer6), 0);
 	struct xp_test t = test_on(63000, 63015);

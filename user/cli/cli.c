@@ -14,13 +14,13 @@ void xp_opts_default(struct xp_opts *o)
 	xp_spec_default(&o->spec);
 	xp_rfc2544_cfg_default(&o->rfc);
 	xp_cs_cfg_default(&o->cs);
+	xp_server_cfg_default(&o->srv);
+
 	for (size_t i = 0; i < xp_noptions; i++)
 		if (!xp_options[i].parse && xp_options[i].num.has_def)
 			xp_opt_num_store(&xp_options[i], o, xp_options[i].num.def);
 	o->compare_engine = XP_ENGINE_AUTO;
-	o->max_duration = XP_DEFAULT_MAX_DURATION;
-	o->test_port_lo = XP_DEFAULT_TEST_PORT_LO;
-	o->test_port_hi = XP_DEFAULT_TEST_PORT_HI;
+
 }
 
 /* getopt's code for a long-only option: above every character, so never a short option. */
@@ -113,10 +113,36 @@ int xp_cli_read(int argc, char **argv, struct xp_opts *o, struct xp_given *g, ch
 	return 0;
 }
 
+/*
+ * The options both roles take, into the server's configuration: their rows
+ * store into struct xp_opts for the client, and the rules (validate.c) have
+ * settled them (-P or --engine socket: standing listeners).
+ */
+static void server_cfg_fill(struct xp_opts *o)
+{
+	struct xp_server_cfg *c = &o->srv;
+	const struct xp_spec *s = &o->spec;
+
+	c->control_port = s->control_port;
+	memcpy(c->dev, s->dev, sizeof(c->dev)); /* both IF_NAMESIZE, NUL-terminated */
+	c->xdp_mode = s->xdp_mode;
+	c->standing = s->engine == XP_ENGINE_SOCKET;
+	c->port_lo = s->traffic[0].port_lo;
+	c->port_hi = s->traffic[0].port_hi;
+	c->parallel = s->parallel;
+	c->threads = s->threads;
+	c->debug = o->debug;
+	c->auth_key = s->auth_key[0] ? s->auth_key : NULL;
+}
+
 int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t errlen)
 {
 	struct xp_given g;
 	int r = xp_cli_read(argc, argv, o, &g, err, errlen);
 
-	return r ? r : xp_cli_check(o, &g, err, errlen);
+	if (!r)
+		r = xp_cli_check(o, &g, err, errlen);
+	if (!r)
+		server_cfg_fill(o);
+	return r;
 }

@@ -75,7 +75,7 @@ void xp_opt_num_store(const struct xp_option *op, struct xp_opts *o, double v)
 FLAG(opt_udp, spec.traffic[0].udp)
 FLAG(opt_json, json)
 FLAG(opt_json_stream, json_stream)
-FLAG(opt_one_off, one_off)
+FLAG(opt_one_off, srv.one_off)
 FLAG(opt_close, close_each)
 FLAG(opt_keepalive, keepalive)
 FLAG(opt_zero, spec.traffic[0].zero)
@@ -429,7 +429,7 @@ int opt_version(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 /* ---- server policy and authentication (issue 9): kept together ---- */
 
-FLAG(opt_allow_lo, allow_lo)
+FLAG(opt_allow_lo, srv.allow_lo)
 
 int opt_auth_key(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -444,37 +444,39 @@ int opt_auth_key(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 int opt_max_duration(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	return parse_duration(arg, &o->max_duration, err, errlen);
+	return parse_duration(arg, &o->srv.max_duration, err, errlen);
 }
 
 int opt_test_ports(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	return parse_port_range(arg, &o->test_port_lo, &o->test_port_hi, err, errlen);
+	return parse_port_range(arg, &o->srv.test_port_lo, &o->srv.test_port_hi, err, errlen);
 }
 
 int opt_allow(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (o->nallow >= XP_MAX_ALLOW)
+	if (o->srv.nallow >= XP_MAX_ALLOW)
 		return xp_cli_fail(err, errlen, "at most %d --allow networks", XP_MAX_ALLOW);
-	if (xp_parse_cidr(arg, &o->allow[o->nallow].net, &o->allow[o->nallow].plen, err, errlen))
+	struct xp_cidr *n = &o->srv.allow[o->srv.nallow];
+	if (xp_parse_cidr(arg, &n->net, &n->plen, err, errlen))
 		return -1;
-	o->nallow++;
+	o->srv.nallow++;
 	return 0;
 }
 
 int opt_allow_bind(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (o->nallow_bind >= XP_MAX_ALLOW)
+	if (o->srv.nallow_bind >= XP_MAX_ALLOW)
 		return xp_cli_fail(err, errlen, "at most %d --allow-bind networks", XP_MAX_ALLOW);
-	if (xp_parse_cidr(arg, &o->allow_bind[o->nallow_bind].net, &o->allow_bind[o->nallow_bind].plen, err, errlen))
+	struct xp_cidr *n = &o->srv.allow_bind[o->srv.nallow_bind];
+	if (xp_parse_cidr(arg, &n->net, &n->plen, err, errlen))
 		return -1;
-	o->nallow_bind++;
+	o->srv.nallow_bind++;
 	return 0;
 }
 
 int opt_bind_control(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	if (xp_addr_parse(arg, &o->bind_control))
+	if (xp_addr_parse(arg, &o->srv.bind_control))
 		return xp_cli_fail(err, errlen, "--bind-control '%s' is not an IPv4 or IPv6 address (give one of this host's)",
 				   arg);
 	return 0;

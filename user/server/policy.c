@@ -8,12 +8,12 @@
 
 #include "net/listening.h"
 
-bool xp_policy_peer_allowed(const struct xp_opts *o, const struct xp_addr *peer)
+bool xp_policy_peer_allowed(const struct xp_server_cfg *cfg, const struct xp_addr *peer)
 {
-	if (!o->nallow)
+	if (!cfg->nallow)
 		return true;
-	for (unsigned i = 0; i < o->nallow; i++)
-		if (xp_cidr_contains(&o->allow[i].net, o->allow[i].plen, peer))
+	for (unsigned i = 0; i < cfg->nallow; i++)
+		if (xp_cidr_contains(&cfg->allow[i].net, cfg->allow[i].plen, peer))
 			return true;
 	return false;
 }
@@ -27,12 +27,12 @@ static bool in_nets(const struct xp_cidr *nets, unsigned n, const struct xp_addr
 	return false;
 }
 
-int xp_policy_check_bind(const struct xp_opts *o, const struct xp_test *t, const struct xp_addr *peer, char *err,
-			 size_t errlen)
+int xp_policy_check_bind(const struct xp_server_cfg *cfg, const struct xp_test *t, const struct xp_addr *peer,
+			 char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < t->nbind; i++) {
 		const struct xp_addr *b = &t->bind[i];
-		if (xp_addr_eq(b, peer) || in_nets(o->allow, o->nallow, b) || in_nets(o->allow_bind, o->nallow_bind, b))
+		if (xp_addr_eq(b, peer) || in_nets(cfg->allow, cfg->nallow, b) || in_nets(cfg->allow_bind, cfg->nallow_bind, b))
 			continue;
 		char bs[64], ps[64];
 		xp_addr_str(b, bs, sizeof(bs));
@@ -74,24 +74,24 @@ bool xp_policy_rate_take(struct xp_rate_bucket *b, double now, double burst, dou
 	return true;
 }
 
-int xp_policy_check_test(const struct xp_opts *o, const struct xp_test *t, char *err, size_t errlen)
+int xp_policy_check_test(const struct xp_server_cfg *cfg, const struct xp_test *t, char *err, size_t errlen)
 {
-	if (t->duration > o->max_duration) {
+	if (t->duration > cfg->max_duration) {
 		snprintf(err, errlen, "duration %g s is longer than this server allows (%g s, --max-duration)", t->duration,
-			 o->max_duration);
+			 cfg->max_duration);
 		return -1;
 	}
 	if (!t->listen)
 		return 0;
 	unsigned nports = (unsigned)t->port_hi - t->port_lo + 1;
-	if (nports > o->max_listen_ports) {
+	if (nports > cfg->max_listen_ports) {
 		snprintf(err, errlen, "%u ports to listen on; this server listens on at most %u per test (--max-listen-ports)",
-			 nports, o->max_listen_ports);
+			 nports, cfg->max_listen_ports);
 		return -1;
 	}
-	if (t->parallel > o->max_parallel) {
+	if (t->parallel > cfg->max_parallel) {
 		snprintf(err, errlen, "%lu parallel connections; this server accepts at most %lu per test (--max-parallel)",
-			 t->parallel, o->max_parallel);
+			 t->parallel, cfg->max_parallel);
 		return -1;
 	}
 	return 0;
@@ -120,18 +120,18 @@ static bool in_own(uint16_t p, const struct xp_port_range *own, unsigned nown)
 	return false;
 }
 
-int xp_policy_check_ports(const struct xp_opts *o, const struct xp_test *t, const struct xp_port_range *own,
+int xp_policy_check_ports(const struct xp_server_cfg *cfg, const struct xp_test *t, const struct xp_port_range *own,
 			  unsigned nown, char *err, size_t errlen)
 {
 	unsigned lo = t->port_lo, hi = t->port_hi;
-	if (lo < o->test_port_lo || hi > o->test_port_hi) {
-		unsigned bad = lo < o->test_port_lo ? lo : hi;
+	if (lo < cfg->test_port_lo || hi > cfg->test_port_hi) {
+		unsigned bad = lo < cfg->test_port_lo ? lo : hi;
 		snprintf(err, errlen, "port %u is outside the ports this server allows for tests, %u:%u (--test-ports)", bad,
-			 o->test_port_lo, o->test_port_hi);
+			 cfg->test_port_lo, cfg->test_port_hi);
 		return -1;
 	}
-	if (o->spec.control_port >= lo && o->spec.control_port <= hi) {
-		snprintf(err, errlen, "port range %u:%u includes the server's control port %u", lo, hi, o->spec.control_port);
+	if (cfg->control_port >= lo && cfg->control_port <= hi) {
+		snprintf(err, errlen, "port range %u:%u includes the server's control port %u", lo, hi, cfg->control_port);
 		return -1;
 	}
 	uint16_t elo, ehi;

@@ -2,7 +2,7 @@
  * What the server lets a client ask for (issue 9): the rules that do not need
  * the server's running state. Each check returns 0, or -1 with a one-line
  * message for the client that names what was refused and the option that
- * would allow it. Defaults and flags: cli/opts.h (XP_DEFAULT_MAX_*).
+ * would allow it. Defaults and flags: server/config.h (XP_DEFAULT_MAX_*).
  */
 #ifndef XP_POLICY_H
 #define XP_POLICY_H
@@ -11,16 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/opts.h"
-#include "util/addr.h"
 #include "proto/messages.h"
+#include "server/config.h"
+#include "util/addr.h"
 
 struct xp_port_range {
 	uint16_t lo, hi;
 };
 
 /* --allow: true when no network is given or peer is inside one of them. */
-bool xp_policy_peer_allowed(const struct xp_opts *o, const struct xp_addr *peer);
+bool xp_policy_peer_allowed(const struct xp_server_cfg *cfg, const struct xp_addr *peer);
 
 /*
  * A start request's bind addresses (the client's --bind): the XDP program
@@ -29,8 +29,8 @@ bool xp_policy_peer_allowed(const struct xp_opts *o, const struct xp_addr *peer)
  * inside an --allow-bind network the operator gave. Otherwise a client
  * could name another host's address (issue 28).
  */
-int xp_policy_check_bind(const struct xp_opts *o, const struct xp_test *t, const struct xp_addr *peer, char *err,
-			 size_t errlen);
+int xp_policy_check_bind(const struct xp_server_cfg *cfg, const struct xp_test *t, const struct xp_addr *peer,
+			 char *err, size_t errlen);
 
 /* The block per-address limits count by (--max-control-per-addr): a's /24
  * (IPv4) or /64 (IPv6), host bits cleared. One host often has a whole /64,
@@ -50,7 +50,7 @@ bool xp_policy_rate_take(struct xp_rate_bucket *b, double now, double burst, dou
  * listens for, the number of ports (--max-listen-ports) and connections
  * (--max-parallel).
  */
-int xp_policy_check_test(const struct xp_opts *o, const struct xp_test *t, char *err, size_t errlen);
+int xp_policy_check_test(const struct xp_server_cfg *cfg, const struct xp_test *t, char *err, size_t errlen);
 
 /*
  * The test's destination ports, each of them: inside --test-ports (by default
@@ -61,7 +61,7 @@ int xp_policy_check_test(const struct xp_opts *o, const struct xp_test *t, char 
  * (sock_diag). `own` lists ranges where this server's own listeners are
  * (they are not another program's). The message names the first port.
  */
-int xp_policy_check_ports(const struct xp_opts *o, const struct xp_test *t, const struct xp_port_range *own,
+int xp_policy_check_ports(const struct xp_server_cfg *cfg, const struct xp_test *t, const struct xp_port_range *own,
 			  unsigned nown, char *err, size_t errlen);
 
 /* net.ipv4.ip_local_port_range of the calling thread's namespace (applies to IPv6 too). 0 or -errno. */

@@ -14,6 +14,7 @@
 #include "server/policy.h"
 #include "server/portrange.h"
 #include "server/state.h"
+#include "spec/defaults.h"
 
 /* A connection whose ports count as taken: reserved, or its test's. */
 static void taken_by(const struct srv_client *k, struct xp_portset *taken)
@@ -71,7 +72,7 @@ static void reply(struct srv_client *c, unsigned lo, unsigned hi)
 
 void srv_on_ports(struct server *s, struct srv_client *c, struct json_object *m)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	char err[256];
 	unsigned width;
 	if (c->state != SRV_IDLE) {
@@ -85,23 +86,23 @@ void srv_on_ports(struct server *s, struct srv_client *c, struct json_object *m)
 	bool udp = get_bool(m, "udp");
 	if (get_bool(m, "listen") && s->listeners) {
 		/* The standing listeners are where a socket test without -p goes (session.c, uses_standing). */
-		reply(c, o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi);
+		reply(c, cfg->port_lo, cfg->port_hi);
 		return;
 	}
 	/* 8 KiB each: not on the event loop's stack. */
 	static struct xp_portset taken, used;
 	memset(&taken, 0, sizeof(taken));
-	if (o->test_port_lo > 0)
-		xp_portset_add_range(&taken, 0, o->test_port_lo - 1u);
-	xp_portset_add_range(&taken, o->test_port_hi + 1u, 65535);
-	xp_portset_add(&taken, o->spec.control_port);
+	if (cfg->test_port_lo > 0)
+		xp_portset_add_range(&taken, 0, cfg->test_port_lo - 1u);
+	xp_portset_add_range(&taken, cfg->test_port_hi + 1u, 65535);
+	xp_portset_add(&taken, cfg->control_port);
 	uint16_t elo, ehi;
 	if (!xp_ephemeral_range(&elo, &ehi))
 		xp_portset_add_range(&taken, elo, ehi);
 	else
 		xp_portset_add_range(&taken, 0, 65535); /* unknown: nothing is safe to hand out */
 	if (s->listeners)
-		xp_portset_add_range(&taken, o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi);
+		xp_portset_add_range(&taken, cfg->port_lo, cfg->port_hi);
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
 		taken_by(&s->cl[i], &taken);
 		if (s->closing[i].used)
@@ -117,11 +118,11 @@ void srv_on_ports(struct server *s, struct srv_client *c, struct json_object *m)
 	for (size_t i = 0; i < sizeof(used.bits); i++)
 		taken.bits[i] |= used.bits[i];
 	uint16_t lo;
-	if (xp_port_run(&taken, o->test_port_lo, o->test_port_hi, XP_DEFAULT_PORT_LO, width, &lo)) {
+	if (xp_port_run(&taken, cfg->test_port_lo, cfg->test_port_hi, XP_DEFAULT_PORT_LO, width, &lo)) {
 		snprintf(err, sizeof(err),
 			 "no free range of %u ports on this server (its tests, listeners and ephemeral ports hold the "
 			 "rest of %u:%u, --test-ports); give -p LO:HI with fewer ports, or try again later",
-			 width, o->test_port_lo, o->test_port_hi);
+			 width, cfg->test_port_lo, cfg->test_port_hi);
 		srv_refuse(s, c, err, err);
 		return;
 	}

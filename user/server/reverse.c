@@ -21,12 +21,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,7 +53,7 @@ static int spawn_child(const struct server *s, struct srv_client *c, const char 
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	/* --auth-key: the child loads our key file and answers the client's server's challenge with it. */
-	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, s->o->spec.auth_key[0] ? (char *)s->o->spec.auth_key : NULL, NULL };
+	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, (char *)s->cfg->auth_key, NULL };
 	pid_t pid;
 	int r = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -87,7 +85,7 @@ int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, const cha
 
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	struct xp_reverse_req q;
 	char err[256];
 	if (c->state != SRV_IDLE) {
@@ -98,9 +96,9 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 		srv_refuse(s, c, err, err);
 		return;
 	}
-	if (q.seconds > o->max_duration) {
+	if (q.seconds > cfg->max_duration) {
 		snprintf(err, sizeof(err), "trial of %g s is longer than this server allows (%g s, --max-duration)", q.seconds,
-			 o->max_duration);
+			 cfg->max_duration);
 		srv_refuse(s, c, err, err);
 		return;
 	}
@@ -108,9 +106,9 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 		srv_refuse(s, c, "the reverse trial's family is not the control connection's", NULL);
 		return;
 	}
-	if (srv_tests_running(s) >= o->max_tests) {
+	if (srv_tests_running(s) >= cfg->max_tests) {
 		snprintf(err, sizeof(err), "server is running its maximum of %u tests (--max-tests); try again later",
-			 o->max_tests);
+			 cfg->max_tests);
 		srv_refuse(s, c, err, err);
 		return;
 	}
@@ -138,95 +136,6 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 	fflush(stdout);
 }
 
-/*
- * Reaping without waiting (issue 28 point 4): a child that has not exited
- * yet (stopped, slow to detach, or stuck) goes to s->children; its pidfd in
- * the poll set wakes the loop when it exits, and at kill_at it gets SIGKILL.
- * The old way, waitpid in a loop for up to 1-2 s, held every other client.
- */
-static void bury(struct server *s, pid_t pid, double grace)
-{
-	int st;
-	if (waitpid(pid, &st, WNOHANG) == pid)
-		return;
-	struct srv_child *k = NULL;
-	for (int i = 0; i < XP_SRV_MAX_CHILDREN && !k; i++)
-		if (!s->children[i].pid)
-			k = &s->children[i];
-	if (!k) {
-		/* Cannot happen (one child per client, each buried once); if it does, SIGKILL ends it at once. */
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		return;
-	}
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	*k = (struct srv_child){ .pid = pid, .pidfd = fd, .kill_at = xp_now() + grace };
-}
-
-int srv_children_poll(struct server *s, struct pollfd *pf, int *map, double *next)
-{
-	int n = 0;
-	double now = xp_now();
-	for (int i = 0; i < XP_SRV_MAX_CHILDREN; i++) {
-		struct srv_child *k = &s->children[i];
-		if (!k->pid)
-			continue;
-		if (k->pidfd >= 0) {
-			pf[n] = (struct pollfd){ .fd = k->pidfd, .events = POLLIN };
-			map[n++] = SRV_MAP_CHILD;
-		} else if (now + 0.05 < *next) {
-			*next = now + 0.05; /* no pidfd: look again soon */
-		}
-		if (!k->killed && k->kill_at < *next)
-			*next = k->kill_at;
-	}
-	return n;
-}
-
-void srv_children_reap(struct server *s, bool all)
-{
-	double now = xp_now();
-	for (int i = 0; i < XP_SRV_MAX_CHILDREN; i++) {
-		struct srv_child *k = &s->children[i];
-		int st;
-		if (!k->pid)
-			continue;
-		if (all && !k->killed) {
-			kill(k->pid, SIGKILL);
-			k->killed = true;
-		}
-		pid_t r = waitpid(k->pid, &st, all ? 0 : WNOHANG);
-		if (r == 0) {
-			if (!k->killed && now >= k->kill_at) {
-				kill(k->pid, SIGKILL); /* a stopped child too: SIGKILL needs no SIGCONT */
-				k->killed = true;
-			}
-			continue;
-		}
-		/* Reaped (or not ours any more: ECHILD). */
-		if (k->pidfd >= 0)
-			close(k->pidfd);
-		*k = (struct srv_child){ .pidfd = -1 };
-	}
-}
-
-void srv_reverse_end(struct server *s, struct srv_client *c)
-{
-	if (c->rev_pid > 0) {
-		/* SIGTERM: its test stops and detaches as on Ctrl-C; a child that
-		 * does not go within a second is killed (its links go with it). */
-		kill(c->rev_pid, SIGTERM);
-		bury(s, c->rev_pid, XP_SRV_CHILD_TERM_GRACE);
-		c->rev_pid = 0;
-	}
-	if (c->rev_fd >= 0)
-		close(c->rev_fd);
-	c->rev_fd = -1;
-	free(c->rev_out);
-	c->rev_out = NULL;
-	c->rev_len = 0;
-}
-
 void srv_reverse_read(struct server *s, struct srv_client *c)
 {
 	for (;;) {
@@ -252,7 +161,7 @@ void srv_reverse_read(struct server *s, struct srv_client *c)
 	if (waitpid(c->rev_pid, &ws, WNOHANG) == c->rev_pid)
 		st = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 	else
-		bury(s, c->rev_pid, XP_SRV_CHILD_EXIT_GRACE);
+		srv_bury(s, c->rev_pid, XP_SRV_CHILD_EXIT_GRACE);
 	c->rev_pid = 0;
 	struct xp_reverse_res res;
 	char err[256];

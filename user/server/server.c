@@ -95,79 +95,16 @@ static int listen_on(const struct xp_addr *only, unsigned short port, char *err,
 	return fd;
 }
 
-/* What the client sent us, fit for our log: no terminal escapes. */
-static const char *printable(const char *in, char *out, size_t len)
-{
-	xp_msg_printable(in, out, len);
-	return out;
-}
-
-void srv_send_error(struct srv_client *c, const char *msg)
-{
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "op", json_object_new_string("error"));
-	json_object_object_add(o, "msg", json_object_new_string(msg));
-	xp_ctrl_send(&c->ctrl, o);
-	json_object_put(o);
-}
-
-void srv_drop(struct server *s, struct srv_client *c, const char *why)
-{
-	if (c->state == SRV_FREE)
-		return;
-	if (why)
-		printf("[%s] %s\n", c->peer_s, why);
-	srv_release(s, c);
-	close(c->ctrl.fd);
-	xp_ctrl_free(&c->ctrl);
-	c->state = SRV_FREE;
-	fflush(stdout);
-}
-
-/*
- * The last word: one error line, then no more input is taken. Closing with
- * unread input would send a RST that can destroy the error line before the
- * client reads it, so shut down for writing and discard input a moment first.
- */
-static void reject(struct server *s, struct srv_client *c, const char *msg, const char *log)
-{
-	char buf[300];
-	srv_send_error(c, msg);
-	if (log)
-		printf("[%s] %s\n", c->peer_s, printable(log, buf, sizeof(buf)));
-	srv_release(s, c);
-	c->ctrl.len = 0; /* whatever else it sent is not read */
-	xp_ctrl_flush(&c->ctrl);
-	shutdown(c->ctrl.fd, SHUT_WR);
-	c->state = SRV_DRAINING;
-	c->deadline = xp_now() + XP_SRV_DRAIN_TIME;
-	fflush(stdout);
-}
-
-void srv_refuse(struct server *s, struct srv_client *c, const char *msg, const char *log)
-{
-	char buf[300];
-	if (++c->refused >= XP_SRV_MAX_REFUSED) {
-		reject(s, c, msg, "too many refused requests, closing");
-		return;
-	}
-	srv_send_error(c, msg);
-	if (log) {
-		printf("[%s] refused: %s\n", c->peer_s, printable(log, buf, sizeof(buf)));
-		fflush(stdout);
-	}
-}
-
 /* ---- authentication (--auth-key) ------------------------------------------ */
 
 static void on_challenge(struct server *s, struct srv_client *c)
 {
 	if (!s->key.set) {
-		reject(s, c, "this server has no --auth-key: run the client without it", NULL);
+		srv_reject(s, c, "this server has no --auth-key: run the client without it", NULL);
 		return;
 	}
 	if (c->nonce[0] || xp_auth_nonce(c->nonce)) {
-		reject(s, c, "authentication failed", "refused: authentication failed (second challenge)");
+		srv_reject(s, c, "authentication failed", "refused: authentication failed (second challenge)");
 		return;
 	}
 	struct json_object *o = json_object_new_object();
@@ -181,7 +118,7 @@ static void on_auth(struct server *s, struct srv_client *c, struct json_object *
 {
 	const char *mac = xp_json_str(m, "mac", "");
 	if (!s->key.set || !c->nonce[0] || c->mac[0] || strlen(mac) != XP_AUTH_HEX_LEN) {
-		reject(s, c, "authentication failed", "refused: authentication failed (bad answer)");
+		srv_reject(s, c, "authentication failed", "refused: authentication failed (bad answer)");
 		return;
 	}
 	memcpy(c->mac, mac, sizeof(c->mac));
@@ -204,12 +141,12 @@ static bool authorized(struct server *s, struct srv_client *c, const char *op)
 	if (!starts && c->authed)
 		return true;
 	if (!starts || !c->mac[0]) {
-		reject(s, c, "authentication required: this server has --auth-key; give the client the same key",
+		srv_reject(s, c, "authentication required: this server has --auth-key; give the client the same key",
 		       "refused: not authenticated");
 		return false;
 	}
 	if (!c->ctrl.line || !xp_auth_verify(&s->key, c->nonce, c->ctrl.line, c->ctrl.line_len, c->mac)) {
-		reject(s, c, "authentication failed: the client's --auth-key is not the server's",
+		srv_reject(s, c, "authentication failed: the client's --auth-key is not the server's",
 		       "refused: authentication failed (wrong key)");
 		return false;
 	}
@@ -303,7 +240,7 @@ static void set_keepalive(int fd)
 
 static void on_accept(struct server *s)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -332,18 +269,18 @@ static void on_accept(struct server *s)
 	char peer_s[64], msg[160];
 	xp_addr_from_sockaddr((struct sockaddr *)&ss, &peer, NULL);
 	xp_addr_str(&peer, peer_s, sizeof(peer_s));
-	if (!xp_policy_peer_allowed(o, &peer)) {
+	if (!xp_policy_peer_allowed(cfg, &peer)) {
 		snprintf(msg, sizeof(msg), "address %s is not allowed on this server (--allow)", peer_s);
 		refuse_at_once(fd, peer_s, msg, "refused: not in --allow");
 		return;
 	}
 	struct xp_cidr blk;
 	xp_policy_addr_block(&peer, &blk);
-	if (from_block(s, &blk) >= o->max_control_per_addr) {
+	if (from_block(s, &blk) >= cfg->max_control_per_addr) {
 		char bs[64];
 		xp_addr_str(&blk.net, bs, sizeof(bs));
 		snprintf(msg, sizeof(msg), "too many control connections from %s/%u (the server allows %u per /%u, "
-			 "--max-control-per-addr)", bs, blk.plen, o->max_control_per_addr, blk.plen);
+			 "--max-control-per-addr)", bs, blk.plen, cfg->max_control_per_addr, blk.plen);
 		refuse_at_once(fd, peer_s, msg, "refused: too many control connections from this address's block");
 		return;
 	}
@@ -384,7 +321,7 @@ static void on_readable(struct server *s, struct srv_client *c)
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			srv_drop(s, c, "client went away mid-trial: its reverse sender stopped");
 		else if (n > 0)
-			reject(s, c, "nothing may be sent during a reverse trial", "sent during its reverse trial, ended");
+			srv_reject(s, c, "nothing may be sent during a reverse trial", "sent during its reverse trial, ended");
 		return;
 	}
 	struct json_object *m;
@@ -402,7 +339,7 @@ static void on_readable(struct server *s, struct srv_client *c)
 	if (got == 0)
 		srv_drop(s, c, c->state == SRV_RUNNING ? "client went away mid-test" : NULL);
 	else if (got == -EPROTO)
-		reject(s, c, "bad message (one JSON object per line, at most 64 KiB)", "bad message from client, closing");
+		srv_reject(s, c, "bad message (one JSON object per line, at most 64 KiB)", "bad message from client, closing");
 	else if (got != -EAGAIN && got != -EINTR)
 		srv_drop(s, c, c->state == SRV_RUNNING ? "control connection lost mid-test" : NULL);
 }
@@ -414,13 +351,13 @@ static void on_deadline(struct server *s, struct srv_client *c)
 		srv_drop(s, c, NULL);
 		break;
 	case SRV_RUNNING:
-		reject(s, c, "test ran past its duration; the server ended it", "test ran past its duration, ended");
+		srv_reject(s, c, "test ran past its duration; the server ended it", "test ran past its duration, ended");
 		break;
 	case SRV_IDLE:
-		reject(s, c, "no test started in time; closing", "no test started in time, closing");
+		srv_reject(s, c, "no test started in time; closing", "no test started in time, closing");
 		break;
 	case SRV_REVERSE:
-		reject(s, c, "the reverse trial ran past its length; the server ended it",
+		srv_reject(s, c, "the reverse trial ran past its length; the server ended it",
 		       "reverse trial ran past its length, ended");
 		break;
 	default:
@@ -435,7 +372,7 @@ static void on_deadline(struct server *s, struct srv_client *c)
  * thread starts (the listener thread, the socket engine's workers): each
  * thread has its own capabilities, and new ones inherit the caller's.
  */
-static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
+static int drop_privileges(const struct xp_server_cfg *cfg, char *err, size_t errlen)
 {
 	/* Socket tests raise their open-file limit; the hard limit goes up now,
 	 * while we may (CAP_SYS_RESOURCE), so that they need only the soft one. */
@@ -451,9 +388,9 @@ static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
 		rl.rlim_max = nr_open;
 		setrlimit(RLIMIT_NOFILE, &rl); /* without CAP_SYS_RESOURCE it stays: tests say so when they need it */
 	}
-	unsigned lowest = o->test_port_lo;
-	if (o->spec.engine == XP_ENGINE_SOCKET && o->spec.traffic[0].port_lo < lowest)
-		lowest = o->spec.traffic[0].port_lo;
+	unsigned lowest = cfg->test_port_lo;
+	if (cfg->standing && cfg->port_lo < lowest)
+		lowest = cfg->port_lo;
 	uint64_t kept;
 	int r = xp_caps_drop_to(xp_server_caps(lowest, xp_unpriv_port_start()), &kept, err, errlen);
 	if (r)
@@ -466,7 +403,7 @@ static int drop_privileges(const struct xp_opts *o, char *err, size_t errlen)
 
 static int serve(struct server *s)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	while (!xp_signalled) {
 		struct pollfd pf[2 * XP_SRV_MAX_CLIENTS + 2 + XP_SRV_MAX_CHILDREN];
 		/* -1 listener, -2 jobs, -3 - i client i's reverse sender, i client i, SRV_MAP_CHILD an ended child */
@@ -545,13 +482,13 @@ static int serve(struct server *s)
 		}
 		srv_children_reap(s, false);
 		srv_xdp_linger_expire(s, false, NULL);
-		if (o->one_off && s->tests_done > 0)
+		if (cfg->one_off && s->tests_done > 0)
 			break;
 	}
 	return 0;
 }
 
-int xp_server_run(const struct xp_opts *o)
+int xp_server_run(const struct xp_server_cfg *cfg)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	char err[512];
@@ -561,9 +498,9 @@ int xp_server_run(const struct xp_opts *o)
 		fprintf(stderr, "xdpperf: out of memory\n");
 		return 1;
 	}
-	s->o = o;
+	s->cfg = cfg;
 	s->lfd = -1;
-	if (o->spec.auth_key[0] && xp_auth_key_load(o->spec.auth_key, &s->key, err, sizeof(err))) {
+	if (cfg->auth_key && xp_auth_key_load(cfg->auth_key, &s->key, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		free(s);
 		return 2;
@@ -572,52 +509,52 @@ int xp_server_run(const struct xp_opts *o)
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (o->spec.dev[0]) {
+	if (cfg->dev[0]) {
 		struct xp_netdev l;
-		if (xp_netdev_by_name(o->spec.dev, &l)) {
-			fprintf(stderr, "xdpperf: interface %s does not exist\n", o->spec.dev);
+		if (xp_netdev_by_name(cfg->dev, &l)) {
+			fprintf(stderr, "xdpperf: interface %s does not exist\n", cfg->dev);
 			goto out;
 		}
 	}
-	if (server_prog_open(&s->rp, o->spec.control_port, true, err, sizeof(err))) {
+	if (server_prog_open(&s->rp, cfg->control_port, true, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	s->lfd = listen_on(&o->bind_control, o->spec.control_port, err, sizeof(err));
+	s->lfd = listen_on(&cfg->bind_control, cfg->control_port, err, sizeof(err));
 	if (s->lfd < 0) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (drop_privileges(o, err, sizeof(err))) {
+	if (drop_privileges(cfg, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (o->spec.engine == XP_ENGINE_SOCKET) {
-		struct xp_sock_server_cfg cfg = { .port_lo = o->spec.traffic[0].port_lo, .port_hi = o->spec.traffic[0].port_hi, .threads = o->spec.threads,
-						  .max_conns = o->spec.parallel, .debug = o->debug };
-		if (xp_sock_server_start(&cfg, &s->listeners, err, sizeof(err))) {
+	if (cfg->standing) {
+		struct xp_sock_server_cfg lc = { .port_lo = cfg->port_lo, .port_hi = cfg->port_hi, .threads = cfg->threads,
+						 .max_conns = cfg->parallel, .debug = cfg->debug };
+		if (xp_sock_server_start(&lc, &s->listeners, err, sizeof(err))) {
 			fprintf(stderr, "xdpperf: %s\n", err);
 			goto out;
 		}
 		/* Not "up to -P": -P only plans open files; the listeners accept what fits. */
 		unsigned long room = xp_sock_server_capacity(s->listeners);
-		if (o->spec.parallel)
+		if (cfg->parallel)
 			printf("xdpperf server listening for TCP tests on ports %u:%u, planned for -P %lu connections "
-			       "(room for about %lu)\n", o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi, o->spec.parallel, room);
+			       "(room for about %lu)\n", cfg->port_lo, cfg->port_hi, cfg->parallel, room);
 		else
 			printf("xdpperf server listening for TCP tests on ports %u:%u, room for about %lu connections "
-			       "(the open-file limit; -P N plans for more)\n", o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi, room);
+			       "(the open-file limit; -P N plans for more)\n", cfg->port_lo, cfg->port_hi, room);
 	}
 	/* After the standing listeners: the limit they raised is the one to come back to. */
-	if (xp_sockjobs_start(&s->jobs, o->max_workers_total, err, sizeof(err))) {
+	if (xp_sockjobs_start(&s->jobs, cfg->max_workers_total, err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
 	xp_install_signals();
 	char bc[64] = "";
-	if (o->bind_control.family)
-		xp_addr_str(&o->bind_control, bc, sizeof(bc));
-	printf("xdpperf server listening on control port %u%s%s%s\n", o->spec.control_port, bc[0] ? " of " : "", bc,
+	if (cfg->bind_control.family)
+		xp_addr_str(&cfg->bind_control, bc, sizeof(bc));
+	printf("xdpperf server listening on control port %u%s%s%s\n", cfg->control_port, bc[0] ? " of " : "", bc,
 	       s->key.set ? " (clients must authenticate: --auth-key)" : "");
 	fflush(stdout);
 

@@ -2,9 +2,9 @@
 #ifndef XP_SERVER_H
 #define XP_SERVER_H
 
-#include "cli/opts.h"
+#include "server/config.h"
 
 /* Serve tests until a signal (or one test with -1). Returns the process exit status. */
-int xp_server_run(const struct xp_opts *o);
+int xp_server_run(const struct xp_server_cfg *cfg);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The server's tests: a start request checked against the policy, the XDP
  * program attached and a slot claimed, listeners opened (by the listener
- * thread) for tests that need them, counters on request, and the release.
+ * thread) for tests that need them, counters on request. The release, which
+ * every part may need, is conn.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,9 +18,9 @@
 static int client_ifindex(struct server *s, struct srv_client *c, char *err, size_t errlen)
 {
 	struct xp_netdev l;
-	if (s->o->spec.dev[0]) {
-		if (xp_netdev_by_name(s->o->spec.dev, &l)) {
-			snprintf(err, errlen, "server interface %s does not exist", s->o->spec.dev);
+	if (s->cfg->dev[0]) {
+		if (xp_netdev_by_name(s->cfg->dev, &l)) {
+			snprintf(err, errlen, "server interface %s does not exist", s->cfg->dev);
 			return -ENODEV;
 		}
 		return l.ifindex;
@@ -54,18 +55,6 @@ static bool counts_with_tc(const struct xp_test *t)
 	return t->pass && t->listen && !t->respond && !strcmp(t->engine, "socket");
 }
 
-/* The counting program off the interface again (the last reference detaches
- * it). After a test that ran, the XDP program's last reference lingers a few
- * seconds (churn.c); a start that failed leaves nothing behind. */
-static void detach_counter(struct server *s, struct srv_client *c, bool ran)
-{
-	if (c->counted_tc)
-		server_prog_detach_tc(s->rp, c->ifindex);
-	else if (ran)
-		srv_xdp_release(s, c->ifindex);
-	else
-		server_prog_detach(s->rp, c->ifindex);
-}
 
 unsigned srv_tests_running(const struct server *s)
 {
@@ -95,20 +84,20 @@ static void usage(struct server *s, unsigned *tests, unsigned long *parallel)
 /* The server's caps over all tests; the ports of listeners still closing. */
 static int check_totals(struct server *s, const struct xp_test *t, bool own_listeners, char *err, size_t errlen)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	unsigned tests;
 	unsigned long par;
 	usage(s, &tests, &par);
-	if (tests >= o->max_tests) {
-		snprintf(err, errlen, "server is running its maximum of %u tests (--max-tests); try again later", o->max_tests);
+	if (tests >= cfg->max_tests) {
+		snprintf(err, errlen, "server is running its maximum of %u tests (--max-tests); try again later", cfg->max_tests);
 		return -1;
 	}
 	if (!own_listeners)
 		return 0;
-	if (par + t->parallel > o->max_parallel_total) {
+	if (par + t->parallel > cfg->max_parallel_total) {
 		snprintf(err, errlen,
 			 "%lu parallel connections would exceed the server's total of %lu (--max-parallel-total, %lu in use)",
-			 t->parallel, o->max_parallel_total, par);
+			 t->parallel, cfg->max_parallel_total, par);
 		return -1;
 	}
 	for (int i = 0; i < XP_SRV_MAX_CLIENTS; i++) {
@@ -125,7 +114,7 @@ static int check_totals(struct server *s, const struct xp_test *t, bool own_list
 /* Whether the test uses the standing listeners (fireperf style, `-s -P N -p RANGE`). */
 static bool uses_standing(struct server *s, const struct xp_test *t)
 {
-	return s->listeners && t->port_lo >= s->o->spec.traffic[0].port_lo && t->port_hi <= s->o->spec.traffic[0].port_hi;
+	return s->listeners && t->port_lo >= s->cfg->port_lo && t->port_hi <= s->cfg->port_hi;
 }
 
 static void send_started(struct server *s, struct srv_client *c)
@@ -175,7 +164,7 @@ static void unclaim(struct server *s, struct srv_client *c)
 {
 	if (c->slot >= 0) {
 		server_prog_slot_free(s->rp, c->slot);
-		detach_counter(s, c, false);
+		srv_detach_counter(s, c, false);
 		c->slot = -1;
 	}
 	c->state = SRV_IDLE;
@@ -183,7 +172,7 @@ static void unclaim(struct server *s, struct srv_client *c)
 
 void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 {
-	const struct xp_opts *o = s->o;
+	const struct xp_server_cfg *cfg = s->cfg;
 	struct xp_test t;
 	char err[256];
 
@@ -191,22 +180,22 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c, "a test is already running on this connection", NULL);
 		return;
 	}
-	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(o, &t, err, sizeof(err)) ||
-	    xp_policy_check_bind(o, &t, &c->peer, err, sizeof(err))) {
+	if (xp_test_from_json(m, &t, err, sizeof(err)) || xp_policy_check_test(cfg, &t, err, sizeof(err)) ||
+	    xp_policy_check_bind(cfg, &t, &c->peer, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
 	bool standing = t.listen && uses_standing(s, &t);
 	bool own = t.listen && !standing;
-	if (own && s->listeners && t.port_lo <= o->spec.traffic[0].port_hi && o->spec.traffic[0].port_lo <= t.port_hi) {
+	if (own && s->listeners && t.port_lo <= cfg->port_hi && cfg->port_lo <= t.port_hi) {
 		snprintf(err, sizeof(err), "ports %u:%u overlap the server's listeners on %u:%u but are not inside them",
-			 t.port_lo, t.port_hi, o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi);
+			 t.port_lo, t.port_hi, cfg->port_lo, cfg->port_hi);
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
-	struct xp_port_range mine[1] = { { o->spec.traffic[0].port_lo, o->spec.traffic[0].port_hi } };
+	struct xp_port_range mine[1] = { { cfg->port_lo, cfg->port_hi } };
 	if (srv_ports_reserved(s, c, t.port_lo, t.port_hi, err, sizeof(err)) || check_totals(s, &t, own, err, sizeof(err)) ||
-	    xp_policy_check_ports(o, &t, mine, s->listeners ? 1 : 0, err, sizeof(err))) {
+	    xp_policy_check_ports(cfg, &t, mine, s->listeners ? 1 : 0, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
@@ -219,7 +208,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
-	if (!o->allow_lo && is_loopback(ifindex)) {
+	if (!cfg->allow_lo && is_loopback(ifindex)) {
 		srv_refuse(s, c,
 			   "the test would count on the server's loopback device, which carries the host's own traffic "
 			   "(the server allows it with --allow-lo)",
@@ -240,7 +229,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		srv_xdp_linger_check(s, ifindex, srv_meas_wants_hwts(&t));
 		srv_meas_prepare(s, &t);
 	}
-	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, o->spec.xdp_mode, &c->mode, err, sizeof(err));
+	int attach_r = c->counted_tc ? 0 : server_prog_attach(s->rp, ifindex, cfg->xdp_mode, &c->mode, err, sizeof(err));
 	/* The choice was for this attach only: the next interface's first attach makes its own. */
 	server_prog_set_hwts(s->rp, false);
 	if (attach_r) {
@@ -257,7 +246,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	int slot = server_prog_slot_alloc(s->rp, t.port_lo, t.port_hi, t.udp ? XP_PROTO_UDP : XP_PROTO_TCP, flags,
 					  t.close_mode, ifindex, &c->peer, t.bind, t.nbind, err, sizeof(err));
 	if (slot < 0) {
-		detach_counter(s, c, false);
+		srv_detach_counter(s, c, false);
 		srv_refuse(s, c, err, NULL);
 		return;
 	}
@@ -276,10 +265,10 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 	if (standing) {
 		c->ss = s->listeners;
 	} else if (own) {
-		struct xp_sock_server_cfg cfg = { .port_lo = t.port_lo, .port_hi = t.port_hi, .threads = o->spec.threads,
-						  .max_conns = t.parallel, .debug = o->debug,
-						  .cap_procs = true, .max_procs = o->max_workers };
-		if (xp_sockjobs_open(s->jobs, c->test_id, &cfg)) {
+		struct xp_sock_server_cfg lc = { .port_lo = t.port_lo, .port_hi = t.port_hi, .threads = cfg->threads,
+						 .max_conns = t.parallel, .debug = cfg->debug,
+						 .cap_procs = true, .max_procs = cfg->max_workers };
+		if (xp_sockjobs_open(s->jobs, c->test_id, &lc)) {
 			unclaim(s, c);
 			srv_refuse(s, c, "server out of memory", NULL);
 			return;
@@ -382,30 +371,3 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 		srv_drop(s, c, "client does not read its replies, closing");
 }
 
-void srv_release(struct server *s, struct srv_client *c)
-{
-	srv_reverse_end(s, c); /* a --bidir reverse trial's sender, if any */
-	if (c->ss && c->ss_owned) {
-		struct srv_closing *k = NULL;
-		for (int i = 0; i < XP_SRV_MAX_CLIENTS && !k; i++)
-			if (!s->closing[i].used)
-				k = &s->closing[i];
-		/* One per client slot at most per test; a full table only loses the port bookkeeping. */
-		if (k)
-			*k = (struct srv_closing){ .used = true, .id = c->test_id,
-						   .ports = { c->test.port_lo, c->test.port_hi },
-						   .parallel = c->test.parallel };
-		xp_sockjobs_close(s->jobs, c->test_id, c->ss);
-	}
-	c->ss = NULL;
-	c->ss_owned = false;
-	if (c->slot >= 0) {
-		server_prog_slot_free(s->rp, c->slot);
-		/* A STARTING test (its listeners not open yet) never ran. */
-		detach_counter(s, c, c->state == SRV_RUNNING);
-		c->slot = -1;
-		s->tests_done++;
-	}
-	/* A STARTING test's listeners arrive later and are closed then (on_opened). */
-	c->state = SRV_IDLE;
-}

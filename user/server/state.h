@@ -9,13 +9,14 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
-#include "cli/opts.h"
 #include "loader/server_prog.h"
 #include "util/addr.h"
 #include "net/netstat.h"
 #include "proto/auth.h"
 #include "proto/channel.h"
+#include "server/config.h"
 #include "server/listeners.h"
 #include "server/policy.h"
 #include "server/sockjobs.h"
@@ -117,7 +118,7 @@ struct srv_rate {
 };
 
 struct server {
-	const struct xp_opts *o;
+	const struct xp_server_cfg *cfg;
 	struct server_prog *rp;
 	struct xp_auth_key key;
 	int lfd;
@@ -134,11 +135,19 @@ struct server {
 	struct srv_rate rates[XP_SRV_RATE_BLOCKS];
 };
 
-/* server.c */
+/* conn.c: what every part does to a client (and none calls back into another for it). */
 void srv_send_error(struct srv_client *c, const char *msg);
-/* Tell the client why (one error line), log it with the peer's address, then close. */
+/* Tell the client why (one error line), log it with the peer's address; after
+ * XP_SRV_MAX_REFUSED refusals on one connection, drain and close it. */
 void srv_refuse(struct server *s, struct srv_client *c, const char *msg, const char *log);
+/* The last word: one error line (msg), log logged, the test released, then input drained until the close. */
+void srv_reject(struct server *s, struct srv_client *c, const char *msg, const char *log);
 void srv_drop(struct server *s, struct srv_client *c, const char *why);
+/* End the client's test, if any: slot freed, listeners queued for closing, its reverse sender stopped. */
+void srv_release(struct server *s, struct srv_client *c);
+/* The test's counting program off c's interface (the last reference detaches it); ran: after a test
+ * that ran, the XDP program lingers (churn.c). */
+void srv_detach_counter(struct server *s, struct srv_client *c, bool ran);
 
 /* session.c */
 /* Tests starting or running and --bidir reverse trials: what --max-tests caps. */
@@ -169,8 +178,6 @@ int srv_meas_final(struct server *s, struct srv_client *c, struct json_object *m
 		   size_t errlen);
 /* The stop reply's per-stream figures. */
 void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_object *o);
-/* End the client's test, if any: slot freed, listeners queued for closing. */
-void srv_release(struct server *s, struct srv_client *c);
 /* Results from the listener thread. */
 void srv_on_jobs(struct server *s);
 
@@ -194,8 +201,12 @@ extern int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, co
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m);
 /* The child's stdout is readable: take what it wrote; at its end, the reply and the close. */
 void srv_reverse_read(struct server *s, struct srv_client *c);
+
+/* children.c: the reverse senders that are to go. */
 /* Stop the child (if any), to be reaped by the loop: the client left, the deadline passed, or we stop. */
 void srv_reverse_end(struct server *s, struct srv_client *c);
+/* A child that is to go: reaped now if it has exited, else kept for the loop, SIGKILLed after grace s. */
+void srv_bury(struct server *s, pid_t pid, double grace);
 /* The ended children's pidfds into the poll set (their count); next: the earliest SIGKILL due. */
 int srv_children_poll(struct server *s, struct pollfd *pf, int *map, double *next);
 /* Reap the children that exited, SIGKILL those past their grace. all: the server stops, wait for each. */

@@ -28,6 +28,12 @@ int xp_parse_addr_range(const char *s, struct xp_addr *out, unsigned max, char *
  * cleared, and the prefix length (0..32 or 0..128). 0, or -1 with err set.
  */
 int xp_parse_cidr(const char *s, struct xp_addr *net, unsigned *plen, char *err, size_t errlen);
+/* A network: --allow's, the server's start-rate blocks. */
+struct xp_cidr {
+	struct xp_addr net; /* host bits cleared */
+	unsigned plen;
+};
+
 /* Whether a is inside net/plen (same family). */
 bool xp_cidr_contains(const struct xp_addr *net, unsigned plen, const struct xp_addr *a);
 int xp_addr_from_sockaddr(const struct sockaddr *sa, struct xp_addr *a, unsigned short *port);
