@@ -9,7 +9,8 @@ PKG_CONFIG ?= pkg-config
 
 # The libraries' own compiler and linker flags, as their pkg-config files give them.
 # libcrypto (OpenSSL): --auth-key's HMAC.
-PKGS     := libbpf libxdp json-c libmnl libcap libcrypto
+# libmicrohttpd: the --metrics endpoint (report/metrics_http.c).
+PKGS     := libbpf libxdp json-c libmnl libcap libcrypto libmicrohttpd
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 

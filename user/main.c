@@ -8,6 +8,7 @@
 #include "rfc2544/rfc2544.h"
 #include "connsearch/connsearch.h"
 #include "probe/probe.h"
+#include "report/metrics.h"
 #include "server/server.h"
 
 /*
@@ -55,9 +56,20 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)
 		return xp_probe_run(o.dev, o.debug, o.json);
+	/* --metrics: bound now; served from here on by the client, by the server once it dropped its capabilities. */
+	if (o.metrics_port && (xp_metrics_open(&o.metrics_addr, o.metrics_port, err, sizeof(err)) ||
+			       (o.role == XP_ROLE_CLIENT && xp_metrics_run(err, sizeof(err))))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		return XP_EXIT_RUNTIME;
+	}
+	if (o.metrics_port && o.role == XP_ROLE_CLIENT)
+		xp_metrics_client_tap();
 	if (o.role == XP_ROLE_CLIENT && o.rfc2544)
-		return xp_rfc2544_run(&o);
-	if (o.role == XP_ROLE_CLIENT && o.search)
-		return xp_connsearch_run(&o);
-	return o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
+		r = xp_rfc2544_run(&o);
+	else if (o.role == XP_ROLE_CLIENT && o.search)
+		r = xp_connsearch_run(&o);
+	else
+		r = o.role == XP_ROLE_SERVER ? xp_server_run(&o) : xp_client_run(&o);
+	xp_metrics_stop();
+	return r;
 }

@@ -147,6 +147,9 @@ struct xp_opts {
 	bool rfc_estimate;           /* --estimate: print the suite's trial count and time, send nothing */
 	bool trial_quiet;            /* no option: a suite's trial (client/trial.c), whose error the suite prints in its own line */
 	uint64_t first_tuple;        /* no option: a connection search's test starts at this tuple number (connsearch/run.c) */
+	/* --metrics [ADDR]:PORT (both roles, issue 29): the Prometheus endpoint (report/metrics.h); port 0: none */
+	struct xp_addr metrics_addr;
+	unsigned short metrics_port;
 };
 
 /* --tests: which RFC 2544 tests the suite runs. */
