@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 29 point 2, the container image: scripts/image.sh builds it from
+# Debian's packages (mmdebstrap, this tree's .deb; about 3 minutes with the
+# .deb's build, and Debian's mirror must be reachable), then the server runs
+# in it with the lab's server namespace as its host network (podman
+# --network ns:..., the equivalent of `ip netns exec xp-server podman run
+# --network host`, which hides the cgroup mounts runc needs), the
+# capabilities it keeps and nothing more (no --privileged: podman's own
+# seccomp profile with bpf() allowed to CAP_BPF, deploy/podman/seccomp-bpf.sh),
+# and the client (the tree's binary) runs in the client namespace: a stream
+# and a -x test, counted against the server veth's own XDP counters (ethtool)
+# and the router veth's receive count.
+# The container and the test's image are removed at exit.
+. "$(dirname "$0")/lib.sh"
+
+BIN=$XP_BIN
+IMG=localhost/xdpperf:e2e-$$
+CT=xp-e2e-server-$$
+IMGDIR=$XP_TMP/image
+export CONTAINERS_CONF=$XP_ROOT/deploy/podman/containers.conf
+pod() { podman --runtime runc "$@"; }
+client() { xp_exec client "$BIN" "$@"; }
+stat_of() { xp_exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
+xdp_stat() { xp_exec server ethtool -S "$XP_SERVER_DEV" | awk -v k="$1:" '$1 == k || $1 ~ "_"k"$" {s+=$2} END{print s+0}'; }
+xp_on_exit 'pod rm -f -t 1 "$CT" >/dev/null 2>&1; pod rmi -f "$IMG" >/dev/null 2>&1'
+
+server_container() {
+	bash "$XP_ROOT/deploy/podman/seccomp-bpf.sh" "$XP_TMP/seccomp.json" || return 1
+	pod run -d --name "$CT" --network "ns:/var/run/netns/$(xp_ns server)" \
+		--cap-add BPF,PERFMON,NET_ADMIN,NET_RAW,IPC_LOCK --security-opt "seccomp=$XP_TMP/seccomp.json" \
+		"$IMG" -s || return 1
+	xp_wait 20 "the containerised server listens" eval 'pod logs "$CT" 2>&1 | grep -q "listening on control port"' ||
+		{ pod logs "$CT"; return 1; }
+	pod logs "$CT" 2>&1
+}
+
+# ---------------------------------------------------------------------------
+xp_case container_image_builds
+xp_check "scripts/image.sh: rootfs from Debian packages, imported as $IMG" eval '
+	bash "$XP_ROOT/scripts/image.sh" --out "$IMGDIR" --name "$IMG"'
+xp_check "its package list has xdpperf and its runtime libraries, no apt" eval '
+	for p in xdpperf libbpf1 libxdp1 libjson-c5 libmnl0 libssl3 libmicrohttpd12; do
+		grep -q "^$p " "$IMGDIR/packages.txt" || { echo "no $p"; exit 1; }; done
+	! grep -q "^apt " "$IMGDIR/packages.txt"'
+xp_check "the image runs xdpperf --version" eval 'pod run --rm --network none "$IMG" --version | grep -q "^xdpperf "'
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case container_server_in_lab
+xp_check "lab up" xp_lab_up
+xp_check "server in a container, the server namespace's network, no --privileged" server_container
+xp_check "it dropped to the capabilities it keeps" eval \
+	'pod logs "$CT" 2>&1 | grep -q "keeps the capabilities CAP_NET_ADMIN CAP_NET_RAW CAP_IPC_LOCK CAP_PERFMON CAP_BPF and no others"'
+d0=$(xdp_stat xdp_drops)
+xp_check "stream: 3 s at 20 kpps" eval 'client -c "$XP_SERVER4" -t 3 -b 20kpps -J >"$J"'
+d1=$(xdp_stat xdp_drops)
+recv=$(jqv .end.sum.received.packets)
+xp_check "received == sent" expect_eq received "$recv" "$(jqv .end.sum.sent.packets)"
+xp_check "about 60000 sent" expect_near sent "$recv" 60000 3000
+xp_check "server veth's XDP drops (ethtool) == received" expect_eq "xdp_drops delta" "$((d1 - d0))" "$recv"
+t0=$(stat_of router xpr1 rx_packets)
+xp_check "-x: 2 s at 2000 connections/s" eval 'client -c "$XP_SERVER4" -x -t 2 --cps 2000 -J >"$J"'
+t1=$(stat_of router xpr1 rx_packets)
+est=$(jqv .end.sum.connections.established)
+xp_check "connections established, none failed" eval '((est > 3000)) && [[ $(jqv .end.sum.connections.failed_timeout) == 0 ]]'
+# What the server's XDP program sent back arrives at the router's veth (plus the control connection's few segments).
+xp_check "router's veth from the server (rx_packets) == SYN-ACKs + RSTs the server sent (+ control)" expect_near \
+	"xpr1 rx_packets delta" "$((t1 - t0))" \
+	"$(($(jqv .end.sum.connections.server_synack_sent) + $(jqv .end.sum.connections.server_rst_sent)))" 100
+xp_check "every SYN-ACK the server sent, the client saw" expect_eq synack_seen \
+	"$(jqv .end.sum.connections.synack_seen)" "$(jqv .end.sum.connections.server_synack_sent)"
+xp_check "the container's server logged both tests" eval '(( $(pod logs "$CT" 2>&1 | grep -c "test done") == 2 ))'
+xp_pass
