@@ -300,3 +300,12 @@ deb:
 
 clean:
 	rm -rf $(BUILD) xdpperf
+
+# `make image`: the container image from Debian's packages (scripts/image.sh; docs/container.md).
+# `make k8s-validate`: deploy/kubernetes/ against Kubernetes 1.27.1's schema (npm's kubernetes-models).
+# Neither is part of `make check`: both fetch packages (tests/e2e/99_container.sh builds its own image).
+.PHONY: image k8s-validate
+image:
+	@bash scripts/image.sh
+k8s-validate:
+	@bash tests/tools/k8s_validate.sh deploy/kubernetes/*.yaml
