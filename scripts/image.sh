@@ -4,12 +4,14 @@
 # variant: no apt, no shell extras) with xdpperf's own .deb (`make deb`) and
 # what it depends on, and podman imports it as an OCI image.
 #
-#   scripts/image.sh [--deb FILE] [--name NAME] [--suite SUITE] [--out DIR]
+#   scripts/image.sh [--deb FILE] [--name NAME] [--suite SUITE] [--out DIR] [--tools]
 #
 #   --deb FILE    the package to install (default: scripts/build-deb.sh builds one into build/)
 #   --name NAME   the image's name (default localhost/xdpperf:VERSION, VERSION the package's)
 #   --suite SUITE Debian's suite (default bookworm, the one this tree builds on)
 #   --out DIR     where the rootfs tarball, the package list and the summary go (default build/image)
+#   --tools       also the .deb's recommended tools (iproute2, ethtool, nftables, conntrack, iputils-ping):
+#                 an image that sets up its own addresses (deploy/containerlab/)
 #
 # Writes DIR/rootfs.tar, DIR/packages.txt (every package in the image, with
 # its version) and DIR/summary.txt (the image's name, size and package count),
@@ -19,14 +21,15 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-DEB= NAME= SUITE=bookworm OUT=$ROOT/build/image
+DEB= NAME= SUITE=bookworm OUT=$ROOT/build/image TOOLS=
 while (($#)); do
 	case $1 in
 	--deb) DEB=${2:?--deb needs a file}; shift 2 ;;
 	--name) NAME=${2:?--name needs a name}; shift 2 ;;
 	--suite) SUITE=${2:?--suite needs a suite}; shift 2 ;;
 	--out) OUT=${2:?--out needs a directory}; shift 2 ;;
-	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--tools) TOOLS=,iproute2,ethtool,nftables,conntrack,iputils-ping; shift ;;
+	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "image.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -52,7 +55,7 @@ deb=$WORK/$(basename "$DEB")
 # The hook mounts the .deb's directory inside the chroot, where apt's dpkg reads it.
 # Man pages, docs (but their copyright files) and translations are left out.
 t0=$SECONDS
-mmdebstrap --variant=essential --include="$deb" \
+mmdebstrap --variant=essential --include="$deb$TOOLS" \
 	--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
 	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
