@@ -10,7 +10,11 @@
 # and the client (the tree's binary) runs in the client namespace: a stream
 # and a -x test, counted against the server veth's own XDP counters (ethtool)
 # and the router veth's receive count.
-# The container and the test's image are removed at exit.
+# Then deploy/kubernetes/'s agent (its DaemonSet's pod spec, with its
+# ConfigMap and Secret) runs under `podman kube play` in the same namespace
+# (hostNetwork: podman entered into the namespace by nsenter --net, which,
+# unlike ip netns exec, leaves /sys and its cgroup mounts alone) and serves a test (tests/e2e/kube_pod.py says what is adapted, and why).
+# The containers, the pod and the test's image are removed at exit.
 . "$(dirname "$0")/lib.sh"
 
 BIN=$XP_BIN
@@ -22,11 +26,12 @@ pod() { podman --runtime runc "$@"; }
 client() { xp_exec client "$BIN" "$@"; }
 stat_of() { xp_exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
 xdp_stat() { xp_exec server ethtool -S "$XP_SERVER_DEV" | awk -v k="$1:" '$1 == k || $1 ~ "_"k"$" {s+=$2} END{print s+0}'; }
-xp_on_exit 'pod rm -f -t 1 "$CT" >/dev/null 2>&1; pod rmi -f "$IMG" >/dev/null 2>&1'
+KPOD=xdpperf-agent
+xp_on_exit 'pod rm -f -t 1 "$CT" >/dev/null 2>&1; pod kube down "$XP_TMP/pod.yaml" >/dev/null 2>&1; pod rmi -f "$IMG" >/dev/null 2>&1'
 
 server_container() {
 	bash "$XP_ROOT/deploy/podman/seccomp-bpf.sh" "$XP_TMP/seccomp.json" || return 1
-	pod run -d --name "$CT" --network "ns:/var/run/netns/$(xp_ns server)" \
+	pod run -d --pull never --name "$CT" --network "ns:/var/run/netns/$(xp_ns server)" \
 		--cap-add BPF,PERFMON,NET_ADMIN,NET_RAW,IPC_LOCK --security-opt "seccomp=$XP_TMP/seccomp.json" \
 		"$IMG" -s || return 1
 	xp_wait 20 "the containerised server listens" eval 'pod logs "$CT" 2>&1 | grep -q "listening on control port"' ||
@@ -42,7 +47,7 @@ xp_check "its package list has xdpperf and its runtime libraries, no apt" eval '
 	for p in xdpperf libbpf1 libxdp1 libjson-c5 libmnl0 libssl3 libmicrohttpd12; do
 		grep -q "^$p " "$IMGDIR/packages.txt" || { echo "no $p"; exit 1; }; done
 	! grep -q "^apt " "$IMGDIR/packages.txt"'
-xp_check "the image runs xdpperf --version" eval 'pod run --rm --network none "$IMG" --version | grep -q "^xdpperf "'
+xp_check "the image runs xdpperf --version" eval 'pod run --rm --pull never --network none "$IMG" --version | grep -q "^xdpperf "'
 xp_pass
 
 # ---------------------------------------------------------------------------
@@ -70,4 +75,27 @@ xp_check "router's veth from the server (rx_packets) == SYN-ACKs + RSTs the serv
 xp_check "every SYN-ACK the server sent, the client saw" expect_eq synack_seen \
 	"$(jqv .end.sum.connections.synack_seen)" "$(jqv .end.sum.connections.server_synack_sent)"
 xp_check "the container's server logged both tests" eval '(( $(pod logs "$CT" 2>&1 | grep -c "test done") == 2 ))'
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case container_kube_play_agent
+xp_check "the first server is gone" eval 'pod rm -f -t 2 "$CT" >/dev/null && xdp_gone server "$XP_SERVER_DEV" 10'
+xp_check "the agent's pod spec (deploy/kubernetes) for podman kube play" eval '
+	mkdir -p "$XP_TMP/seccomp" && bash "$XP_ROOT/deploy/podman/seccomp-bpf.sh" "$XP_TMP/seccomp/xdpperf.json" &&
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d " \n" >"$XP_TMP/key" && chmod 600 "$XP_TMP/key" &&
+	python3 "$XP_ROOT/tests/e2e/kube_pod.py" "$XP_ROOT/deploy/kubernetes" "$IMG" "$XP_SERVER4" "$(cat "$XP_TMP/key")" "$XP_TMP/pod.yaml"'
+xp_check "podman kube play runs it in the server namespace" eval '
+	nsenter --net="/var/run/netns/$(xp_ns server)" podman --runtime runc kube play \
+		--seccomp-profile-root "$XP_TMP/seccomp" "$XP_TMP/pod.yaml"'
+xp_check "the agent listens" eval '
+	xp_wait 20 "the agent listens" eval "pod logs ${KPOD}-agent 2>&1 | grep -q \"listening on control port\"" || { pod logs ${KPOD}-agent; exit 1; }'
+d0=$(xdp_stat xdp_drops)
+xp_check "a test with the Secret's key: 2 s at 10 kpps" eval 'client -c "$XP_SERVER4" --auth-key "$XP_TMP/key" -t 2 -b 10kpps -J >"$J"'
+d1=$(xdp_stat xdp_drops)
+xp_check "received == sent == the server veth's XDP drops" eval '
+	[[ $(jqv .end.sum.received.packets) == $(jqv .end.sum.sent.packets) && $(jqv .end.sum.received.packets) == $((d1 - d0)) ]] &&
+	(( $(jqv .end.sum.received.packets) > 15000 ))'
+xp_check "without the key: refused" eval '! client -c "$XP_SERVER4" -t 1 >/dev/null 2>&1'
+xp_check "its --metrics on the node address (from the ConfigMap's port) has the test" eval '
+	xp_exec server curl -sf "http://$XP_SERVER4:9464/metrics" | grep -q "^xdpperf_frames_received_total{test=\"1\",role=\"server\""'
 xp_pass
