@@ -25,6 +25,8 @@ PKGS=(
   prometheus
   # scripts/image.sh and tests/e2e/99_container.sh: the container image from Debian packages, and running it
   mmdebstrap podman runc
+  # podman kube play (99_container) builds its pod's infra image around catatonit
+  catatonit
 )
 
 missing=()
