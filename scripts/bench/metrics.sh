@@ -5,8 +5,10 @@
 # direct pair: the live engine with --metrics on the client and a scraper
 # that GETs /metrics from the client's and the server's endpoint every
 # second (what a 1-s Prometheus job does), against the same run without
-# --metrics and without scrapes (the server's endpoint idle). Yardstick: the
-# server veth's rx_packets. Target: with >= 0.98x without (median).
+# --metrics and without scrapes (the server's endpoint idle); a third side,
+# --metrics on but never scraped, tells the endpoint's own cost from the
+# scrapers' (two curl processes a second on the same 2 CPUs). Yardstick: the
+# server veth's rx_packets. Target: scraped >= 0.98x without (median).
 
 METRICS_SRV_PORT=9464 METRICS_CL_PORT=9465
 # scraper: both endpoints once a second until killed; the bodies go to a file (a scrape that
@@ -35,12 +37,14 @@ bench_metrics() {
 	echo "   /metrics every second vs without; yardstick: the server veth's rx_packets"
 	lab_up direct
 	start_server --metrics "127.0.0.1:$METRICS_SRV_PORT"
-	echo "live --metrics, scraped 1/s | live"
-	rounds metrics "$ROUNDS" "run_scraped" "run_engine live 1"
+	echo "live --metrics, scraped 1/s | live | live --metrics, not scraped"
+	rounds metrics "$ROUNDS" "run_scraped" "run_engine live 1" "run_engine live 1 --metrics 127.0.0.1:$METRICS_CL_PORT"
 	stop_server
-	printf "%-16s %-44s %-44s\n" "" "scraped min / median / max" "without min / median / max"
-	printf "%-16s %-44s %-44s\n" live "$(mmm_line metrics 0)" "$(mmm_line metrics 1)"
+	printf "%-16s %-44s %-44s %-44s\n" "" "scraped min / median / max" "without min / median / max" \
+		"not scraped min / median / max"
+	printf "%-16s %-44s %-44s %-44s\n" live "$(mmm_line metrics 0)" "$(mmm_line metrics 1)" "$(mmm_line metrics 2)"
 	cmp_line "live, --metrics scraped 1/s vs without:" metrics 0 1 0.98
+	cmp_line "live, --metrics not scraped vs without:" metrics 2 1
 	echo "   the last scrape of the server: $(grep -c '^xdpperf_' "$TMP/metrics.scrape" 2>/dev/null || echo 0) samples"
 	echo
 }
