@@ -87,6 +87,7 @@ xp_check "the agent's pod spec (deploy/kubernetes) for podman kube play" eval '
 	chmod 600 "$XP_TMP/auth/auth.key" &&
 	python3 "$XP_ROOT/tests/e2e/kube_pod.py" "$XP_ROOT/deploy/kubernetes" "$IMG" "$XP_SERVER4" "$XP_TMP/auth" "$XP_TMP/pod.yaml"'
 xp_check "podman kube play runs it in the server namespace" eval '
+	cd "$XP_TMP" && # kube play builds an image from ./NAME/Containerfile when ./NAME exists: here ./xdpperf is the binary
 	nsenter --net="/var/run/netns/$(xp_ns server)" podman --runtime runc kube play \
 		--seccomp-profile-root "$XP_TMP/seccomp" "$XP_TMP/pod.yaml"'
 xp_check "the agent listens" eval '
