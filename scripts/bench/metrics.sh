@@ -7,21 +7,33 @@
 # second (what a 1-s Prometheus job does), against the same run without
 # --metrics and without scrapes (the server's endpoint idle); a third side,
 # --metrics on but never scraped, tells the endpoint's own cost from the
-# scrapers' (two curl processes a second on the same 2 CPUs). Yardstick: the
+# scrapers' (two python processes on the same 2 CPUs, one GET a second each). Yardstick: the
 # server veth's rx_packets. Target: scraped >= 0.98x without (median).
 
 METRICS_SRV_PORT=9464 METRICS_CL_PORT=9465
-# scraper: both endpoints once a second until killed; the bodies go to a file (a scrape that
-# fails stops nothing here: the run's figure is the point, the e2e test checks the text).
+# scraper: both endpoints once a second until killed, each by one long-lived process (as
+# Prometheus is: no process started per scrape, whose cost would be the scraper's, not the
+# endpoint's); the server's last body goes to a file.
+METRICS_SCRAPER='import sys, time, urllib.request
+url, out = sys.argv[1], sys.argv[2]
+while True:
+    t = time.monotonic()
+    try:
+        body = urllib.request.urlopen(url, timeout=2).read()
+        if out != "-":
+            open(out, "wb").write(body)
+    except OSError:
+        pass
+    time.sleep(max(0, 1 - (time.monotonic() - t)))'
 metrics_scraper() {
-	ip netns exec "$XP_CLIENT_NS" bash -c 'while :; do curl -s -o /dev/null "http://127.0.0.1:$1/metrics"; sleep 1; done' \
-		scraper "$METRICS_CL_PORT" >/dev/null 2>&1 &
-	BG+=("$!")
+	ip netns exec "$XP_CLIENT_NS" python3 -c "$METRICS_SCRAPER" "http://127.0.0.1:$METRICS_CL_PORT/metrics" - \
+		>/dev/null 2>&1 &
 	MSCR1=$!
-	ip netns exec "$XP_SERVER_NS" bash -c 'while :; do curl -s "http://127.0.0.1:$1/metrics" >"$2"; sleep 1; done' \
-		scraper "$METRICS_SRV_PORT" "$TMP/metrics.scrape" >/dev/null 2>&1 &
-	BG+=("$!")
+	BG+=("$MSCR1")
+	ip netns exec "$XP_SERVER_NS" python3 -c "$METRICS_SCRAPER" "http://127.0.0.1:$METRICS_SRV_PORT/metrics" \
+		"$TMP/metrics.scrape" >/dev/null 2>&1 &
 	MSCR2=$!
+	BG+=("$MSCR2")
 }
 # One run with --metrics and the scrapers on.
 run_scraped() {
