@@ -5,7 +5,8 @@ and Deployments, not DaemonSets): its pod template as a Pod, unchanged but
 for the image (the test's), the seccomp profile (podman's default denies
 bpf() to CAP_BPF: the annotation names deploy/podman/seccomp-bpf.sh's, under
 --seccomp-profile-root), and the node address the kubelet would give
-(status.hostIP, which podman leaves empty): the lab server's; the ports
+(status.hostIP, which podman leaves empty): the lab server's; $(VAR) in
+args expanded as the kubelet does (podman 4.3 passes them as they are); the ports
 are dropped (podman refuses port declarations with host networking, which
 Kubernetes takes as documentation). The ConfigMap
 goes along as it is. The Secret cannot: podman 4.3's kube play panics on a
@@ -32,6 +33,14 @@ for c in spec["containers"]:
             e["value"] = node_ip
     c["securityContext"].pop("seccompProfile", None)
     c.pop("ports", None)  # podman: "PortMappings can only be used with Bridge or slirp4netns networking"
+    # The kubelet expands $(VAR) in args from the container's env; podman 4.3 does not: done here, from
+    # the env's values and the ConfigMap's keys.
+    env = {}
+    for e in c["env"]:
+        ref = e.get("valueFrom", {}).get("configMapKeyRef")
+        env[e["name"]] = cm["data"][ref["key"]] if ref else e["value"]
+    for k, v in env.items():
+        c["args"] = [a.replace(f"$({k})", v) for a in c["args"]]
 for v in spec["volumes"]:
     if "secret" in v:
         v.pop("secret")
