@@ -9,7 +9,8 @@ PKG_CONFIG ?= pkg-config
 
 # The libraries' own compiler and linker flags, as their pkg-config files give them.
 # libcrypto (OpenSSL): --auth-key's HMAC.
-PKGS     := libbpf libxdp json-c libmnl libcap libcrypto
+# libmicrohttpd: the --metrics endpoint (report/metrics_http.c).
+PKGS     := libbpf libxdp json-c libmnl libcap libcrypto libmicrohttpd
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 
@@ -299,3 +300,12 @@ deb:
 
 clean:
 	rm -rf $(BUILD) xdpperf
+
+# `make image`: the container image from Debian's packages (scripts/image.sh; docs/container.md).
+# `make k8s-validate`: deploy/kubernetes/ against Kubernetes 1.27.1's schema (npm's kubernetes-models).
+# Neither is part of `make check`: both fetch packages (tests/e2e/99_container.sh builds its own image).
+.PHONY: image k8s-validate
+image:
+	@bash scripts/image.sh
+k8s-validate:
+	@bash tests/tools/k8s_validate.sh deploy/kubernetes/*.yaml

@@ -7,6 +7,8 @@ PKGS=(
   # build
   make gcc clang llvm pkg-config bpftool
   libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libmnl-dev libcap-dev libcmocka-dev libssl-dev
+  # the --metrics endpoint's HTTP server (user/report/metrics_http.c)
+  libmicrohttpd-dev
   # the sanitizer builds and fuzzers of `make check` and `make fuzz`: clang's
   # ASan, UBSan and libFuzzer runtimes (the clang package only recommends them)
   libclang-rt-dev
@@ -19,6 +21,12 @@ PKGS=(
   libcap2-bin
   # a TCP server with no xdpperf on it, for --peer kernel without a control channel (started in a test's namespace)
   nginx-light
+  # tests/e2e/98_metrics.sh: a real Prometheus scrapes --metrics (promtool checks its text)
+  prometheus
+  # scripts/image.sh and tests/e2e/99_container.sh: the container image from Debian packages, and running it
+  mmdebstrap podman runc
+  # podman kube play (99_container) builds its pod's infra image around catatonit
+  catatonit
 )
 
 missing=()

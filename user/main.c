@@ -8,6 +8,7 @@
 #include "rfc2544/rfc2544.h"
 #include "connsearch/connsearch.h"
 #include "probe/probe.h"
+#include "report/metrics.h"
 #include "server/server.h"
 
 /*
@@ -55,15 +56,26 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)
 		return xp_probe_run(o.spec.dev, o.debug, o.json);
-	if (o.role == XP_ROLE_SERVER)
-		return xp_server_run(&o.srv);
+	/* --metrics: bound now; served from here on by the client, by the server once it dropped its capabilities. */
+	if (o.metrics_port && (xp_metrics_open(&o.metrics_addr, o.metrics_port, err, sizeof(err)) ||
+			       (o.role == XP_ROLE_CLIENT && xp_metrics_run(err, sizeof(err))))) {
+		fprintf(stderr, "xdpperf: %s\n", err);
+		return XP_EXIT_RUNTIME;
+	}
+	if (o.metrics_port && o.role == XP_ROLE_CLIENT)
+		xp_metrics_client_tap();
 	/* The client's front ends: each runs the test o.spec, the suites as the base of their trials. */
 	struct xp_run_opts ro = { .debug = o.debug };
-	if (o.rfc2544)
-		return xp_rfc2544_run(&o.spec, &o.rfc, &ro, o.json);
-	if (o.cs.mode)
-		return xp_connsearch_run(&o.spec, &o.cs, &ro, o.json);
-	enum xp_report_format fmt = o.json ? XP_REPORT_JSON : o.json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
-	return xp_client_run(&o.spec, &ro, fmt, o.compare ? &o.compare_engine : NULL);
-
+	if (o.role == XP_ROLE_SERVER)
+		r = xp_server_run(&o.srv);
+	else if (o.rfc2544)
+		r = xp_rfc2544_run(&o.spec, &o.rfc, &ro, o.json);
+	else if (o.cs.mode)
+		r = xp_connsearch_run(&o.spec, &o.cs, &ro, o.json);
+	else {
+		enum xp_report_format fmt = o.json ? XP_REPORT_JSON : o.json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
+		r = xp_client_run(&o.spec, &ro, fmt, o.compare ? &o.compare_engine : NULL);
+	}
+	xp_metrics_stop();
+	return r;
 }

@@ -11,6 +11,7 @@
 #include "cli/handlers.h"
 #include "connsearch/search.h"
 #include "meas/figures.h"
+#include "report/metrics.h"
 #include "util/version.h"
 
 /*
@@ -517,4 +518,11 @@ int opt_search_settle(struct xp_opts *o, const char *arg, char *err, size_t errl
 		return 0;
 	}
 	return parse_duration_named(arg, "search settle time", &o->cs.settle_s, err, errlen);
+}
+
+/* ---- --metrics (issue 29): the address is bound when the role starts ---- */
+
+int opt_metrics(struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	return xp_metrics_parse(arg, &o->metrics_addr, &o->metrics_port, err, errlen);
 }

@@ -62,6 +62,7 @@ XP_OPT_HANDLER(opt_help);
 XP_OPT_HANDLER(opt_version);
 XP_OPT_HANDLER(opt_allow_lo);
 XP_OPT_HANDLER(opt_auth_key);
+XP_OPT_HANDLER(opt_metrics);
 XP_OPT_HANDLER(opt_max_duration);
 XP_OPT_HANDLER(opt_test_ports);
 XP_OPT_HANDLER(opt_allow);

@@ -58,6 +58,10 @@ const struct xp_option xp_options[] = {
 	          "(%u:%u when free); the server counts these ports\n"
 	          "(server: the ports of -P's standing listeners)",
 	  .help_nums = { XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI }, .sample = "7000:7003" },
+	{ "metrics", 0, "[ADDR]:PORT", XP_SEC_COMMON, 0, opt_metrics, EVERYWHERE,
+	  .help = "serve the last tests' figures for Prometheus on\n"
+	          "http://ADDR:PORT/metrics (read-only; ADDR default\n"
+	          "127.0.0.1); docs/metrics.md", .sample = "127.0.0.1:9464" },
 	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE, .help = "more messages on stderr" },
 	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, ANY_ROLE, .help = "this text" },
 	{ "version", 'V', NULL, XP_SEC_COMMON, 0, opt_version, ANY_ROLE, .help = "the version" },

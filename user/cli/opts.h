@@ -41,6 +41,9 @@ struct xp_opts {
 	struct xp_rfc2544_cfg rfc;   /* its settings */
 	/* Issue 12 point 4: the connection searches (user/connsearch) */
 	struct xp_cs_cfg cs;         /* --search (cs.mode) and its settings */
+	/* --metrics [ADDR]:PORT (both roles, issue 29): the Prometheus endpoint (report/metrics.h); port 0: none */
+	struct xp_addr metrics_addr;
+	unsigned short metrics_port;
 };
 
 void xp_opts_default(struct xp_opts *o);

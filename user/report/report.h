@@ -45,7 +45,20 @@ struct xp_report {
 		struct xp_period last;     /* the last interval */
 		char error[512];           /* the error that stopped the test, "" if none */
 	} mem;
+	uint64_t tap_id;               /* xp_report_tap's record of this report's test */
 };
+
+/*
+ * A second listener of every report's events, whatever the sink: the
+ * --metrics store (report/metrics.c) when the endpoint runs, else NULL.
+ */
+struct xp_report_tap {
+	void (*start)(struct xp_report *r, const struct xp_report_info *i);
+	void (*interval)(struct xp_report *r, const struct xp_period *p);
+	void (*end)(struct xp_report *r, const struct xp_summary *s);
+	void (*error)(struct xp_report *r, const char *msg);
+};
+extern const struct xp_report_tap *xp_report_tap;
 
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out);
 void xp_report_start(struct xp_report *r, const struct xp_report_info *info);

@@ -156,6 +156,8 @@ static const struct xp_sink sinks[] = {
 	[XP_REPORT_MEMORY] = { mem_start, mem_interval, mem_end, mem_error },
 };
 
+const struct xp_report_tap *xp_report_tap;
+
 void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out)
 {
 	memset(r, 0, sizeof(*r));
@@ -178,6 +180,8 @@ void xp_report_free(struct xp_report *r)
 void xp_report_error(struct xp_report *r, const char *msg)
 {
 	r->sink->error(r, msg);
+	if (xp_report_tap)
+		xp_report_tap->error(r, msg);
 }
 
 void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
@@ -187,15 +191,21 @@ void xp_report_start(struct xp_report *r, const struct xp_report_info *i)
 	r->peer_kernel = i->peer_kernel;
 	r->client_only = i->client_only;
 	r->sink->start(r, i);
+	if (xp_report_tap)
+		xp_report_tap->start(r, i);
 }
 
 void xp_report_interval(struct xp_report *r, const struct xp_period *p)
 {
 	r->sink->interval(r, p);
+	if (xp_report_tap)
+		xp_report_tap->interval(r, p);
 }
 
 void xp_report_end(struct xp_report *r, const struct xp_summary *s)
 {
 	r->ended = true;
 	r->sink->end(r, s);
+	if (xp_report_tap)
+		xp_report_tap->end(r, s);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "proto/messages.h"
+#include "report/metrics.h"
 #include "server/state.h"
 #include "util/time.h"
 
@@ -110,6 +111,7 @@ void srv_release(struct server *s, struct srv_client *c)
 		server_prog_slot_free(s->rp, c->slot);
 		/* A STARTING test (its listeners not open yet) never ran. */
 		srv_detach_counter(s, c, c->state == SRV_RUNNING);
+		xp_metrics_server_end(c->test_id);
 		c->slot = -1;
 		s->tests_done++;
 	}

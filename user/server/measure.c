@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/metrics.h"
 #include "server/state.h"
 #include "bpf/lib/stamp.h"
 #include "util/random.h"
@@ -178,6 +179,7 @@ int srv_meas_final(struct server *s, struct srv_client *c, struct json_object *m
 	} else if (r) {
 		goto out;
 	}
+	xp_metrics_server_lat(c->test_id, &f->lat);
 	jitter_now(s, c, f);
 	json_object_object_add(o, "interval", xp_final_to_json(f));
 	if (c->test.stamp.hwts) {

@@ -32,6 +32,7 @@
 #include "server/server.h"
 #include "server/state.h"
 #include "util/privdrop.h"
+#include "report/metrics.h"
 #include "util/process.h"
 #include "util/time.h"
 
@@ -525,7 +526,7 @@ int xp_server_run(const struct xp_server_cfg *cfg)
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}
-	if (drop_privileges(cfg, err, sizeof(err))) {
+	if (drop_privileges(cfg, err, sizeof(err)) || xp_metrics_run(err, sizeof(err))) {
 		fprintf(stderr, "xdpperf: %s\n", err);
 		goto out;
 	}

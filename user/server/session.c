@@ -11,6 +11,7 @@
 
 #include "net/netdev.h"
 #include "net/route.h"
+#include "report/metrics.h"
 #include "server/state.h"
 #include "util/time.h"
 
@@ -142,6 +143,7 @@ static void send_started(struct server *s, struct srv_client *c)
 	 * names it (one field, so older clients still read it). */
 	json_object_object_add(o, "xdp_mode", json_object_new_string(c->mode));
 	srv_meas_started_json(s, c, o);
+	xp_metrics_server_start(c->test_id, t->engine, xp_test_kind_name(t->kind), c->peer_s);
 	int r = xp_ctrl_send(&c->ctrl, o);
 	json_object_put(o);
 	if (c->counted_tc)
@@ -336,6 +338,14 @@ static struct json_object *sock_stats_json(struct srv_client *c)
 	return xp_sock_counts_to_json(&n);
 }
 
+/* A socket test's accepts so far (--metrics). */
+static uint64_t sock_accepted(struct srv_client *c)
+{
+	struct xp_sock_server_stats st;
+	xp_sock_server_read(c->ss, &st);
+	return st.accepted - c->ss_base.accepted;
+}
+
 /* "sample" and "stop" both answer with the slot's counters and our CPU use. */
 void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, struct json_object *m)
 {
@@ -349,6 +359,7 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 		srv_send_error(c, "cannot read the XDP counters");
 		return;
 	}
+	xp_metrics_server_counts(c->test_id, &cnt, c->ss ? sock_accepted(c) : 0);
 	double wall = xp_now() - c->t_start;
 	double cpu = xp_cpu_seconds() - c->cpu_start;
 	struct json_object *o = json_object_new_object();
