@@ -140,6 +140,8 @@ int xp_opts_parse(int argc, char **argv, struct xp_opts *o, char *err, size_t er
 	struct xp_given g;
 	int r = xp_cli_read(argc, argv, o, &g, err, errlen);
 
+	if (r == 1 && o->help)
+		xp_usage(stdout);
 	if (!r)
 		r = xp_cli_check(o, &g, err, errlen);
 	if (!r)

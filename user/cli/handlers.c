@@ -40,39 +40,6 @@ int parse_engine(const char *s, enum xp_engine_id *id, char *err, size_t errlen)
 		return 0;                                                              \
 	}
 
-/* An option of the table's typed rows (XP_NUM): an integer in its range, stored in its field's type. */
-int xp_opt_num(const struct xp_option *op, struct xp_opts *o, const char *arg, char *err, size_t errlen)
-{
-	unsigned long ul;
-	if (op->num.store == XP_ST_NONE)
-		return xp_cli_fail(err, errlen, "option --%s has neither a handler nor a type", op->name);
-	if (parse_uint(arg, op->num.lo, op->num.hi, &ul, op->num.what, err, errlen))
-		return -1;
-	xp_opt_num_store(op, o, (double)ul);
-	return 0;
-}
-
-void xp_opt_num_store(const struct xp_option *op, struct xp_opts *o, double v)
-{
-	char *field = (char *)o + op->num.off;
-	switch (op->num.store) {
-	case XP_ST_USHORT:
-		*(unsigned short *)field = (unsigned short)v;
-		break;
-	case XP_ST_UINT:
-		*(unsigned *)field = (unsigned)v;
-		break;
-	case XP_ST_ULONG:
-		*(unsigned long *)field = (unsigned long)v;
-		break;
-	case XP_ST_DOUBLE:
-		*(double *)field = v;
-		break;
-	case XP_ST_NONE:
-		break;
-	}
-}
-
 FLAG(opt_udp, spec.traffic[0].udp)
 FLAG(opt_json, json)
 FLAG(opt_json_stream, json_stream)
@@ -418,7 +385,8 @@ int opt_debug(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 int opt_help(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
-	xp_usage(stdout);
+	/* Printed by xp_opts_parse (cli.c): --help reads the option table, which names this handler. */
+	o->help = true;
 	return 1;
 }
 

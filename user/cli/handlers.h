@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "cli/options.h"
+#include "cli/opts.h"
 
 #define XP_OPT_HANDLER(fn) int fn(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 

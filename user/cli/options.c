@@ -8,6 +8,7 @@
 #include "bpf/xdp_connect.h"
 #include "proto/channel.h"
 #include "cli/handlers.h"
+#include "cli/options.h"
 #include "connsearch/search.h"
 #include "engine/engine.h"
 #include "meas/figures.h"
@@ -451,4 +452,37 @@ const char *xp_option_label(const struct xp_option *op, char *buf, size_t len)
 	else
 		snprintf(buf, len, "--%s", op->name);
 	return buf;
+}
+
+/* An option of the table's typed rows (XP_NUM): an integer in its range, stored in its field's type. */
+int xp_opt_num(const struct xp_option *op, struct xp_opts *o, const char *arg, char *err, size_t errlen)
+{
+	unsigned long ul;
+	if (op->num.store == XP_ST_NONE)
+		return xp_cli_fail(err, errlen, "option --%s has neither a handler nor a type", op->name);
+	if (parse_uint(arg, op->num.lo, op->num.hi, &ul, op->num.what, err, errlen))
+		return -1;
+	xp_opt_num_store(op, o, (double)ul);
+	return 0;
+}
+
+void xp_opt_num_store(const struct xp_option *op, struct xp_opts *o, double v)
+{
+	char *field = (char *)o + op->num.off;
+	switch (op->num.store) {
+	case XP_ST_USHORT:
+		*(unsigned short *)field = (unsigned short)v;
+		break;
+	case XP_ST_UINT:
+		*(unsigned *)field = (unsigned)v;
+		break;
+	case XP_ST_ULONG:
+		*(unsigned long *)field = (unsigned long)v;
+		break;
+	case XP_ST_DOUBLE:
+		*(double *)field = v;
+		break;
+	case XP_ST_NONE:
+		break;
+	}
 }

@@ -27,6 +27,7 @@ struct xp_opts {
 	bool json;                   /* -J */
 	bool json_stream;            /* --json-stream */
 	int debug;                   /* -d */
+	bool help;                   /* -h: xp_opts_parse prints --help and returns 1 */
 	/* -x and -k as typed: spec.kind is made of them once they are checked (validate.c) */
 	bool close_each;             /* -x: close right after connect (connection rate) */
 	bool keepalive;              /* -k: hold connections open with keepalives */
