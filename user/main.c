@@ -38,7 +38,7 @@ static void usage_error_json(int argc, char **argv, const struct xp_opts *o, con
 
 int main(int argc, char **argv)
 {
-	struct xp_opts o;
+	static struct xp_opts o; /* megabytes with the spec's flows: not on the stack */
 	char err[512] = "";
 
 	/* The server's child for --bidir (client/reverse_child.c), never typed by a user. */

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1), *args[66];
 	int argc = 0;
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256] = "";
 
 	if (!buf)

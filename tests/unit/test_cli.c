@@ -23,7 +23,7 @@ struct usage_case {
 static void expect_usage_errors(const struct usage_case *cases, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct xp_opts o;
+		static struct xp_opts o;
 		char err[256];
 		int r = parse(cases[i].line, &o, err, sizeof(err));
 		if (r != 2 || !strstr(err, cases[i].word))
@@ -35,7 +35,7 @@ static void expect_usage_errors(const struct usage_case *cases, size_t n)
 
 static void test_defaults(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_CLIENT);
@@ -53,7 +53,7 @@ static void test_defaults(void **state)
 
 static void test_client_options(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 2001:2:0:2::2 -6 -t 5 -i 0.5 -l 1518 -b 1.5Mpps -p 7000:7003 "
 			       "--cport 2000:2999 --queues 2 --first-queue 1 -u -J --dst-mac 02:00:00:00:00:01 "
@@ -87,7 +87,7 @@ static void test_client_options(void **state)
 
 static void test_server_options(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -s -D xps0 -1 --control-port 5400", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_SERVER);
@@ -120,7 +120,7 @@ static void test_server_options(void **state)
 
 static void test_interval_clamped_to_duration(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 -t 0.5 -i 2", &o, err, sizeof(err)), 0);
 	assert_true(o.spec.interval == 0.5);
@@ -153,7 +153,7 @@ static void test_usage_errors(void **state)
 
 static void test_help_and_version(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	FILE *saved = stdout;
 	stdout = fopen("/dev/null", "w");
@@ -168,7 +168,7 @@ static void test_help_and_version(void **state)
 /* fireperf's own invocations, verbatim with xdpperf's name, select the socket engine. */
 static void test_fireperf_invocations(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -s -P 10000 -p 63000:63010", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_SERVER);
@@ -203,7 +203,7 @@ static void test_fireperf_invocations(void **state)
 
 static void test_socket_options(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine socket --threads 3 --bind 198.18.1.10-198.18.1.25 "
 			       "--bind 198.18.1.2", &o, err, sizeof(err)), 0);
@@ -239,7 +239,7 @@ static void test_socket_options(void **state)
 /* --bytes: the XDP connection engine's data mode (-x only, one segment). */
 static void test_bytes(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x --bytes 1000 --cps 10000 -t 2 -J", &o, err,
 			       sizeof(err)), 0);
@@ -277,7 +277,7 @@ static void test_bytes_usage_errors(void **state)
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 	/* one line each */
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct xp_opts o;
+		static struct xp_opts o;
 		char err[256];
 		parse(cases[i].line, &o, err, sizeof(err));
 		assert_null(strchr(err, '\n'));
@@ -289,7 +289,7 @@ static void test_bytes_usage_errors(void **state)
 static void test_no_stamps(void **state)
 {
 	(void)state;
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.18.1.1 --no-stamps", &o, err, sizeof(err)), 0);
 	assert_true(o.spec.no_stamps);
@@ -340,7 +340,7 @@ static void test_socket_usage_errors(void **state)
 /* --syn-engine: who sends the XDP connection engine's SYNs. */
 static void test_syn_engine(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	(void)state;
 	assert_int_equal(parse("xdpperf -c 198.19.1.2 --engine xdp -x", &o, err, sizeof(err)), 0);
@@ -385,7 +385,7 @@ static void test_engine_kinds(void **state)
 	};
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 	/* --bytes picks its engine and its test by itself: one message, one fix. */
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 --bytes 1000 -x", &o, err, sizeof(err)), 0);
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 --cps 1000 -x", &o, err, sizeof(err)), 0);
@@ -433,7 +433,7 @@ static void test_ignored_options_refused(void **state)
 	};
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 	/* and what goes together still parses */
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 1.2.3.4 --engine live -b 1Mpps --require-rate --max-loss 0.5", &o, err,
 			       sizeof(err)), 0);
@@ -454,7 +454,7 @@ static void test_ignored_options_refused(void **state)
 /* L2 bit rates as --help and the README write them. */
 static void test_l2_rates_as_documented(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	const char *rates[] = { "1G-l2", "800M-l2", "1Gbps-l2", "100Ml2" };
 	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
@@ -468,7 +468,7 @@ static void test_l2_rates_as_documented(void **state)
 /* Server policy (issue 9): safe defaults, each limit a flag, server options refused with -c. */
 static void test_server_policy_options(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -s", &o, err, sizeof(err)), 0);
 	assert_true(o.srv.max_duration == 3600);

@@ -192,7 +192,7 @@ static void test_typed_rows(void **state)
 		if (op->parse)
 			continue;
 		rows++;
-		struct xp_opts d;
+		static struct xp_opts d;
 		xp_opts_default(&d);
 		if (op->num.has_def &&
 		    (num_field(op, &d) != op->num.def || op->num.def < op->num.lo || op->num.def > op->num.hi))
@@ -200,7 +200,7 @@ static void test_typed_rows(void **state)
 				 op->num.hi);
 		unsigned long ends[2] = { op->num.lo, op->num.hi };
 		for (int e = 0; e < 2; e++) {
-			struct xp_opts o;
+			static struct xp_opts o;
 			char arg[32], err[256] = "";
 			xp_opts_default(&o);
 			snprintf(arg, sizeof(arg), "%lu", ends[e]);
@@ -224,13 +224,13 @@ static void test_typed_rows(void **state)
 /* Each table option, by each of its names, takes its sample value and changes the options. */
 static void test_every_option_parses(void **state)
 {
-	struct xp_opts defaults;
+	static struct xp_opts defaults;
 	xp_opts_default(&defaults);
 	for (size_t i = 0; i < xp_noptions; i++) {
 		const struct xp_option *op = &xp_options[i];
 		bool prints = op->parse == xp_option_find("help")->parse || op->parse == xp_option_find("version")->parse;
 		for (int form = 0; form < 2; form++) {
-			struct xp_opts o;
+			static struct xp_opts o;
 			char err[256] = "";
 			if (form ? !op->name : !op->letter)
 				continue;
@@ -360,7 +360,7 @@ static bool names_context(const char *err, const struct ctx *c)
 static void check_pair(const struct ctx *c, const struct xp_option *op, int *refused, int *taken)
 {
 	char line[256], err[512], label[32], cn[48];
-	struct xp_opts o;
+	static struct xp_opts o;
 
 	ctx_line(c, op, line, sizeof(line));
 	ctx_name(c, cn, sizeof(cn));

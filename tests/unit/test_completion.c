@@ -139,7 +139,7 @@ static void values_parse(const char *opt, const char *values)
 	char *copy = strdup(values);
 	for (char *v = strtok(copy, "\n"); v; v = strtok(NULL, "\n")) {
 		char *argv[] = { "xdpperf", "-c", "198.18.0.1", (char *)opt, v, NULL };
-		struct xp_opts o;
+		static struct xp_opts o;
 		struct xp_given g;
 		char err[256] = "";
 		if (xp_cli_read(5, argv, &o, &g, err, sizeof(err)))
@@ -162,7 +162,7 @@ static void test_value_lists(void **state)
 			for (int id = 0; id < XP_ENGINE_COUNT; id++) {
 				const char *name = xp_engine_name((enum xp_engine_id)id);
 				char *argv[] = { "xdpperf", "-c", "198.18.0.1", (char *)enums[i], (char *)name, NULL };
-				struct xp_opts o;
+				static struct xp_opts o;
 				struct xp_given g;
 				char err[256];
 				if (!xp_cli_read(5, argv, &o, &g, err, sizeof(err)) && !offered(vals, name))

@@ -29,7 +29,7 @@ static int parse_args(const char *args, char *err, size_t errlen)
 	static char buf[1024];
 	char *argv[64];
 	int argc = 0;
-	struct xp_opts o;
+	static struct xp_opts o;
 	snprintf(buf, sizeof(buf), "xdpperf %s", args);
 	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
 		argv[argc++] = t;

@@ -352,7 +352,7 @@ static void test_tcp_frames_note(void **state)
 /* --max-loss and --require-rate: the exit statuses, loss first. */
 static void test_thresholds(void **state)
 {
-	struct xp_spec o;
+	static struct xp_spec o;
 	xp_spec_default(&o);
 	struct xp_summary s = { .total = { .t0 = 0, .t1 = 1, .figures = XP_FIGS_FRAMES, .tx_pkts = 1000, .tx_bytes = 60000 } };
 	s.total.rx.pkts = 900;

@@ -206,7 +206,7 @@ static void test_v6_packet_too_big(void **state)
 static void test_thresholds(void **state)
 {
 	(void)state;
-	struct xp_spec o;
+	static struct xp_spec o;
 	memset(&o, 0, sizeof(o));
 	o.max_loss = -1;
 	struct xp_summary s;

@@ -144,7 +144,7 @@ static void test_mix_errors(void **state)
 
 static void test_options(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 
 	(void)state;

@@ -31,7 +31,7 @@ static int parse(const char *line, struct xp_opts *o, char *err, size_t errlen)
 
 static void test_cli_rules(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf --probe", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.role, XP_ROLE_PROBE);

@@ -362,10 +362,11 @@ static struct json_object *jget(struct json_object *o, const char *path)
  */
 static void test_latency_report(void **state)
 {
-	struct xp_rfc_job o = { 0 };
-	xp_spec_default(&o.spec);
+	static struct xp_spec spec; /* megabytes: not on the stack */
+	struct xp_rfc_job o = { .spec = &spec };
+	xp_spec_default(&spec);
 	xp_rfc2544_cfg_default(&o.rfc);
-	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
+	snprintf(spec.host, sizeof(spec.host), "198.19.1.2");
 	o.rfc.trial_s = 2;
 	static struct xp_rfc_trial_rec recs[2];
 	struct xp_rfc_run r = { .o = &o, .nsizes = 2, .trials = recs, .ntrials = 2, .settle_s = 2 };
@@ -432,10 +433,11 @@ static void test_latency_report(void **state)
  */
 static void test_stopped_run_keeps_finished_sizes(void **state)
 {
-	struct xp_rfc_job o = { 0 };
-	xp_spec_default(&o.spec);
+	static struct xp_spec spec; /* megabytes: not on the stack */
+	struct xp_rfc_job o = { .spec = &spec };
+	xp_spec_default(&spec);
 	xp_rfc2544_cfg_default(&o.rfc);
-	snprintf(o.spec.host, sizeof(o.spec.host), "198.19.1.2");
+	snprintf(spec.host, sizeof(spec.host), "198.19.1.2");
 	o.rfc.trial_s = 1;
 	static struct xp_rfc_trial_rec recs[1];
 	struct xp_rfc_run r = { .o = &o, .nsizes = 2, .trials = recs, .ntrials = 1, .settle_s = 1,

@@ -25,7 +25,7 @@
 
 static void test_option(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	char err[256];
 	assert_int_equal(parse("xdpperf -c 198.18.0.2", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.spec.rx_ts, XP_RXTS_SW);
@@ -62,7 +62,7 @@ static void setup_cfg(struct xp_engine_cfg *ec)
  * what the request then carries. */
 static void test_choice(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	struct xp_engine_cfg ec;
 	struct xp_cmeas m;
 	struct xp_test_stamp st;
@@ -127,7 +127,7 @@ static struct json_object *started(const char *rx_timestamp, const char *clock, 
 
 static void mk(struct xp_cmeas *m, const char *mode)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	struct xp_engine_cfg ec;
 	char err[256], line[128];
 	snprintf(line, sizeof(line), "xdpperf -c 198.18.0.2 --clock tai --rx-timestamp %s", mode);
@@ -140,7 +140,7 @@ static void mk(struct xp_cmeas *m, const char *mode)
  * or "sw") means no run; auto takes the fallback and keeps its note. */
 static void test_started(void **state)
 {
-	struct xp_opts o;
+	static struct xp_opts o;
 	struct xp_cmeas m;
 	char err[256];
 	struct json_object *r;

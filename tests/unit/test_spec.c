@@ -32,8 +32,8 @@ static char *json_text(const struct xp_spec *s)
 
 static void test_defaults(void **state)
 {
-	struct xp_spec s;
-	struct xp_opts o;
+	static struct xp_spec s;
+	static struct xp_opts o;
 	char *a, *b;
 
 	(void)state;
@@ -75,7 +75,7 @@ static const char *refused(const struct xp_spec *s)
 
 static void test_validate(void **state)
 {
-	struct xp_spec s;
+	static struct xp_spec s;
 	char err[256];
 
 	(void)state;
@@ -128,13 +128,13 @@ static void test_validate(void **state)
 	s.traffic[0].cport_hi = 8;
 	assert_string_equal(refused(&s), "--cport: port range 9:8 is empty");
 	s.traffic[0].cport_lo = 8;
-	s.ntraffic = 2;
-	assert_string_equal(refused(&s), "traffic: 2 streams, a test has 1 to 1");
+	s.ntraffic = XP_SPEC_MAX_STREAMS + 1;
+	assert_string_equal(refused(&s), "traffic: 257 streams, a test has 1 to 256");
 }
 
 static void test_json_round_trip(void **state)
 {
-	struct xp_spec s, back;
+	static struct xp_spec s, back;
 	char err[256] = "", *a, *b;
 
 	(void)state;
@@ -221,7 +221,7 @@ static void test_json_round_trip(void **state)
 
 static void test_json_errors(void **state)
 {
-	struct xp_spec s;
+	static struct xp_spec s;
 	char err[256];
 
 	(void)state;

@@ -77,7 +77,7 @@ static void test_frames_stall_only_while_sending(void **state)
 
 static void test_exit_status(void **state)
 {
-	struct xp_spec o;
+	static struct xp_spec o;
 	struct xp_summary sum;
 	char msg[256];
 	xp_spec_default(&o);

@@ -87,7 +87,7 @@ int xp_reverse_child(const char *host, const char *key_file)
 		argv[argc++] = (char *)key_file;
 	}
 	argv[argc] = NULL;
-	struct xp_opts o;
+	static struct xp_opts o; /* megabytes with the spec's flows: not on the stack */
 	int r = xp_opts_parse(argc, argv, &o, err, sizeof(err));
 	if (r)
 		return fail(&res, 2, r == 1 ? "the reverse trial's options printed help" : err);

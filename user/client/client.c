@@ -433,12 +433,14 @@ int xp_client_test(const struct xp_spec *spec, const struct xp_run_opts *ro, str
 	static const struct xp_run_opts plain;
 	/* The client fills in what the spec leaves to it (the ports the server hands out, the frame size of the
 	 * MTU): on its own copy. */
-	struct xp_spec copy = *spec, *sp = &copy;
+	struct xp_spec *sp = xp_spec_dup(spec); /* a spec (its flows) is megabytes: not on the stack */
 	/* A key and a 64 KiB line buffer: not on the stack. */
 	struct client *c = calloc(1, sizeof(*c));
 	char err[512];
 	xp_client_error_set("");
-	if (!c) {
+	if (!c || !sp) {
+		free(c);
+		free(sp);
 		fprintf(stderr, "xdpperf: out of memory\n");
 		xp_report_error(rep, xp_client_error_set("out of memory"));
 		return 1;
@@ -499,5 +501,6 @@ out:
 	xp_auth_key_clear(&c->key);
 	xp_cmeas_free(&c->meas);
 	free(c);
+	free(sp);
 	return rc;
 }

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client/client.h"
@@ -149,11 +150,10 @@ static int compare_failed(enum xp_report_format fmt, struct xp_report *ra, struc
 	return rc;
 }
 
-int xp_client_compare(const struct xp_spec *sp, const struct xp_run_opts *ro, enum xp_engine_id fast,
-		      enum xp_report_format fmt)
+/* The same test twice, each side's engine its own: so and xo are sp with the socket engine and with fast. */
+static int compare(const struct xp_spec *sp, struct xp_spec *so, struct xp_spec *xo, const struct xp_run_opts *ro,
+		   enum xp_engine_id fast, enum xp_report_format fmt)
 {
-	/* The same test twice, each side's engine its own. */
-	struct xp_spec so = *sp, xo = *sp;
 	struct xp_summary sa, sb;
 	struct xp_report ra, rb;
 
@@ -165,17 +165,17 @@ int xp_client_compare(const struct xp_spec *sp, const struct xp_run_opts *ro, en
 		t = (struct table){ conn_figures, sizeof(conn_figures) / sizeof(conn_figures[0]), "xdp" };
 	else
 		t.fast = xp_engine_name(fast); /* xsk, or the one --engine named */
-	so.engine = XP_ENGINE_SOCKET;
-	xo.engine = fast;
+	so->engine = XP_ENGINE_SOCKET;
+	xo->engine = fast;
 	/* TCP segments of a socket stream fill the MTU: compare with frames as large unless -l says otherwise. */
 	if (!sp->traffic[0].frame_size_set)
-		xo.traffic[0].frame_size = 0;
+		xo->traffic[0].frame_size = 0;
 
 	xp_report_init(&ra, fmt, stdout);
 	ra.keep_doc = true;
 	if (fmt == XP_REPORT_TEXT)
 		printf("== 1/2: socket engine\n");
-	int rc = xp_client_test(&so, ro, &ra, &sa);
+	int rc = xp_client_test(so, ro, &ra, &sa);
 	if (rc)
 		return compare_failed(fmt, &ra, NULL, t.fast, rc);
 	/* Let the socket test's last segments (FIN, RST, TIME_WAIT ACKs) pass before counting again. */
@@ -185,7 +185,7 @@ int xp_client_compare(const struct xp_spec *sp, const struct xp_run_opts *ro, en
 	if (fmt == XP_REPORT_TEXT)
 		printf("\n== 2/2: %s\n", conn ? "XDP connection engine" :
 			fast == XP_ENGINE_LIVE ? "live engine (XDP live frames)" : "xsk engine (AF_XDP)");
-	rc = xp_client_test(&xo, ro, &rb, &sb);
+	rc = xp_client_test(xo, ro, &rb, &sb);
 	if (rc)
 		return compare_failed(fmt, &ra, &rb, t.fast, rc);
 	if (fmt == XP_REPORT_JSON) {
@@ -208,4 +208,17 @@ int xp_client_compare(const struct xp_spec *sp, const struct xp_run_opts *ro, en
 	xp_report_free(&ra);
 	xp_report_free(&rb);
 	return 0;
+}
+
+int xp_client_compare(const struct xp_spec *sp, const struct xp_run_opts *ro, enum xp_engine_id fast,
+		      enum xp_report_format fmt)
+{
+	/* Specs are megabytes with their flows: the two sides' copies on the heap. */
+	struct xp_spec *so = xp_spec_dup(sp), *xo = xp_spec_dup(sp);
+	int rc = so && xo ? compare(sp, so, xo, ro, fast, fmt) : 1;
+	if (!so || !xo)
+		fprintf(stderr, "xdpperf: out of memory\n");
+	free(so);
+	free(xo);
+	return rc;
 }

@@ -7,6 +7,7 @@
  * needs come back, and its latency (from the stamps in every frame).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client/client.h"
@@ -46,36 +47,41 @@ int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *base_r
 		    struct xp_trial_out *out)
 {
 	/* The base test at the trial's rate, size and length. */
-	struct xp_spec o = *base;
+	struct xp_spec *o = xp_spec_dup(base); /* megabytes: not on the stack */
 	struct xp_run_opts ro = base_ro ? *base_ro : (struct xp_run_opts){ 0 };
 	memset(out, 0, sizeof(*out));
+	if (!o) {
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		return out->rc = 1;
+	}
 	ro.quiet = true; /* the error comes back in out->error: the suite's one line says it */
-	o.require_rate = false;
-	o.max_loss = -1;
-	o.duration = req->seconds;
-	o.interval = req->seconds;
-	o.traffic[0].frame_size = req->frame_len;
-	o.traffic[0].frame_size_set = true;
+	o->require_rate = false;
+	o->max_loss = -1;
+	o->duration = req->seconds;
+	o->interval = req->seconds;
+	o->traffic[0].frame_size = req->frame_len;
+	o->traffic[0].frame_size_set = true;
 	if (req->mix)
-		o.traffic[0].mix = *req->mix; /* frame_len is its largest */
+		o->traffic[0].mix = *req->mix; /* frame_len is its largest */
 	else
-		o.traffic[0].mix.n = 0;
-	o.burst = req->burst;
+		o->traffic[0].mix.n = 0;
+	o->burst = req->burst;
 	/* A constant load: a device with a small burst allowance (a policer,
 	 * nftables' limit with its burst) loses a 20-ms catch-up burst that it
 	 * would carry as a steady rate, so a stall is made up at most 1 % above
 	 * the rate (at most 5 ms of frames back to back: engine/pacer.h); what
 	 * is not made up by the end shows as an offered load below the target. */
-	o.pace_catchup_excess = XP_TRIAL_CATCHUP_EXCESS;
-	o.traffic[0].rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
+	o->pace_catchup_excess = XP_TRIAL_CATCHUP_EXCESS;
+	o->traffic[0].rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
 
 	/* Reported into memory: the suite prints its own lines; the summary and the error come back here. */
 	struct xp_report rep;
 	struct xp_summary sum;
 	memset(&sum, 0, sizeof(sum));
 	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
-	out->rc = xp_client_test(&o, &ro, &rep, &sum);
+	out->rc = xp_client_test(o, &ro, &rep, &sum);
 	xp_report_free(&rep);
+	free(o);
 	/* Exit statuses 3 and 4 are thresholds, not failures; they are off here anyway. */
 	if (out->rc || sum.error) {
 		snprintf(out->error, sizeof(out->error), "%.*s", (int)sizeof(out->error) - 1,

@@ -19,7 +19,7 @@
 /* What the search is asked to do: its base test (every trial is it at the trial's rate, window and length),
  * its own settings, how its trials run, and its report's form. */
 struct xp_cs_job {
-	struct xp_spec spec;
+	const struct xp_spec *spec; /* the caller's, read only */
 	struct xp_cs_cfg cs;
 	struct xp_run_opts ro;
 	bool json;                    /* -J: the search's report as one JSON document, else text */

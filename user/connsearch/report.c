@@ -65,7 +65,7 @@ void xp_cs_report_text(FILE *f, const struct xp_cs_run *r)
 {
 	const struct xp_cs_job *o = r->o;
 	fprintf(f, "Connection search: %s, %s -> %s, trials of %g s, resolution %g %%, %u trials in %.0f s\n",
-		xp_cs_mode_name(r->mode), o->spec.host, o->spec.host, o->cs.trial_s, o->cs.res_pct, r->trials, r->seconds);
+		xp_cs_mode_name(r->mode), o->spec->host, o->spec->host, o->cs.trial_s, o->cs.res_pct, r->trials, r->seconds);
 	fprintf(f, "Each trial started from a drained table: %s\n",
 		r->table ? "probes at --search-floor accepted, then the device's live conntrack entries back within 64 of "
 			   "its count before the search" :
@@ -99,7 +99,7 @@ void xp_cs_report_text(FILE *f, const struct xp_cs_run *r)
 			fprintf(f, "Capacity: no trial held all its connections\n");
 		else
 			fprintf(f, "Capacity: %" PRIu64 " connections held at once%s (opened at %.0f/s)\n", r->capacity,
-				r->at_max ? ", every one -P asked: at least that many (raise -P)" : "", o->spec.cps);
+				r->at_max ? ", every one -P asked: at least that many (raise -P)" : "", o->spec->cps);
 	} else if (!r->rate)
 		fprintf(f, "%s: no trial passed (the lowest tried failed connections; --search-floor %.0f)\n",
 			r->mode == XP_CS_TEARDOWN ? "Teardown rate" : "Connection rate", o->cs.floor);
@@ -157,19 +157,19 @@ void xp_cs_report_json(FILE *f, const struct xp_cs_run *r)
 	struct json_object *doc = json_object_new_object(), *s = json_object_new_object(), *res = json_object_new_object();
 	struct json_object *tr = json_object_new_array();
 	json_object_object_add(s, "mode", json_object_new_string(xp_cs_mode_name(r->mode)));
-	json_object_object_add(s, "server", json_object_new_string(o->spec.host));
+	json_object_object_add(s, "server", json_object_new_string(o->spec->host));
 	json_object_object_add(s, "trial_seconds", json_object_new_double(o->cs.trial_s));
 	json_object_object_add(s, "floor_cps", json_object_new_double(o->cs.floor));
 	json_object_object_add(s, "ceiling_cps", r->mode == XP_CS_CAPACITY ? NULL : json_object_new_double(r->ceiling));
 	json_object_object_add(s, "ceiling_measured", json_object_new_boolean(r->ceiling_measured));
 	json_object_object_add(s, "resolution_percent", json_object_new_double(o->cs.res_pct));
-	json_object_object_add(s, "syn_retries", json_object_new_int((int)o->spec.syn_retries));
-	json_object_object_add(s, "window", json_object_new_int64((int64_t)o->spec.parallel));
+	json_object_object_add(s, "syn_retries", json_object_new_int((int)o->spec->syn_retries));
+	json_object_object_add(s, "window", json_object_new_int64((int64_t)o->spec->parallel));
 	json_object_object_add(s, "drained_by", json_object_new_string(r->table ? "probes and the device table"
 									      : "probes and settle"));
 	json_object_object_add(s, "table_baseline", r->table ? json_object_new_int64((int64_t)r->baseline) : NULL);
 	if (r->mode == XP_CS_CAPACITY)
-		json_object_object_add(s, "open_cps", json_object_new_double(o->spec.cps));
+		json_object_object_add(s, "open_cps", json_object_new_double(o->spec->cps));
 	json_object_object_add(doc, "search", s);
 	for (unsigned i = 0; i < r->n; i++)
 		json_object_array_add(tr, trial_json(i + 1, &r->recs[i]));

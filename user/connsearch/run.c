@@ -58,29 +58,34 @@ static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what
 		     double secs, struct xp_cs_trial *t)
 {
 	/* The base test at the trial's rate, window and length. */
-	struct xp_spec o = r->o->spec;
+	struct xp_spec *o = xp_spec_dup(r->o->spec); /* megabytes: not on the stack */
 	memset(t, 0, sizeof(*t));
+	if (!o) {
+		snprintf(r->trial_error, sizeof(r->trial_error), "out of memory");
+		t->error = 1;
+		return;
+	}
 	t->mode = mode;
 	t->what = what;
 	t->target_cps = cps;
 	t->want = mode == XP_CS_CAPACITY ? want : 0;
-	o.require_rate = false;
-	o.max_loss = -1;
-	o.duration = secs;
-	o.interval = secs;
-	o.cps = cps;
-	o.first_tuple = r->next_tuple;
-	o.kind = mode == XP_CS_CAPACITY ? XP_TEST_HOLD : XP_TEST_CONNECT;
-	o.fin = mode == XP_CS_TEARDOWN;
+	o->require_rate = false;
+	o->max_loss = -1;
+	o->duration = secs;
+	o->interval = secs;
+	o->cps = cps;
+	o->first_tuple = r->next_tuple;
+	o->kind = mode == XP_CS_CAPACITY ? XP_TEST_HOLD : XP_TEST_CONNECT;
+	o->fin = mode == XP_CS_TEARDOWN;
 	if (mode == XP_CS_CAPACITY)
-		o.parallel = want;
+		o->parallel = want;
 	else if (mode != r->mode) /* a probe of a capacity search: its own small window */
-		o.parallel = 1024;
+		o->parallel = 1024;
 	if (!strcmp(what, "calibrate")) {
 		/* The sender's rate, not the device's drops' timeouts (CALIBRATE_WINDOW). */
-		o.syn_retries = 0;
-		if (o.parallel < CALIBRATE_WINDOW)
-			o.parallel = CALIBRATE_WINDOW;
+		o->syn_retries = 0;
+		if (o->parallel < CALIBRATE_WINDOW)
+			o->parallel = CALIBRATE_WINDOW;
 	}
 
 	struct timespec ts;
@@ -91,10 +96,11 @@ static void run_test(struct xp_cs_run *r, enum xp_cs_mode mode, const char *what
 	struct xp_summary sum;
 	memset(&sum, 0, sizeof(sum));
 	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
-	int rc = xp_client_test(&o, &r->o->ro, &rep, &sum);
+	int rc = xp_client_test(o, &r->o->ro, &rep, &sum);
 	/* Why it did not run, from the memory sink (its error, or its verdict against the test's limits). */
 	snprintf(r->trial_error, sizeof(r->trial_error), "%s", sum.error ? sum.error : rep.mem.error);
 	xp_report_free(&rep);
+	free(o);
 	/* Past every tuple this test may have used: its first SYNs, and a margin
 	 * for connections numbered but not sent when it stopped (each sending
 	 * thread numbers its own: k = n x threads + thread). */
@@ -139,8 +145,8 @@ static struct xp_cs_rec *record(struct xp_cs_run *r, const struct xp_cs_trial *t
 static int table_count(struct xp_cs_run *r, uint64_t *count)
 {
 	char err[200];
-	if (xp_cs_table_live(r->o->spec.device_netns, count, err, sizeof(err))) {
-		snprintf(r->errbuf, sizeof(r->errbuf), "--device-netns %s: %s", r->o->spec.device_netns, err);
+	if (xp_cs_table_live(r->o->spec->device_netns, count, err, sizeof(err))) {
+		snprintf(r->errbuf, sizeof(r->errbuf), "--device-netns %s: %s", r->o->spec->device_netns, err);
 		r->error = r->errbuf;
 		return -1;
 	}
@@ -288,10 +294,10 @@ static int search_rate(struct xp_cs_run *r)
 static int search_capacity(struct xp_cs_run *r)
 {
 	struct xp_cs_cap c;
-	xp_cs_cap_init(&c, r->o->spec.parallel, r->o->cs.res_pct);
+	xp_cs_cap_init(&c, r->o->spec->parallel, r->o->cs.res_pct);
 	uint64_t want;
 	while ((want = xp_cs_cap_next(&c)) > 0 && !xp_signalled) {
-		struct xp_cs_rec *rec = trial(r, "trial", r->o->spec.cps, want);
+		struct xp_cs_rec *rec = trial(r, "trial", r->o->spec->cps, want);
 		if (!rec)
 			return -1;
 		xp_cs_cap_record(&c, &rec->t);
@@ -302,7 +308,7 @@ static int search_capacity(struct xp_cs_run *r)
 
 int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
-	struct xp_cs_job job = { .spec = *s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	struct xp_cs_job job = { .spec = s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
 	const struct xp_cs_job *o = &job;
 	struct xp_cs_run r = { .o = o, .mode = (enum xp_cs_mode)o->cs.mode };
 	char perr[256];
@@ -316,13 +322,13 @@ int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, cons
 		return 1;
 	}
 	xp_install_signals();
-	r.table = o->spec.device_netns[0] != 0;
+	r.table = o->spec->device_netns[0] != 0;
 	int rc = 0;
 	if (r.table && table_count(&r, &r.baseline))
 		rc = 1;
 	if (!rc) {
 		fprintf(stderr, "Connection search (%s) against %s: trials of %g s, from a drained table (%s)\n",
-			xp_cs_mode_name(r.mode), o->spec.host, o->cs.trial_s,
+			xp_cs_mode_name(r.mode), o->spec->host, o->cs.trial_s,
 			r.table ? "probes, then the device's conntrack count" : "probes and --search-settle");
 		r.started = xp_now();
 		rc = (r.mode == XP_CS_CAPACITY ? search_capacity(&r) : search_rate(&r)) ? 1 : 0;

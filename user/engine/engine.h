@@ -20,6 +20,7 @@
 #include "spec/engine_names.h"
 #include "loader/xdp_attach.h"
 #include "util/addr.h"
+#include "frame/flow_pat.h"
 #include "frame/frame.h"
 #include "frame/mix.h"
 #include "proto/messages.h"
@@ -27,6 +28,23 @@
 #include "bpf/window.h"
 
 #define XP_MAX_BIND 256
+
+/*
+ * A flow as the frame engines take it (issue 26): the client resolved
+ * every field the spec left to the path (struct xp_stream's hdr_auto), so
+ * hdr is complete; frame n of the flow has the headers xp_flow_pat_at(hdr,
+ * n) and the size below. Stamps: frame/flow_streams.h.
+ */
+struct xp_engine_flow {
+	struct xp_flow_pat hdr;      /* frame/flow_pat.h, checked */
+	unsigned frame_size;         /* incl. FCS, when neither mix nor size_pat */
+	struct xp_mix mix;           /* weighted sizes (n 0: none) */
+	bool size_pat_set;
+	struct xp_pattern size_pat;  /* sizes incl. FCS as a pattern over the flow's frames */
+	double pps;                  /* the flow's rate, frames/s; 0 = an equal share of as fast as possible */
+	uint64_t frames;             /* frames to send in all, 0 = until stopped */
+	bool stamps;                 /* its frames carry the stamp (where the size leaves room) */
+};
 
 /* Frame engines: the frames themselves. */
 struct xp_frames_cfg {
@@ -49,6 +67,13 @@ struct xp_frames_cfg {
 		 * (under key 0, 0 when the server gave none: an older one). */
 		uint64_t key[2];
 	} stamp;
+	/* Flows (issue 26): nflows 0 = the one stream of tmpl and mix above.
+	 * Else the engine sends these, interleaved per thread by rate as a mix
+	 * interleaves sizes, each on the streams of frame/flow_streams.h; pps
+	 * of the engine cfg is then the flows' sum. The array is the client's,
+	 * alive until destroy(). */
+	const struct xp_engine_flow *flows;
+	unsigned nflows;
 };
 
 /* Socket engine: its event loops. */
@@ -214,6 +239,10 @@ struct xp_engine_ops {
 	int (*create)(const struct xp_engine_cfg *cfg, struct xp_engine **out, char *err, size_t errlen);
 	int (*start)(struct xp_engine *e, char *err, size_t errlen);
 	void (*read)(struct xp_engine *e, struct xp_engine_stats *st);
+	/* Flows (cfg.frames.nflows > 0): each flow's frames and bytes (L2,
+	 * without FCS) put on the wire so far, all threads, into pkts[0..n) and
+	 * bytes[0..n). NULL: the engine sends no flows (the CLI refuses them). */
+	void (*read_flows)(struct xp_engine *e, uint64_t *pkts, uint64_t *bytes, unsigned n);
 	/* Frames it stamped into send interval i (bpf/measure.h), all threads:
 	 * 0, or -ENOENT when its bins no longer (or do not yet) hold i, or
 	 * -EOPNOTSUPP when this test's frames carry no stamp (ival 0, SYNs, no

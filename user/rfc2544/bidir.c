@@ -69,19 +69,19 @@ int xp_bidir_open(const struct xp_rfc_job *o, struct xp_bidir *b, char *err, siz
 {
 	memset(b, 0, sizeof(*b));
 	b->logfd = -1;
-	if (o->spec.control_port == 65535) {
+	if (o->spec->control_port == 65535) {
 		snprintf(err, errlen, "--bidir runs a server on this side on the control port + 1: pick a --control-port below 65535");
 		return -1;
 	}
-	b->port = (unsigned short)(o->spec.control_port + 1);
-	if (o->spec.auth_key[0]) {
+	b->port = (unsigned short)(o->spec->control_port + 1);
+	if (o->spec->auth_key[0]) {
 		/* Loaded here too (the trials' client loads it for each test): a bad file fails before anything starts. */
 		b->key = calloc(1, sizeof(*b->key));
 		if (!b->key) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		if (xp_auth_key_load(o->spec.auth_key, b->key, err, errlen)) {
+		if (xp_auth_key_load(o->spec->auth_key, b->key, err, errlen)) {
 			xp_bidir_close(b);
 			return -1;
 		}
@@ -102,18 +102,18 @@ int xp_bidir_open(const struct xp_rfc_job *o, struct xp_bidir *b, char *err, siz
 	argv[argc++] = port;
 	argv[argc++] = "--allow-lo"; /* a server on this host's loopback sends B->A over it too */
 	/* Only the server we test against may start tests on ours. */
-	if (!xp_addr_parse(o->spec.host, &a)) {
-		snprintf(allow, sizeof(allow), "%.64s/%d", o->spec.host, a.family == AF_INET6 ? 128 : 32);
+	if (!xp_addr_parse(o->spec->host, &a)) {
+		snprintf(allow, sizeof(allow), "%.64s/%d", o->spec->host, a.family == AF_INET6 ? 128 : 32);
 		argv[argc++] = "--allow";
 		argv[argc++] = allow;
 	}
-	if (o->spec.dev[0]) {
+	if (o->spec->dev[0]) {
 		argv[argc++] = "--dev";
-		argv[argc++] = (char *)o->spec.dev;
+		argv[argc++] = (char *)o->spec->dev;
 	}
-	if (o->spec.auth_key[0]) {
+	if (o->spec->auth_key[0]) {
 		argv[argc++] = "--auth-key";
-		argv[argc++] = (char *)o->spec.auth_key;
+		argv[argc++] = (char *)o->spec->auth_key;
 	}
 	argv[argc] = NULL;
 	fflush(NULL);
@@ -197,7 +197,7 @@ static void *rev_thread(void *arg)
 	const struct xp_rfc_job *o = j->o;
 	struct xp_reverse_res *res = j->res;
 	char err[256];
-	int fd = xp_ctrl_connect(o->spec.host, o->spec.control_port, o->spec.family, 3000, err, sizeof(err));
+	int fd = xp_ctrl_connect(o->spec->host, o->spec->control_port, o->spec->family, 3000, err, sizeof(err));
 	if (fd < 0) {
 		res->rc = 1;
 		snprintf(res->error, sizeof(res->error), "reverse trial: %.230s", err);
@@ -249,25 +249,25 @@ void xp_bidir_trial(struct xp_bidir *b, const struct xp_rfc_job *o, const struct
 	struct rev_job j = { .o = o, .key = b->key, .res = rev };
 	struct xp_reverse_req *q = &j.q;
 	q->port = b->port;
-	q->engine = o->spec.engine == XP_ENGINE_XSK ? "xsk" : "live";
-	q->family = o->spec.family == AF_INET6 || strchr(o->spec.host, ':') ? AF_INET6 : AF_INET;
-	q->udp = o->spec.traffic[0].udp;
+	q->engine = o->spec->engine == XP_ENGINE_XSK ? "xsk" : "live";
+	q->family = o->spec->family == AF_INET6 || strchr(o->spec->host, ':') ? AF_INET6 : AF_INET;
+	q->udp = o->spec->traffic[0].udp;
 	q->frame_size = req->frame_len;
 	if (req->mix)
 		xp_mix_spec(req->mix, q->mix, sizeof(q->mix));
 	q->pps = rev_pps; /* B->A's own search's rate (search.h, xp_rfc_search2) */
 	q->burst = req->burst;
 	q->seconds = req->seconds;
-	q->no_stamps = o->spec.no_stamps;
+	q->no_stamps = o->spec->no_stamps;
 	pthread_t th;
 	struct xp_trial_req fwd = *req;
 	fwd.settle_s = 0; /* after both */
 	if (pthread_create(&th, NULL, rev_thread, &j)) {
 		rev->rc = 1;
 		snprintf(rev->error, sizeof(rev->error), "reverse trial: cannot start its thread");
-		xp_client_trial(&o->spec, &o->ro, &fwd, out);
+		xp_client_trial(o->spec, &o->ro, &fwd, out);
 	} else {
-		xp_client_trial(&o->spec, &o->ro, &fwd, out);
+		xp_client_trial(o->spec, &o->ro, &fwd, out);
 		pthread_join(th, NULL);
 	}
 	if (req->settle_s > 0)

@@ -224,7 +224,7 @@ int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t e
 		return -1;
 	fprintf(md, "# RFC 2544 benchmark%s: %s\n\n```\n",
 		r->bidir ? ", bidirectional (RFC 2544 section 14: both directions at once; throughput combined and per direction)" : "",
-		r->o->spec.host);
+		r->o->spec->host);
 	xp_rfc_report_text(md, r);
 	fprintf(md, "```\n\n");
 	if (tp)

@@ -38,7 +38,7 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 	else if (r->error)
 		fprintf(f, "RFC 2544 stopped: %s\n", r->error);
 	fprintf(f, "RFC 2544 against %s: trials of %g s, settle %g s, throughput resolution 0.5 %%, "
-		"loss tolerance (PDR) %g %%, %s\n", o->spec.host, o->rfc.trial_s, r->settle_s, o->rfc.loss_tol,
+		"loss tolerance (PDR) %g %%, %s\n", o->spec->host, o->rfc.trial_s, r->settle_s, o->rfc.loss_tol,
 		o->rfc.line_bps > 0 ? "top of the search: the line rate" : "top of the search: the sender's measured maximum");
 	if (o->rfc.line_bps > 0)
 		fprintf(f, "  (line rate %s)\n", rate(o->rfc.line_bps, "bit/s", a, sizeof(a)));
@@ -289,7 +289,7 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 {
 	const struct xp_rfc_job *o = r->o;
 	struct json_object *doc = json_object_new_object(), *set = json_object_new_object();
-	json_object_object_add(set, "server", json_object_new_string(o->spec.host));
+	json_object_object_add(set, "server", json_object_new_string(o->spec->host));
 	add_d(set, "trial_seconds", o->rfc.trial_s);
 	add_d(set, "settle_seconds", r->settle_s);
 	add_d(set, "loss_tolerance_percent", o->rfc.loss_tol);

@@ -101,7 +101,7 @@ struct xp_auth_key;
 /* What the suite is asked to do: its base test (every trial is it at the trial's rate, size and length),
  * its own settings, how its trials run, and its report's form. */
 struct xp_rfc_job {
-	struct xp_spec spec;
+	const struct xp_spec *spec; /* the caller's, read only */
 	struct xp_rfc2544_cfg rfc;
 	struct xp_run_opts ro;
 	bool json;                 /* -J: the suite's report as one JSON document, else text */

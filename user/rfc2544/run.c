@@ -60,7 +60,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	if (r->bidir)
 		xp_bidir_trial(&r->bd, r->o, &req, rev_pps, out, r->rev);
 	else
-		xp_client_trial(&r->o->spec, &r->o->ro, &req, out);
+		xp_client_trial(r->o->spec, &r->o->ro, &req, out);
 	rec->len = len;
 	rec->z = z;
 	rec->test = test;
@@ -474,7 +474,7 @@ static void announce(const struct xp_rfc_run *r)
 static void sizes_of(struct xp_rfc_run *r)
 {
 	const struct xp_rfc_job *o = r->o;
-	bool v6 = o->spec.family == AF_INET6 || strchr(o->spec.host, ':');
+	bool v6 = o->spec->family == AF_INET6 || strchr(o->spec->host, ':');
 	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
 	r->nsizes = o->rfc.nsizes ? o->rfc.nsizes : 7;
 	for (unsigned i = 0; i < r->nsizes; i++) {
@@ -495,7 +495,7 @@ static void sizes_of(struct xp_rfc_run *r)
 
 int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro, bool json)
 {
-	struct xp_rfc_job job = { .spec = *s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	struct xp_rfc_job job = { .spec = s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
 	const struct xp_rfc_job *o = &job;
 	struct xp_rfc_run r = { .o = o, .bidir = o->rfc.bidir };
 	r.settle_s = settle_of(o->rfc.trial_s);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -27,6 +28,14 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -1;
+}
+
+struct xp_spec *xp_spec_dup(const struct xp_spec *s)
+{
+	struct xp_spec *d = malloc(sizeof(*d));
+	if (d)
+		memcpy(d, s, sizeof(*d));
+	return d;
 }
 
 void xp_spec_default(struct xp_spec *s)

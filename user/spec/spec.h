@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame/flow_pat.h"
 #include "frame/mix.h"
 #include "spec/defaults.h"
 #include "spec/engine_names.h"
@@ -69,8 +70,35 @@ struct xp_stream {
 	uint16_t cport_lo, cport_hi; /* --cport: the client's source ports */
 	bool dst_mac_set;
 	uint8_t dst_mac[6];          /* --dst-mac */
+	/*
+	 * A flow's own headers (issue 26): set by a flow file (--flows, the
+	 * Open Traffic Generator's config) or a one-flow shortcut (--vlan,
+	 * --dscp, --ttl, address ranges). has_hdr false: the engines build
+	 * today's frame from the path and the ports above, as before flows.
+	 * With has_hdr, hdr is the whole header (frame/flow_pat.h) except the
+	 * fields named in hdr_auto, which the client fills from the path at
+	 * run time (OTG's "auto"); ports, size (frame_size / mix / size_pat)
+	 * and rate are the stream's own. See docs/flows.md for the stamp's
+	 * stream ids of flows (frame/flow_streams.h).
+	 */
+	char name[64];               /* the flow's name (OTG flows[].name), "" = none */
+	bool has_hdr;
+	unsigned hdr_auto;           /* XP_HDR_AUTO_* */
+	struct xp_flow_pat hdr;
+	bool size_pat_set;           /* size_pat (OTG size.increment / size.random) instead of frame_size/mix */
+	struct xp_pattern size_pat;  /* frame size incl. FCS, a pattern over the flow's frames */
+	uint64_t frames;             /* OTG duration.fixed_packets: frames to send, 0 = for the test's -t */
+	bool no_stamps;              /* this flow's frames carry no stamp */
 };
-#define XP_SPEC_MAX_STREAMS 1
+/* Header fields the client fills from the path at run time (hdr_auto bits). */
+#define XP_HDR_AUTO_DST_MAC 0x01u /* the next hop's MAC, as for one stream */
+#define XP_HDR_AUTO_SRC_MAC 0x02u /* the sending interface's MAC */
+#define XP_HDR_AUTO_SRC     0x04u /* the source address of the route to the peer */
+#define XP_HDR_AUTO_DST     0x08u /* the peer's address (-c) */
+#define XP_HDR_AUTO_SPORT   0x10u /* the stream's cport range, spread as for one stream */
+#define XP_HDR_AUTO_DPORT   0x20u /* the ports the server grants, spread as for one stream */
+/* Streams (flows) a test has at most: the stamp's stream byte names them (docs/flows.md). */
+#define XP_SPEC_MAX_STREAMS 256
 
 struct xp_spec {
 	/* the peer */
@@ -126,6 +154,9 @@ struct xp_spec {
 	unsigned ntraffic;
 };
 
+/* A copy on the heap (a spec is megabytes with its XP_SPEC_MAX_STREAMS
+ * flows: keep it off the stack), NULL without memory; free() it. */
+struct xp_spec *xp_spec_dup(const struct xp_spec *s);
 /* The defaults: what a test is when nothing says otherwise (one stream of 64-byte TCP frames, 10 s). */
 void xp_spec_default(struct xp_spec *s);
 /* A test's own rules (values that cannot go together, whoever built the spec):
