@@ -167,6 +167,25 @@ static inline size_t build(const struct fspec *s, uint8_t *buf, size_t cap)
 	return off;
 }
 
+/* Sends build()'s frame of s elsewhere: its destination address becomes
+ * 2001:db8::2, or v4 (host order) with the IPv4 header checksum kept
+ * right. A host we would forward to, for the "only our frames" cases. */
+static inline void readdress(const struct fspec *s, uint8_t *buf, uint32_t v4)
+{
+	uint8_t *ip = buf + 14 + 4 * (size_t)s->nvlan;
+
+	if (s->ipv6) {
+		ip[24] = 0x20; ip[25] = 0x01; ip[26] = 0x0d; ip[27] = 0xb8; /* 2001:db8::2 */
+	} else {
+		uint32_t a = htonl(v4);
+		size_t ihl = (ip[0] & 15) * 4u;
+
+		memcpy(ip + 16, &a, 4);
+		put16(ip + 10, 0);
+		put16(ip + 10, ref_csum(ip, ihl));
+	}
+}
+
 static inline struct fspec tcp4(uint16_t dport, uint8_t flags, unsigned payload)
 {
 	return (struct fspec){ .l4 = IPPROTO_TCP, .sport = 40000, .dport = dport,
@@ -309,6 +328,20 @@ static inline uint32_t run_spec(struct server_bpf *skel, const struct fspec *s,
 	if (lenp)
 		*lenp = len;
 	return run(skel, buf, len);
+}
+
+/* Run buf through the program: its verdict, the frame that comes out in
+ * out (cap 2048), its length in *olen. */
+static inline uint32_t run_out(struct server_bpf *skel, const uint8_t *buf, size_t len, uint8_t *out,
+			       size_t *olen)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .data_size_in = (__u32)len, .data_out = out,
+		    .data_size_out = 2048);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_server), &o))
+		fail_msg("BPF_PROG_RUN failed: %s", strerror(errno));
+	*olen = o.data_size_out;
+	return o.retval;
 }
 
 static inline struct xp_counters get_counters(struct server_bpf *skel, uint32_t slot)

@@ -41,37 +41,13 @@ enum dest { TO_US, TO_OTHER_IP, TO_OTHER_MAC, TO_NEITHER, TO_PUBLIC };
  * rewritten (IPv4 header checksum kept right). Its length. */
 static size_t build_to(const struct fspec *s, enum dest d, uint8_t *buf, size_t cap)
 {
-	size_t len = build(s, buf, cap), l3 = 14 + 4 * (size_t)s->nvlan;
-	uint8_t *ip = buf + l3;
+	size_t len = build(s, buf, cap);
 
 	if (d == TO_OTHER_MAC || d == TO_NEITHER)
 		memcpy(buf, OTHER_MAC, 6);
-	if (d == TO_OTHER_IP || d == TO_NEITHER || d == TO_PUBLIC) {
-		if (s->ipv6) {
-			ip[24] = 0x20; ip[25] = 0x01; ip[26] = 0x0d; ip[27] = 0xb8; /* 2001:db8::2 */
-		} else {
-			uint32_t a = htonl(d == TO_PUBLIC ? PUBLIC4 : BEHIND4);
-			size_t ihl = (ip[0] & 15) * 4u;
-
-			memcpy(ip + 16, &a, 4);
-			put16(ip + 10, 0);
-			put16(ip + 10, ref_csum(ip, ihl));
-		}
-	}
+	if (d == TO_OTHER_IP || d == TO_NEITHER || d == TO_PUBLIC)
+		readdress(s, buf, d == TO_PUBLIC ? PUBLIC4 : BEHIND4);
 	return len;
-}
-
-/* Run buf through the program: its verdict, the frame that comes out in
- * out (cap 2048), its length in *olen. */
-static uint32_t run_out(struct server_bpf *skel, const uint8_t *buf, size_t len, uint8_t *out, size_t *olen)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .data_size_in = (__u32)len, .data_out = out,
-		    .data_size_out = 2048);
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_server), &o))
-		fail_msg("BPF_PROG_RUN failed: %s", strerror(errno));
-	*olen = o.data_size_out;
-	return o.retval;
 }
 
 /* Frame s sent to d is not the test's: passed untouched, the slot's

@@ -36,7 +36,6 @@ static const uint64_t KEY[2] = { 0x8badf00ddeadbeefull, 0x0123456789abcdefull };
 static size_t tagged_frame(const struct fspec *s, int fwd, uint32_t tag, uint8_t *buf, size_t cap)
 {
 	size_t len = build(s, buf, cap), l3 = 14;
-	uint8_t *ip = buf + l3;
 	size_t pl = l3 + (s->ipv6 ? 40 : 20) + (s->l4 == IPPROTO_TCP ? 20 : 8);
 
 	for (int i = 0; i < 8; i++)
@@ -44,29 +43,9 @@ static size_t tagged_frame(const struct fspec *s, int fwd, uint32_t tag, uint8_t
 	if (s->payload >= 12)
 		for (int i = 0; i < 4; i++)
 			buf[pl + 8 + i] = (uint8_t)(tag >> (24 - 8 * i));
-	if (fwd) {
-		if (s->ipv6) {
-			ip[24] = 0x20; ip[25] = 0x01; ip[26] = 0x0d; ip[27] = 0xb8; /* 2001:db8::2 */
-		} else {
-			uint32_t a = htonl(0xc6127701u); /* 198.18.119.1 */
-
-			memcpy(ip + 16, &a, 4);
-			put16(ip + 10, 0);
-			put16(ip + 10, ref_csum(ip, 20));
-		}
-	}
+	if (fwd)
+		readdress(s, buf, 0xc6127701u); /* 198.18.119.1 */
 	return len;
-}
-
-static uint32_t run_out(struct server_bpf *skel, const uint8_t *buf, size_t len, uint8_t *out, size_t *olen)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .data_size_in = (__u32)len, .data_out = out,
-		    .data_size_out = 2048);
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_server), &o))
-		fail_msg("BPF_PROG_RUN failed: %s", strerror(errno));
-	*olen = o.data_size_out;
-	return o.retval;
 }
 
 static void set_meas(struct server_bpf *skel, const uint64_t key[2])

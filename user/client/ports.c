@@ -30,21 +30,11 @@ int xp_client_ask_ports(struct client *c, struct xp_spec *sp)
 	if (!e)
 		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
 	/* The first answer tells an xdpperf server from whatever else listens there, as the start's does (request.c). */
-	const char *op = e > 0 ? xp_json_str(r, "op", "") : "";
-	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "ports") && strcmp(op, "error"))) {
-		json_object_put(r);
-		return xp_client_fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
-			    "an xdpperf server? (check the address and --control-port)", sp->host, sp->control_port);
-	}
-	if (e == 0)
-		return xp_client_fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
-			    "one that dropped us (see its log), or an older one with --auth-key that hands out no port "
-			    "ranges (give -p LO:HI)", sp->host, sp->control_port);
-	if (e == -ETIMEDOUT)
-		return xp_client_fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
-			    "xdpperf server?", sp->host, sp->control_port);
-	if (e < 0)
-		return xp_client_fail(c, 1, "asking the server for a port range: %s", xp_client_ctrl_errstr(c, e));
+	if ((e = xp_client_first_answer(c, sp, e, r, "ports", "not an xdpperf server, one that dropped us (see its log), "
+					"or an older one with --auth-key that hands out no port ranges (give -p LO:HI)",
+					"asking the server for a port range: ")))
+		return e;
+	const char *op = xp_json_str(r, "op", "");
 	char msg[200];
 	xp_msg_printable(xp_json_str(r, "msg", "no reason given"), msg, sizeof(msg));
 	if (!strcmp(op, "error") && !strncmp(msg, "unknown request", 15)) {

@@ -76,6 +76,32 @@ const char *xp_client_ctrl_errstr(struct client *c, int e)
 }
 
 /*
+ * The first answer on the control connection tells an xdpperf server from
+ * whatever else listens on the port: an xdpperf server always answers `want`
+ * or "error". Shared by the port-range request (ports.c) and the start
+ * (below) so both name a stranger the same way.
+ */
+int xp_client_first_answer(struct client *c, const struct xp_spec *sp, int e, struct json_object *r,
+			   const char *want, const char *closed_why, const char *err_prefix)
+{
+	const char *op = e > 0 ? xp_json_str(r, "op", "") : "";
+	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, want) && strcmp(op, "error"))) {
+		json_object_put(r);
+		return xp_client_fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
+			    "an xdpperf server? (check the address and --control-port)", sp->host, sp->control_port);
+	}
+	if (e == 0)
+		return xp_client_fail(c, 1, "%s port %u closed the control connection without an answer: %s",
+				      sp->host, sp->control_port, closed_why);
+	if (e == -ETIMEDOUT)
+		return xp_client_fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
+			    "xdpperf server?", sp->host, sp->control_port);
+	if (e < 0)
+		return xp_client_fail(c, 1, "%s%s", err_prefix, xp_client_ctrl_errstr(c, e));
+	return 0;
+}
+
+/*
  * Send the start request; with --auth-key, first answer the server's
  * challenge: the MAC covers the request line exactly as sent. 0 or -errno
  * (-EPROTO with the reason in errbuf).
@@ -115,24 +141,10 @@ int xp_client_request_test(struct client *c)
 	json_object_put(m);
 	if (!e)
 		e = xp_ctrl_recv(&c->ctrl, 10000, &r);
-	/*
-	 * The first answer tells an xdpperf server from whatever else listens
-	 * on the port: an xdpperf server always answers "started" or "error".
-	 */
-	const char *op = e > 0 ? xp_json_str(r, "op", "") : "";
-	if (e == -EPROTO || (e == 0 && c->ctrl.len) || (e > 0 && strcmp(op, "started") && strcmp(op, "error"))) {
-		json_object_put(r);
-		return xp_client_fail(c, 1, "%s port %u answered with something that is not xdpperf's control protocol: is that "
-			    "an xdpperf server? (check the address and --control-port)", sp->host, sp->control_port);
-	}
-	if (e == 0)
-		return xp_client_fail(c, 1, "%s port %u closed the control connection without an answer: not an xdpperf server, "
-			    "or one that dropped us (see its log)", sp->host, sp->control_port);
-	if (e == -ETIMEDOUT)
-		return xp_client_fail(c, 1, "%s port %u took the control connection but did not answer within 10 s: not an "
-			    "xdpperf server?", sp->host, sp->control_port);
-	if (e < 0)
-		return xp_client_fail(c, 1, "%s", xp_client_ctrl_errstr(c, e));
+	/* The first answer tells an xdpperf server from whatever else listens on the port (xp_client_first_answer). */
+	if ((e = xp_client_first_answer(c, sp, e, r, "started", "not an xdpperf server, or one that dropped us (see its log)", "")))
+		return e;
+	const char *op = xp_json_str(r, "op", "");
 	if (strcmp(op, "started")) {
 		char msg[200];
 		xp_msg_printable(xp_json_str(r, "msg", "no reason given"), msg, sizeof(msg));

@@ -69,6 +69,11 @@ int xp_client_engine_cfg(struct client *c, struct xp_spec *sp);
 int xp_client_request_test(struct client *c);
 /* Ask the server for its counters; "sample" during the test, "stop" at the end. 0 or -errno. */
 int xp_client_server_sample(struct client *c, const char *op, struct snap *out, double *cpu);
+/* Check the first answer of a control request (e from xp_ctrl_recv, r its message): 0 if it is `want` or
+ * "error" (r kept), else the failing line's exit status (r freed). closed_why ends the "closed without an
+ * answer" line, err_prefix starts a control-channel error's. */
+int xp_client_first_answer(struct client *c, const struct xp_spec *sp, int e, struct json_object *r,
+			   const char *want, const char *closed_why, const char *err_prefix);
 /* A control-channel error as a one-line reason. */
 const char *xp_client_ctrl_errstr(struct client *c, int e);
 /* Wait until time `until` watching the control connection: 0 at the deadline, 1 on a signal, -errno if the
