@@ -55,7 +55,8 @@ static void placeholder_addr(struct xp_addr *a, int family)
  * The flow's headers as the check sees them: the fields the client fills
  * at run time (hdr_auto) get a stand-in of the right kind, so that only
  * what the flow itself says is judged. The family of an address the
- * client fills is the other address's, else the peer's, else IPv4.
+ * client fills is the one the headers name (a flow file's ipv4 or ipv6
+ * header), else the peer's, else IPv4.
  */
 static void resolve_auto(const struct xp_spec *s, const struct xp_stream *t, struct xp_flow_pat *fp)
 {
@@ -64,14 +65,14 @@ static void resolve_auto(const struct xp_spec *s, const struct xp_stream *t, str
 	int fam = AF_INET;
 
 	*fp = t->hdr;
-	if (s->family)
+	if (fp->base.src.family)
+		fam = fp->base.src.family;
+	else if (fp->base.dst.family)
+		fam = fp->base.dst.family;
+	else if (s->family)
 		fam = s->family;
 	else if (!xp_addr_parse(s->host, &peer))
 		fam = peer.family;
-	if (!(t->hdr_auto & XP_HDR_AUTO_SRC) && fp->base.src.family)
-		fam = fp->base.src.family;
-	else if (!(t->hdr_auto & XP_HDR_AUTO_DST) && fp->base.dst.family)
-		fam = fp->base.dst.family;
 	if (t->hdr_auto & XP_HDR_AUTO_DST_MAC) {
 		memcpy(fp->base.dst_mac, mac, 6);
 		set_fixed(fp, XP_FF_DST_MAC, xp_u128_from_bytes(mac, 6));
