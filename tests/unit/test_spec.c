@@ -315,6 +315,7 @@ static void two_flows(struct xp_spec *s)
 			t->hdr.f[XP_FF_SPORT] = (struct xp_pattern){ .kind = XP_PAT_VALUES, .width = 16,
 								     .nvalues = 3, .values = { 5, 6, 9 } };
 			t->frame_size = 128;
+			t->frame_size_set = true;
 			t->frames = 5000;
 		} else {
 			t->hdr_auto = XP_HDR_AUTO_DST_MAC | XP_HDR_AUTO_SRC_MAC | XP_HDR_AUTO_SRC |

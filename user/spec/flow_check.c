@@ -183,7 +183,8 @@ static int check_one(const struct xp_spec *s, unsigned i, char *err, size_t errl
 		for (unsigned k = 0; k < t->mix.n && k < XP_MIX_MAX_SIZES; k++)
 			if (check_size(&c, t->mix.size[k], err, errlen))
 				return -1;
-	} else if (t->frame_size && check_size(&c, t->frame_size, err, errlen)) {
+	} else if (t->frame_size && t->frame_size_set && check_size(&c, t->frame_size, err, errlen)) {
+		/* Without -l the client picks the smallest frame that carries the headers and the stamp. */
 		return -1;
 	}
 	return 0;
