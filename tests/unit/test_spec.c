@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -429,6 +430,80 @@ static void test_flows_validate(void **state)
 	assert_string_equal(refused(&s), "traffic: 257 streams, a test has 1 to 256");
 }
 
+/* Flows from the command line: the shortcuts make traffic[0]'s headers, --flows the file's; each refusal one line. */
+static void test_cli_flows(void **state)
+{
+	static struct xp_opts o;
+	char err[256];
+	struct xp_flow_hdr h;
+
+	(void)state;
+	assert_int_equal(parse("xdpperf -c 198.18.1.1 -u --vlan 10,100 --dscp 46 --ttl 9 "
+			       "--dst 198.19.0.1-198.19.0.10", &o, err, sizeof(err)), 0);
+	const struct xp_stream *t = &o.spec.traffic[0];
+	assert_int_equal(o.spec.ntraffic, 1);
+	assert_true(t->has_hdr);
+	assert_int_equal(t->hdr_auto, XP_HDR_AUTO_DST_MAC | XP_HDR_AUTO_SRC_MAC | XP_HDR_AUTO_SRC |
+					      XP_HDR_AUTO_SPORT | XP_HDR_AUTO_DPORT);
+	assert_int_equal(t->hdr.base.nvlan, 2);
+	assert_int_equal(t->hdr.base.vlan[0].tpid, XP_TPID_8021AD);
+	assert_int_equal(t->hdr.base.vlan[0].vid, 10);
+	assert_int_equal(t->hdr.base.vlan[1].tpid, XP_TPID_8021Q);
+	assert_int_equal(t->hdr.base.vlan[1].vid, 100);
+	assert_int_equal(t->hdr.base.l4_proto, IPPROTO_UDP);
+	assert_int_equal(t->hdr.base.src.family, AF_INET); /* the route's source, of the server's family */
+	for (unsigned n = 0; n < 25; n++) {
+		xp_flow_pat_at(&t->hdr, n, &h);
+		assert_int_equal(ntohl(h.dst.v4.s_addr), 0xc6130001u + n % 10);
+		assert_int_equal(h.dscp, 46);
+		assert_int_equal(h.ttl, 9);
+	}
+	assert_int_equal(xp_spec_validate(&o.spec, err, sizeof(err)), 0);
+	assert_int_equal(o.spec.flow_top, XP_FLOW_TOP_DEFAULT);
+	assert_int_equal(parse("xdpperf -c 198.18.1.1 --flows docs/examples/flows/qos_ef_be.json --flow-top 1",
+			       &o, err, sizeof(err)), 0);
+	assert_int_equal(o.spec.ntraffic, 2);
+	assert_int_equal(o.spec.flow_top, 1);
+	assert_string_equal(o.spec.traffic[1].name, "bulk-be");
+
+	static const struct { const char *line, *msg; } bad[] = {
+		{ "xdpperf -c 198.18.1.1 --vlan 4095", "--vlan 4095: VID 4095 is reserved (0..4094)" },
+		{ "xdpperf -c 198.18.1.1 --vlan 10,4095", "--vlan 10,4095: VID 4095 is reserved (0..4094)" },
+		{ "xdpperf -c 198.18.1.1 --vlan 1,2,3", "--vlan 1,2,3: one VID or two (QinQ: OUTER,INNER)" },
+		{ "xdpperf -c 198.18.1.1 --vlan 10,x", "--vlan 10,x: a VID is 0..4094 (two for QinQ: OUTER,INNER)" },
+		{ "xdpperf -c 198.18.1.1 --dscp 64", "--dscp 64: DSCP is 0..63" },
+		{ "xdpperf -c 198.18.1.1 --ttl 0", "--ttl 0: the TTL (IPv6: hop limit) is 1..255" },
+		{ "xdpperf -c 198.18.1.1 --dst 2001:2::1", "--dst 2001:2::1: IPv6, the server -c is IPv4" },
+		{ "xdpperf -c 198.18.1.1 --src 198.18.1.9-198.18.1.2", "--src 198.18.1.9-198.18.1.2: the range must rise" },
+		{ "xdpperf -c 198.18.1.1 --flow-top 5", "--flow-top sets the rows of the per-flow table: give --flows FILE" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json --ttl 5",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says the flows' headers: drop --ttl" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json -b 1G",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says each flow's size, rate, headers, ports and "
+		  "stamps: drop -b" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json -u",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says each flow's size, rate, headers, ports and "
+		  "stamps: drop -u" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json -p 7000",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says each flow's size, rate, headers, ports and "
+		  "stamps: drop -p" },
+		{ "xdpperf -c 2001:2::1 --flows docs/examples/flows/vlan_pair.json",
+		  "flow \"cust-a\" (flows[0]): ipv4.src is IPv4, the server -c 2001:2::1 is IPv6" },
+		{ "xdpperf -c 198.18.1.1 --engine socket --dscp 46",
+		  "--dscp is for the frame engines (--engine live, xsk), not the socket engine (--engine socket): the "
+		  "kernel writes its segments' headers (flows: --engine live or xsk)" },
+		{ "xdpperf -c 198.18.1.1 -x --vlan 5",
+		  "--vlan is for the frame engines (--engine live, xsk), not the socket engine (selected by -x): the "
+		  "kernel writes its segments' headers (flows: --engine live or xsk)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		int r = parse(bad[i].line, &o, err, sizeof(err));
+		if (r != 2 || strcmp(err, bad[i].msg))
+			fail_msg("'%s': %d\n got  %s\n want %s", bad[i].line, r, err, bad[i].msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_from_command_line),
 		cmocka_unit_test(test_flows_json),
 		cmocka_unit_test(test_flows_validate),
+		cmocka_unit_test(test_cli_flows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,14 +51,17 @@ int opt_vlan(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 	inner = strchr(buf, ',');
 	if (inner)
 		*inner++ = '\0';
+	if (inner && strchr(inner, ','))
+		return xp_cli_fail(err, errlen, "--vlan %s: one VID or two (QinQ: OUTER,INNER)", arg);
 	o->flow.nvlan = 0;
 	for (const char *v = buf; v; v = inner, inner = NULL) {
-		unsigned vid = 0;
-		if (parse_num("--vlan", v, 0, 4095, "a VLAN id", &vid, err, errlen))
-			return -1;
+		char *end;
+		unsigned long vid = strtoul(v, &end, 10);
+		if (*v < '0' || *v > '9' || *end || vid > 4095)
+			return xp_cli_fail(err, errlen, "--vlan %s: a VID is 0..4094 (two for QinQ: OUTER,INNER)", arg);
 		if (vid == 4095)
 			return xp_cli_fail(err, errlen, "--vlan %s: VID 4095 is reserved (0..4094)", arg);
-		o->flow.vid[o->flow.nvlan++] = vid;
+		o->flow.vid[o->flow.nvlan++] = (unsigned)vid;
 	}
 	return 0;
 }
