@@ -238,6 +238,8 @@ static void test_refusals(void **state)
 		  "--flows f.json: flows[0].packet: the IP header's protocol 6 is not its udp header" },
 		{ "{\"flows\":[],\"lags\":[]}", "--flows f.json: lags: not supported (only flows, ports and devices are read)" },
 		{ "{\"ports\":[]}", "--flows f.json: flows: missing or empty (the flows to send)" },
+		/* A key with a newline is quoted with it replaced: still one line. */
+		{ "{\"a\\nb\":1}", "--flows f.json: a?b: not supported (only flows, ports and devices are read)" },
 	};
 	char err[256];
 

@@ -934,6 +934,10 @@ int xp_otg_flows_parse(struct json_object *cfg, const char *file, double line_ra
 	msg[0] = '\0';
 	if (config(&r, cfg, s)) {
 		snprintf(err, errlen, "--flows %s: %s", file, msg);
+		/* Paths quote the file's own keys: a control character in one must not break the line. */
+		for (char *c = err; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		return -1;
 	}
 	return 0;
