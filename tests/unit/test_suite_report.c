@@ -42,7 +42,10 @@ static void run_suite(enum xp_report_format fmt, struct cap *c, struct xp_report
 	struct json_object *set = json_object_new_object(), *res = json_object_new_object();
 	json_object_object_add(set, "mode", json_object_new_string("rate"));
 	json_object_object_add(res, "trials", json_object_new_int(2));
-	xp_report_suite_end(r, "search", set, "Table\n  1 trial\n", res);
+	struct json_object *head = json_object_new_object(), *tail = json_object_new_object();
+	json_object_object_add(head, "search", set);
+	json_object_object_add(tail, "result", res);
+	xp_report_suite_end(r, head, "Table\n  1 trial\n", tail);
 	fclose(c->fo);
 	fclose(c->fl);
 }

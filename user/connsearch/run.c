@@ -363,7 +363,10 @@ int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, cons
 		xp_report_suite_error(rep, msg);
 	}
 	char *text = rep->fmt == XP_REPORT_TEXT ? table_text(&r) : NULL;
-	xp_report_suite_end(rep, "search", xp_cs_settings_json(&r), text, xp_cs_result_json(&r));
+	struct json_object *head = json_object_new_object(), *tail = json_object_new_object();
+	json_object_object_add(head, "search", xp_cs_settings_json(&r));
+	json_object_object_add(tail, "result", xp_cs_result_json(&r));
+	xp_report_suite_end(rep, head, text, tail);
 	free(text);
 	free(r.recs);
 	return rc;

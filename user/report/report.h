@@ -80,14 +80,13 @@ void xp_report_error(struct xp_report *r, const char *msg);
  * every format but memory; a trial: its progress line (or NULL) and its -J
  * record (taken over: joins the document's "trials" array); an error that
  * ends the suite ("xdpperf: MSG" on r->log, kept in r->mem.error); the end:
- * the text (printed as is) or -J's document {name: settings, "trials": [...],
- * "result": result} (both objects taken over).
+ * the text (printed as is) or -J's document: head's members, "trials": [...],
+ * tail's members, in that order (both objects taken over, either NULL).
  */
 void xp_report_suite_line(struct xp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void xp_report_suite_trial(struct xp_report *r, const char *line, struct json_object *trial);
 void xp_report_suite_error(struct xp_report *r, const char *msg);
-void xp_report_suite_end(struct xp_report *r, const char *name, struct json_object *settings, const char *text,
-			 struct json_object *result);
+void xp_report_suite_end(struct xp_report *r, struct json_object *head, const char *text, struct json_object *tail);
 
 /* Figures derived from a period, shared by the text and JSON forms. */
 struct xp_rates {

@@ -4,7 +4,7 @@
  * (the start, each trial, notes, its error) go to r->log (stderr) in every
  * format, as the trials take minutes; each trial's record joins -J's
  * "trials" array as it comes; the end prints the text tables, or -J's one
- * document {NAME: settings, "trials": [...], "result": {...}}. Memory keeps
+ * document: the suite's head members, "trials": [...], its tail members. Memory keeps
  * a count of the trials and the error.
  */
 #include <stdarg.h>
@@ -42,8 +42,17 @@ void xp_report_suite_error(struct xp_report *r, const char *msg)
 	xp_report_suite_line(r, "xdpperf: %s\n", msg);
 }
 
-void xp_report_suite_end(struct xp_report *r, const char *name, struct json_object *settings, const char *text,
-			 struct json_object *result)
+/* o's members into doc, in their order; o is dropped. */
+static void merge(struct json_object *doc, struct json_object *o)
+{
+	if (!o)
+		return;
+	json_object_object_foreach(o, k, v)
+		json_object_object_add(doc, k, json_object_get(v));
+	json_object_put(o);
+}
+
+void xp_report_suite_end(struct xp_report *r, struct json_object *head, const char *text, struct json_object *tail)
 {
 	r->ended = true;
 	if (r->fmt == XP_REPORT_TEXT && text) {
@@ -51,14 +60,14 @@ void xp_report_suite_end(struct xp_report *r, const char *name, struct json_obje
 		fflush(r->out);
 	}
 	if (r->fmt != XP_REPORT_JSON || !r->doc) {
-		json_object_put(settings);
-		json_object_put(result);
+		json_object_put(head);
+		json_object_put(tail);
 		return;
 	}
-	json_object_object_add(r->doc, name, settings);
+	merge(r->doc, head);
 	json_object_object_add(r->doc, "trials", r->intervals);
 	r->intervals = NULL; /* owned by doc now */
-	json_object_object_add(r->doc, "result", result);
+	merge(r->doc, tail);
 	if (r->keep_doc)
 		return;
 	fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
