@@ -68,10 +68,13 @@ int main(int argc, char **argv)
 	struct xp_run_opts ro = { .debug = o.debug };
 	if (o.role == XP_ROLE_SERVER)
 		r = xp_server_run(&o.srv);
-	else if (o.rfc2544)
-		r = xp_rfc2544_run(&o.spec, &o.rfc, &ro, o.json);
-	else if (o.cs.mode)
-		r = xp_connsearch_run(&o.spec, &o.cs, &ro, o.json);
+	else if (o.rfc2544 || o.cs.mode) {
+		/* The suites report into a sink as a test does: text or -J (--json-stream is a test's only). */
+		struct xp_report rep;
+		xp_report_init(&rep, o.json ? XP_REPORT_JSON : XP_REPORT_TEXT, stdout);
+		r = o.rfc2544 ? xp_rfc2544_run(&o.spec, &o.rfc, &ro, &rep) : xp_connsearch_run(&o.spec, &o.cs, &ro, &rep);
+		xp_report_free(&rep);
+	}
 	else {
 		enum xp_report_format fmt = o.json ? XP_REPORT_JSON : o.json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 		r = xp_client_run(&o.spec, &ro, fmt, o.compare ? &o.compare_engine : NULL);

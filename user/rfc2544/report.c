@@ -285,7 +285,7 @@ static void lat_json(struct json_object *l, const struct xp_rfc_latency *x)
 	add_d(l, "p99_9_us", x->p999_us);
 }
 
-void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
+struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 {
 	const struct xp_rfc_job *o = r->o;
 	struct json_object *doc = json_object_new_object(), *set = json_object_new_object();
@@ -403,77 +403,91 @@ void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
 		json_object_array_add(sizes, s);
 	}
 	json_object_object_add(doc, "sizes", sizes);
-	struct json_object *trials = json_object_new_array();
-	for (unsigned i = 0; i < r->ntrials; i++) {
-		const struct xp_rfc_trial_rec *t = &r->trials[i];
-		struct json_object *e = json_object_new_object();
-		if (t->z && t->z->mix)
-			json_object_object_add(e, "frame_bytes", json_object_new_string(t->z->label));
-		else
-			json_object_object_add(e, "frame_bytes", json_object_new_int((int)t->len));
-		json_object_object_add(e, "test", json_object_new_string(t->test));
-		add_d(e, "target_frames_per_second", t->t.target_pps);
-		if (t->t.burst)
-			json_object_object_add(e, "burst", json_object_new_int((int)t->t.burst));
-		add_d(e, "seconds", t->t.seconds);
-		/* --confirm-loss: the number of the losing trial (as in the progress lines) this one runs again. */
-		if (t->repeat_of)
-			json_object_object_add(e, "repeat_of", json_object_new_int((int)t->repeat_of));
-		json_object_object_add(e, "sent", json_object_new_int64((int64_t)t->t.sent));
-		json_object_object_add(e, "received", json_object_new_int64((int64_t)t->t.received));
-		add_d(e, "offered_frames_per_second", t->t.offered_pps);
-		add_d(e, "loss_percent", xp_rfc_loss_pct(&t->t));
-		json_object_object_add(e, "short_of_target", json_object_new_boolean(t->t.short_of_target));
-		if (t->t.held_back_by)
-			json_object_object_add(e, "held_back_by", json_object_new_string(t->t.held_back_by));
-		json_object_object_add(e, "kernel_sleeps", json_object_new_boolean(t->t.kernel_sleeps));
-		/* The sender's largest grant after a stall: at most 5 ms of frames, or two units (engine/pacer.h). */
-		json_object_object_add(e, "largest_catchup_frames", json_object_new_int64((int64_t)t->t.max_catchup));
-		json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
-		if (t->t.lat.known) {
-			struct json_object *l = json_object_new_object();
-			lat_json(l, &t->t.lat);
-			json_object_object_add(e, "latency", l);
-		}
-		if (t->t.rev.on) {
-			/* The fields above are A->B's (loss_percent: the worse direction's, which the verdict is judged by). */
-			const struct xp_rfc_dir *v = &t->t.rev;
-			json_object_object_add(e, "verdict_a_to_b", json_object_new_string(
-				xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, false, 0))));
-			add_d(e, "a_to_b_loss_percent", xp_rfc_dir_loss_pct(&t->t, false));
-			struct json_object *b = json_object_new_object();
-			add_d(b, "target_frames_per_second", v->target_pps); /* asked: B->A's own search's rate */
-			add_d(b, "seconds", v->seconds);
-			json_object_object_add(b, "sent", json_object_new_int64((int64_t)v->sent));
-			json_object_object_add(b, "received", json_object_new_int64((int64_t)v->received));
-			add_d(b, "offered_frames_per_second", v->offered_pps);
-			add_d(b, "loss_percent", xp_rfc_dir_loss_pct(&t->t, true));
-			json_object_object_add(b, "short_of_target", json_object_new_boolean(v->short_of_target));
-			if (v->held_back_by)
-				json_object_object_add(b, "held_back_by", json_object_new_string(v->held_back_by));
-			json_object_object_add(b, "verdict", json_object_new_string(
-				xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, true, 0))));
-			if (t->rev_lat.known) {
-				struct json_object *l = json_object_new_object();
-				lat_json(l, &t->rev_lat);
-				json_object_object_add(b, "latency", l);
-			}
-			json_object_object_add(e, "b_to_a", b);
-			struct json_object *c = json_object_new_object();
-			json_object_object_add(c, "sent", json_object_new_int64((int64_t)(t->t.sent + v->sent)));
-			json_object_object_add(c, "received", json_object_new_int64((int64_t)(t->t.received + v->received)));
-			add_d(c, "offered_frames_per_second", t->t.offered_pps + v->offered_pps);
-			add_d(c, "offered_l1_bps", xp_rfc_l1_bps(t->t.offered_pps + v->offered_pps, t->z ? xp_rfc_mean(t->z) : t->len));
-			json_object_object_add(e, "combined", c);
-		}
-		json_object_array_add(trials, e);
+	return doc;
+}
+
+struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
+{
+	struct json_object *e = json_object_new_object();
+	if (t->z && t->z->mix)
+		json_object_object_add(e, "frame_bytes", json_object_new_string(t->z->label));
+	else
+		json_object_object_add(e, "frame_bytes", json_object_new_int((int)t->len));
+	json_object_object_add(e, "test", json_object_new_string(t->test));
+	add_d(e, "target_frames_per_second", t->t.target_pps);
+	if (t->t.burst)
+		json_object_object_add(e, "burst", json_object_new_int((int)t->t.burst));
+	add_d(e, "seconds", t->t.seconds);
+	/* --confirm-loss: the number of the losing trial (as in the progress lines) this one runs again. */
+	if (t->repeat_of)
+		json_object_object_add(e, "repeat_of", json_object_new_int((int)t->repeat_of));
+	json_object_object_add(e, "sent", json_object_new_int64((int64_t)t->t.sent));
+	json_object_object_add(e, "received", json_object_new_int64((int64_t)t->t.received));
+	add_d(e, "offered_frames_per_second", t->t.offered_pps);
+	add_d(e, "loss_percent", xp_rfc_loss_pct(&t->t));
+	json_object_object_add(e, "short_of_target", json_object_new_boolean(t->t.short_of_target));
+	if (t->t.held_back_by)
+		json_object_object_add(e, "held_back_by", json_object_new_string(t->t.held_back_by));
+	json_object_object_add(e, "kernel_sleeps", json_object_new_boolean(t->t.kernel_sleeps));
+	/* The sender's largest grant after a stall: at most 5 ms of frames, or two units (engine/pacer.h). */
+	json_object_object_add(e, "largest_catchup_frames", json_object_new_int64((int64_t)t->t.max_catchup));
+	json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
+	if (t->t.lat.known) {
+		struct json_object *l = json_object_new_object();
+		lat_json(l, &t->t.lat);
+		json_object_object_add(e, "latency", l);
 	}
-	json_object_object_add(doc, "trials", trials);
+	if (t->t.rev.on) {
+		/* The fields above are A->B's (loss_percent: the worse direction's, which the verdict is judged by). */
+		const struct xp_rfc_dir *v = &t->t.rev;
+		json_object_object_add(e, "verdict_a_to_b", json_object_new_string(
+			xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, false, 0))));
+		add_d(e, "a_to_b_loss_percent", xp_rfc_dir_loss_pct(&t->t, false));
+		struct json_object *b = json_object_new_object();
+		add_d(b, "target_frames_per_second", v->target_pps); /* asked: B->A's own search's rate */
+		add_d(b, "seconds", v->seconds);
+		json_object_object_add(b, "sent", json_object_new_int64((int64_t)v->sent));
+		json_object_object_add(b, "received", json_object_new_int64((int64_t)v->received));
+		add_d(b, "offered_frames_per_second", v->offered_pps);
+		add_d(b, "loss_percent", xp_rfc_dir_loss_pct(&t->t, true));
+		json_object_object_add(b, "short_of_target", json_object_new_boolean(v->short_of_target));
+		if (v->held_back_by)
+			json_object_object_add(b, "held_back_by", json_object_new_string(v->held_back_by));
+		json_object_object_add(b, "verdict", json_object_new_string(
+			xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, true, 0))));
+		if (t->rev_lat.known) {
+			struct json_object *l = json_object_new_object();
+			lat_json(l, &t->rev_lat);
+			json_object_object_add(b, "latency", l);
+		}
+		json_object_object_add(e, "b_to_a", b);
+		struct json_object *c = json_object_new_object();
+		json_object_object_add(c, "sent", json_object_new_int64((int64_t)(t->t.sent + v->sent)));
+		json_object_object_add(c, "received", json_object_new_int64((int64_t)(t->t.received + v->received)));
+		add_d(c, "offered_frames_per_second", t->t.offered_pps + v->offered_pps);
+		add_d(c, "offered_l1_bps", xp_rfc_l1_bps(t->t.offered_pps + v->offered_pps, t->z ? xp_rfc_mean(t->z) : t->len));
+		json_object_object_add(e, "combined", c);
+	}
+	return e;
+}
+
+struct json_object *xp_rfc_tail_json(const struct xp_rfc_run *r)
+{
+	struct json_object *doc = json_object_new_object();
 	add_d(doc, "seconds", r->seconds);
 	if (r->error)
 		json_object_object_add(doc, "error", json_object_new_string(r->error));
 	if (r->failed_at[0])
 		json_object_object_add(doc, "failed_size", json_object_new_string(r->failed_at));
-	fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(doc);
+	return doc;
+}
+
+void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r)
+{
+	struct xp_report rep;
+	xp_report_init(&rep, XP_REPORT_JSON, f);
+	for (unsigned i = 0; i < r->ntrials; i++)
+		xp_report_suite_trial(&rep, NULL, xp_rfc_trial_json(&r->trials[i]));
+	xp_report_suite_end(&rep, xp_rfc_head_json(r), NULL, xp_rfc_tail_json(r));
+	xp_report_free(&rep);
 }

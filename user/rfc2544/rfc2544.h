@@ -104,7 +104,7 @@ struct xp_rfc_job {
 	const struct xp_spec *spec; /* the caller's, read only */
 	struct xp_rfc2544_cfg rfc;
 	struct xp_run_opts ro;
-	bool json;                 /* -J: the suite's report as one JSON document, else text */
+	struct xp_report *rep;     /* where the suite reports: text or -J (report.h's suite events) */
 };
 
 /* bidir.c: --bidir's client side (the design: there and in server/reverse.c). */
@@ -134,13 +134,20 @@ struct xp_rfc_run {
 	bool bidir;                /* --bidir: every trial both ways at once */
 	struct xp_bidir bd;
 	struct xp_reverse_res *rev; /* the last trial's B->A figures (its latency histogram too) */
+	unsigned next_repeat_of;   /* --confirm-loss: the trial the next one runs again (its record's repeat_of), 0 none */
 };
 
-/* The whole suite; returns the exit status. */
-int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro, bool json);
+/* The whole suite, reported into rep (text or -J, xp_report_init; the caller frees it); the exit status. */
+int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro,
+		   struct xp_report *rep);
 
-/* report.c */
+/* report.c: the parts the suite gives its report (report.h's suite events). The tables at the end;
+ * -J's head (settings, sizes), a trial's record and the tail (seconds, error): new references. */
 void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r);
+struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r);
+struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t);
+struct json_object *xp_rfc_tail_json(const struct xp_rfc_run *r);
+/* The -J document of a finished run at once, through a -J sink as the run gives it (the unit tests). */
 void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r);
 /* plot.c: data, gnuplot SVG+PNG and summary.md in dir. 0 or -1 with err. */
 int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t errlen);

@@ -49,6 +49,8 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	if (r->ntrials >= XP_RFC_MAX_TRIALS)
 		return NULL;
 	struct xp_rfc_trial_rec *rec = &r->trials[r->ntrials++];
+	rec->repeat_of = r->next_repeat_of;
+	r->next_repeat_of = 0;
 	struct xp_trial_req req = { .pps = pps, .frame_len = len, .mix = z->mix, .burst = burst, .seconds = secs,
 				    .settle_s = r->settle_s };
 	struct xp_trial_out out_;
@@ -86,20 +88,25 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 		rec->rev_target_pps = rv->target_pps;
 	}
 	rec->v = xp_rfc_judge(&rec->t, 0);
+	char line[1536];
 	if (!out->rc && r->bidir && rv->rc) {
 		/* B->A did not run: the trial did not, whatever A->B did. */
 		rec->t.error = rv->rc;
 		r->error = strdup(rv->error);
 		snprintf(r->failed_at, sizeof(r->failed_at), "%s", z->label);
-		fprintf(stderr, "xdpperf: rfc2544: %s%s %s trial did not run: B->A: %s\n", z->label, z->mix ? "" : "-byte", test,
-			rv->error);
+		xp_report_suite_trial(r->o->rep, NULL, xp_rfc_trial_json(rec));
+		snprintf(line, sizeof(line), "rfc2544: %s%s %s trial did not run: B->A: %s", z->label, z->mix ? "" : "-byte",
+			 test, rv->error);
+		xp_report_suite_error(r->o->rep, line);
 		return rec;
 	}
 	if (out->rc) {
 		r->error = strdup(out->error);
 		snprintf(r->failed_at, sizeof(r->failed_at), "%s", z->label);
-		fprintf(stderr, "xdpperf: rfc2544: %s%s %s trial did not run: %s\n", z->label, z->mix ? "" : "-byte", test,
-			out->error);
+		xp_report_suite_trial(r->o->rep, NULL, xp_rfc_trial_json(rec));
+		snprintf(line, sizeof(line), "rfc2544: %s%s %s trial did not run: %s", z->label, z->mix ? "" : "-byte", test,
+			 out->error);
+		xp_report_suite_error(r->o->rep, line);
 		return rec;
 	}
 	char extra[64] = "";
@@ -132,14 +139,15 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 			 xp_rfc_verdict_name(rec->v));
 	}
 	if (pps >= CALIBRATE_PPS)
-		fprintf(stderr, "[%3u] %5s%s %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s%s\n",
+		snprintf(line, sizeof(line), "[%3u] %5s%s %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s%s\n",
 			r->ntrials, z->label, z->mix ? "  " : " B", test, out->offered_pps, (unsigned long long)out->sent,
 			(unsigned long long)out->received, held, back);
 	else
-		fprintf(stderr, "[%3u] %5s%s %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
+		snprintf(line, sizeof(line), "[%3u] %5s%s %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
 			"%s%s%s%s\n", r->ntrials, z->label, z->mix ? "  " : " B", test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
 			(unsigned long long)out->received, xp_rfc_dir_loss_pct(&rec->t, false),
 			xp_rfc_verdict_name(r->bidir ? xp_rfc_judge_dir(&rec->t, false, 0) : rec->v), held, lat, back);
+	xp_report_suite_trial(r->o->rep, line, xp_rfc_trial_json(rec));
 	return rec;
 }
 
@@ -206,11 +214,11 @@ static int throughput_bidir(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	while (xp_rfc_search2_next(&s, rate)) {
 		for (int d = 0; d < 2; d++)
 			if (xp_rfc_search2_repeating(&s, d)) {
-				fprintf(stderr, "      %s%s throughput: %s rate %.0f fps failed: the same rate again (--confirm-loss %u)\n",
+				xp_report_suite_line(r->o->rep, "      %s%s throughput: %s rate %.0f fps failed: the same rate again (--confirm-loss %u)\n",
 					z->label, z->mix ? "" : " B", dn[d], rate[d], r->o->rfc.confirm);
 			} else if (s.d[d].done && !said_held[d]) {
 				said_held[d] = true;
-				fprintf(stderr, "      %s%s throughput: %s search is over; it sends at %.0f fps while the other "
+				xp_report_suite_line(r->o->rep, "      %s%s throughput: %s search is over; it sends at %.0f fps while the other "
 					"direction's searches on\n", z->label, z->mix ? "" : " B", dn[d], rate[d]);
 			}
 		struct xp_rfc_trial_rec *rec = trial_run_out(r, "throughput", z, rate[0], rate[1], 0, r->o->rfc.trial_s, NULL);
@@ -251,15 +259,15 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 	while ((rate = xp_rfc_search_next(&s)) > 0) {
 		bool again = xp_rfc_search_repeating(&s);
 		if (again)
-			fprintf(stderr, "      %s%s throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
+			xp_report_suite_line(r->o->rep, "      %s%s throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
 				z->label, z->mix ? "" : " B", floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
 				: "fell short of its target", r->o->rfc.confirm);
+		/* Known before the trial, so that its record is whole when the report gets it. */
+		r->next_repeat_of = again ? first : 0;
 		struct xp_rfc_trial_rec *rec = trial_run(r, "throughput", z, floor(rate), 0, r->o->rfc.trial_s);
 		if (failed(rec))
 			return -1;
-		if (again)
-			rec->repeat_of = first;
-		else
+		if (!again)
 			first = r->ntrials;
 		xp_rfc_search_record(&s, &rec->t);
 	}
@@ -464,7 +472,7 @@ static void announce(const struct xp_rfc_run *r)
 	struct est most = { cal + (tp ? 14 * (1 + c) : 0) + lat + (loss ? 10 : 0), b2b ? 9 * o->rfc.b2b_trials : 0 };
 	double s0 = est_seconds(r, few), s1 = est_seconds(r, mid), s2 = est_seconds(r, most);
 	char a[32], b[32];
-	fprintf(stderr, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s); from %u trials "
+	xp_report_suite_line(o->rep, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s); from %u trials "
 		"(%s: every size passes at the top) to %u (%s: a limit far below the top)\n", r->nsizes,
 		r->nsizes * (mid.trials + mid.b2b), o->rfc.trial_s, s1 / 60, s1, r->nsizes * (few.trials + few.b2b),
 		span(s0, a, sizeof(a)), r->nsizes * (most.trials + most.b2b), span(s2, b, sizeof(b)));
@@ -493,9 +501,26 @@ static void sizes_of(struct xp_rfc_run *r)
 	}
 }
 
-int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro, bool json)
+/* The tables into a string, for the sink's end (NULL without memory). */
+static char *tables_text(const struct xp_rfc_run *r)
 {
-	struct xp_rfc_job job = { .spec = s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	xp_rfc_report_text(f, r);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, const struct xp_run_opts *ro,
+		   struct xp_report *rep)
+{
+	struct xp_rfc_job job = { .spec = s, .rfc = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .rep = rep };
 	const struct xp_rfc_job *o = &job;
 	struct xp_rfc_run r = { .o = o, .bidir = o->rfc.bidir };
 	r.settle_s = settle_of(o->rfc.trial_s);
@@ -507,12 +532,12 @@ int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, co
 	}
 	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
 	if (!r.trials) {
-		fprintf(stderr, "xdpperf: out of memory\n");
+		xp_report_suite_error(rep, "out of memory");
 		return 1;
 	}
 	char perr[256];
 	if (xp_check_privileges(perr, sizeof(perr))) {
-		fprintf(stderr, "xdpperf: %s\n", perr);
+		xp_report_suite_error(rep, perr);
 		free(r.trials);
 		return 1;
 	}
@@ -520,7 +545,7 @@ int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, co
 	if (r.bidir) {
 		r.rev = calloc(1, sizeof(*r.rev));
 		if (!r.rev || xp_bidir_open(o, &r.bd, perr, sizeof(perr))) {
-			fprintf(stderr, "xdpperf: %s\n", r.rev ? perr : "out of memory");
+			xp_report_suite_error(rep, r.rev ? perr : "out of memory");
 			free(r.rev);
 			free(r.trials);
 			return 1;
@@ -551,13 +576,14 @@ int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, co
 		r.error = "interrupted";
 		rc = 1;
 	}
-	if (o->json)
-		xp_rfc_report_json(stdout, &r);
-	else
-		xp_rfc_report_text(stdout, &r);
+	char *text = rep->fmt == XP_REPORT_TEXT ? tables_text(&r) : NULL;
+	xp_report_suite_end(rep, xp_rfc_head_json(&r), text, xp_rfc_tail_json(&r));
+	free(text);
 	char err[256];
 	if (o->rfc.plot_dir[0] && xp_rfc_plot(&r, o->rfc.plot_dir, err, sizeof(err))) {
-		fprintf(stderr, "xdpperf: --plot: %s\n", err);
+		char msg[sizeof(err) + 16];
+		snprintf(msg, sizeof(msg), "--plot: %s", err);
+		xp_report_suite_error(rep, msg);
 		rc = rc ? rc : 1;
 	}
 	free(r.trials);
