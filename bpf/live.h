@@ -214,6 +214,7 @@ struct xp_live_config {
 	__u32 nflows;
 	__u8 flow_every;
 	__u8 pad_flows[3];
+	__u32 flow_len;      /* every flow's every frame this long (no trim), or 0 */
 	struct xp_gen_flow flows[XP_GEN_MAX_FLOWS];
 };
 

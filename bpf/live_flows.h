@@ -8,7 +8,9 @@
  * checksum right. Per frame:
  *  1. the frame trimmed to the block's length (bpf_xdp_adjust_tail; the
  *     engine hands in the longest + 1 bytes, so the length always changes
- *     and the kernel rewrites the xdp_frame, as with mixed sizes);
+ *     and the kernel rewrites the xdp_frame, as with mixed sizes), unless
+ *     every frame has one length (config.flow_len): then the engine hands
+ *     in exactly that and nothing is trimmed (~5 ns a frame less);
  *  2. the block's bytes over the frame (plain 8-byte stores, the last one
  *     overlapping), the rest of a longer frame from the fill bytes in
  *     config.tmpl (bpf_xdp_store_bytes);
@@ -128,20 +130,27 @@ static __always_inline int live_flow_frame(struct xdp_md *ctx, struct xp_gen_sta
 		return XDP_ABORTED;
 
 	/* 1. 2. */
-	len = blk->len;
-	if (len < 60 || len > XP_GEN_MAX_LEN)
-		return XDP_ABORTED;
-	long have = (long)ctx->data_end - (long)ctx->data;
+	if (config.flow_len) {
+		/* Every frame of every flow this long: the engine hands in
+		 * exactly that, nothing to trim (as with one stream). */
+		len = config.flow_len;
+		if (len < 60 || len > XP_GEN_MAX_LEN)
+			return XDP_ABORTED;
+	} else {
+		len = blk->len;
+		if (len < 60 || len > XP_GEN_MAX_LEN)
+			return XDP_ABORTED;
+		long have = (long)ctx->data_end - (long)ctx->data;
 
-	/* A plain number from here: clang would otherwise fold len - have
-	 * into 32-bit arithmetic on the packet pointer (refused). */
-	asm volatile("" : "+r"(have));
-
-	/* Always called (delta 0 is fine): the engine's frame is always one
-	 * byte longer, and one path keeps clang from merging the two ctx
-	 * loads into arithmetic on the ctx pointer, which the verifier refuses. */
-	if (bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
-		return XDP_ABORTED;
+		/* A plain number from here: clang would otherwise fold len -
+		 * have into 32-bit arithmetic on the packet pointer (refused). */
+		asm volatile("" : "+r"(have));
+		/* Always called (delta 0 is fine): the engine's frame is always
+		 * one byte longer, and one path keeps clang from merging the two
+		 * ctx loads into arithmetic on the ctx pointer (refused). */
+		if (bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
+			return XDP_ABORTED;
+	}
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
 	n = len < XP_GEN_BLK_FRAME ? len : XP_GEN_BLK_FRAME;

@@ -203,7 +203,7 @@ static void run_case(unsigned nflows, unsigned T, unsigned t, unsigned nframes)
 		unsigned f = s->flow[k % s->len];
 		uint32_t len;
 		uint64_t before = now_ticks(false);
-		unsigned rv = run(skel, t, lay.len + 1, k, out, &len);
+		unsigned rv = run(skel, t, xp_gen_in_len(skel, &lay), k, out, &len);
 		uint64_t after = now_ticks(false);
 
 		assert_int_equal(rv, XDP_TX);
@@ -270,7 +270,7 @@ static void test_two_flows_interleaved(void **state)
 {
 	(void)state;
 	two_flows();
-	run_case(2, 1, 0, 200);
+	run_case(2, 1, 0, 200); /* sizes vary: every frame trimmed from the longest + 1 */
 	/* Interleaved by rate, not grouped: B A B B, over and over (smooth WRR). */
 	assert_int_equal(sched[0].len, 4);
 	assert_int_equal(sched[0].count[0], 1);
@@ -328,9 +328,12 @@ static void test_fixed_frames(void **state)
 	unsigned drops = 0;
 
 	assert_int_equal(runs[0], UINT64_MAX); /* flow 1 has no end */
+	/* One length for all: handed in exactly, nothing trimmed. */
+	assert_int_equal(skel->rodata->config.flow_len, 124);
+	assert_int_equal(xp_gen_in_len(skel, &lay), 124);
 	for (unsigned k = 0; k < 20; k++) {
 		uint32_t len;
-		unsigned rv = run(skel, 0, lay.len + 1, k, out, &len);
+		unsigned rv = run(skel, 0, xp_gen_in_len(skel, &lay), k, out, &len);
 		unsigned f = sched[0].flow[k % sched[0].len];
 		assert_int_equal(rv, f == 0 && k >= 10 ? XDP_DROP : XDP_TX);
 		drops += rv == XDP_DROP;

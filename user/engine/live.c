@@ -323,10 +323,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		return r;
 	}
 	/* tmpl has room: SYNs are far shorter than XP_GEN_MAX_LEN. */
-	/* Mixed sizes too: every run trims the frame to its size (live.h). */
-	/* Flows too: every run trims the frame to its block's length. */
-	e->in_len = e->lay.len + (e->skel->rodata->config.syn_mode || e->skel->rodata->config.mix_plen ||
-					  e->skel->rodata->config.nflows ? 1 : 0);
+	e->in_len = xp_gen_in_len(e->skel, &e->lay);
 	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_live);
 	r = xp_gen_hold(e->skel, &e->hold_link, &e->hold_ns, err, errlen);
 	if (r) {

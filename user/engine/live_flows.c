@@ -174,6 +174,11 @@ int xp_gen_flows_build(const struct xp_engine_cfg *cfg, unsigned nthreads, struc
 	/* The payload beyond a block: the fill every block was summed with. */
 	memset((void *)ro->tmpl, fill, sizeof(ro->tmpl));
 	ro->tmpl_len = longest;
+	/* One length for all: nothing to trim per frame (the engine hands in exactly it). */
+	ro->flow_len = longest;
+	for (uint64_t i = 0; i < total; i++)
+		if (b[i].len != longest)
+			ro->flow_len = 0;
 	ro->nflows = nf;
 	ro->flow_every = nf * (uint64_t)T <= XP_FLOW_MAX_STREAMS;
 	ro->stream_base = 0;

@@ -320,6 +320,13 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct live_
 	return 0;
 }
 
+__u32 xp_gen_in_len(const struct live_bpf *skel, const struct frame_layout *lay)
+{
+	const struct xp_live_config *c = &skel->rodata->config;
+
+	return lay->len + (c->syn_mode || c->mix_plen || (c->nflows && !c->flow_len) ? 1u : 0u);
+}
+
 void xp_gen_set_key(struct live_bpf *skel, const uint64_t key[2])
 {
 	skel->bss->gen_meas.key[0] = key[0];
