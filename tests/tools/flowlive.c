@@ -13,9 +13,13 @@
  * (split evenly), 0 as fast as possible. Waits until every flow's frames
  * are out (at most 30 s), then prints per flow "flow=I sent=N bytes=N"
  * (the engine's read_flows) and "total pkts=N bytes=N" (its read).
+ * PORT as tcp:PORT: TCP data segments (ACK|PSH) instead of UDP.
+ * COUNT as Ns (e.g. 5s): no frame count, the flows run N seconds
+ * (scripts/bench/flows.sh's runs).
  * Exit status: 0, 1 runtime error, 2 usage.
  */
 #include <net/if.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +39,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: flowlive IFNAME DSTMAC SRC DST PORT COUNT SIZE PPS FLOW...\n"
+	fprintf(stderr, "usage: flowlive IFNAME DSTMAC SRC DST [tcp:]PORT COUNT[s] SIZE PPS FLOW...\n"
 			"  FLOW: u[/DSCP] | q:VID[/DSCP] | ad:SVID:CVID[/DSCP]\n");
 	return 2;
 }
@@ -76,8 +80,14 @@ int main(int argc, char **argv)
 
 	if (argc < 10 || nflows > MAX_FLOWS)
 		return usage();
-	port = (unsigned)atoi(argv[5]);
+	bool tcp = !strncmp(argv[5], "tcp:", 4);
+	port = (unsigned)atoi(argv[5] + (tcp ? 4 : 0));
 	count = (unsigned)atoi(argv[6]);
+	double secs = 0;
+	if (argv[6][strlen(argv[6]) - 1] == 's') {
+		secs = atof(argv[6]);
+		count = secs > 0 && secs <= 600 ? 1 : 0;
+	}
 	size = (unsigned)atoi(argv[7]);
 	double pps = atof(argv[8]);
 	if (parse_mac(argv[2], dmac, err, sizeof(err)) || !port || port > 65535 || !count || size < 64 ||
@@ -95,6 +105,12 @@ int main(int argc, char **argv)
 					 .dport = (uint16_t)port };
 		const char *perr = NULL;
 
+		if (tcp) {
+			h.l4_proto = IPPROTO_TCP;
+			h.tcp_flags = 0x18; /* ACK|PSH */
+			h.seq = h.ack = 1;
+			h.window = 65535;
+		}
 		memcpy(h.dst_mac, dmac, 6);
 		memcpy(h.src_mac, ifr.ifr_hwaddr.sa_data, 6);
 		if (xp_addr_parse(argv[3], &h.src) || xp_addr_parse(argv[4], &h.dst) || parse_flow(argv[9 + i], &h))
@@ -110,14 +126,14 @@ int main(int argc, char **argv)
 		}
 		flows[i].frame_size = size;
 		flows[i].pps = pps / nflows;
-		flows[i].frames = count;
+		flows[i].frames = secs > 0 ? 0 : count;
 		flows[i].stamps = true;
 	}
 	c.kind = XP_TEST_STREAM;
 	snprintf(c.ifname, sizeof(c.ifname), "%s", argv[1]);
 	c.ifindex = (int)if_nametoindex(argv[1]);
 	c.pps = pps;
-	c.max_seconds = 30;
+	c.max_seconds = secs > 0 ? secs : 30;
 	c.frames.queues = 1;
 	c.frames.flows = flows;
 	c.frames.nflows = nflows;
@@ -135,13 +151,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint64_t pk[MAX_FLOWS], by[MAX_FLOWS], sum = 0;
-	double until = xp_now() + 30;
+	double until = xp_now() + (secs > 0 ? secs : 30);
 	while (xp_now() < until) {
 		ops->read_flows(e, pk, by, nflows);
 		sum = 0;
 		for (unsigned i = 0; i < nflows; i++)
 			sum += pk[i];
-		if (sum >= (uint64_t)count * nflows)
+		if (!secs && sum >= (uint64_t)count * nflows)
 			break;
 		xp_sleep(0.01);
 	}
