@@ -21,6 +21,12 @@
  * free slots; hold tests (XP_TEST_HOLD) need the window, whose keeper
  * resets the held connections at the end.
  *
+ * Flows (cfg->frames.nflows, issue 26): the generator sends up to 256 flows
+ * from header blocks precomputed per flow (engine/live_flows.c,
+ * bpf/live_flows.h), each thread in its schedule's order (engine/
+ * flow_sched.h) and paced at the schedule's total; a thread whose flows all
+ * have fixed frame counts stops after the run that sends the last of them.
+ *
  * Threads: one per CPU, pinned before their first run, because the
  * generator keeps its state (frame counter, flow position) per CPU; at most
  * as many threads as CPUs the process may use.
