@@ -12,6 +12,10 @@
  *   flow 1: 200 bytes, DSCP 46, DST:PORT from source port 30000.
  * Stamped (stream per flow and thread, frame/flow_streams.h). Prints per
  * flow "flow=I pkts=N bytes=N" (the engine's read_flows) and "tx pkts=N".
+ * With FLOWXSK_ONE=1 in the environment the engine sends flow 1's frame as
+ * one stream (nflows 0, today's path) until FRAMES0 + FRAMES1 went out: the
+ * same engine's speed side by side ("rate_pps=" is frames over the time
+ * from start to the last counted one).
  * Exit status: 0, 1 runtime error, 2 usage.
  */
 #include <arpa/inet.h>
@@ -99,8 +103,11 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ec.frames.stamp.t0 = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
 	ec.frames.stamp.ival = 1000000000ull >> XP_STAMP_TICK_SHIFT;
-	ec.frames.flows = flows;
-	ec.frames.nflows = 2;
+	const char *one = getenv("FLOWXSK_ONE");
+	if (!(one && *one == '1')) {
+		ec.frames.flows = flows;
+		ec.frames.nflows = 2;
+	}
 	const struct xp_engine_ops *ops;
 	struct xp_engine *e;
 	char err[256];
@@ -114,6 +121,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct xp_engine_stats st;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	uint64_t want = flows[0].frames + flows[1].frames;
 	for (int i = 0; i < 600; i++) { /* at most 60 s */
 		usleep(100000);
@@ -122,13 +131,16 @@ int main(int argc, char **argv)
 			break;
 	}
 	ops->stop(e);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ops->read(e, &st);
-	uint64_t pk[2], by[2];
-	ops->read_flows(e, pk, by, 2);
+	double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	uint64_t pk[2] = { 0 }, by[2] = { 0 };
+	if (ec.frames.nflows)
+		ops->read_flows(e, pk, by, 2);
 	for (int f = 0; f < 2; f++)
 		printf("flow=%d pkts=%llu bytes=%llu\n", f, (unsigned long long)pk[f], (unsigned long long)by[f]);
-	printf("tx pkts=%llu bytes=%llu errors=%llu\n", (unsigned long long)st.tx.pkts,
-	       (unsigned long long)st.tx.bytes, (unsigned long long)st.tx.errors);
+	printf("tx pkts=%llu bytes=%llu errors=%llu seconds=%.3f rate_pps=%.0f\n", (unsigned long long)st.tx.pkts,
+	       (unsigned long long)st.tx.bytes, (unsigned long long)st.tx.errors, el, el > 0 ? (double)st.tx.pkts / el : 0);
 	ops->destroy(e);
 	return 0;
 }
