@@ -10,7 +10,12 @@
 # egress interface counter, and a capture on the router's port to the
 # server (tshark: frames per flow by source port, every port of each flow's
 # pattern); and against the server program's per-flow counts (all received,
-# in order, timed).
+# in order, timed). Then the same from the command line: xdpperf --flows FILE
+# --engine live (the client's flows, client/flows.c) with two flows of a
+# fixed frame count, 802.1Q VID 100 and QinQ S-VID 10 over a C-VID pattern of
+# 4: the engine's sent count against the bridge's counters per VLAN id and
+# the router's egress counter. (The server counting them per flow and the
+# report's per-flow figures come with the server's side of flows.)
 . "$(dirname "$0")/lib.sh"
 
 FLOWLIVE=$XP_ROOT/build/tests/tools/flowlive
@@ -76,4 +81,53 @@ echo "capture: $PORTS"
 WANT=""
 for f in $(seq 0 $((NF - 1))); do for p in 0 1 2 3; do WANT+="$((40000 + 100 * f + p)):$((N / 4)) "; done; done
 xp_check "capture: every flow's ports, N/4 each" expect_eq capture "$PORTS" "$WANT"
+xp_pass
+
+xp_case live_flows_from_the_command_line
+FLOWS=$XP_TMP/pair.json
+M=5000
+cat >"$FLOWS" <<JSON
+{
+  "flows": [
+    {"name": "cust-a",
+     "packet": [{"choice": "ethernet", "ethernet": {}},
+                {"choice": "vlan", "vlan": {"id": {"choice": "value", "value": 100}}},
+                {"choice": "ipv4", "ipv4": {}},
+                {"choice": "udp", "udp": {"dst_port": {"choice": "value", "value": 9000}}}],
+     "size": {"choice": "fixed", "fixed": 128},
+     "rate": {"choice": "pps", "pps": 10000},
+     "duration": {"choice": "fixed_packets", "fixed_packets": {"packets": $M}}},
+    {"name": "svc-10",
+     "packet": [{"choice": "ethernet", "ethernet": {}},
+                {"choice": "vlan", "vlan": {"id": {"choice": "value", "value": 10},
+                                            "tpid": {"choice": "value", "value": 34984}}},
+                {"choice": "vlan", "vlan": {"id": {"choice": "increment",
+                                                   "increment": {"start": 100, "step": 1, "count": 4}}}},
+                {"choice": "ipv4", "ipv4": {}},
+                {"choice": "udp", "udp": {"dst_port": {"choice": "value", "value": 9001}}}],
+     "size": {"choice": "fixed", "fixed": 128},
+     "rate": {"choice": "pps", "pps": 10000},
+     "duration": {"choice": "fixed_packets", "fixed_packets": {"packets": $M}}}
+  ]
+}
+JSON
+V0=$(bash "$XP_LAB" vlans)
+xp_check "server" start_server
+TX0=$(stat_of router xpr1 tx_packets)
+xp_check "xdpperf --flows --engine live" eval 'xp_exec client "$XP_BIN" -c "$XP_SERVER4" -t 3 --engine live \
+	--flows "$FLOWS" -J >"$J"'
+sleep 0.5
+TX1=$(stat_of router xpr1 tx_packets)
+V=$(bash "$XP_LAB" vlans)
+SENT=$(jq '.end.sum.sent.packets' "$J")
+echo "sent $SENT; bridge before: $V0; after: $V; router xpr1 tx $((TX1 - TX0))"
+xp_check "the engine sent both flows' frames" expect_eq sent "$SENT" $((2 * M))
+xp_check "bytes: $((2 * M)) x 124" expect_eq bytes "$(jq '.end.sum.sent.bytes' "$J")" $((2 * M * 124))
+xp_check "bridge: VID 100 = flow cust-a" expect_eq vid100 \
+	$(($(jq '.vids["100"].packets' <<<"$V") - $(jq '.vids["100"].packets' <<<"$V0"))) "$M"
+xp_check "bridge: S-VID 10 = flow svc-10" expect_eq svid10 \
+	$(($(jq '.svids["10"].packets' <<<"$V") - $(jq '.svids["10"].packets' <<<"$V0"))) "$M"
+# The control connection's segments to the server cross the same port: at least the flows, a few dozen more.
+xp_check "router egress counter: at least the flows" test "$((TX1 - TX0))" -ge $((2 * M))
+xp_check "router egress counter: and the control connection" expect_near xpr1 "$((TX1 - TX0))" $((2 * M)) 200
 xp_pass
