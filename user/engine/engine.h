@@ -244,6 +244,9 @@ struct xp_engine_ops {
 	 * without FCS) put on the wire so far, all threads, into pkts[0..n) and
 	 * bytes[0..n). NULL: the engine sends no flows (the CLI refuses them). */
 	void (*read_flows)(struct xp_engine *e, uint64_t *pkts, uint64_t *bytes, unsigned n);
+	/* Flows: the most frames of all flows' pattern periods (each flow's
+	 * lcm of its fields' and size's periods) it can send; 0: no limit. */
+	uint64_t flow_frames_max;
 	/* Frames it stamped into send interval i (bpf/measure.h), all threads:
 	 * 0, or -ENOENT when its bins no longer (or do not yet) hold i, or
 	 * -EOPNOTSUPP when this test's frames carry no stamp (ival 0, SYNs, no
