@@ -12,7 +12,7 @@
  *   flow 1: 200 bytes, DSCP 46, DST:PORT from source port 30000.
  * Stamped (stream per flow and thread, frame/flow_streams.h). Prints per
  * flow "flow=I pkts=N bytes=N" (the engine's read_flows) and "tx pkts=N".
- * With FLOWXSK_ONE=1 in the environment the engine sends flow 1's frame as
+ * With FLOWXSK_ONE=1 in the environment the engine sends a 128-byte UDP frame as
  * one stream (nflows 0, today's path) until FRAMES0 + FRAMES1 went out: the
  * same engine's speed side by side ("rate_pps=" is frames over the time
  * from start to the last counted one).
@@ -91,13 +91,13 @@ int main(int argc, char **argv)
 		flows[f].frames = strtoull(argv[8 + f], NULL, 10);
 		flows[f].stamps = true;
 	}
-	/* The one-stream template must build too (the engine checks it): flow 1's frame. */
+	/* The one-stream template (FLOWXSK_ONE; the engine builds it in any case): 128-byte UDP. */
 	ec.kind = XP_TEST_STREAM;
 	ec.pps = 2 * pps;
 	ec.max_seconds = 60;
 	ec.frames.queues = queues;
 	ec.frames.tmpl = (struct frame_spec){ .l4_proto = IPPROTO_UDP, .sport = 30000, .dport = h.dport,
-					      .frame_size = 200, .src = h.src, .dst = h.dst };
+					      .frame_size = 128, .src = h.src, .dst = h.dst };
 	memcpy(ec.frames.tmpl.dst_mac, h.dst_mac, 6);
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
