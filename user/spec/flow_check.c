@@ -4,7 +4,6 @@
  * from JSON), every flow's headers are checked field by field, sizes
  * against the headers, and rates across the flows.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -12,19 +11,8 @@
 #include <sys/socket.h>
 
 #include "spec/spec.h"
+#include "util/values.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* How messages name a flow: by its name and its place in the flow file. */
 static const char *flow_label(const struct xp_stream *t, unsigned i, char *buf, size_t len)
@@ -133,10 +121,10 @@ static int check_size(const struct flow_ctx *c, unsigned size, char *err, size_t
 	const char *why;
 
 	if (size < XP_FRAME_SIZE_MIN || size > XP_FRAME_SIZE_MAX)
-		return fail(err, errlen, "%s: size: frame size %u is outside %u..%u", c->label, size,
+		return xp_cli_fail(err, errlen, "%s: size: frame size %u is outside %u..%u", c->label, size,
 			    XP_FRAME_SIZE_MIN, XP_FRAME_SIZE_MAX);
 	if (frame_layout_hdr(c->h, size, false, &lay, &why))
-		return fail(err, errlen, "%s: size: %s", c->label, why);
+		return xp_cli_fail(err, errlen, "%s: size: %s", c->label, why);
 	return 0;
 }
 
@@ -151,24 +139,24 @@ static int check_one(const struct xp_spec *s, unsigned i, char *err, size_t errl
 
 	flow_label(t, i, label, sizeof(label));
 	if (t->size_pat_set && t->size_pat.width != XP_SIZE_PAT_WIDTH)
-		return fail(err, errlen, "%s: size pattern of %u bits, sizes are %u", label, t->size_pat.width,
+		return xp_cli_fail(err, errlen, "%s: size pattern of %u bits, sizes are %u", label, t->size_pat.width,
 			    XP_SIZE_PAT_WIDTH);
 	if (t->size_pat_set && xp_pattern_check(&t->size_pat, &why))
-		return fail(err, errlen, "%s: size: %s", label, why);
+		return xp_cli_fail(err, errlen, "%s: size: %s", label, why);
 	if (!t->has_hdr)
 		return 0;
 	resolve_auto(s, t, &fp);
 	if (xp_flow_pat_check(&fp, &why))
-		return fail(err, errlen, "%s: %s", label, why);
+		return xp_cli_fail(err, errlen, "%s: %s", label, why);
 	if ((fp.base.l4_proto == IPPROTO_UDP) != t->udp)
-		return fail(err, errlen, "%s: the headers are %s but the stream is %s", label,
+		return xp_cli_fail(err, errlen, "%s: the headers are %s but the stream is %s", label,
 			    fp.base.l4_proto == IPPROTO_UDP ? "UDP" : "TCP", t->udp ? "UDP" : "TCP");
 	/* The flows go to -c's server: an address of the other family could not. */
 	int peer_fam = s->family;
 	if (!peer_fam && !xp_addr_parse(s->host, &peer))
 		peer_fam = peer.family;
 	if (peer_fam && fp.base.src.family != peer_fam)
-		return fail(err, errlen, "%s: %s is IPv%c, the server -c %s is IPv%c", label,
+		return xp_cli_fail(err, errlen, "%s: %s is IPv%c, the server -c %s is IPv%c", label,
 			    xp_flow_field_name(&fp.base, (t->hdr_auto & XP_HDR_AUTO_DST) ? XP_FF_SRC : XP_FF_DST),
 			    fp.base.src.family == AF_INET6 ? '6' : '4', s->host, peer_fam == AF_INET6 ? '6' : '4');
 	/* Sizes: the headers' length does not change from frame to frame (the tags are fixed per flow). */
@@ -195,7 +183,7 @@ int xp_spec_check_flows(const struct xp_spec *s, char *err, size_t errlen)
 	unsigned paced = 0;
 
 	if (s->ntraffic > XP_SPEC_MAX_STREAMS)
-		return fail(err, errlen, "flows: %u, a test has at most %u", s->ntraffic,
+		return xp_cli_fail(err, errlen, "flows: %u, a test has at most %u", s->ntraffic,
 			    (unsigned)XP_SPEC_MAX_STREAMS);
 	for (unsigned i = 0; i < s->ntraffic; i++) {
 		if (check_one(s, i, err, errlen))
@@ -205,7 +193,7 @@ int xp_spec_check_flows(const struct xp_spec *s, char *err, size_t errlen)
 	/* A flow without a rate goes as fast as it can and starves the paced
 	 * ones of the sending threads: the shares would mean nothing. */
 	if (paced && paced < s->ntraffic)
-		return fail(err, errlen, "flows: %u of %u have a rate: give every flow a rate, or none", paced,
+		return xp_cli_fail(err, errlen, "flows: %u of %u have a rate: give every flow a rate, or none", paced,
 			    s->ntraffic);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* A flow's patterns and headers as JSON; see flow_json.h. */
+#include "util/values.h"
 #include "spec/flow_json.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -10,18 +10,6 @@
 
 #include <json-c/json.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static xp_u128 width_max(unsigned width)
 {
@@ -60,36 +48,36 @@ static int value_from(struct json_object *j, const struct xp_pj_field *f, const 
 
 	if (f->fmt == XP_PJ_INT) {
 		if (!json_object_is_type(j, json_type_int))
-			return fail(err, errlen, "%s: not an integer", path);
+			return xp_cli_fail(err, errlen, "%s: not an integer", path);
 		int64_t x = json_object_get_int64(j);
 		if (x < 0 || (f->width < 64 && (uint64_t)x > (uint64_t)width_max(f->width)))
-			return fail(err, errlen, "%s: %lld is outside the field's %u bits (0..%llu)", path,
+			return xp_cli_fail(err, errlen, "%s: %lld is outside the field's %u bits (0..%llu)", path,
 				    (long long)x, f->width, (unsigned long long)width_max(f->width));
 		*v = (xp_u128)(uint64_t)x;
 		return 0;
 	}
 	if (!json_object_is_type(j, json_type_string))
-		return fail(err, errlen, "%s: not a string", path);
+		return xp_cli_fail(err, errlen, "%s: not a string", path);
 	const char *s = json_object_get_string(j);
 	switch (f->fmt) {
 	case XP_PJ_MAC:
 		if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &extra) != 6)
-			return fail(err, errlen, "%s: \"%s\" is not a MAC address", path, s);
+			return xp_cli_fail(err, errlen, "%s: \"%s\" is not a MAC address", path, s);
 		for (int i = 0; i < 6; i++) {
 			if (m[i] > 255)
-				return fail(err, errlen, "%s: \"%s\" is not a MAC address", path, s);
+				return xp_cli_fail(err, errlen, "%s: \"%s\" is not a MAC address", path, s);
 			b[i] = (uint8_t)m[i];
 		}
 		*v = xp_u128_from_bytes(b, 6);
 		return 0;
 	case XP_PJ_IPV4:
 		if (inet_pton(AF_INET, s, b) != 1)
-			return fail(err, errlen, "%s: \"%s\" is not an IPv4 address", path, s);
+			return xp_cli_fail(err, errlen, "%s: \"%s\" is not an IPv4 address", path, s);
 		*v = xp_u128_from_bytes(b, 4);
 		return 0;
 	default:
 		if (inet_pton(AF_INET6, s, b) != 1)
-			return fail(err, errlen, "%s: \"%s\" is not an IPv6 address", path, s);
+			return xp_cli_fail(err, errlen, "%s: \"%s\" is not an IPv6 address", path, s);
 		*v = xp_u128_from_bytes(b, 16);
 		return 0;
 	}
@@ -141,10 +129,10 @@ struct json_object *xp_pattern_to_json(const struct xp_pattern *p, enum xp_pj_fm
 static int u32_from(struct json_object *j, const char *path, uint32_t lo, uint32_t *out, char *err, size_t errlen)
 {
 	if (!json_object_is_type(j, json_type_int))
-		return fail(err, errlen, "%s: not an integer", path);
+		return xp_cli_fail(err, errlen, "%s: not an integer", path);
 	int64_t x = json_object_get_int64(j);
 	if (x < lo || x > UINT32_MAX)
-		return fail(err, errlen, "%s: %lld is outside %u..%u", path, (long long)x, lo, UINT32_MAX);
+		return xp_cli_fail(err, errlen, "%s: %lld is outside %u..%u", path, (long long)x, lo, UINT32_MAX);
 	*out = (uint32_t)x;
 	return 0;
 }
@@ -156,7 +144,7 @@ static int sub_from(struct json_object *c, const struct xp_pj_field *f, const ch
 	char sub[256];
 
 	if (!json_object_is_type(c, json_type_object))
-		return fail(err, errlen, "%s: not an object", path);
+		return xp_cli_fail(err, errlen, "%s: not an object", path);
 	json_object_object_foreach(c, key, val) {
 		snprintf(sub, sizeof(sub), "%s.%s", path, key);
 		int rc;
@@ -173,7 +161,7 @@ static int sub_from(struct json_object *c, const struct xp_pj_field *f, const ch
 		else if (!strcmp(key, "count"))
 			rc = u32_from(val, sub, 1, &p->count, err, errlen);
 		else
-			rc = fail(err, errlen, "%s: not supported", sub);
+			rc = xp_cli_fail(err, errlen, "%s: not supported", sub);
 		if (rc)
 			return -1;
 	}
@@ -192,7 +180,7 @@ int xp_pattern_from_json(struct json_object *j, const struct xp_pj_field *f, con
 	p->width = (uint8_t)f->width;
 	p->value = f->def;
 	if (!json_object_is_type(j, json_type_object))
-		return fail(err, errlen, "%s: not an object", path);
+		return xp_cli_fail(err, errlen, "%s: not an object", path);
 	/* Every member is one this reader knows: anything else (metric_tags, a typo) is refused, not ignored. */
 	json_object_object_foreach(j, key, val) {
 		(void)val;
@@ -202,12 +190,12 @@ int xp_pattern_from_json(struct json_object *j, const struct xp_pj_field *f, con
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			ok = ok || !strcmp(key, known[i]);
 		if (!ok)
-			return fail(err, errlen, "%s.%s: not supported", path, key);
+			return xp_cli_fail(err, errlen, "%s.%s: not supported", path, key);
 	}
 	if (json_object_object_get_ex(j, "choice", &v)) {
 		snprintf(sub, sizeof(sub), "%s.choice", path);
 		if (!json_object_is_type(v, json_type_string))
-			return fail(err, errlen, "%s: not a string", sub);
+			return xp_cli_fail(err, errlen, "%s: not a string", sub);
 		const char *c = json_object_get_string(v);
 		choice = 0;
 		if (!strcmp(c, "auto"))
@@ -216,7 +204,7 @@ int xp_pattern_from_json(struct json_object *j, const struct xp_pj_field *f, con
 			if (!strcmp(c, choice_names[k]))
 				choice = 1u << k;
 		if (!(choice & f->choices))
-			return fail(err, errlen, "%s: \"%s\" is not a choice of this field", sub, c);
+			return xp_cli_fail(err, errlen, "%s: \"%s\" is not a choice of this field", sub, c);
 	}
 	if (choice == XP_PJ_AUTO) {
 		*is_auto = true;
@@ -246,10 +234,10 @@ int xp_pattern_from_json(struct json_object *j, const struct xp_pj_field *f, con
 		}
 		snprintf(sub, sizeof(sub), "%s.values", path);
 		if (!json_object_is_type(v, json_type_array))
-			return fail(err, errlen, "%s: not an array", sub);
+			return xp_cli_fail(err, errlen, "%s: not an array", sub);
 		size_t n = json_object_array_length(v);
 		if (n < 1 || n > XP_PAT_MAX_VALUES)
-			return fail(err, errlen, "%s: %zu values, 1 to %u here", sub, n, XP_PAT_MAX_VALUES);
+			return xp_cli_fail(err, errlen, "%s: %zu values, 1 to %u here", sub, n, XP_PAT_MAX_VALUES);
 		for (size_t i = 0; i < n; i++) {
 			snprintf(sub, sizeof(sub), "%s.values[%zu]", path, i);
 			if (value_from(json_object_array_get_idx(v, i), f, sub, &p->values[i], err, errlen))
@@ -274,7 +262,7 @@ int xp_pattern_from_json(struct json_object *j, const struct xp_pj_field *f, con
 			if (sub_from(v, f, sub, true, p, err, errlen))
 				return -1;
 			if (p->min > p->max)
-				return fail(err, errlen, "%s: min is above max", sub);
+				return xp_cli_fail(err, errlen, "%s: min is above max", sub);
 		}
 		return 0;
 	}
@@ -389,10 +377,10 @@ static int int_from(struct json_object *o, const char *k, int64_t hi, int64_t *o
 	if (!json_object_object_get_ex(o, k, &v))
 		return 0;
 	if (!json_object_is_type(v, json_type_int))
-		return fail(err, errlen, "spec: hdr \"%s\" is not an int", k);
+		return xp_cli_fail(err, errlen, "spec: hdr \"%s\" is not an int", k);
 	int64_t x = json_object_get_int64(v);
 	if (x < 0 || x > hi)
-		return fail(err, errlen, "spec: hdr \"%s\" %lld is outside 0..%lld", k, (long long)x, (long long)hi);
+		return xp_cli_fail(err, errlen, "spec: hdr \"%s\" %lld is outside 0..%lld", k, (long long)x, (long long)hi);
 	*out = x;
 	return 0;
 }
@@ -429,10 +417,10 @@ static int addr_from(struct json_object *o, const char *k, struct xp_addr *a, ch
 		return 0;
 	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 	if (!s)
-		return fail(err, errlen, "spec: hdr \"%s\" is not a string", k);
+		return xp_cli_fail(err, errlen, "spec: hdr \"%s\" is not a string", k);
 	memset(a, 0, sizeof(*a));
 	if (s[0] && xp_addr_parse(s, a))
-		return fail(err, errlen, "spec: hdr \"%s\" \"%s\" is not an address", k, s);
+		return xp_cli_fail(err, errlen, "spec: hdr \"%s\" \"%s\" is not an address", k, s);
 	return 0;
 }
 
@@ -444,18 +432,18 @@ int xp_flow_pat_from_json(struct json_object *j, struct xp_flow_pat *fp, char *e
 	memset(&h, 0, sizeof(h));
 	h.l4_proto = IPPROTO_TCP;
 	if (!json_object_is_type(j, json_type_object))
-		return fail(err, errlen, "spec: \"hdr\" is not an object");
+		return xp_cli_fail(err, errlen, "spec: \"hdr\" is not an object");
 	if (mac_from(j, "dst_mac", h.dst_mac, err, errlen) || mac_from(j, "src_mac", h.src_mac, err, errlen))
 		return -1;
 	if (json_object_object_get_ex(j, "vlan", &v)) {
 		if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) > XP_FLOW_MAX_VLANS)
-			return fail(err, errlen, "spec: hdr \"vlan\" is not an array of at most %u tags",
+			return xp_cli_fail(err, errlen, "spec: hdr \"vlan\" is not an array of at most %u tags",
 				    XP_FLOW_MAX_VLANS);
 		h.nvlan = (uint8_t)json_object_array_length(v);
 		for (unsigned i = 0; i < h.nvlan; i++) {
 			struct json_object *t = json_object_array_get_idx(v, i);
 			if (!json_object_is_type(t, json_type_object))
-				return fail(err, errlen, "spec: hdr \"vlan\"[%u] is not an object", i);
+				return xp_cli_fail(err, errlen, "spec: hdr \"vlan\"[%u] is not an object", i);
 			HDR_INT(t, "tpid", 0xffff, h.vlan[i].tpid);
 			HDR_INT(t, "pcp", 7, h.vlan[i].pcp);
 			HDR_INT(t, "dei", 1, h.vlan[i].dei);
@@ -471,7 +459,7 @@ int xp_flow_pat_from_json(struct json_object *j, struct xp_flow_pat *fp, char *e
 	if (json_object_object_get_ex(j, "l4", &v)) {
 		const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 		if (strcmp(s, "tcp") && strcmp(s, "udp"))
-			return fail(err, errlen, "spec: hdr \"l4\" is neither \"tcp\" nor \"udp\"");
+			return xp_cli_fail(err, errlen, "spec: hdr \"l4\" is neither \"tcp\" nor \"udp\"");
 		h.l4_proto = !strcmp(s, "udp") ? IPPROTO_UDP : IPPROTO_TCP;
 	}
 	HDR_INT(j, "sport", 65535, h.sport);
@@ -487,13 +475,13 @@ int xp_flow_pat_from_json(struct json_object *j, struct xp_flow_pat *fp, char *e
 	if (!json_object_object_get_ex(j, "patterns", &v))
 		return 0;
 	if (!json_object_is_type(v, json_type_object))
-		return fail(err, errlen, "spec: hdr \"patterns\" is not an object");
+		return xp_cli_fail(err, errlen, "spec: hdr \"patterns\" is not an object");
 	json_object_object_foreach(v, key, val) {
 		unsigned ff;
 		for (ff = 0; ff < XP_FF_COUNT && strcmp(key, field_keys[ff]); ff++)
 			;
 		if (ff == XP_FF_COUNT)
-			return fail(err, errlen, "spec: hdr \"patterns\": no field \"%s\"", key);
+			return xp_cli_fail(err, errlen, "spec: hdr \"patterns\": no field \"%s\"", key);
 		struct xp_pj_field f = { xp_flow_field_fmt(&h, ff), xp_flow_field_width(&h, ff), XP_PJ_ALL,
 					 XP_PJ_VALUE, fp->f[ff].value };
 		char path[96];

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +17,8 @@
 #include "bpf/window.h"
 #include "spec/flow_json.h"
 #include "spec/spec.h"
+#include "util/values.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 struct xp_spec *xp_spec_dup(const struct xp_spec *s)
 {
@@ -76,15 +64,15 @@ int xp_spec_check_peer(const struct xp_spec *s, char *err, size_t errlen)
 
 	bool numeric = !xp_addr_parse(s->host, &a);
 	if (!numeric && looks_numeric(s->host))
-		return fail(err, errlen, "cannot resolve '%s': not a valid IPv4 address (four numbers 0..255, "
+		return xp_cli_fail(err, errlen, "cannot resolve '%s': not a valid IPv4 address (four numbers 0..255, "
 			    "like 198.19.1.2)", s->host);
 	/* A name is resolved later, for the family -4/-6 asks for. */
 	if (numeric && s->family && s->family != a.family)
-		return fail(err, errlen, "%s is not an IPv%c address", s->host, s->family == AF_INET ? '4' : '6');
+		return xp_cli_fail(err, errlen, "%s is not an IPv%c address", s->host, s->family == AF_INET ? '4' : '6');
 	for (unsigned i = 0; i < s->ntraffic; i++) {
 		const struct xp_stream *t = &s->traffic[i];
 		if (s->control_port >= t->port_lo && s->control_port <= t->port_hi)
-			return fail(err, errlen, "port range %u:%u includes the control port %u", t->port_lo,
+			return xp_cli_fail(err, errlen, "port range %u:%u includes the control port %u", t->port_lo,
 				    t->port_hi, s->control_port);
 	}
 	return 0;
@@ -93,14 +81,14 @@ int xp_spec_check_peer(const struct xp_spec *s, char *err, size_t errlen)
 int xp_spec_check_bytes(const struct xp_spec *s, char *err, size_t errlen)
 {
 	if (s->data_len && s->peer_kernel)
-		return fail(err, errlen, "--bytes needs the server's XDP program to answer, not --peer kernel");
+		return xp_cli_fail(err, errlen, "--bytes needs the server's XDP program to answer, not --peer kernel");
 	return 0;
 }
 
 int xp_spec_check_window(const struct xp_spec *s, char *err, size_t errlen)
 {
 	if (s->engine == XP_ENGINE_XDP && s->kind != XP_TEST_STREAM && s->parallel > XP_WIN_MAX)
-		return fail(err, errlen, "-P %lu: the XDP connection engine keeps at most %u connections in its "
+		return xp_cli_fail(err, errlen, "-P %lu: the XDP connection engine keeps at most %u connections in its "
 			    "window (%zu bytes each)", s->parallel, XP_WIN_MAX,
 			    sizeof(struct xp_win_slot) + sizeof(struct xp_win_cell));
 	return 0;
@@ -116,35 +104,35 @@ int xp_spec_check_rate(const struct xp_spec *s, const char *way, char *err, size
 	for (unsigned i = 0; i < s->ntraffic; i++)
 		target = target || s->traffic[i].rate.unit != XP_RATE_NONE;
 	if (s->burst && !target)
-		return fail(err, errlen, "--burst shapes a rate limit: give %s too", way);
+		return xp_cli_fail(err, errlen, "--burst shapes a rate limit: give %s too", way);
 	if (s->require_rate && !target)
-		return fail(err, errlen, "--require-rate checks the offered load against a target: give %s too", way);
+		return xp_cli_fail(err, errlen, "--require-rate checks the offered load against a target: give %s too", way);
 	return 0;
 }
 
 int xp_spec_validate(const struct xp_spec *s, char *err, size_t errlen)
 {
 	if (!s->host[0])
-		return fail(err, errlen, "host: no server address (-c ADDR)");
+		return xp_cli_fail(err, errlen, "host: no server address (-c ADDR)");
 	if (s->ntraffic < 1 || s->ntraffic > XP_SPEC_MAX_STREAMS)
-		return fail(err, errlen, "traffic: %u streams, a test has 1 to %u", s->ntraffic,
+		return xp_cli_fail(err, errlen, "traffic: %u streams, a test has 1 to %u", s->ntraffic,
 			    (unsigned)XP_SPEC_MAX_STREAMS);
 	if (!(s->duration > 0))
-		return fail(err, errlen, "-t: the duration must be above 0 s");
+		return xp_cli_fail(err, errlen, "-t: the duration must be above 0 s");
 	if (!(s->interval > 0))
-		return fail(err, errlen, "-i: the interval must be above 0 s");
+		return xp_cli_fail(err, errlen, "-i: the interval must be above 0 s");
 	if (s->kind > XP_TEST_HOLD)
-		return fail(err, errlen, "kind: no test kind %u", (unsigned)s->kind);
+		return xp_cli_fail(err, errlen, "kind: no test kind %u", (unsigned)s->kind);
 	if ((unsigned)s->engine >= XP_ENGINE_COUNT)
-		return fail(err, errlen, "--engine: no engine %u", (unsigned)s->engine);
+		return xp_cli_fail(err, errlen, "--engine: no engine %u", (unsigned)s->engine);
 	for (unsigned i = 0; i < s->ntraffic; i++) {
 		const struct xp_stream *t = &s->traffic[i];
 		if (t->port_lo > t->port_hi || !t->port_lo)
-			return fail(err, errlen, "-p: port range %u:%u is empty", t->port_lo, t->port_hi);
+			return xp_cli_fail(err, errlen, "-p: port range %u:%u is empty", t->port_lo, t->port_hi);
 		if (t->cport_lo > t->cport_hi || !t->cport_lo)
-			return fail(err, errlen, "--cport: port range %u:%u is empty", t->cport_lo, t->cport_hi);
+			return xp_cli_fail(err, errlen, "--cport: port range %u:%u is empty", t->cport_lo, t->cport_hi);
 		if (t->frame_size && (t->frame_size < XP_FRAME_SIZE_MIN || t->frame_size > XP_FRAME_SIZE_MAX))
-			return fail(err, errlen, "-l: frame size %u is outside %u..%u", t->frame_size,
+			return xp_cli_fail(err, errlen, "-l: frame size %u is outside %u..%u", t->frame_size,
 				    XP_FRAME_SIZE_MIN, XP_FRAME_SIZE_MAX);
 	}
 	if (xp_spec_check_peer(s, err, errlen) || xp_spec_check_bytes(s, err, errlen) ||
@@ -310,7 +298,7 @@ static struct json_object *member(struct rd *r, const char *k, json_type t)
 		return NULL;
 	bool ok = json_object_is_type(v, t) || (t == json_type_double && json_object_is_type(v, json_type_int));
 	if (!ok) {
-		fail(r->err, r->errlen, "spec: \"%s\" is not a%s %s", k, t == json_type_int ? "n" : "",
+		xp_cli_fail(r->err, r->errlen, "spec: \"%s\" is not a%s %s", k, t == json_type_int ? "n" : "",
 		     json_type_to_name(t));
 		r->bad = 1;
 		return NULL;
@@ -324,7 +312,7 @@ static void get_str(struct rd *r, const char *k, char *dst, size_t len)
 	if (!v)
 		return;
 	if ((size_t)json_object_get_string_len(v) >= len) {
-		fail(r->err, r->errlen, "spec: \"%s\" is longer than %zu bytes", k, len - 1);
+		xp_cli_fail(r->err, r->errlen, "spec: \"%s\" is longer than %zu bytes", k, len - 1);
 		r->bad = 1;
 		return;
 	}
@@ -339,7 +327,7 @@ static bool get_int(struct rd *r, const char *k, int64_t lo, int64_t hi, int64_t
 	errno = 0;
 	int64_t x = json_object_get_int64(v);
 	if (x < lo || x > hi) {
-		fail(r->err, r->errlen, "spec: \"%s\" %lld is outside %lld..%lld", k, (long long)x, (long long)lo,
+		xp_cli_fail(r->err, r->errlen, "spec: \"%s\" %lld is outside %lld..%lld", k, (long long)x, (long long)lo,
 		     (long long)hi);
 		r->bad = 1;
 		return false;
@@ -363,7 +351,7 @@ static void get_dbl(struct rd *r, const char *k, double *dst)
 		return;
 	double d = json_object_get_double(v);
 	if (!isfinite(d)) {
-		fail(r->err, r->errlen, "spec: \"%s\" is not a finite number", k);
+		xp_cli_fail(r->err, r->errlen, "spec: \"%s\" is not a finite number", k);
 		r->bad = 1;
 		return;
 	}
@@ -391,7 +379,7 @@ static void get_name(struct rd *r, const char *k, const char *const *names, unsi
 			return;
 		}
 	}
-	fail(r->err, r->errlen, "spec: \"%s\" has no value \"%s\"", k, buf);
+	xp_cli_fail(r->err, r->errlen, "spec: \"%s\" has no value \"%s\"", k, buf);
 	r->bad = 1;
 }
 
@@ -403,7 +391,7 @@ static void get_engine(struct rd *r, const char *k, enum xp_engine_id *dst)
 		return;
 	snprintf(buf, sizeof(buf), "%s", json_object_get_string(v));
 	if (xp_engine_by_name(buf, dst)) {
-		fail(r->err, r->errlen, "spec: \"%s\": no engine \"%s\"", k, buf);
+		xp_cli_fail(r->err, r->errlen, "spec: \"%s\": no engine \"%s\"", k, buf);
 		r->bad = 1;
 	}
 }
@@ -430,7 +418,7 @@ static void flow_from(struct rd *r, struct xp_stream *t)
 				if (n && !strcmp(n, hdr_auto_names[k]))
 					break;
 			if (k == sizeof(hdr_auto_names) / sizeof(hdr_auto_names[0])) {
-				fail(r->err, r->errlen, "spec: \"hdr_auto\" has no field \"%s\"", n ? n : "");
+				xp_cli_fail(r->err, r->errlen, "spec: \"hdr_auto\" has no field \"%s\"", n ? n : "");
 				r->bad = 1;
 				return;
 			}
@@ -461,7 +449,7 @@ static void stream_from(struct rd *r, struct xp_stream *t)
 	if (!r->bad && buf[0]) {
 		char e[200];
 		if (xp_mix_parse(buf, &t->mix, e, sizeof(e))) {
-			fail(r->err, r->errlen, "spec: \"mix\": %s", e);
+			xp_cli_fail(r->err, r->errlen, "spec: \"mix\": %s", e);
 			r->bad = 1;
 		}
 	}
@@ -488,7 +476,7 @@ static void stream_from(struct rd *r, struct xp_stream *t)
 		unsigned m[6];
 		char extra;
 		if (sscanf(buf, "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &extra) != 6) {
-			fail(r->err, r->errlen, "spec: \"dst_mac\" \"%s\" is not a MAC address", buf);
+			xp_cli_fail(r->err, r->errlen, "spec: \"dst_mac\" \"%s\" is not a MAC address", buf);
 			r->bad = 1;
 			return;
 		}
@@ -506,7 +494,7 @@ int xp_spec_from_json(struct json_object *j, struct xp_spec *s, char *err, size_
 
 	xp_spec_default(s);
 	if (!json_object_is_type(j, json_type_object))
-		return fail(err, errlen, "spec: not a JSON object");
+		return xp_cli_fail(err, errlen, "spec: not a JSON object");
 	get_str(&r, "host", s->host, sizeof(s->host));
 	GET_INT(&r, "control_port", 1, 65535, s->control_port);
 	if (get_int(&r, "family", 0, 6, &fam))
@@ -533,12 +521,12 @@ int xp_spec_from_json(struct json_object *j, struct xp_spec *s, char *err, size_
 	if (a) {
 		size_t n = json_object_array_length(a);
 		if (n > XP_MAX_BIND_OPT)
-			return fail(err, errlen, "spec: \"bind\" has %zu addresses, at most %u", n, XP_MAX_BIND_OPT);
+			return xp_cli_fail(err, errlen, "spec: \"bind\" has %zu addresses, at most %u", n, XP_MAX_BIND_OPT);
 		for (size_t i = 0; i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(a, i);
 			if (!json_object_is_type(e, json_type_string) ||
 			    xp_addr_parse(json_object_get_string(e), &s->bind[i]))
-				return fail(err, errlen, "spec: \"bind\"[%zu] is not an address", i);
+				return xp_cli_fail(err, errlen, "spec: \"bind\"[%zu] is not an address", i);
 		}
 		s->nbind = (unsigned)n;
 	}
@@ -569,12 +557,12 @@ int xp_spec_from_json(struct json_object *j, struct xp_spec *s, char *err, size_
 	if (a) {
 		size_t n = json_object_array_length(a);
 		if (n < 1 || n > XP_SPEC_MAX_STREAMS)
-			return fail(err, errlen, "spec: \"traffic\" has %zu streams, a test has 1 to %u", n,
+			return xp_cli_fail(err, errlen, "spec: \"traffic\" has %zu streams, a test has 1 to %u", n,
 				    (unsigned)XP_SPEC_MAX_STREAMS);
 		for (size_t i = 0; i < n && !r.bad; i++) {
 			struct json_object *e = json_object_array_get_idx(a, i);
 			if (!json_object_is_type(e, json_type_object))
-				return fail(err, errlen, "spec: \"traffic\"[%zu] is not an object", i);
+				return xp_cli_fail(err, errlen, "spec: \"traffic\"[%zu] is not an object", i);
 			struct rd rs = { e, err, errlen, 0 };
 			stream_from(&rs, &s->traffic[i]);
 			r.bad |= rs.bad;
