@@ -70,8 +70,12 @@ int main(int argc, char **argv)
 		r = xp_server_run(&o.srv);
 	else if (o.rfc2544)
 		r = xp_rfc2544_run(&o.spec, &o.rfc, &ro, o.json);
-	else if (o.cs.mode)
-		r = xp_connsearch_run(&o.spec, &o.cs, &ro, o.json);
+	else if (o.cs.mode) {
+		struct xp_report rep;
+		xp_report_init(&rep, o.json ? XP_REPORT_JSON : XP_REPORT_TEXT, stdout);
+		r = xp_connsearch_run(&o.spec, &o.cs, &ro, &rep);
+		xp_report_free(&rep);
+	}
 	else {
 		enum xp_report_format fmt = o.json ? XP_REPORT_JSON : o.json_stream ? XP_REPORT_JSON_STREAM : XP_REPORT_TEXT;
 		r = xp_client_run(&o.spec, &ro, fmt, o.compare ? &o.compare_engine : NULL);

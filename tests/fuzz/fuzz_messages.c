@@ -8,7 +8,8 @@
  *  - a start request xp_test_from_json accepts has its documented ranges
  *    (ports 1..65535 ascending, at most XP_TEST_MAX_BIND bind addresses of
  *    the test's family), and survives the round trip: encoded again,
- *    serialized, parsed and decoded it is the same test;
+ *    serialized, parsed and decoded it is the same test (its "spec" too:
+ *    held only when xp_spec_from_json took it, the same spec after the trip);
  *  - one it refuses gets a non-empty message, on one line (but see below
  *    for the client's own strings quoted in it);
  *  - counters and socket counts decode to the same values after their own
@@ -25,6 +26,7 @@
 
 #include "proto/channel.h"
 #include "proto/messages.h"
+#include "spec/spec.h"
 #include "bpf/lib/stamp.h"
 
 #define PROMISE(cond) do { if (!(cond)) { fprintf(stderr, "broken promise: %s\n", #cond); abort(); } } while (0)
@@ -83,6 +85,19 @@ static void check_test(struct json_object *o)
 	PROMISE(t2.stamp.ival == t.stamp.ival && t2.stamp.t0 == t.stamp.t0 && t2.stamp.tai == t.stamp.tai &&
 		t2.stamp.oneway == t.stamp.oneway && t2.stamp.hwts == t.stamp.hwts &&
 		!strcmp(t2.stamp.boot_id, t.stamp.boot_id));
+	/* The spec: kept only when xp_spec_from_json took it, and the same test after the trip. */
+	PROMISE(!t.spec == !t2.spec);
+	if (t.spec) {
+		struct xp_spec *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+		PROMISE(a && b);
+		PROMISE(!xp_spec_from_json(t.spec, a, err, sizeof(err)));
+		PROMISE(!xp_spec_from_json(t2.spec, b, err, sizeof(err)));
+		PROMISE(!memcmp(a, b, sizeof(*a)));
+		free(a);
+		free(b);
+	}
+	xp_test_release(&t);
+	xp_test_release(&t2);
 	json_object_put(back);
 	json_object_put(e);
 }

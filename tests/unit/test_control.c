@@ -18,6 +18,7 @@
 
 #include "proto/channel.h"
 #include "proto/messages.h"
+#include "spec/spec.h"
 
 /* Decode a start line; returns xp_test_from_json's result and its message. */
 static int decode(const char *line, struct xp_test *t, char *err, size_t errlen)
@@ -98,6 +99,75 @@ static void test_refused_fields(void **state)
 		char err[256];
 		if (decode(cases[i].line, &t, err, sizeof(err)) != -1 || !strstr(err, cases[i].word))
 			fail_msg("%s: message '%s', want -1 and '%s'", cases[i].line, err, cases[i].word);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+/* "spec": the test's specification rides beside the resolved fields, in its
+ * wire form (no auth key path); the server reads it with xp_spec_from_json and
+ * refuses a bad one naming the member; a request without one is accepted. */
+static void test_spec_member(void **state)
+{
+	static struct xp_spec sp;
+	struct xp_test t = { .version = 1, .kind = XP_TEST_STREAM, .engine = "xsk", .family = AF_INET,
+			     .port_lo = 7000, .port_hi = 7003, .duration = 3, .frame_size = 128 }, u;
+	char err[256];
+
+	(void)state;
+	xp_spec_default(&sp);
+	snprintf(sp.host, sizeof(sp.host), "198.19.1.2");
+	snprintf(sp.auth_key, sizeof(sp.auth_key), "/etc/xdpperf/secret.key");
+	sp.duration = 3;
+	sp.traffic[0].frame_size = 128;
+	t.spec = xp_spec_to_wire_json(&sp);
+	assert_non_null(t.spec);
+	struct json_object *o = xp_test_to_json(&t);
+	xp_test_release(&t);
+	assert_null(t.spec);
+	/* Through text, as it travels. */
+	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	assert_null(strstr(line, "secret.key"));
+	assert_null(strstr(line, "auth_key"));
+	assert_non_null(strstr(line, "\"auth\":true"));
+	assert_int_equal(decode(line, &u, err, sizeof(err)), 0);
+	json_object_put(o);
+	assert_non_null(u.spec);
+	/* The resolved part is read as before, beside it. */
+	assert_int_equal(u.port_lo, 7000);
+	assert_int_equal(u.frame_size, 128);
+	assert_true(u.duration == 3);
+	static struct xp_spec back;
+	assert_int_equal(xp_spec_from_json(u.spec, &back, err, sizeof(err)), 0);
+	assert_string_equal(back.host, "198.19.1.2");
+	assert_true(back.duration == 3);
+	assert_int_equal(back.traffic[0].frame_size, 128);
+	assert_string_equal(back.auth_key, ""); /* the wire never carries the key's path */
+	xp_test_release(&u);
+	/* An older client's request (no "spec") and a null one: accepted, none held. */
+	assert_int_equal(decode(START "}", &u, err, sizeof(err)), 0);
+	assert_null(u.spec);
+	assert_int_equal(decode(START ",\"spec\":null}", &u, err, sizeof(err)), 0);
+	assert_null(u.spec);
+
+	static const struct { const char *line, *word; } bad[] = {
+		{ START ",\"spec\":7}", "'spec' must be an object" },
+		{ START ",\"spec\":[]}", "'spec' must be an object" },
+		{ START ",\"spec\":{\"duration\":\"long\"}}", "\"duration\" is not a double" },
+		{ START ",\"spec\":{\"duration\":Infinity}}", "\"duration\" is not a finite number" },
+		{ START ",\"spec\":{\"auth\":\"yes\"}}", "\"auth\" is not a boolean" },
+		{ START ",\"spec\":{\"engine\":\"dpdk\"}}", "no engine \"dpdk\"" },
+		{ START ",\"spec\":{\"traffic\":[]}}", "\"traffic\" has 0 streams" },
+		{ START ",\"spec\":{\"traffic\":[{\"port_hi\":70000}]}}", "\"port_hi\" 70000 is outside" },
+		{ START ",\"spec\":{\"host\":\"" "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}", "\"host\" is longer than 255 bytes" },
+		/* The spec never overrides the resolved fields' own checks. */
+		{ START ",\"duration\":86401,\"spec\":{\"duration\":5}}", "duration" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (decode(bad[i].line, &u, err, sizeof(err)) != -1 || !strstr(err, bad[i].word))
+			fail_msg("%s: message '%s', want -1 and '%s'", bad[i].line, err, bad[i].word);
+		assert_null(u.spec);
 		assert_null(strchr(err, '\n'));
 	}
 }
@@ -449,6 +519,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid_request_roundtrip),
 		cmocka_unit_test(test_refused_fields),
+		cmocka_unit_test(test_spec_member),
 		cmocka_unit_test(test_stamp_roundtrip),
 		cmocka_unit_test(test_stamp_key),
 		cmocka_unit_test(test_stamp_refused),

@@ -156,6 +156,7 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	if (c->ops->describe)
 		c->ops->describe(c->eng, i);
 	i->client_only = c->no_server;
+	i->spec = sp;
 	xp_cmeas_info(&c->meas, i);
 }
 

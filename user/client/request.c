@@ -136,7 +136,10 @@ int xp_client_request_test(struct client *c)
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
 	xp_cmeas_request(&c->meas, &t->stamp);
+	/* What the test is, beside the resolved part above: the server keeps it for its log. */
+	t->spec = xp_spec_to_wire_json(sp);
 	struct json_object *m = xp_test_to_json(t), *r = NULL;
+	xp_test_release(t); /* m holds it now */
 	int e = send_request(c, m);
 	json_object_put(m);
 	if (!e)

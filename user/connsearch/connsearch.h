@@ -1,8 +1,9 @@
 /*
  * The connection searches (xdpperf -c ADDR --search rate|capacity|teardown):
  * series of trials through the client (client.h, xp_client_test), each
- * started from a drained device table, judged by search.h; a line per trial
- * on stderr, then a table (report.c) or -J with every trial.
+ * started from a drained device table, judged by search.h; reported into a
+ * sink (report.h's suite events): a line per trial on stderr, then a table
+ * (report.c) or -J with every trial.
  */
 #ifndef XP_CONNSEARCH_H
 #define XP_CONNSEARCH_H
@@ -22,7 +23,7 @@ struct xp_cs_job {
 	const struct xp_spec *spec; /* the caller's, read only */
 	struct xp_cs_cfg cs;
 	struct xp_run_opts ro;
-	bool json;                    /* -J: the search's report as one JSON document, else text */
+	struct xp_report *rep;        /* where the search reports: text or -J (report.h's suite events) */
 };
 
 struct xp_cs_rec {
@@ -61,14 +62,20 @@ struct xp_cs_run {
 	char trial_error[512];        /* why the last trial did not run (its memory sink's error), "" if it did */
 };
 
-int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro, bool json);
+/* Runs the search, reporting into rep (text or -J, xp_report_init; the caller frees it); the exit status. */
+int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro,
+		      struct xp_report *rep);
 
 /* table.c: the live entries of namespace netns's conntrack table (a dump, as conntrack -L). 0 or -errno with err. */
 int xp_cs_table_live(const char *netns, uint64_t *count, char *err, size_t errlen);
 
-/* report.c */
-void xp_cs_line(FILE *f, const struct xp_cs_run *r, const struct xp_cs_rec *rec);
+/* report.c: the parts the search gives its report (report.h's suite events). A trial's progress line
+ * into buf; the table at the end; -J's trial record, the search's settings and its result (new references). */
+#define XP_CS_LINE_LEN 1024
+void xp_cs_line(char *buf, size_t len, const struct xp_cs_run *r, const struct xp_cs_rec *rec);
 void xp_cs_report_text(FILE *f, const struct xp_cs_run *r);
-void xp_cs_report_json(FILE *f, const struct xp_cs_run *r);
+struct json_object *xp_cs_trial_json(unsigned i, const struct xp_cs_rec *rec);
+struct json_object *xp_cs_settings_json(const struct xp_cs_run *r);
+struct json_object *xp_cs_result_json(const struct xp_cs_run *r);
 
 #endif

@@ -1,4 +1,5 @@
-/* The connection searches' output: a line per trial (stderr), the table at the end, -J with every trial. */
+/* The connection searches' output, as parts for the report's sink (report.h's suite events): a line per
+ * trial (its progress line), its -J record, the search's settings, the table at the end, the result. */
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -28,12 +29,12 @@ static void what_ok(const struct xp_cs_trial *t, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " started, %" PRIu64 " established", t->started, t->established);
 }
 
-void xp_cs_line(FILE *f, const struct xp_cs_run *r, const struct xp_cs_rec *rec)
+void xp_cs_line(char *buf, size_t len, const struct xp_cs_run *r, const struct xp_cs_rec *rec)
 {
 	const struct xp_cs_trial *t = &rec->t;
 	unsigned i = (unsigned)(rec - r->recs) + 1;
 	if (t->error) {
-		fprintf(f, "[%3u] %-9s did not run\n", i, t->what);
+		snprintf(buf, len, "[%3u] %-9s did not run\n", i, t->what);
 		return;
 	}
 	char ok[128], rate[48] = "as fast as it goes", start[96] = "";
@@ -47,13 +48,12 @@ void xp_cs_line(FILE *f, const struct xp_cs_run *r, const struct xp_cs_rec *rec)
 		else
 			snprintf(start, sizeof(start), "; %u probes, %.1f s settle", t->probes, t->drain_s);
 	}
-	fprintf(f, "[%3u] %-9s %s asked, %.0f/s offered: %s; failed %" PRIu64 " (%" PRIu64 " timed out, %" PRIu64
+	snprintf(buf, len, "[%3u] %-9s %s asked, %.0f/s offered: %s; failed %" PRIu64 " (%" PRIu64 " timed out, %" PRIu64
 		   " reset, %" PRIu64 " unreachable, %" PRIu64 " waiting%s)%s: %s%s%s\n",
 		i, t->what, rate, t->offered_cps, ok, xp_cs_failed(t), t->fail_timeout, t->fail_reset, t->fail_unreach,
 		t->in_flight, t->mode == XP_CS_TEARDOWN ? ", closes given up counted too" : "", start, verdict(rec),
 		t->short_of_target && t->held_back_by ? ", held back by the " : "",
 		t->short_of_target && t->held_back_by ? t->held_back_by : "");
-	fflush(f);
 }
 
 static const char *unit_of(enum xp_cs_mode m)
@@ -111,7 +111,7 @@ void xp_cs_report_text(FILE *f, const struct xp_cs_run *r)
 									 "calibration, not by the sender: give --search-ceiling" : "");
 }
 
-static struct json_object *trial_json(unsigned i, const struct xp_cs_rec *rec)
+struct json_object *xp_cs_trial_json(unsigned i, const struct xp_cs_rec *rec)
 {
 	const struct xp_cs_trial *t = &rec->t;
 	struct json_object *o = json_object_new_object();
@@ -151,11 +151,10 @@ static struct json_object *trial_json(unsigned i, const struct xp_cs_rec *rec)
 	return o;
 }
 
-void xp_cs_report_json(FILE *f, const struct xp_cs_run *r)
+struct json_object *xp_cs_settings_json(const struct xp_cs_run *r)
 {
 	const struct xp_cs_job *o = r->o;
-	struct json_object *doc = json_object_new_object(), *s = json_object_new_object(), *res = json_object_new_object();
-	struct json_object *tr = json_object_new_array();
+	struct json_object *s = json_object_new_object();
 	json_object_object_add(s, "mode", json_object_new_string(xp_cs_mode_name(r->mode)));
 	json_object_object_add(s, "server", json_object_new_string(o->spec->host));
 	json_object_object_add(s, "trial_seconds", json_object_new_double(o->cs.trial_s));
@@ -170,10 +169,12 @@ void xp_cs_report_json(FILE *f, const struct xp_cs_run *r)
 	json_object_object_add(s, "table_baseline", r->table ? json_object_new_int64((int64_t)r->baseline) : NULL);
 	if (r->mode == XP_CS_CAPACITY)
 		json_object_object_add(s, "open_cps", json_object_new_double(o->spec->cps));
-	json_object_object_add(doc, "search", s);
-	for (unsigned i = 0; i < r->n; i++)
-		json_object_array_add(tr, trial_json(i + 1, &r->recs[i]));
-	json_object_object_add(doc, "trials", tr);
+	return s;
+}
+
+struct json_object *xp_cs_result_json(const struct xp_cs_run *r)
+{
+	struct json_object *res = json_object_new_object();
 	json_object_object_add(res, "trials", json_object_new_int((int)r->trials));
 	json_object_object_add(res, "seconds", json_object_new_double(r->seconds));
 	if (r->mode == XP_CS_CAPACITY) {
@@ -186,7 +187,5 @@ void xp_cs_report_json(FILE *f, const struct xp_cs_run *r)
 		json_object_object_add(res, "top_set_by_drops", json_object_new_boolean(r->calib_window_full));
 	}
 	json_object_object_add(res, "error", r->error ? json_object_new_string(r->error) : NULL);
-	json_object_object_add(doc, "result", res);
-	fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(doc);
+	return res;
 }

@@ -138,7 +138,9 @@ static struct xp_cs_rec *record(struct xp_cs_run *r, const struct xp_cs_trial *t
 	struct xp_cs_rec *rec = &r->recs[r->n++];
 	rec->t = *t;
 	rec->v = xp_cs_judge(t);
-	xp_cs_line(stderr, r, rec);
+	char line[XP_CS_LINE_LEN];
+	xp_cs_line(line, sizeof(line), r, rec);
+	xp_report_suite_trial(r->o->rep, line, xp_cs_trial_json(r->n, rec));
 	return rec;
 }
 
@@ -263,7 +265,7 @@ static int search_rate(struct xp_cs_run *r)
 		r->calib_window_full = c->t.seconds > 0 &&
 				       (double)r->calib_lost / c->t.seconds >= 0.9 * CALIBRATE_WINDOW;
 		if (r->calib_lost)
-			fprintf(stderr, "      calibration: the device left %llu of %llu SYNs unanswered; the top is the sender's "
+			xp_report_suite_line(o->rep, "      calibration: the device left %llu of %llu SYNs unanswered; the top is the sender's "
 				"rate with a window of %u%s\n", (unsigned long long)r->calib_lost,
 				(unsigned long long)c->t.started, CALIBRATE_WINDOW,
 				r->calib_window_full ? ", which the drops kept full: if the search ends at the top, the "
@@ -306,19 +308,36 @@ static int search_capacity(struct xp_cs_run *r)
 	return 0;
 }
 
-int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro, bool json)
+/* The table into a string, for the sink's end (NULL without memory). */
+static char *table_text(const struct xp_cs_run *r)
 {
-	struct xp_cs_job job = { .spec = s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .json = json };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	xp_cs_report_text(f, r);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro,
+		      struct xp_report *rep)
+{
+	struct xp_cs_job job = { .spec = s, .cs = *cfg, .ro = ro ? *ro : (struct xp_run_opts){ 0 }, .rep = rep };
 	const struct xp_cs_job *o = &job;
 	struct xp_cs_run r = { .o = o, .mode = (enum xp_cs_mode)o->cs.mode };
 	char perr[256];
 	if (xp_check_privileges(perr, sizeof(perr))) {
-		fprintf(stderr, "xdpperf: %s\n", perr);
+		xp_report_suite_error(rep, perr);
 		return 1;
 	}
 	r.recs = calloc(XP_CS_MAX_TRIALS, sizeof(*r.recs));
 	if (!r.recs) {
-		fprintf(stderr, "xdpperf: out of memory\n");
+		xp_report_suite_error(rep, "out of memory");
 		return 1;
 	}
 	xp_install_signals();
@@ -327,9 +346,9 @@ int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, cons
 	if (r.table && table_count(&r, &r.baseline))
 		rc = 1;
 	if (!rc) {
-		fprintf(stderr, "Connection search (%s) against %s: trials of %g s, from a drained table (%s)\n",
-			xp_cs_mode_name(r.mode), o->spec->host, o->cs.trial_s,
-			r.table ? "probes, then the device's conntrack count" : "probes and --search-settle");
+		xp_report_suite_line(rep, "Connection search (%s) against %s: trials of %g s, from a drained table (%s)\n",
+				     xp_cs_mode_name(r.mode), o->spec->host, o->cs.trial_s,
+				     r.table ? "probes, then the device's conntrack count" : "probes and --search-settle");
 		r.started = xp_now();
 		rc = (r.mode == XP_CS_CAPACITY ? search_capacity(&r) : search_rate(&r)) ? 1 : 0;
 		r.seconds = xp_now() - r.started;
@@ -338,12 +357,14 @@ int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, cons
 		r.error = "interrupted";
 	if (r.error)
 		rc = 1;
-	if (r.error)
-		fprintf(stderr, "xdpperf: --search %s: %s\n", xp_cs_mode_name(r.mode), r.error);
-	if (o->json)
-		xp_cs_report_json(stdout, &r);
-	else
-		xp_cs_report_text(stdout, &r);
+	if (r.error) {
+		char msg[sizeof(r.trial_error) + 64];
+		snprintf(msg, sizeof(msg), "--search %s: %s", xp_cs_mode_name(r.mode), r.error);
+		xp_report_suite_error(rep, msg);
+	}
+	char *text = rep->fmt == XP_REPORT_TEXT ? table_text(&r) : NULL;
+	xp_report_suite_end(rep, "search", xp_cs_settings_json(&r), text, xp_cs_result_json(&r));
+	free(text);
 	free(r.recs);
 	return rc;
 }

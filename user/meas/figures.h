@@ -208,6 +208,8 @@ struct xp_summary {
 };
 
 /* What the report's header says about the test. */
+struct xp_spec;
+
 struct xp_report_info {
 	char client[64], server[64];
 	char dev[16], server_dev[16];
@@ -246,6 +248,9 @@ struct xp_report_info {
 	unsigned window;          /* the XDP connection engine's -P window, 0 = none */
 	unsigned syn_retries;     /* its --syn-retries */
 	double keepalive_s;       /* its --keepalive-interval, 0 = none */
+	/* The test's specification (spec/spec.h), given as -J's start object's "spec" in its
+	 * wire form (the control protocol's); NULL: none (a suite's own start). */
+	const struct xp_spec *spec;
 };
 
 /* Connections the server completed: its XDP program's count, or with --peer kernel its accepts (the

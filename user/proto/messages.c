@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "bpf/lib/stamp.h"
 #include "spec/engine_names.h"
+#include "spec/spec.h"
 #include "proto/channel.h"
 
 static const char *const kind_names[] = {
@@ -63,7 +65,15 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 			json_object_array_add(b, json_object_new_string(xp_addr_str(&t->bind[i], a, sizeof(a))));
 		json_object_object_add(o, "bind", b);
 	}
+	if (t->spec)
+		json_object_object_add(o, "spec", json_object_get(t->spec));
 	return o;
+}
+
+void xp_test_release(struct xp_test *t)
+{
+	json_object_put(t->spec);
+	t->spec = NULL;
 }
 
 /*
@@ -256,6 +266,40 @@ static int get_stamp(struct json_object *o, struct xp_test *t, char *err, size_t
 	return 0;
 }
 
+/*
+ * "spec": the test's specification (spec/spec.h), read as strictly as the
+ * rest: every member of its type and range, or the request is refused with
+ * the member named. Absent or null: none (older clients). Kept as the JSON
+ * the client sent; the parsed copy is only the check (a spec is large).
+ */
+static int get_spec(struct json_object *o, struct xp_test *t, char *err, size_t errlen)
+{
+	struct json_object *v;
+	char e[200];
+
+	t->spec = NULL;
+	if (!field(o, "spec", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_object)) {
+		snprintf(err, errlen, "field 'spec' must be an object");
+		return -1;
+	}
+	struct xp_spec *sp = malloc(sizeof(*sp));
+	if (!sp) {
+		snprintf(err, errlen, "server out of memory");
+		return -1;
+	}
+	int r = xp_spec_from_json(v, sp, e, sizeof(e));
+	free(sp);
+	if (r) {
+		/* e names the member: spec: "duration" is not a double */
+		snprintf(err, errlen, "bad test specification: %s", e);
+		return -1;
+	}
+	t->spec = json_object_get(v);
+	return 0;
+}
+
 static const char *const proto_names[] = { "tcp", "udp" };
 static const char *const close_names[] = { [XP_CLOSE_NONE] = "none", [XP_CLOSE_RST] = "rst" };
 
@@ -328,7 +372,9 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	t->close_mode = u;
 	if (get_stamp(o, t, err, errlen))
 		return -1;
-	return get_bind(o, t, err, errlen);
+	if (get_bind(o, t, err, errlen))
+		return -1;
+	return get_spec(o, t, err, errlen);
 }
 
 struct json_object *xp_stamp_key_to_json(const uint64_t key[2])

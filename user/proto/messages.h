@@ -62,6 +62,16 @@ struct xp_test {
 	struct xp_addr bind[XP_TEST_MAX_BIND];
 	unsigned nbind;
 	struct xp_test_stamp stamp; /* frame tests: the stamps' settings ("stamp", absent: none) */
+	/*
+	 * "spec": the test's specification as the client resolved it, in its
+	 * wire form (spec/spec.h, xp_spec_to_wire_json: no auth key path). The
+	 * fields above are the resolved part the server acts on and checks
+	 * against its limits; the spec is what the test is, for the server's
+	 * log and report, never trusted over those fields. A reference the
+	 * struct owns (xp_test_release); NULL: none (a client before the spec
+	 * was sent, accepted as before).
+	 */
+	struct json_object *spec;
 };
 
 /* The longest test any server runs (the CLI's -t limit); a server's --max-duration can only lower it. */
@@ -73,9 +83,14 @@ struct json_object *xp_test_to_json(const struct xp_test *t);
  * Fills t from a "start" message; 0 or -1 with a one-line err. Strict: a field
  * of the wrong type (1.9 for an integer, "1" for a boolean), an unknown name,
  * a value out of range or a duration that is not finite and positive is an
- * error. Strings point into static names.
+ * error. "spec", when there, must be an object xp_spec_from_json accepts
+ * (the error names the member); t->spec then holds a reference to it, which
+ * the caller drops with xp_test_release (on -1 nothing is held). Strings
+ * point into static names.
  */
 int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_t errlen);
+/* Drop t's reference to its spec (t->spec NULL after). */
+void xp_test_release(struct xp_test *t);
 
 /*
  * Copy a string that came from the other end into out (len bytes, always

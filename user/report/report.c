@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "proto/messages.h"
+#include "spec/spec.h"
 #include "util/units.h"
 
 struct json_object *xp_report_info_json(const struct xp_report_info *i)
@@ -51,6 +52,9 @@ struct json_object *xp_report_info_json(const struct xp_report_info *i)
 	if (i->stamps || i->stamp_note[0])
 		json_object_object_add(o, "stamps", xp_stamps_info_json(i));
 	json_object_object_add(o, "units", xp_units_json());
+	/* What the test is, as the server got it in the start request: a spec's new setting shows here too. */
+	if (i->spec)
+		json_object_object_add(o, "spec", xp_spec_to_wire_json(i->spec));
 	return o;
 }
 

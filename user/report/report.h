@@ -31,6 +31,7 @@ struct xp_report {
 	enum xp_report_format fmt;
 	const struct xp_sink *sink;    /* where the results go (sink.c), by fmt */
 	FILE *out;                     /* NULL for memory */
+	FILE *log;                     /* a suite's progress lines: stderr (suite.c) */
 	struct json_object *doc;       /* -J: the document being built */
 	struct json_object *intervals; /* -J: its "intervals" array */
 	unsigned lines;
@@ -72,6 +73,21 @@ void xp_report_free(struct xp_report *r);
  * for text (the message is on stderr).
  */
 void xp_report_error(struct xp_report *r, const char *msg);
+
+/*
+ * A suite's report (suite.c): the RFC 2544 suite and the connection searches
+ * report into the same sink. A progress line (printf format) on r->log in
+ * every format but memory; a trial: its progress line (or NULL) and its -J
+ * record (taken over: joins the document's "trials" array); an error that
+ * ends the suite ("xdpperf: MSG" on r->log, kept in r->mem.error); the end:
+ * the text (printed as is) or -J's document {name: settings, "trials": [...],
+ * "result": result} (both objects taken over).
+ */
+void xp_report_suite_line(struct xp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xp_report_suite_trial(struct xp_report *r, const char *line, struct json_object *trial);
+void xp_report_suite_error(struct xp_report *r, const char *msg);
+void xp_report_suite_end(struct xp_report *r, const char *name, struct json_object *settings, const char *text,
+			 struct json_object *result);
 
 /* Figures derived from a period, shared by the text and JSON forms. */
 struct xp_rates {

@@ -164,6 +164,7 @@ void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out)
 	r->fmt = fmt;
 	r->sink = &sinks[fmt];
 	r->out = out;
+	r->log = stderr;
 	if (fmt == XP_REPORT_JSON) {
 		r->doc = json_object_new_object();
 		r->intervals = json_object_new_array();

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -118,6 +119,18 @@ static bool uses_standing(struct server *s, const struct xp_test *t)
 	return s->listeners && t->port_lo >= s->cfg->port_lo && t->port_hi <= s->cfg->port_hi;
 }
 
+static void log_spec(struct srv_client *c, struct json_object *spec)
+{
+	const char *js = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
+	size_t n = strlen(js) + 1;
+	char *buf = malloc(n);
+	if (!buf)
+		return;
+	xp_msg_printable(js, buf, n);
+	printf("[%s] spec: %s\n", c->peer_s, buf);
+	free(buf);
+}
+
 static void send_started(struct server *s, struct srv_client *c)
 {
 	const struct xp_test *t = &c->test;
@@ -156,6 +169,8 @@ static void send_started(struct server *s, struct srv_client *c)
 		       c->peer_s, xp_test_kind_name(t->kind), t->engine, t->udp ? "udp" : "tcp",
 		       t->family == AF_INET6 ? 6 : 4, t->port_lo, t->port_hi, t->duration, c->mode,
 		       t->respond ? ", answering handshakes with SYN cookies" : t->pass ? ", count and pass" : "", l.name);
+	if (s->cfg->debug && t->spec) /* what the test is, as the client sent it (printable: it came from outside) */
+		log_spec(c, t->spec);
 	fflush(stdout);
 	if (r)
 		srv_drop(s, c, "client does not read its replies, closing");
@@ -169,15 +184,18 @@ static void unclaim(struct server *s, struct srv_client *c)
 		srv_detach_counter(s, c, false);
 		c->slot = -1;
 	}
+	xp_test_release(&c->test);
 	c->state = SRV_IDLE;
 }
 
 void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 {
 	const struct xp_server_cfg *cfg = s->cfg;
-	struct xp_test t;
+	/* Its spec's reference dropped on every way out; c->test takes it when the test starts. */
+	struct xp_test t __attribute__((cleanup(xp_test_release)));
 	char err[256];
 
+	memset(&t, 0, sizeof(t));
 	if (c->state != SRV_IDLE) {
 		srv_refuse(s, c, "a test is already running on this connection", NULL);
 		return;
@@ -253,6 +271,7 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		return;
 	}
 	c->test = t;
+	t.spec = NULL; /* c->test holds it now */
 	c->slot = slot;
 	c->ifindex = ifindex;
 	c->test_id = ++s->next_id;

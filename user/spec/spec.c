@@ -5,6 +5,7 @@
  * stay in cli/validate.c, which calls these in its order.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,16 @@ struct json_object *xp_spec_to_json(const struct xp_spec *s)
 	return o;
 }
 
+struct json_object *xp_spec_to_wire_json(const struct xp_spec *s)
+{
+	struct json_object *o = xp_spec_to_json(s);
+	if (!o)
+		return NULL;
+	json_object_object_del(o, "auth_key");
+	put_b(o, "auth", s->auth_key[0] != '\0');
+	return o;
+}
+
 /* Reading back: each member optional (the default stays), each of its type, each named when wrong. */
 struct rd {
 	struct json_object *o;
@@ -321,11 +332,19 @@ static bool get_int(struct rd *r, const char *k, int64_t lo, int64_t hi, int64_t
 			(dst) = (__typeof__(dst))v_;       \
 	} while (0)
 
+/* A number, finite: json-c reads NaN and Infinity, which no setting is. */
 static void get_dbl(struct rd *r, const char *k, double *dst)
 {
 	struct json_object *v = member(r, k, json_type_double);
-	if (v)
-		*dst = json_object_get_double(v);
+	if (!v)
+		return;
+	double d = json_object_get_double(v);
+	if (!isfinite(d)) {
+		fail(r->err, r->errlen, "spec: \"%s\" is not a finite number", k);
+		r->bad = 1;
+		return;
+	}
+	*dst = d;
 }
 
 static void get_bool(struct rd *r, const char *k, bool *dst)
@@ -428,6 +447,9 @@ int xp_spec_from_json(struct json_object *j, struct xp_spec *s, char *err, size_
 		s->family = fam == 4 ? AF_INET : fam == 6 ? AF_INET6 : 0;
 	get_str(&r, "dev", s->dev, sizeof(s->dev));
 	get_str(&r, "auth_key", s->auth_key, sizeof(s->auth_key));
+	/* The wire's form says only whether a key is used (xp_spec_to_wire_json): checked, no key from it. */
+	bool auth = false;
+	get_bool(&r, "auth", &auth);
 	get_engine(&r, "engine", &s->engine);
 	get_bool(&r, "engine_set", &s->engine_set);
 	u = s->xdp_mode;

@@ -175,5 +175,10 @@ int xp_spec_check_rate(const struct xp_spec *s, const char *way, char *err, size
  * one-line message naming the member. */
 struct json_object *xp_spec_to_json(const struct xp_spec *s);
 int xp_spec_from_json(struct json_object *j, struct xp_spec *s, char *err, size_t errlen);
+/* The form that leaves this host: the control protocol's start request and
+ * -J's start object (and --json-stream's start event). As xp_spec_to_json,
+ * but the auth key's file path stays here: "auth" says only whether there is
+ * one. from_json reads it back with no key. */
+struct json_object *xp_spec_to_wire_json(const struct xp_spec *s);
 
 #endif
