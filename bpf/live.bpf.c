@@ -75,6 +75,23 @@ struct {
 	__type(value, struct xp_gen_state);
 } gen_state SEC(".maps");
 
+/* Flows (live.h, struct xp_gen_blk): the header blocks, max_entries set
+ * by the loader to the blocks there are; and per CPU the thread's schedule
+ * and flow counters. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xp_gen_blk);
+} flow_blk SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xp_gen_flow_cpu);
+} flow_cpu SEC(".maps");
+
 /* SYN mode's window (win_slots, win_free, win_ctl); created with max_entries 1
  * and replaced by the engine's maps (bpf_map__reuse_fd) when config.win_size
  * is set. */
@@ -235,6 +252,26 @@ static __always_inline void next_interval(struct xp_gen_state *st, __u64 ts)
 }
 
 /*
+ * The send time of CPU frame n (ticks): the first frame of a call, and of
+ * each batch in it, reads the clock; the rest of the batch leaves with it
+ * (see XP_GEN_BATCH).
+ */
+static __always_inline __u64 stamp_time(struct xp_gen_state *st, __u64 n)
+{
+	__u64 call = gen_call[st->tid & (XP_GEN_MAX_THREADS - 1)];
+
+	if (call != st->call || ((n - st->call_n0) & (XP_GEN_BATCH - 1)) == 0) {
+		if (call != st->call) {
+			st->call = call;
+			st->call_n0 = n;
+		}
+		st->ts = (config.stamp_tai ? bpf_ktime_get_tai_ns() : bpf_ktime_get_ns()) >> XP_STAMP_TICK_SHIFT;
+		next_interval(st, st->ts);
+	}
+	return st->ts;
+}
+
+/*
  * 2''. Stream mode: the stamp of lib/stamp.h (stream stream_base + tid,
  * seq n, the batch's send time) where config.stamp says, accounted in cd
  * for the L4 checksum; at XP_STAMP_AT_IPID its first two bytes go into the IPv4 ID
@@ -247,20 +284,7 @@ static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen
 				       struct csum_delta *cd, __u8 place, __u8 tag)
 {
 	void *pl = data + config.payload_off;
-	__u64 call = gen_call[st->tid & (XP_GEN_MAX_THREADS - 1)], ts;
-
-	/* The first frame of a call, and of each batch in it, reads the clock;
-	 * the rest of the batch leaves with it (see XP_GEN_BATCH). */
-	if (call != st->call || ((n - st->call_n0) & (XP_GEN_BATCH - 1)) == 0) {
-		if (call != st->call) {
-			st->call = call;
-			st->call_n0 = n;
-		}
-		st->ts = (config.stamp_tai ? bpf_ktime_get_tai_ns() : bpf_ktime_get_ns()) >> XP_STAMP_TICK_SHIFT;
-		next_interval(st, st->ts);
-	}
-	ts = st->ts;
-	__u64 v = xp_stamp_pack(config.stream_base + st->tid, n, ts);
+	__u64 v = xp_stamp_pack(config.stream_base + st->tid, n, stamp_time(st, n));
 
 	if (place == XP_STAMP_AT_PAYLOAD) {
 		__u64 w = bpf_cpu_to_be64(v);
@@ -398,6 +422,8 @@ static __always_inline void next_mix_pos(struct xp_gen_state *st)
 	st->mix_pos = p >= config.mix_plen ? 0 : p;
 }
 
+#include "live_flows.h"
+
 SEC("xdp")
 int xdp_live(struct xdp_md *ctx)
 {
@@ -420,6 +446,10 @@ int xdp_live(struct xdp_md *ctx)
 	st = bpf_map_lookup_elem(&gen_state, &key);
 	if (!st)
 		return XDP_ABORTED;
+	/* Flows: a path of their own (live_flows.h). config.nflows is a
+	 * constant, so a load without flows has none of it. */
+	if (config.nflows)
+		return live_flow_frame(ctx, st);
 	/* Dead code with a sane configuration; keeps the verifier's size
 	 * argument and the divisions below well defined with any rodata. */
 	if (len == 0 || len > XP_GEN_MAX_LEN || config.dport_hi < config.dport_lo ||

@@ -98,6 +98,64 @@ struct xp_gen_meas {
 #define XP_GEN_MAX_THREADS 1024u /* gen_call entries: threads are at most the CPUs */
 
 /*
+ * Flows (issue 26; user/engine/live_flows.c builds all of this): up to
+ * XP_GEN_MAX_FLOWS streams, each with headers of its own. Userspace
+ * precomputes, per flow, one period of its field patterns (the lcm of the
+ * fields' and the size's periods, frame n of the flow = block n % period)
+ * as header blocks in the array map flow_blk: the frame's first
+ * XP_GEN_BLK_FRAME bytes as frame_build_hdr makes them (headers, the
+ * payload's start, every length and checksum right), its length and its
+ * stamp's place. All flows' blocks together are at most XP_GEN_MAX_BLOCKS.
+ * A frame longer than the block takes the rest from the fill bytes in
+ * config.tmpl (the payload every block was checksummed with).
+ *
+ * Per CPU (= per sending thread) the flow_cpu map holds the thread's
+ * schedule (engine/flow_sched.h: frame k of the thread is of flow
+ * sched[k % len]) and per flow its pattern position, its frames (= the
+ * stamp's seq in the thread's stream of the flow) and bytes, and how many
+ * frames the thread sends of it in all.
+ */
+#define XP_GEN_MAX_FLOWS  256u
+#define XP_GEN_SCHED_MAX  4096u   /* XP_FLOW_SCHED_MAX of engine/flow_sched.h */
+#define XP_GEN_MAX_BLOCKS 65536u
+#define XP_GEN_BLK_FRAME  120u
+
+struct xp_gen_blk {
+	__u16 len;           /* frame bytes, without FCS */
+	__u8 stamp;          /* enum xp_stamp_place at this size (0: none) */
+	__u8 tag;            /* the stamp's tag follows it */
+	__u32 pad;
+	__u8 frame[XP_GEN_BLK_FRAME]; /* the frame's first min(len, XP_GEN_BLK_FRAME) bytes */
+};
+
+/* A flow's constants (rodata): where its blocks are and its header offsets
+ * (fixed per flow: tags, family and protocol do not vary). */
+struct xp_gen_flow {
+	__u32 base;          /* its first block in flow_blk */
+	__u32 period;        /* its blocks (>= 1) */
+	__u32 step;          /* a thread's advance in the pattern per frame: T or 1, mod period */
+	__u16 l3_off, l4_off, payload_off;
+	__u8 l4_proto;       /* IPPROTO_TCP or IPPROTO_UDP */
+	__u8 pad;
+};
+
+/* One flow's state on one CPU (thread). */
+struct xp_gen_flow_ctr {
+	__u64 pkts;          /* frames sent: also the next stamp's seq in its stream */
+	__u64 bytes;         /* their bytes without FCS */
+	__u64 limit;         /* frames this thread sends of it in all; ~0: no end */
+	__u32 pos;           /* the next frame's block, base + pos */
+	__u32 pad;
+};
+
+struct xp_gen_flow_cpu {
+	__u32 k;             /* the next frame's schedule position (< len) */
+	__u32 len;           /* schedule length, 0: this thread sends nothing */
+	__u16 sched[XP_GEN_SCHED_MAX];
+	struct xp_gen_flow_ctr f[XP_GEN_MAX_FLOWS];
+};
+
+/*
  * The program's configuration: the rodata variable `config`, set by
  * xp_gen_load() between open and load (skel->rodata->config) and frozen at
  * load, so the verifier sees every field as a constant (see
@@ -149,6 +207,15 @@ struct xp_live_config {
 	struct xp_gen_mix_size mix[XP_GEN_MIX_SIZES];
 	__u8 mix_pattern[XP_GEN_MIX_PATTERN];
 	__u8 mix_tmpl[XP_GEN_MIX_BYTES];
+	/* Flows (nflows > 0; see struct xp_gen_blk): the stream a thread
+	 * stamps flow f with is f * nthreads + tid when flow_every (every
+	 * thread sends every flow), else f (frame/flow_streams.h). tmpl then
+	 * holds the fill bytes, tmpl_len the longest frame. */
+	__u32 nflows;
+	__u8 flow_every;
+	__u8 pad_flows[3];
+	__u32 flow_len;      /* every flow's every frame this long (no trim), or 0 */
+	struct xp_gen_flow flows[XP_GEN_MAX_FLOWS];
 };
 
 /*

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <json-c/json.h>
@@ -278,6 +280,230 @@ static void test_from_command_line(void **state)
 	assert_string_equal(err, "port range 5000:6000 includes the control port 5301");
 }
 
+/* A spec with two flows: QinQ with patterns, and one of the client's own headers (auto) with a size pattern. */
+static void two_flows(struct xp_spec *s)
+{
+	struct xp_flow_hdr h;
+
+	xp_spec_default(s);
+	snprintf(s->host, sizeof(s->host), "198.18.1.1");
+	s->ntraffic = 2;
+	s->traffic[1] = s->traffic[0];
+	for (unsigned i = 0; i < 2; i++) {
+		struct xp_stream *t = &s->traffic[i];
+		memset(&h, 0, sizeof(h));
+		h.l4_proto = IPPROTO_UDP;
+		t->udp = true;
+		t->has_hdr = true;
+		t->rate = (struct xp_rate){ XP_RATE_PPS, 1000.0 * (i + 1) };
+		snprintf(t->name, sizeof(t->name), "flow%u", i);
+		if (i == 0) {
+			h.nvlan = 2;
+			h.vlan[0] = (struct xp_vlan_tag){ XP_TPID_8021AD, 3, 0, 10 };
+			h.vlan[1] = (struct xp_vlan_tag){ XP_TPID_8021Q, 0, 1, 100 };
+			assert_int_equal(xp_addr_parse("198.18.1.2", &h.src), 0);
+			assert_int_equal(xp_addr_parse("198.18.1.1", &h.dst), 0);
+			h.dscp = 46;
+			h.ttl = 9;
+			h.sport = 1000;
+			h.dport = 2000;
+			xp_flow_pat_init(&t->hdr, &h);
+			t->hdr.f[XP_FF_VLAN1_VID] = (struct xp_pattern){ .kind = XP_PAT_INCREMENT, .width = 12,
+									 .value = 100, .step = 2, .count = 50 };
+			t->hdr.f[XP_FF_DST] = (struct xp_pattern){ .kind = XP_PAT_RANDOM, .width = 32,
+								   .min = 0xc6120100u, .max = 0xc61201ffu,
+								   .seed = 7, .count = 1000 };
+			t->hdr.f[XP_FF_SPORT] = (struct xp_pattern){ .kind = XP_PAT_VALUES, .width = 16,
+								     .nvalues = 3, .values = { 5, 6, 9 } };
+			t->frame_size = 128;
+			t->frame_size_set = true;
+			t->frames = 5000;
+		} else {
+			t->hdr_auto = XP_HDR_AUTO_DST_MAC | XP_HDR_AUTO_SRC_MAC | XP_HDR_AUTO_SRC |
+				      XP_HDR_AUTO_DST | XP_HDR_AUTO_SPORT | XP_HDR_AUTO_DPORT;
+			xp_flow_pat_init(&t->hdr, &h);
+			t->size_pat_set = true;
+			t->size_pat = (struct xp_pattern){ .kind = XP_PAT_INCREMENT, .width = XP_SIZE_PAT_WIDTH,
+							   .value = 64, .step = 64, .count = 23 };
+			t->no_stamps = true;
+		}
+	}
+	s->flow_top = 3;
+}
+
+static void test_flows_json(void **state)
+{
+	static struct xp_spec s, back;
+	char err[256] = "", *a, *b;
+
+	(void)state;
+	two_flows(&s);
+	assert_int_equal(xp_spec_validate(&s, err, sizeof(err)), 0);
+	struct json_object *j = xp_spec_to_json(&s);
+	struct json_object *j2 = json_tokener_parse(json_object_to_json_string(j));
+	assert_int_equal(xp_spec_from_json(j2, &back, err, sizeof(err)), 0);
+	json_object_put(j);
+	json_object_put(j2);
+	a = json_text(&s);
+	b = json_text(&back);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	assert_int_equal(back.ntraffic, 2);
+	assert_int_equal(back.flow_top, 3);
+	assert_string_equal(back.traffic[1].name, "flow1");
+	assert_true(back.traffic[0].has_hdr && back.traffic[1].has_hdr);
+	assert_int_equal(back.traffic[1].hdr_auto, s.traffic[1].hdr_auto);
+	assert_true(back.traffic[0].frames == 5000);
+	assert_true(back.traffic[1].no_stamps && !back.traffic[0].no_stamps);
+	/* Frame by frame, the headers read back give the same frames. */
+	for (uint64_t n = 0; n < 3000; n += 7) {
+		struct xp_flow_hdr h1, h2;
+		xp_flow_pat_at(&s.traffic[0].hdr, n, &h1);
+		xp_flow_pat_at(&back.traffic[0].hdr, n, &h2);
+		assert_memory_equal(&h1, &h2, sizeof(h1));
+		assert_true(xp_pattern_at(&back.traffic[1].size_pat, n) == xp_pattern_at(&s.traffic[1].size_pat, n));
+	}
+	/* Not a field of a flow: named. */
+	j = json_tokener_parse("{\"traffic\": [{\"hdr\": {\"patterns\": {\"vid\": {}}}}]}");
+	assert_int_equal(xp_spec_from_json(j, &back, err, sizeof(err)), -1);
+	assert_string_equal(err, "spec: hdr \"patterns\": no field \"vid\"");
+	json_object_put(j);
+	j = json_tokener_parse("{\"traffic\": [{\"hdr\": {\"patterns\": {\"ttl\": {\"choice\": \"value\", "
+			       "\"value\": 256}}}}]}");
+	assert_int_equal(xp_spec_from_json(j, &back, err, sizeof(err)), -1);
+	assert_string_equal(err, "spec: hdr \"patterns\".ttl.value: 256 is outside the field's 8 bits (0..255)");
+	json_object_put(j);
+}
+
+static void test_flows_validate(void **state)
+{
+	static struct xp_spec s;
+
+	(void)state;
+	two_flows(&s);
+	/* Each flow's fields, named by the flow and the field. */
+	s.traffic[0].hdr.f[XP_FF_VLAN1_VID].count = 2000; /* 100 + 2k: even values only, 4095 never */
+	char err[256];
+	assert_int_equal(xp_spec_validate(&s, err, sizeof(err)), 0);
+	s.traffic[0].hdr.f[XP_FF_VLAN1_VID].step = 1; /* 100 + k, 4000 values: reaches 4095 */
+	s.traffic[0].hdr.f[XP_FF_VLAN1_VID].count = 4000;
+	assert_string_equal(refused(&s), "flow \"flow0\" (flows[0]): vlan[1].id: a value above 4094 (reserved)");
+	s.traffic[0].hdr.f[XP_FF_VLAN1_VID].count = 50;
+	s.traffic[0].hdr.f[XP_FF_VLAN1_VID].step = 2;
+	s.traffic[0].hdr.base.vlan[0].tpid = 0x9100;
+	assert_string_equal(refused(&s), "flow \"flow0\" (flows[0]): VLAN tag 1: TPID 0x9100 is neither 0x8100 "
+					 "(802.1Q) nor 0x88a8 (802.1ad)");
+	s.traffic[0].hdr.base.vlan[0].tpid = XP_TPID_8021AD;
+	s.traffic[0].hdr.f[XP_FF_DSCP].value = 64;
+	assert_string_equal(refused(&s), "flow \"flow0\" (flows[0]): ipv4.priority.dscp.phb: value does not "
+					 "fit the field");
+	s.traffic[0].hdr.f[XP_FF_DSCP].value = 46;
+	/* The family of the server. */
+	snprintf(s.host, sizeof(s.host), "2001:2::1");
+	assert_string_equal(refused(&s), "flow \"flow0\" (flows[0]): ipv4.dst is IPv4, the server -c 2001:2::1 is IPv6");
+	snprintf(s.host, sizeof(s.host), "198.18.1.1");
+	/* Sizes against the headers: two tags and IPv4/UDP need 54 bytes and the FCS. */
+	s.traffic[1].size_pat.value = 40;
+	assert_string_equal(refused(&s), "flow \"flow1\" (flows[1]): size: frame size 40 is outside 64..9018");
+	s.traffic[1].size_pat.value = 64;
+	s.traffic[1].size_pat.count = 200; /* 64 + 199 * 64 */
+	assert_string_equal(refused(&s), "flow \"flow1\" (flows[1]): size: frame size 12800 is outside 64..9018");
+	s.traffic[1].size_pat.count = 23;
+	s.traffic[0].hdr.base.l4_proto = IPPROTO_TCP;
+	s.traffic[0].udp = false;
+	s.traffic[0].hdr.base.tcp_syn_options = true;
+	s.traffic[0].frame_size = 64;
+	assert_non_null(strstr(refused(&s), "flow \"flow0\" (flows[0]): size: frame size 64 is below the minimum"));
+	s.traffic[0].frame_size = 128;
+	s.traffic[0].udp = true;
+	assert_string_equal(refused(&s), "flow \"flow0\" (flows[0]): the headers are TCP but the stream is UDP");
+	s.traffic[0].udp = false;
+	assert_int_equal(xp_spec_validate(&s, err, sizeof(err)), 0);
+	/* Rates: all or none. */
+	s.traffic[1].rate.unit = XP_RATE_NONE;
+	assert_string_equal(refused(&s), "flows: 1 of 2 have a rate: give every flow a rate, or none");
+	s.traffic[0].rate.unit = XP_RATE_NONE;
+	assert_int_equal(xp_spec_validate(&s, err, sizeof(err)), 0);
+	/* 256 flows at most. */
+	s.ntraffic = XP_SPEC_MAX_STREAMS + 1;
+	assert_string_equal(refused(&s), "traffic: 257 streams, a test has 1 to 256");
+}
+
+/* Flows from the command line: the shortcuts make traffic[0]'s headers, --flows the file's; each refusal one line. */
+static void test_cli_flows(void **state)
+{
+	static struct xp_opts o;
+	char err[256];
+	struct xp_flow_hdr h;
+
+	(void)state;
+	assert_int_equal(parse("xdpperf -c 198.18.1.1 -u --vlan 10,100 --dscp 46 --ttl 9 "
+			       "--dst 198.19.0.1-198.19.0.10", &o, err, sizeof(err)), 0);
+	const struct xp_stream *t = &o.spec.traffic[0];
+	assert_int_equal(o.spec.ntraffic, 1);
+	assert_true(t->has_hdr);
+	assert_int_equal(t->hdr_auto, XP_HDR_AUTO_DST_MAC | XP_HDR_AUTO_SRC_MAC | XP_HDR_AUTO_SRC |
+					      XP_HDR_AUTO_SPORT | XP_HDR_AUTO_DPORT);
+	assert_int_equal(t->hdr.base.nvlan, 2);
+	assert_int_equal(t->hdr.base.vlan[0].tpid, XP_TPID_8021AD);
+	assert_int_equal(t->hdr.base.vlan[0].vid, 10);
+	assert_int_equal(t->hdr.base.vlan[1].tpid, XP_TPID_8021Q);
+	assert_int_equal(t->hdr.base.vlan[1].vid, 100);
+	assert_int_equal(t->hdr.base.l4_proto, IPPROTO_UDP);
+	assert_int_equal(t->hdr.base.src.family, AF_INET); /* the route's source, of the server's family */
+	for (unsigned n = 0; n < 25; n++) {
+		xp_flow_pat_at(&t->hdr, n, &h);
+		assert_int_equal(ntohl(h.dst.v4.s_addr), 0xc6130001u + n % 10);
+		assert_int_equal(h.dscp, 46);
+		assert_int_equal(h.ttl, 9);
+	}
+	assert_int_equal(xp_spec_validate(&o.spec, err, sizeof(err)), 0);
+	assert_int_equal(o.spec.flow_top, XP_FLOW_TOP_DEFAULT);
+	assert_int_equal(parse("xdpperf -c 198.18.1.1 --flows docs/examples/flows/qos_ef_be.json --flow-top 1",
+			       &o, err, sizeof(err)), 0);
+	assert_int_equal(o.spec.ntraffic, 2);
+	assert_int_equal(o.spec.flow_top, 1);
+	assert_string_equal(o.spec.traffic[1].name, "bulk-be");
+
+	static const struct { const char *line, *msg; } bad[] = {
+		{ "xdpperf -c 198.18.1.1 --vlan 4095", "--vlan 4095: VID 4095 is reserved (0..4094)" },
+		{ "xdpperf -c 198.18.1.1 --vlan 10,4095", "--vlan 10,4095: VID 4095 is reserved (0..4094)" },
+		{ "xdpperf -c 198.18.1.1 --vlan 1,2,3", "--vlan 1,2,3: one VID or two (QinQ: OUTER,INNER)" },
+		{ "xdpperf -c 198.18.1.1 --vlan 10,x", "--vlan 10,x: a VID is 0..4094 (two for QinQ: OUTER,INNER)" },
+		{ "xdpperf -c 198.18.1.1 --dscp 64", "--dscp 64: DSCP is 0..63" },
+		{ "xdpperf -c 198.18.1.1 --ttl 0", "--ttl 0: the TTL (IPv6: hop limit) is 1..255" },
+		{ "xdpperf -c 198.18.1.1 --dst 2001:2::1", "--dst 2001:2::1: IPv6, the server -c is IPv4" },
+		{ "xdpperf -c 198.18.1.1 --src 198.18.1.9-198.18.1.2", "--src 198.18.1.9-198.18.1.2: the range must rise" },
+		{ "xdpperf -c 198.18.1.1 --flow-top 5", "--flow-top sets the rows of the per-flow table: give --flows FILE" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json --ttl 5",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says the flows' headers: drop --ttl" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json -b 1G",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says each flow's size, rate, headers, ports and "
+		  "stamps: drop -b" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json -u",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says each flow's size, rate, headers, ports and "
+		  "stamps: drop -u" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json -p 7000",
+		  "--flows docs/examples/flows/vlan_pair.json: the file says each flow's size, rate, headers, ports and "
+		  "stamps: drop -p" },
+		{ "xdpperf -c 2001:2::1 --flows docs/examples/flows/vlan_pair.json",
+		  "flow \"cust-a\" (flows[0]): ipv4.src is IPv4, the server -c 2001:2::1 is IPv6" },
+		{ "xdpperf -c 198.18.1.1 --engine socket --dscp 46",
+		  "--dscp is for the frame engines (--engine live, xsk), not the socket engine (--engine socket): the "
+		  "kernel writes its segments' headers (flows: --engine live or xsk)" },
+		{ "xdpperf -c 198.18.1.1 -x --vlan 5",
+		  "--vlan is for the frame engines (--engine live, xsk), not the socket engine (selected by -x): the "
+		  "kernel writes its segments' headers (flows: --engine live or xsk)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		int r = parse(bad[i].line, &o, err, sizeof(err));
+		if (r != 2 || strcmp(err, bad[i].msg))
+			fail_msg("'%s': %d\n got  %s\n want %s", bad[i].line, r, err, bad[i].msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +512,9 @@ int main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_errors),
 		cmocka_unit_test(test_from_command_line),
+		cmocka_unit_test(test_flows_json),
+		cmocka_unit_test(test_flows_validate),
+		cmocka_unit_test(test_cli_flows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,13 @@
 #define XP_OPT_HANDLER(fn) int fn(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 
 XP_OPT_HANDLER(opt_udp);
+/* Issue 26's flows (cli/flow_opts.c). */
+XP_OPT_HANDLER(opt_flows);
+XP_OPT_HANDLER(opt_vlan);
+XP_OPT_HANDLER(opt_dscp);
+XP_OPT_HANDLER(opt_ttl);
+XP_OPT_HANDLER(opt_src);
+XP_OPT_HANDLER(opt_dst);
 XP_OPT_HANDLER(opt_json);
 XP_OPT_HANDLER(opt_json_stream);
 XP_OPT_HANDLER(opt_one_off);

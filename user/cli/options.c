@@ -28,6 +28,10 @@
 #define SEARCH_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_CONN, .needs = XP_NEEDS(XP_CAP_SEARCH), \
 	.instead_kind = "a search runs -x (rate) or -k (capacity) trials"
 
+/* Flows: streams of frames with headers of their own, from the engines that send them. */
+#define FLOWS_OPT .roles = XP_IN_CLIENT, .kinds = XP_K_STREAM, .needs = XP_NEEDS(XP_CAP_FLOWS), \
+	.instead_kind = "flows are streams of frames, not connections"
+
 /* Where an option applies: roles, client test kinds, client engines. */
 #define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
@@ -137,6 +141,29 @@ const struct xp_option xp_options[] = {
 	{ "dst-mac", 0, "MAC", XP_SEC_CLIENT, 0, opt_dst_mac, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  .needs = XP_NEEDS(XP_CAP_ETH),
 	  .help = "next-hop MAC (default: from the neighbour table)", .sample = "02:00:00:00:00:01" },
+	/* Issue 26: flows, each with headers of its own (docs/flows.md) */
+	{ "flows", 0, "FILE", XP_SEC_CLIENT, 0, opt_flows, FLOWS_OPT,
+	  .help = "send the flows of an Open Traffic Generator config\n"
+	          "(JSON, models v1.61.0): up to 256, each with its own\n"
+	          "headers, size, rate, length and stamps (docs/flows.md)",
+	  .sample = "docs/examples/flows/vlan_pair.json" },
+	{ "vlan", 0, "VID[,VID]", XP_SEC_CLIENT, 0, opt_vlan, FLOWS_OPT,
+	  .help = "one flow in a VLAN: an 802.1Q tag, or two for QinQ\n"
+	          "(outer 802.1ad S-tag, inner 802.1Q C-tag); 0..4094", .sample = "10,100" },
+	{ "dscp", 0, "N", XP_SEC_CLIENT, 0, opt_dscp, FLOWS_OPT,
+	  .help = "one flow's DSCP, 0..63 (46: EF)", .sample = "46" },
+	{ "ttl", 0, "N", XP_SEC_CLIENT, 0, opt_ttl, FLOWS_OPT,
+	  .help = "one flow's TTL or IPv6 hop limit, 1..255 (default 64)", .sample = "8" },
+	{ "src", 0, "ADDR[-ADDR]", XP_SEC_CLIENT, 0, opt_src, FLOWS_OPT,
+	  .help = "one flow's source address, or a range counted up\n"
+	          "frame by frame (default: the route's source)", .sample = "198.19.1.9" },
+	{ "dst", 0, "ADDR[-ADDR]", XP_SEC_CLIENT, 0, opt_dst, FLOWS_OPT,
+	  .help = "one flow's destination address, or a range counted\n"
+	          "up frame by frame (default: -c's address)", .sample = "198.19.0.1-198.19.3.232" },
+	{ "flow-top", 0, "N", XP_SEC_CLIENT, 0, NULL, FLOWS_OPT,
+	  XP_NUM_DEF(spec.flow_top, 1, XP_SPEC_MAX_STREAMS, "flow table rows", XP_FLOW_TOP_DEFAULT),
+	  .help = "rows of the per-flow table: the flows with the most\n"
+	          "loss (default %u; -J has every flow)", .help_nums = { XP_FLOW_TOP_DEFAULT }, .sample = "20" },
 	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY,
 	  .help = "auto: live where the kernel and the device take it,\n"

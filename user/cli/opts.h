@@ -45,6 +45,15 @@ struct xp_opts {
 	/* --metrics [ADDR]:PORT (both roles, issue 29): the Prometheus endpoint (report/metrics.h); port 0: none */
 	struct xp_addr metrics_addr;
 	unsigned short metrics_port;
+	/* Issue 26: --flows FILE and the one-flow shortcuts as typed; cli/flow_opts.c makes the spec's
+	 * traffic of them once every option is read (the family and -u may come later). */
+	struct {
+		char file[4096];             /* --flows, "" = none */
+		unsigned nvlan;              /* --vlan VID[,VID]: 0..2 tags, [0] outermost */
+		unsigned vid[2];
+		unsigned dscp, ttl;          /* --dscp, --ttl (given: as xp_given says) */
+		char src[128], dst[128];     /* --src / --dst ADDR[-ADDR], "" = none */
+	} flow;
 };
 
 void xp_opts_default(struct xp_opts *o);

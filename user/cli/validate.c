@@ -14,10 +14,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "cli/flow_opts.h"
 #include "cli/options.h"
 #include "bpf/window.h"
 #include "connsearch/search.h"
 #include "engine/engine.h"
+#include "spec/otg_flows.h"
 
 typedef int rule_fn(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen);
 
@@ -422,6 +424,48 @@ static int check_client(struct xp_opts *o, const struct xp_given *g, char *err, 
 	return 0;
 }
 
+/* Flows (issue 26): --flows FILE or the one-flow shortcuts, not both; the file says what -l, -b, -u, -p and
+ * --no-stamps would. The test's traffic is made here, once the peer and -u are known. */
+static int check_flows(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
+{
+	static const char *const shortcuts[] = { "vlan", "dscp", "ttl", "src", "dst" };
+	static const char *const file_says[] = { "length", "bitrate", "udp", "port", "no-stamps" };
+	const char *shortcut = NULL;
+	char lbl[32];
+
+	if (o->role != XP_ROLE_CLIENT)
+		return 0;
+	for (size_t i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]) && !shortcut; i++)
+		if (xp_given_has(g, shortcuts[i]))
+			shortcut = shortcuts[i];
+	if (xp_given_has(g, "flow-top") && !o->flow.file[0] && !shortcut)
+		return xp_cli_fail(err, errlen, "--flow-top sets the rows of the per-flow table: give --flows FILE");
+	if (!o->flow.file[0] && !shortcut)
+		return 0;
+	if (o->rfc2544)
+		return xp_cli_fail(err, errlen, "--rfc2544 sends its own trials: drop --%s (the suite with flows is "
+				   "not done)", o->flow.file[0] ? "flows" : shortcut);
+	if (!o->flow.file[0]) {
+		unsigned given = (xp_given_has(g, "dscp") ? XP_FLOW_GIVEN_DSCP : 0) |
+				 (xp_given_has(g, "ttl") ? XP_FLOW_GIVEN_TTL : 0);
+		if (xp_cli_flow_shortcut(o, given, err, errlen))
+			return -1;
+		return xp_spec_check_flows(&o->spec, err, errlen);
+	}
+	if (shortcut)
+		return xp_cli_fail(err, errlen, "--flows %s: the file says the flows' headers: drop --%s",
+				   o->flow.file, shortcut);
+	for (size_t i = 0; i < sizeof(file_says) / sizeof(file_says[0]); i++)
+		if (xp_given_has(g, file_says[i]))
+			return xp_cli_fail(err, errlen, "--flows %s: the file says each flow's size, rate, headers, "
+					   "ports and stamps: drop %s", o->flow.file,
+					   xp_option_label(xp_option_find(file_says[i]), lbl, sizeof(lbl)));
+	/* A share of the line rate would need --line-rate, a setting of the RFC 2544 suite: none here. */
+	if (xp_otg_flows_load(o->flow.file, 0, &o->spec, err, errlen))
+		return -1;
+	return xp_spec_check_flows(&o->spec, err, errlen);
+}
+
 /* Server policy (issue 9): its options mean nothing to a client. */
 static int check_server_policy(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
@@ -457,6 +501,7 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 		check_rfc2544,
 		check_no_stamps,
 		check_client,
+		check_flows,
 		check_server_policy,
 	};
 

@@ -501,6 +501,7 @@ out:
 		close(c->ctrl.fd);
 	xp_auth_key_clear(&c->key);
 	xp_cmeas_free(&c->meas);
+	free(c->flows);
 	free(c);
 	free(sp);
 	return rc;

@@ -142,6 +142,10 @@ int xp_client_engine_cfg(struct client *c, struct xp_spec *sp)
 			ec->frames.mix = sp->traffic[0].mix; /* the template is the mix's largest (-l) */
 	}
 	ec->pps = target_pps(sp, c->ops->tmpl);
+	/* Flows (issue 26): each stream's frames and rate; ec->pps becomes their sum. */
+	int frc = xp_client_flows(c, sp);
+	if (frc)
+		return frc;
 	/* Last, just before the engine is made: the stamps' interval 0 starts now (or, where the engine takes
 	 * it later, just before the request: xp_cmeas_t0). */
 	if (c->ops->tmpl == XP_TMPL_DATA && ec->kind == XP_TEST_STREAM) {

@@ -49,6 +49,7 @@ struct client {
 	struct xp_diag_watch diag;  /* connection tests: readings for why SYNs went unanswered */
 	struct xp_cmeas meas;       /* frame tests: the stamps, and interval lines waiting for their figures */
 	struct xp_icmp_watch icmp;  /* frame streams: ICMP errors the path sends back for our frames */
+	struct xp_engine_flow *flows; /* the test's flows for the engine (ec.frames.flows; flows.c), NULL: none */
 };
 
 /* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (fail.c) */
@@ -63,6 +64,10 @@ int xp_client_setup_path(struct client *c);
 int xp_client_ask_ports(struct client *c, struct xp_spec *sp);
 /* The engine's configuration from the options and the path. Exit status or 0. (engine_cfg.c) */
 int xp_client_engine_cfg(struct client *c, struct xp_spec *sp);
+/* Does the spec have flows (more than one stream, or one with headers of its own)? (flows.c) */
+bool xp_client_has_flows(const struct xp_spec *sp);
+/* ec.frames.flows from the spec's streams, every field the path gives filled in. Exit status or 0. (flows.c) */
+int xp_client_flows(struct client *c, struct xp_spec *sp);
 
 /* request.c: the control conversation. */
 /* Ask the server for the test; prints why it could not. Exit status or 0. */

@@ -211,6 +211,7 @@ enum xp_engine_cap {
 	XP_CAP_KEEPALIVES, /* keepalives of its own, at an interval (--keepalive-interval) */
 	XP_CAP_SEARCH,     /* per-connection counts, for the connection searches (--search and its settings) */
 	XP_CAP_RFC2544,    /* the RFC 2544 suite's trials (--rfc2544 and its settings) */
+	XP_CAP_FLOWS,      /* several flows with headers of their own (--flows, --vlan, --dscp, --ttl, --src, --dst) */
 	XP_CAP_N,
 };
 #define XP_CAP_BIT(c) (1ull << (c))
@@ -243,6 +244,9 @@ struct xp_engine_ops {
 	 * without FCS) put on the wire so far, all threads, into pkts[0..n) and
 	 * bytes[0..n). NULL: the engine sends no flows (the CLI refuses them). */
 	void (*read_flows)(struct xp_engine *e, uint64_t *pkts, uint64_t *bytes, unsigned n);
+	/* Flows: the most frames of all flows' pattern periods (each flow's
+	 * lcm of its fields' and size's periods) it can send; 0: no limit. */
+	uint64_t flow_frames_max;
 	/* Frames it stamped into send interval i (bpf/measure.h), all threads:
 	 * 0, or -ENOENT when its bins no longer (or do not yet) hold i, or
 	 * -EOPNOTSUPP when this test's frames carry no stamp (ival 0, SYNs, no
@@ -272,7 +276,8 @@ struct xp_engine_ops {
 				XP_CAP_BIT(XP_CAP_STAMPS) | XP_CAP_BIT(XP_CAP_UDP) | XP_CAP_BIT(XP_CAP_ETH) | \
 				XP_CAP_BIT(XP_CAP_LATENCY) | XP_CAP_BIT(XP_CAP_DEV) | XP_CAP_BIT(XP_CAP_SPORTS) | \
 				XP_CAP_BIT(XP_CAP_QUEUES) | XP_CAP_BIT(XP_CAP_LOSS) | XP_CAP_BIT(XP_CAP_STALL) | \
-				XP_CAP_BIT(XP_CAP_RATE_CHECK) | XP_CAP_BIT(XP_CAP_COMPARE) | XP_CAP_BIT(XP_CAP_RFC2544), \
+				XP_CAP_BIT(XP_CAP_RATE_CHECK) | XP_CAP_BIT(XP_CAP_COMPARE) | XP_CAP_BIT(XP_CAP_RFC2544) | \
+				XP_CAP_BIT(XP_CAP_FLOWS), \
 			.lacks = { [XP_CAP_XDP_MODE] = "the server's --xdp-mode sets how it counts", \
 				   [XP_CAP_THREADS] = "its sending threads are --queues", \
 				   [XP_CAP_CONNS] = "it sends frames, not connections", \

@@ -21,6 +21,12 @@
  * free slots; hold tests (XP_TEST_HOLD) need the window, whose keeper
  * resets the held connections at the end.
  *
+ * Flows (cfg->frames.nflows, issue 26): the generator sends up to 256 flows
+ * from header blocks precomputed per flow (engine/live_flows.c,
+ * bpf/live_flows.h), each thread in its schedule's order (engine/
+ * flow_sched.h) and paced at the schedule's total; a thread whose flows all
+ * have fixed frame counts stops after the run that sends the last of them.
+ *
  * Threads: one per CPU, pinned before their first run, because the
  * generator keeps its state (frame counter, flow position) per CPU; at most
  * as many threads as CPUs the process may use.
@@ -75,6 +81,7 @@
 #include "bpf/live.h"
 #include "bpf/live.skel.h"
 #include "engine/live_prog.h"
+#include "engine/live_flows.h"
 #include "loader/percpu.h"
 #include "util/cpus.h"
 #include "util/random.h"
@@ -119,6 +126,10 @@ struct xp_engine {
 	pthread_mutex_t mu;
 	pthread_cond_t cv; /* a worker finished its first call */
 	bool sync_init;
+	/* Flows (cfg.frames.nflows): each thread's schedule and its runs until
+	 * its flows' fixed frame counts are out (UINT64_MAX: no end). */
+	struct xp_flow_sched *sched;
+	uint64_t *runs;
 };
 
 /* One BPF_PROG_RUN call of n frames by thread tid. 0 or -errno. */
@@ -168,7 +179,15 @@ static void *worker_main(void *arg)
 		.rx_queue_index = w->rxq,
 	};
 	/* coalesce: a call has a fixed cost that can be long (see pacer.h): catch up in one call. */
-	struct xp_pacer_cfg pcfg = { .pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0, .burst = e->burst,
+	/* Flows: the thread's total, its schedule's (engine/flow_sched.h). */
+	double pps = e->cfg.pps > 0 ? e->cfg.pps / e->nw : 0;
+	uint64_t runs_left = UINT64_MAX;
+	if (e->sched) {
+		if (e->sched[w->idx].pps > 0)
+			pps = e->sched[w->idx].pps;
+		runs_left = e->sched[w->idx].len ? e->runs[w->idx] : 0;
+	}
+	struct xp_pacer_cfg pcfg = { .pps = pps, .burst = e->burst,
 				     .thread = w->idx, .nthreads = e->nw, .unpaced = CHUNK, .coalesce = true,
 				     .max_grant = CHUNK, .catchup_excess = e->cfg.catchup_excess };
 	struct xp_pacer pc;
@@ -182,13 +201,15 @@ static void *worker_main(void *arg)
 	uint64_t early = 0;
 	xp_thread_clock_start(&clk, w->cpu);
 
-	while (!e->stop) {
+	while (!e->stop && runs_left) {
 		double now = xp_now();
 		if (now > deadline)
 			break;
 		uint32_t unit = xp_pacer_next(&pc);
 		if (!unit)
 			continue; /* not due yet (it slept): ask again */
+		if (unit > runs_left)
+			unit = (uint32_t)runs_left; /* flows of fixed frame counts: no run past their end */
 		const struct xp_win_maps *win = &e->cfg.hs.win;
 		uint64_t taken0 = 0;
 		if (win->size) {
@@ -244,6 +265,8 @@ static void *worker_main(void *arg)
 			unit = got < unit ? (uint32_t)got : unit;
 		}
 		xp_pacer_sent(&pc, unit);
+		if (runs_left != UINT64_MAX)
+			runs_left -= unit;
 	}
 	if (first) /* stopped before the first call */
 		first_result(e, w, 0);
@@ -284,6 +307,14 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 	unsigned ncpu = (unsigned)xp_allowed_cpus(cpus, CPU_SETSIZE);
 	/* The generator's state is per CPU: one thread per CPU at most. */
 	e->nw = cfg->frames.queues ? cfg->frames.queues : 1;
+	if (cfg->frames.nflows && e->nw > ncpu) {
+		/* The server maps stamp streams to flows by the queues given
+		 * (frame/flow_streams.h): fewer threads would leave streams out. */
+		snprintf(err, errlen, "--queues %u with flows needs a sending thread per queue, and the live engine "
+			 "has %u CPUs to pin them on: give --queues %u at most", e->nw, ncpu, ncpu);
+		live_destroy(e);
+		return -EINVAL;
+	}
 	if (e->nw > ncpu)
 		e->nw = ncpu;
 	if (cfg->burst > MAX_BURST) {
@@ -298,8 +329,7 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		return r;
 	}
 	/* tmpl has room: SYNs are far shorter than XP_GEN_MAX_LEN. */
-	/* Mixed sizes too: every run trims the frame to its size (live.h). */
-	e->in_len = e->lay.len + (e->skel->rodata->config.syn_mode || e->skel->rodata->config.mix_plen ? 1 : 0);
+	e->in_len = xp_gen_in_len(e->skel, &e->lay);
 	e->prog_fd = bpf_program__fd(e->skel->progs.xdp_live);
 	r = xp_gen_hold(e->skel, &e->hold_link, &e->hold_ns, err, errlen);
 	if (r) {
@@ -325,12 +355,28 @@ static int live_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 			cpu_tid[w->cpu] = t;
 	}
 	r = xp_gen_init_state(e->skel, cpu_tid, ncpus > 0 ? (unsigned)ncpus : 0);
-	free(cpu_tid);
 	if (r) {
+		free(cpu_tid);
 		snprintf(err, errlen, "cannot initialise the generator's state: %s", strerror(-r));
 		live_destroy(e);
 		return r;
 	}
+	if (cfg->frames.nflows) {
+		e->sched = calloc(e->nw, sizeof(*e->sched));
+		e->runs = calloc(e->nw, sizeof(*e->runs));
+		r = !e->sched || !e->runs ? -ENOMEM
+					  : xp_gen_flows_init(e->skel, cfg, e->nw, cpu_tid,
+							      ncpus > 0 ? (unsigned)ncpus : 0, e->sched, e->runs, err,
+							      errlen);
+		if (r) {
+			if (r == -ENOMEM)
+				snprintf(err, errlen, "out of memory for the flows' schedules");
+			free(cpu_tid);
+			live_destroy(e);
+			return r;
+		}
+	}
+	free(cpu_tid);
 	*out = e;
 	return 0;
 }
@@ -417,6 +463,14 @@ static void live_read(struct xp_engine *e, struct xp_engine_stats *st)
 	 * running, exact once stopped). */
 	st->tx.bytes = e->skel->rodata->config.mix_plen ? xp_gen_sent_bytes(e->skel, &e->cfg.frames.mix)
 							: st->tx.pkts * e->lay.len;
+	if (e->cfg.frames.nflows) {
+		/* Flows: the per-flow counts, a moment after the frame count. */
+		uint64_t pk[XP_GEN_MAX_FLOWS], by[XP_GEN_MAX_FLOWS];
+		xp_gen_read_flows(e->skel, pk, by, e->cfg.frames.nflows);
+		st->tx.bytes = 0;
+		for (unsigned f = 0; f < e->cfg.frames.nflows; f++)
+			st->tx.bytes += by[f];
+	}
 	for (unsigned t = 0; t < e->nw; t++) {
 		st->tx.errors += __atomic_load_n(&e->w[t].errors, __ATOMIC_RELAXED);
 		if (!e->w[t].running)
@@ -433,6 +487,12 @@ static int live_sent_in(struct xp_engine *e, uint64_t interval, uint64_t *sent)
 
 	*sent = n;
 	return r;
+}
+
+/* Per flow, frames and bytes sent: the generator's per-CPU counts summed. */
+static void live_read_flows(struct xp_engine *e, uint64_t *pkts, uint64_t *bytes, unsigned n)
+{
+	xp_gen_read_flows(e->skel, pkts, bytes, n);
 }
 
 static void live_set_t0(struct xp_engine *e, uint64_t t0)
@@ -457,6 +517,8 @@ static void live_destroy(struct xp_engine *e)
 		pthread_cond_destroy(&e->cv);
 	}
 	free(e->w);
+	free(e->sched);
+	free(e->runs);
 	free(e);
 }
 
@@ -466,6 +528,7 @@ const struct xp_engine_ops xp_engine_live = {
 	XP_FRAME_ENGINE,
 	.probe = xp_gen_check,
 	XP_ENGINE_LIFECYCLE(live),
+	.read_flows = live_read_flows,
 	.sent_in = live_sent_in,
 	.set_t0 = live_set_t0,
 	.set_stamp_key = live_set_stamp_key,

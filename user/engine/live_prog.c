@@ -24,6 +24,7 @@
 #include "engine/engine.h"
 #include "engine/tuples.h"
 #include "engine/live_prog.h"
+#include "engine/live_flows.h"
 #include "loader/libbpf_log.h"
 #include "loader/percpu.h"
 #include "util/random.h"
@@ -41,7 +42,8 @@ int xp_gen_check(const struct xp_engine_cfg *cfg, char *err, size_t errlen)
 	const char *ferr = NULL;
 	/* Mixed sizes hand in one byte more than the largest (live.h). */
 	unsigned extra = cfg->frames.mix.n ? 1 : 0;
-	if (!frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len + extra > XP_GEN_LIVE_MAX_LEN) {
+	/* Flows: their sizes are checked as their blocks are built (xp_gen_load). */
+	if (!cfg->frames.nflows && !frame_layout_of(&cfg->frames.tmpl, &lay, &ferr) && lay.len + extra > XP_GEN_LIVE_MAX_LEN) {
 		snprintf(err, errlen, "%zu-byte frames are too large for XDP live frames (the kernel takes at most "
 			 "-l %u): use %s", cfg->frames.tmpl.frame_size, XP_GEN_LIVE_MAX_LEN + 4 - extra,
 			 xp_gen_way_out(cfg->kind != XP_TEST_STREAM));
@@ -108,6 +110,90 @@ static int gen_mix_config(const struct xp_engine_cfg *cfg, struct xp_live_config
 	return 0;
 }
 
+static int load_failed(struct live_bpf *skel, libbpf_print_fn_t old, int r, char *err, size_t errlen)
+{
+	libbpf_set_print(old);
+	snprintf(err, errlen, "cannot load the XDP live-frames generator: %s%s%s", strerror(-r),
+		 r == -EPERM ? " (run as root or with CAP_BPF and CAP_NET_ADMIN)" : ": use ",
+		 r == -EPERM ? "" : xp_gen_way_out(false));
+	live_bpf__destroy(skel);
+	return r;
+}
+
+/*
+ * Flows (cfg->frames.nflows; engine/live_flows.h): header blocks instead of
+ * a template. tmpl gets the longest frame + 1 bytes of zeroes (what the
+ * engine hands in: every run trims it) and lay its length; the other
+ * fields of lay are the first flow's.
+ */
+static int gen_load_flows(const struct xp_engine_cfg *cfg, unsigned nthreads, struct live_bpf **out, __u8 *tmpl,
+			  struct frame_layout *lay, char *err, size_t errlen)
+{
+	struct xp_gen_blk *blks = NULL;
+	unsigned nblk = 0;
+	uint32_t max_len = 0;
+
+	if (cfg->kind != XP_TEST_STREAM) {
+		snprintf(err, errlen, "XDP live frames send flows only in stream tests");
+		return -EINVAL;
+	}
+	libbpf_print_fn_t old = libbpf_set_print(xp_libbpf_print);
+	struct live_bpf *skel = live_bpf__open();
+	if (!skel) {
+		int e = errno;
+		libbpf_set_print(old);
+		snprintf(err, errlen, "cannot open the XDP live-frames generator: %s: use %s", strerror(e),
+			 xp_gen_way_out(false));
+		return -e;
+	}
+	struct xp_live_config *ro = &skel->rodata->config;
+	ro->nthreads = nthreads ? nthreads : 1;
+	ro->stamp_tai = cfg->frames.stamp.tai;
+	ro->tx_ifindex = (__u32)cfg->ifindex;
+	ro->sport_lo = ro->sport_hi = ro->dport_lo = ro->dport_hi = 0;
+	int r = xp_gen_flows_build(cfg, nthreads, ro, &blks, &nblk, &max_len, err, errlen);
+	if (r) {
+		libbpf_set_print(old);
+		live_bpf__destroy(skel);
+		return r;
+	}
+	/* sent_in's "does it stamp": some flow's frames carry the stamp (the
+	 * one-stream path that reads it otherwise never runs with flows). */
+	ro->stamp = XP_STAMP_NONE;
+	for (unsigned i = 0; i < nblk; i++)
+		if (blks[i].stamp)
+			ro->stamp = XP_STAMP_AT_PAYLOAD;
+	ro->l4_proto = ro->flows[0].l4_proto;
+	if (bpf_map__set_max_entries(skel->maps.flow_blk, nblk ? nblk : 1)) {
+		r = -errno;
+		free(blks);
+		return load_failed(skel, old, r, err, errlen);
+	}
+	r = live_bpf__load(skel);
+	if (r) {
+		free(blks);
+		return load_failed(skel, old, r, err, errlen);
+	}
+	libbpf_set_print(old);
+	r = xp_gen_flows_put(skel, blks, nblk, err, errlen);
+	free(blks);
+	if (r) {
+		live_bpf__destroy(skel);
+		return r;
+	}
+	memset(lay, 0, sizeof(*lay));
+	lay->len = (uint16_t)max_len;
+	lay->l3_off = ro->flows[0].l3_off;
+	lay->l4_off = ro->flows[0].l4_off;
+	lay->payload_off = ro->flows[0].payload_off;
+	lay->l4_proto = ro->flows[0].l4_proto;
+	memset(tmpl, 0, XP_GEN_MAX_LEN);
+	*out = skel;
+	xp_gen_set_meas(skel, cfg->frames.stamp.t0, cfg->frames.stamp.ival);
+	xp_gen_set_key(skel, cfg->frames.stamp.key);
+	return 0;
+}
+
 int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct live_bpf **out, __u8 *tmpl,
 		struct frame_layout *lay, char *err, size_t errlen)
 {
@@ -118,6 +204,8 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct live_
 	int r = xp_gen_check(cfg, err, errlen);
 	if (r)
 		return r;
+	if (cfg->frames.nflows)
+		return gen_load_flows(cfg, nthreads, out, tmpl, lay, err, errlen);
 	if (!frame_layout_of(&cfg->frames.tmpl, lay, &ferr)) {
 		len = frame_build(&cfg->frames.tmpl, tmpl, XP_GEN_MAX_LEN, &ferr);
 	}
@@ -230,6 +318,13 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads, struct live_
 	xp_gen_set_meas(skel, cfg->frames.stamp.t0, cfg->frames.stamp.ival);
 	xp_gen_set_key(skel, cfg->frames.stamp.key);
 	return 0;
+}
+
+__u32 xp_gen_in_len(const struct live_bpf *skel, const struct frame_layout *lay)
+{
+	const struct xp_live_config *c = &skel->rodata->config;
+
+	return lay->len + (c->syn_mode || c->mix_plen || (c->nflows && !c->flow_len) ? 1u : 0u);
 }
 
 void xp_gen_set_key(struct live_bpf *skel, const uint64_t key[2])

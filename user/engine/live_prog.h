@@ -32,6 +32,13 @@ int xp_gen_load(const struct xp_engine_cfg *cfg, unsigned nthreads,
 		char *err, size_t errlen);
 
 /*
+ * The bytes every run is handed (data_in) for a load with layout lay: the
+ * frame, one more for SYNs, mixed sizes and flows of several lengths (the
+ * program trims every frame, see bpf/live.bpf.c and bpf/live_flows.h).
+ */
+__u32 xp_gen_in_len(const struct live_bpf *skel, const struct frame_layout *lay);
+
+/*
  * Set the thread index each CPU's state carries (cpu_tid[cpu], for
  * ncpu_tid CPUs; others get 0) and zero the counters. Call before any run.
  */

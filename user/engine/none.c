@@ -58,7 +58,8 @@ const struct xp_engine_ops xp_engine_none = {
 		   [XP_CAP_LOSS] = "it does not know what was sent", [XP_CAP_STALL] = "it does not know what was sent",
 		   [XP_CAP_RATE_CHECK] = "it sends nothing", [XP_CAP_CONNS] = "it sends nothing",
 		   [XP_CAP_BIND] = "it sends nothing", [XP_CAP_COMPARE] = "it sends nothing to compare",
-		   [XP_CAP_RFC2544] = "the suite sends its own trials" },
+		   [XP_CAP_RFC2544] = "the suite sends its own trials",
+		   [XP_CAP_FLOWS] = "it sends nothing" },
 	XP_ENGINE_LIFECYCLE(none),
 	.sent_in = NULL, /* no frames, no stamps */
 };

@@ -76,6 +76,8 @@ int xsk_slots_fill(const struct xp_engine *e, struct xsk_worker *w, const uint8_
 		   char *err, size_t errlen)
 {
 	const struct xp_engine_cfg *c = &e->cfg;
+	if (e->nflows)
+		return 0; /* flows: frames are copied in per send, onto slots zero from mmap (engine/xsk_flows.c) */
 	/* Queue q takes flows q, q+queues, q+2*queues... */
 	for (uint64_t i = 0; i < w->nslots; i++) {
 		uint8_t *f = (uint8_t *)w->area + i * w->frame_sz;
@@ -109,6 +111,8 @@ static int worker_setup(struct xp_engine *e, struct xsk_worker *w, const uint8_t
 		return -ENOMEM;
 	}
 	r = xsk_slots_fill(e, w, tmpl, lay, err, errlen);
+	if (!r && e->nflows)
+		r = xsk_flows_worker(e, w, err, errlen);
 	if (r)
 		return r;
 	if (e->conn) {
@@ -191,6 +195,7 @@ static void worker_teardown(struct xsk_worker *w)
 		munmap(w->area, w->area_size);
 	free(w->free);
 	w->free = NULL;
+	xsk_flows_worker_free(w);
 	w->xsk = NULL;
 	w->umem = NULL;
 	w->area = NULL;
@@ -249,21 +254,14 @@ static void *worker_main(void *arg)
 	xp_thread_clock_start(&clk, w->cpu);
 	if (e->conn)
 		xsk_conn_main(w);
+	else if (e->nflows)
+		xsk_flows_main(w);
 	else
 		stream_main(w);
 	xp_thread_clock_end(&clk, &w->pace);
 	w->pace.wait_s = w->waited;
 	w->pace.pushback = w->pushback;
 	return NULL;
-}
-
-/* The stamp clock now, in ticks (ns >> XP_STAMP_TICK_SHIFT). */
-static inline uint64_t stamp_now(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
 }
 
 static void stream_main(struct xsk_worker *w)
@@ -418,8 +416,13 @@ int xsk_prepare(const struct xp_engine_cfg *cfg, struct xp_engine **out, uint8_t
 	e->clock = cfg->frames.stamp.tai ? CLOCK_TAI : CLOCK_MONOTONIC;
 	e->place = cfg->kind == XP_TEST_STREAM && cfg->frames.stamp.ival ? frame_stamp_place(&cfg->frames.tmpl, lay)
 									    : XP_STAMP_NONE;
-	if (cfg->kind == XP_TEST_STREAM && cfg->frames.mix.n)
+	if (cfg->frames.nflows) {
+		/* Flows: each flow's frames and stamps of its own (engine/xsk_flows.c); the template is unused. */
+		e->place = XP_STAMP_NONE;
+		r = xsk_flows_prepare(e, err, errlen);
+	} else if (cfg->kind == XP_TEST_STREAM && cfg->frames.mix.n) {
 		r = mix_setup(e, err, errlen);
+	}
 	if (r) {
 		xsk_unprepare(e);
 		return r;
@@ -439,6 +442,7 @@ void xsk_unprepare(struct xp_engine *e)
 	if (!e)
 		return;
 	mix_free(e);
+	xsk_flows_free(e);
 	free(e->w);
 	free(e);
 }
@@ -451,6 +455,8 @@ static int xsk_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, c
 	int r = xsk_prepare(cfg, &e, tmpl, &lay, err, errlen);
 	if (r)
 		return r;
+	if (e->nflows)
+		lay.len = (uint16_t)e->flow_maxlen; /* the slots fit the longest frame of any flow */
 	for (unsigned q = 0; q < e->nw; q++) {
 		r = worker_setup(e, &e->w[q], tmpl, &lay, err, errlen);
 		if (r) {
@@ -494,7 +500,11 @@ static void xsk_read(struct xp_engine *e, struct xp_engine_stats *st)
 		uint64_t d = __atomic_load_n(&e->w[q].done, __ATOMIC_RELAXED);
 		st->tx.pkts += d;
 		/* Completions come in posting order: the first d frames of the pattern. */
-		st->tx.bytes += e->mix ? xp_mix_bytes(e->mix, d) : d * e->w[q].frame_len;
+		if (e->nflows)
+			for (unsigned f = 0; e->w[q].fbytes && f < e->nflows; f++)
+				st->tx.bytes += __atomic_load_n(&e->w[q].fbytes[f], __ATOMIC_RELAXED);
+		else
+			st->tx.bytes += e->mix ? xp_mix_bytes(e->mix, d) : d * e->w[q].frame_len;
 		st->tx.errors += __atomic_load_n(&e->w[q].errors, __ATOMIC_RELAXED);
 		/* Hold tests: the RSTs that closed the held connections. */
 		st->tx.rst_sent += __atomic_load_n(&e->w[q].rst_done, __ATOMIC_RELAXED);
@@ -559,6 +569,8 @@ const struct xp_engine_ops xp_engine_xsk = {
 	.title = "the xsk engine",
 	XP_FRAME_ENGINE,
 	XP_ENGINE_LIFECYCLE(xsk),
+	.read_flows = xsk_read_flows,
+	.flow_frames_max = XP_FLOW_TABLE_MAX,
 	.sent_in = xsk_sent_in,
 	.set_t0 = xsk_set_t0,
 	.set_stamp_key = xsk_set_stamp_key,

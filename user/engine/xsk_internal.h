@@ -24,6 +24,8 @@
 
 #include "bpf/lib/stamp.h"
 #include "engine/engine.h"
+#include "engine/flow_sched.h"
+#include "engine/flow_table.h"
 #include "engine/send_bins.h"
 #include "frame/frame_stamp.h"
 #include "meas/threadclock.h"
@@ -100,6 +102,27 @@ struct xsk_worker {
 	 * by the worker and read by sent_in (relaxed atomics) */
 	uint64_t seq;
 	struct xp_send_bins bins;
+	/* flows (cfg.frames.nflows > 0; engine/xsk_flows.c) */
+	struct xp_flow_sched *sched;  /* this thread's order of its flows' frames */
+	struct xsk_wflow *wf;         /* per flow: what this thread sends of it */
+	struct xsk_slot *slot;        /* per UMEM slot: the frame posted in it last */
+	uint64_t *fdone, *fbytes;     /* per flow: frames and bytes completed; read by read_flows */
+	uint64_t stamped_busy;        /* stamped frames posted, not completed */
+};
+
+/* What thread t sends of flow f: its frame n is the flow's frame n * mul + off (the pattern index; every
+ * thread of the flow its own residue), stamped stream `stream`, seq n. */
+struct xsk_wflow {
+	uint64_t sent;      /* n of the next frame */
+	uint64_t limit;     /* frames this thread sends of it in all, UINT64_MAX: until stopped */
+	uint32_t mul, off;
+	uint16_t stream;
+};
+
+struct xsk_slot {
+	uint16_t flow;
+	uint16_t len;
+	uint8_t stamped;
 };
 
 struct xp_engine {
@@ -124,6 +147,10 @@ struct xp_engine {
 	uint8_t *mix_tmpl[XP_MIX_MAX_SIZES];
 	struct frame_layout mix_lay[XP_MIX_MAX_SIZES];
 	enum xp_stamp_place mix_place[XP_MIX_MAX_SIZES];
+	/* flows (engine/xsk_flows.c): each one's frames for one period, shared by the threads */
+	unsigned nflows;
+	struct xp_flow_table *ftab;
+	uint32_t flow_maxlen;         /* the longest frame of any flow, no FCS */
 };
 
 /* Mixed sizes: the size (index into mix) of UMEM frame i. */
@@ -215,6 +242,15 @@ static inline uint32_t xsk_pacer_want(struct xsk_worker *w, struct xp_pacer *pc)
 	return n < BATCH ? n : BATCH;
 }
 
+/* The stamp clock now, in ticks (ns >> XP_STAMP_TICK_SHIFT). */
+static inline uint64_t stamp_now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
+}
+
 /* The largest template: -l 9018 less the FCS, with room to spare. */
 #define XSK_TMPL_MAX 9216u
 
@@ -230,6 +266,14 @@ int xsk_slots_plan(const struct xp_engine *e, const struct frame_layout *lay, st
 int xsk_slots_fill(const struct xp_engine *e, struct xsk_worker *w, const uint8_t *tmpl, const struct frame_layout *lay,
 		   char *err, size_t errlen);
 uint32_t xsk_post_batch(struct xsk_worker *w, uint64_t *next, uint32_t want, uint64_t ts);
+
+/* engine/xsk_flows.c: stream tests with flows. */
+int xsk_flows_prepare(struct xp_engine *e, char *err, size_t errlen);
+int xsk_flows_worker(struct xp_engine *e, struct xsk_worker *w, char *err, size_t errlen);
+void xsk_flows_worker_free(struct xsk_worker *w);
+void xsk_flows_free(struct xp_engine *e);
+void xsk_flows_main(struct xsk_worker *w);
+void xsk_read_flows(struct xp_engine *e, uint64_t *pkts, uint64_t *bytes, unsigned n);
 
 /* engine/xsk_conn.c: connection tests (kind XP_TEST_CONNECT / XP_TEST_HOLD). */
 int xsk_conn_setup(struct xp_engine *e, const struct frame_layout *lay, char *err, size_t errlen);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "bpf/window.h"
+#include "spec/flow_json.h"
 #include "spec/spec.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -53,6 +54,7 @@ void xp_spec_default(struct xp_spec *s)
 	s->syn_retries = XP_DEFAULT_SYN_RETRIES;
 	s->syn_engine = XP_SYN_AUTO;
 	s->ntraffic = 1;
+	s->flow_top = XP_FLOW_TOP_DEFAULT;
 	struct xp_stream *t = &s->traffic[0];
 	t->frame_size = 64;
 	t->port_lo = XP_DEFAULT_PORT_LO;
@@ -146,7 +148,8 @@ int xp_spec_validate(const struct xp_spec *s, char *err, size_t errlen)
 				    XP_FRAME_SIZE_MIN, XP_FRAME_SIZE_MAX);
 	}
 	if (xp_spec_check_peer(s, err, errlen) || xp_spec_check_bytes(s, err, errlen) ||
-	    xp_spec_check_window(s, err, errlen) || xp_spec_check_rate(s, NULL, err, errlen))
+	    xp_spec_check_window(s, err, errlen) || xp_spec_check_rate(s, NULL, err, errlen) ||
+	    xp_spec_check_flows(s, err, errlen))
 		return -1;
 	return 0;
 }
@@ -176,6 +179,8 @@ static void put_b(struct json_object *o, const char *k, bool v)
 static const char *const kind_names[] = { "stream", "connect", "hold" };
 static const char *const xdp_mode_names[] = { "auto", "native", "skb" };
 static const char *const rate_units[] = { "none", "pps", "bps_l1", "bps_l2" };
+/* hdr_auto's bits by name, bit i = XP_HDR_AUTO_* (1 << i). */
+static const char *const hdr_auto_names[] = { "dst_mac", "src_mac", "src", "dst", "sport", "dport" };
 
 static struct json_object *stream_json(const struct xp_stream *t)
 {
@@ -204,6 +209,23 @@ static struct json_object *stream_json(const struct xp_stream *t)
 			 t->dst_mac[2], t->dst_mac[3], t->dst_mac[4], t->dst_mac[5]);
 		put_s(o, "dst_mac", buf);
 	}
+	/* A flow's own (issue 26): only what is set, so a test without flows reads as before. */
+	if (t->name[0])
+		put_s(o, "name", t->name);
+	if (t->has_hdr) {
+		json_object_object_add(o, "hdr", xp_flow_pat_to_json(&t->hdr));
+		struct json_object *a = json_object_new_array();
+		for (unsigned i = 0; i < sizeof(hdr_auto_names) / sizeof(hdr_auto_names[0]); i++)
+			if (t->hdr_auto & (1u << i))
+				json_object_array_add(a, json_object_new_string(hdr_auto_names[i]));
+		json_object_object_add(o, "hdr_auto", a);
+	}
+	if (t->size_pat_set)
+		json_object_object_add(o, "size_pat", xp_pattern_to_json(&t->size_pat, XP_PJ_INT));
+	if (t->frames)
+		put_i(o, "frames", (int64_t)t->frames);
+	if (t->no_stamps)
+		put_b(o, "no_stamps", t->no_stamps);
 	return o;
 }
 
@@ -254,6 +276,7 @@ struct json_object *xp_spec_to_json(const struct xp_spec *s)
 	put_i(o, "first_tuple", (int64_t)s->first_tuple);
 	put_s(o, "device_netns", s->device_netns);
 	put_d(o, "pace_catchup_excess", s->pace_catchup_excess);
+	put_i(o, "flow_top", s->flow_top);
 	a = json_object_new_array();
 	for (unsigned i = 0; i < s->ntraffic && i < XP_SPEC_MAX_STREAMS; i++)
 		json_object_array_add(a, stream_json(&s->traffic[i]));
@@ -385,6 +408,48 @@ static void get_engine(struct rd *r, const char *k, enum xp_engine_id *dst)
 	}
 }
 
+/* A stream's flow members (stream_json), each optional. */
+static void flow_from(struct rd *r, struct xp_stream *t)
+{
+	struct json_object *v;
+
+	get_str(r, "name", t->name, sizeof(t->name));
+	if ((v = member(r, "hdr", json_type_object))) {
+		if (xp_flow_pat_from_json(v, &t->hdr, r->err, r->errlen)) {
+			r->bad = 1;
+			return;
+		}
+		t->has_hdr = true;
+	}
+	if ((v = member(r, "hdr_auto", json_type_array))) {
+		t->hdr_auto = 0;
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			const char *n = json_object_get_string(json_object_array_get_idx(v, i));
+			unsigned k;
+			for (k = 0; k < sizeof(hdr_auto_names) / sizeof(hdr_auto_names[0]); k++)
+				if (n && !strcmp(n, hdr_auto_names[k]))
+					break;
+			if (k == sizeof(hdr_auto_names) / sizeof(hdr_auto_names[0])) {
+				fail(r->err, r->errlen, "spec: \"hdr_auto\" has no field \"%s\"", n ? n : "");
+				r->bad = 1;
+				return;
+			}
+			t->hdr_auto |= 1u << k;
+		}
+	}
+	if ((v = member(r, "size_pat", json_type_object))) {
+		static const struct xp_pj_field f = { XP_PJ_INT, XP_SIZE_PAT_WIDTH, XP_PJ_ALL, XP_PJ_VALUE, 64 };
+		bool is_auto;
+		if (xp_pattern_from_json(v, &f, "spec: \"size_pat\"", &t->size_pat, &is_auto, r->err, r->errlen)) {
+			r->bad = 1;
+			return;
+		}
+		t->size_pat_set = true;
+	}
+	GET_INT(r, "frames", 0, INT64_MAX, t->frames);
+	get_bool(r, "no_stamps", &t->no_stamps);
+}
+
 static void stream_from(struct rd *r, struct xp_stream *t)
 {
 	char buf[256] = "";
@@ -416,6 +481,7 @@ static void stream_from(struct rd *r, struct xp_stream *t)
 	get_bool(r, "port_set", &t->port_set);
 	GET_INT(r, "cport_lo", 0, 65535, t->cport_lo);
 	GET_INT(r, "cport_hi", 0, 65535, t->cport_hi);
+	flow_from(r, t);
 	buf[0] = '\0';
 	get_str(r, "dst_mac", buf, sizeof(buf));
 	if (!r->bad && buf[0]) {
@@ -498,6 +564,7 @@ int xp_spec_from_json(struct json_object *j, struct xp_spec *s, char *err, size_
 	GET_INT(&r, "first_tuple", 0, INT64_MAX, s->first_tuple);
 	get_str(&r, "device_netns", s->device_netns, sizeof(s->device_netns));
 	get_dbl(&r, "pace_catchup_excess", &s->pace_catchup_excess);
+	GET_INT(&r, "flow_top", 0, UINT32_MAX, s->flow_top);
 	a = member(&r, "traffic", json_type_array);
 	if (a) {
 		size_t n = json_object_array_length(a);

@@ -99,6 +99,10 @@ struct xp_stream {
 #define XP_HDR_AUTO_DPORT   0x20u /* the ports the server grants, spread as for one stream */
 /* Streams (flows) a test has at most: the stamp's stream byte names them (docs/flows.md). */
 #define XP_SPEC_MAX_STREAMS 256
+/* size_pat's width in bits (a frame size incl. FCS, XP_FRAME_SIZE_MIN..XP_FRAME_SIZE_MAX). */
+#define XP_SIZE_PAT_WIDTH 16u
+/* --flow-top: rows of the per-flow text table when none is given. */
+#define XP_FLOW_TOP_DEFAULT 10u
 
 struct xp_spec {
 	/* the peer */
@@ -152,6 +156,7 @@ struct xp_spec {
 	/* the traffic: see struct xp_stream */
 	struct xp_stream traffic[XP_SPEC_MAX_STREAMS];
 	unsigned ntraffic;
+	unsigned flow_top;           /* --flow-top: the per-flow text table's rows (the flows with most loss) */
 };
 
 /* A copy on the heap (a spec is megabytes with its XP_SPEC_MAX_STREAMS
@@ -170,6 +175,10 @@ int xp_spec_check_peer(const struct xp_spec *s, char *err, size_t errlen);
 int xp_spec_check_bytes(const struct xp_spec *s, char *err, size_t errlen);
 int xp_spec_check_window(const struct xp_spec *s, char *err, size_t errlen);
 int xp_spec_check_rate(const struct xp_spec *s, const char *way, char *err, size_t errlen);
+/* The flows (flow_check.c): each stream's headers (xp_flow_pat_check, the
+ * message names the flow and the field), their family against the peer's,
+ * every size it sends against its headers, rates on every flow or none. */
+int xp_spec_check_flows(const struct xp_spec *s, char *err, size_t errlen);
 /* Its JSON form (a new reference, NULL without memory), and back: from_json
  * starts from the defaults and sets what the object has; 0, or -1 with a
  * one-line message naming the member. */

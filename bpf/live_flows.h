@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The live generator's flows path (issue 26), included by bpf/live.bpf.c
+ * after its helpers (LD/ST, struct csum_delta, stamp_time): frame k of the
+ * CPU's thread is of flow f = sched[k % len] (engine/flow_sched.h), and
+ * carries block base[f] + pos_f of flow_blk (live.h): the flow's headers
+ * at its pattern position, built by userspace with every length and
+ * checksum right. Per frame:
+ *  1. the frame trimmed to the block's length (bpf_xdp_adjust_tail; the
+ *     engine hands in the longest + 1 bytes, so the length always changes
+ *     and the kernel rewrites the xdp_frame, as with mixed sizes), unless
+ *     every frame has one length (config.flow_len): then the engine hands
+ *     in exactly that and nothing is trimmed (~5 ns a frame less);
+ *  2. the block's bytes over the frame (plain 8-byte stores, the last one
+ *     overlapping), the rest of a longer frame from the fill bytes in
+ *     config.tmpl (bpf_xdp_store_bytes);
+ *  3. the stamp of stream f * T + tid (or f, frame/flow_streams.h) with the
+ *     flow's own frame count on this thread as seq, where the block says,
+ *     the L4 checksum (and at the IPv4 ID the IP header's) fixed
+ *     incrementally for it, as the one-stream path does;
+ *  4. the flow's frames and bytes counted on this CPU, its position moved
+ *     on by T (or 1) modulo its period: no division per frame.
+ * A flow whose frames are all sent (limit) takes no frame: the run returns
+ * XDP_DROP and sends nothing; the engine stops the thread when all its
+ * flows are done.
+ *
+ * The offsets are variables here (each flow has its own tags, family and
+ * protocol), bounded by masks for the verifier; the one-stream path keeps
+ * its constants.
+ */
+#ifndef XDPPERF_LIVE_FLOWS_H
+#define XDPPERF_LIVE_FLOWS_H
+
+/* Block bytes over the frame: len <= XP_GEN_BLK_FRAME of them. 0 or -1. */
+static __always_inline int flow_copy_block(void *data, void *data_end, const struct xp_gen_blk *b, __u32 n)
+{
+	if (n < 8 || n > XP_GEN_BLK_FRAME)
+		return -1;
+#pragma unroll
+	for (int w = 0; w < XP_GEN_BLK_FRAME / 8; w++) {
+		if ((__u32)(w + 1) * 8 > n)
+			break;
+		if (data + (w + 1) * 8 > data_end)
+			return -1;
+		ST(__u64, data + w * 8, LD(__u64, b->frame + w * 8));
+	}
+	__u32 t = (n - 8) & 0x7f;
+
+	if (t > XP_GEN_BLK_FRAME - 8 || data + t + 8 > data_end)
+		return -1;
+	ST(__u64, data + t, LD(__u64, b->frame + t));
+	return 0;
+}
+
+/* 3. The stamp at the block's place, accounted in cd. 0 or -1. */
+static __always_inline int flow_stamp(void *data, void *data_end, const struct xp_gen_flow *fl,
+				      const struct xp_gen_blk *b, __u64 v, struct csum_delta *cd)
+{
+	void *pl = data + (fl->payload_off & 0xff);
+
+	if (b->stamp == XP_STAMP_AT_PAYLOAD) {
+		__u64 w = bpf_cpu_to_be64(v);
+
+		if (pl + XP_STAMP_BYTES > data_end)
+			return -1;
+		cd->old_sum += xp_csum_words64(LD(__u64, pl));
+		cd->sum += xp_csum_words64(w);
+		cd->nwords += XP_STAMP_BYTES / 2;
+		ST(__u64, pl, w);
+		if (b->tag) {
+			__u32 t = bpf_htonl(xp_stamp_tag(gen_meas.key[0], gen_meas.key[1], v));
+
+			if (pl + XP_STAMP_BYTES + XP_STAMP_TAG_BYTES > data_end)
+				return -1;
+			cd->old_sum += xp_csum_words32(LD(__u32, pl + XP_STAMP_BYTES));
+			cd->sum += xp_csum_words32(t);
+			cd->nwords += XP_STAMP_TAG_BYTES / 2;
+			ST(__u32, pl + XP_STAMP_BYTES, t);
+		}
+		return 0;
+	}
+	if (b->stamp == XP_STAMP_AT_IPID) {
+		void *ip = data + (fl->l3_off & 0x3f);
+		__u16 id = bpf_htons((__u16)(v >> 48)), old_id;
+		__u16 w16 = bpf_htons((__u16)(v >> 32));
+		__u32 w32 = bpf_htonl((__u32)v);
+
+		if (ip + 20 > data_end || pl + XP_STAMP_BYTES - 2 > data_end)
+			return -1;
+		old_id = LD(__u16, ip + 4);
+		ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), old_id, id, 1));
+		ST(__u16, ip + 4, id);
+		cd->old_sum += LD(__u16, pl) + xp_csum_words32(LD(__u32, pl + 2));
+		cd->sum += w16 + xp_csum_words32(w32);
+		cd->nwords += (XP_STAMP_BYTES - 2) / 2;
+		ST(__u16, pl, w16);
+		ST(__u32, pl + 2, w32);
+		return 0;
+	}
+	return 1; /* no stamp in this frame */
+}
+
+static __always_inline int live_flow_frame(struct xdp_md *ctx, struct xp_gen_state *st)
+{
+	__u32 key = 0, f, k, b, n, len;
+	struct xp_gen_flow_cpu *fc = bpf_map_lookup_elem(&flow_cpu, &key);
+	struct csum_delta cd = { 0 };
+	struct xp_gen_flow_ctr *c;
+	const struct xp_gen_blk *blk;
+	const struct xp_gen_flow *fl;
+	void *data, *data_end, *l4;
+
+	if (!fc)
+		return XDP_ABORTED;
+	k = fc->k;
+	if (fc->len == 0 || k >= XP_GEN_SCHED_MAX)
+		return XDP_ABORTED;
+	f = fc->sched[k] & (XP_GEN_MAX_FLOWS - 1);
+	k++;
+	fc->k = k >= fc->len ? 0 : k;
+	c = &fc->f[f];
+	if (c->pkts >= c->limit)
+		return XDP_DROP; /* this flow's frames are all out */
+	fl = (const struct xp_gen_flow *)&config.flows[f];
+	if (c->pos >= fl->period)
+		return XDP_ABORTED;
+	b = fl->base + c->pos;
+	blk = bpf_map_lookup_elem(&flow_blk, &b);
+	if (!blk)
+		return XDP_ABORTED;
+
+	/* 1. 2. */
+	if (config.flow_len) {
+		/* Every frame of every flow this long: the engine hands in
+		 * exactly that, nothing to trim (as with one stream). */
+		len = config.flow_len;
+		if (len < 60 || len > XP_GEN_MAX_LEN)
+			return XDP_ABORTED;
+	} else {
+		len = blk->len;
+		if (len < 60 || len > XP_GEN_MAX_LEN)
+			return XDP_ABORTED;
+		long have = (long)ctx->data_end - (long)ctx->data;
+
+		/* A plain number from here: clang would otherwise fold len -
+		 * have into 32-bit arithmetic on the packet pointer (refused). */
+		asm volatile("" : "+r"(have));
+		/* Always called (delta 0 is fine): the engine's frame is always
+		 * one byte longer, and one path keeps clang from merging the two
+		 * ctx loads into arithmetic on the ctx pointer (refused). */
+		if (bpf_xdp_adjust_tail(ctx, (int)len - (int)have))
+			return XDP_ABORTED;
+	}
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	n = len < XP_GEN_BLK_FRAME ? len : XP_GEN_BLK_FRAME;
+	if (flow_copy_block(data, data_end, blk, n))
+		return XDP_ABORTED;
+	if (len > XP_GEN_BLK_FRAME) {
+		__u32 rest = len - XP_GEN_BLK_FRAME;
+
+		if (rest > XP_GEN_MAX_LEN - XP_GEN_BLK_FRAME ||
+		    bpf_xdp_store_bytes(ctx, XP_GEN_BLK_FRAME, (void *)config.tmpl + XP_GEN_BLK_FRAME, rest))
+			return XDP_ABORTED;
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+	}
+
+	/* 3. */
+	if (blk->stamp) {
+		__u32 stream = config.flow_every ? f * config.nthreads + st->tid : f;
+		__u64 v = xp_stamp_pack(stream, c->pkts, stamp_time(st, st->sent));
+		int r = flow_stamp(data, data_end, fl, blk, v, &cd);
+
+		if (r < 0)
+			return XDP_ABORTED;
+		l4 = data + (fl->l4_off & 0x7f);
+		if (fl->l4_proto == IPPROTO_TCP) {
+			if (l4 + 20 > data_end)
+				return XDP_ABORTED;
+			ST(__u16, l4 + XP_TCP_CHECK_OFF,
+			   xp_csum_replace(LD(__u16, l4 + XP_TCP_CHECK_OFF), cd.old_sum, cd.sum, cd.nwords));
+		} else {
+			if (l4 + 8 > data_end)
+				return XDP_ABORTED;
+			__u16 check = xp_csum_replace(LD(__u16, l4 + XP_UDP_CHECK_OFF), cd.old_sum, cd.sum, cd.nwords);
+
+			/* UDP: a computed 0 goes out as 0xffff (RFC 768). */
+			ST(__u16, l4 + XP_UDP_CHECK_OFF, check ? check : XP_CSUM_MANGLED_0);
+		}
+		XP_ADD_AS(gen_ibin_sent, st->sbins[st->ival_idx & (XP_IBINS - 1)].sent, 1);
+	}
+
+	/* 4. */
+	c->pkts++;
+	c->bytes += len;
+	__u32 pos = c->pos + fl->step;
+
+	c->pos = pos >= fl->period ? pos - fl->period : pos;
+	st->sent++;
+	return XDP_TX;
+}
+
+#endif /* XDPPERF_LIVE_FLOWS_H */

@@ -1,0 +1,200 @@
+/*
+ * A test's flows for the engines (issue 26): each stream of the spec becomes
+ * a struct xp_engine_flow with complete headers. The fields the spec left to
+ * the path (hdr_auto; a stream without headers of its own takes them all)
+ * come from what the client resolved for one stream:
+ *   DST_MAC  --dst-mac of the stream, else the next hop's MAC
+ *   SRC_MAC  the sending interface's MAC
+ *   SRC      the source address of the route to the server
+ *   DST      the server's address (-c)
+ *   SPORT    the first port of the stream's --cport range
+ *   DPORT    the first port of the stream's -p range (given), else of the
+ *            range the server granted the test
+ * A flow's ports are one pair (not spread over the ranges as one stream's
+ * frames are): its frames are one 5-tuple unless its own patterns vary them.
+ * Sizes left unset are the smallest that carries the stamp (as -l's default).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/session.h"
+#include "engine/flow_sched.h"
+#include "engine/flow_table.h"
+
+bool xp_client_has_flows(const struct xp_spec *sp)
+{
+	if (sp->ntraffic > 1)
+		return true;
+	for (unsigned i = 0; i < sp->ntraffic; i++)
+		if (sp->traffic[i].has_hdr)
+			return true;
+	return false;
+}
+
+/* How a message names stream i. */
+static const char *flow_name(const struct xp_spec *sp, unsigned i, char *buf, size_t len)
+{
+	if (sp->traffic[i].name[0])
+		snprintf(buf, len, "flow %u (%s)", i + 1, sp->traffic[i].name);
+	else
+		snprintf(buf, len, "flow %u", i + 1);
+	return buf;
+}
+
+/* Stream st's headers with the fields the path gives filled in (see the top). */
+static void resolve_hdr(const struct client *c, const struct xp_stream *st, struct xp_flow_pat *fp)
+{
+	const struct xp_spec *sp = c->spec;
+	unsigned aut = st->has_hdr ? st->hdr_auto : ~0u;
+	struct xp_flow_hdr b;
+	if (st->has_hdr) {
+		*fp = st->hdr;
+		b = fp->base;
+	} else {
+		memset(&b, 0, sizeof(b));
+		b.l4_proto = st->udp ? IPPROTO_UDP : IPPROTO_TCP;
+	}
+	if (aut & XP_HDR_AUTO_DST_MAC)
+		memcpy(b.dst_mac, st->dst_mac_set ? st->dst_mac : c->nh_mac, 6);
+	if (aut & XP_HDR_AUTO_SRC_MAC)
+		memcpy(b.src_mac, c->link.mac, 6);
+	if (aut & XP_HDR_AUTO_SRC)
+		b.src = c->local;
+	if (aut & XP_HDR_AUTO_DST)
+		b.dst = c->server;
+	if (aut & XP_HDR_AUTO_SPORT)
+		b.sport = st->cport_lo;
+	if (aut & XP_HDR_AUTO_DPORT)
+		b.dport = st->port_set ? st->port_lo : sp->traffic[0].port_lo;
+	/* A TCP flow's segments are data segments as one stream's (frame_build's template). */
+	if (b.l4_proto == IPPROTO_TCP && !b.tcp_flags) {
+		b.tcp_flags = 0x18; /* ACK|PSH */
+		b.seq = b.seq ? b.seq : 1;
+		b.ack = b.ack ? b.ack : 1;
+	}
+	struct xp_flow_pat auto_pat;
+	xp_flow_pat_init(&auto_pat, &b);
+	if (!st->has_hdr) {
+		*fp = auto_pat;
+		return;
+	}
+	fp->base = b;
+	/* The auto fields are fixed values: their patterns follow the base. */
+	static const struct { unsigned bit; enum xp_flow_field ff; } map[] = {
+		{ XP_HDR_AUTO_DST_MAC, XP_FF_DST_MAC }, { XP_HDR_AUTO_SRC_MAC, XP_FF_SRC_MAC },
+		{ XP_HDR_AUTO_SRC, XP_FF_SRC }, { XP_HDR_AUTO_DST, XP_FF_DST },
+		{ XP_HDR_AUTO_SPORT, XP_FF_SPORT }, { XP_HDR_AUTO_DPORT, XP_FF_DPORT },
+	};
+	for (unsigned k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+		if (aut & map[k].bit)
+			fp->f[map[k].ff] = auto_pat.f[map[k].ff];
+	/* An address pattern of the other family than an auto base: the check names it. */
+}
+
+/* The smallest frame of h's headers that carries a stamp (stamps), or the smallest valid one. */
+static unsigned min_size(const struct xp_flow_hdr *h, bool stamps)
+{
+	struct frame_layout lay;
+	size_t hl = xp_flow_hdr_len(h);
+	for (size_t n = hl + 4 > 64 ? hl + 4 : 64; n < hl + 4 + 64; n++) {
+		if (frame_layout_hdr(h, n, false, &lay, NULL))
+			continue;
+		if (!stamps || xp_stamp_place_of(h->src.family == AF_INET6, lay.payload_len) != XP_STAMP_NONE)
+			return (unsigned)n;
+	}
+	return 64;
+}
+
+/* Every size flow f can take, checked against its headers and the MTU; its mean. Exit status or 0. */
+static int check_sizes(struct client *c, const struct xp_engine_flow *f, const char *name, double *mean)
+{
+	struct frame_layout lay;
+	const char *err = NULL;
+	unsigned max = c->link.mtu + 18;
+	uint64_t period = f->size_pat_set ? xp_pattern_period(&f->size_pat) : f->mix.n ? f->mix.plen : 1;
+	if (period > XP_FLOW_TABLE_MAX)
+		period = XP_FLOW_TABLE_MAX; /* the engine refuses longer; the mean of a sample is enough here */
+	double sum = 0;
+	for (uint64_t n = 0; n < period; n++) {
+		unsigned s = xp_flow_size_at(f, n);
+		if (s > max)
+			return xp_client_fail(c, 2, "%s: frame size %u exceeds the MTU %u of %s (maximum %u)", name, s,
+					      c->link.mtu, c->link.name, max);
+		if (frame_layout_hdr(&f->hdr.base, s, false, &lay, &err))
+			return xp_client_fail(c, 2, "%s: %s", name, err);
+		sum += s;
+	}
+	*mean = sum / (double)period;
+	return 0;
+}
+
+int xp_client_flows(struct client *c, struct xp_spec *sp)
+{
+	struct xp_engine_cfg *ec = &c->ec;
+	char name[96];
+	if (!xp_client_has_flows(sp))
+		return 0;
+	if (!c->ops->read_flows || c->ops->tmpl != XP_TMPL_DATA || ec->kind != XP_TEST_STREAM)
+		return xp_client_fail(c, 2, "--flows: the %s engine sends one stream; use --engine xsk or live",
+				      c->ops->name);
+	c->flows = calloc(sp->ntraffic, sizeof(*c->flows));
+	if (!c->flows)
+		return xp_client_fail(c, 1, "out of memory for %u flows", sp->ntraffic);
+	double total = 0;
+	unsigned paced = 0;
+	uint64_t frames = 0;
+	for (unsigned i = 0; i < sp->ntraffic; i++) {
+		const struct xp_stream *st = &sp->traffic[i];
+		struct xp_engine_flow *f = &c->flows[i];
+		const char *err = NULL;
+		flow_name(sp, i, name, sizeof(name));
+		resolve_hdr(c, st, &f->hdr);
+		if (xp_flow_pat_check(&f->hdr, &err))
+			return xp_client_fail(c, 2, "%s: %s", name, err);
+		f->stamps = !st->no_stamps && !sp->no_stamps;
+		f->mix = st->mix;
+		f->size_pat_set = st->size_pat_set;
+		f->size_pat = st->size_pat;
+		if (i == 0 && !st->has_hdr && st->frame_size)
+			f->frame_size = st->frame_size; /* the client's template size (-l or its default) */
+		else if (st->frame_size_set)
+			f->frame_size = st->frame_size ? st->frame_size : c->link.mtu + 18;
+		else
+			f->frame_size = min_size(&f->hdr.base, f->stamps);
+		double mean = 0;
+		int rc = check_sizes(c, f, name, &mean);
+		if (rc)
+			return rc;
+		f->pps = st->rate.unit != XP_RATE_NONE ? xp_rate_to_pps(&st->rate, mean) : 0;
+		f->frames = st->frames;
+		total += f->pps;
+		paced += f->pps > 0;
+		uint64_t p = xp_flow_period(f, XP_FLOW_TABLE_MAX);
+		frames += p;
+		if (c->ops->flow_frames_max && frames > c->ops->flow_frames_max)
+			return xp_client_fail(c, 2, "%s: the flows' headers and sizes repeat after more than %llu frames in "
+					      "all (each flow's patterns' counts multiplied), more than the %s engine holds: "
+					      "shorten a pattern", name, (unsigned long long)c->ops->flow_frames_max,
+					      c->ops->name);
+	}
+	if (paced && paced < sp->ntraffic)
+		return xp_client_fail(c, 2, "--flows: give every flow a rate, or none (as fast as possible)");
+	/* The engine's threads can each interleave their flows (a cheap check of the rates' shares). */
+	struct xp_flow_sched *s = malloc(sizeof(*s));
+	if (!s)
+		return xp_client_fail(c, 1, "out of memory");
+	char err[200];
+	unsigned T = ec->frames.queues ? ec->frames.queues : 1;
+	for (unsigned t = 0; t < T; t++) {
+		if (xp_flow_sched_build(c->flows, sp->ntraffic, t, T, s, err, sizeof(err))) {
+			free(s);
+			return xp_client_fail(c, 2, "--flows: %s", err);
+		}
+	}
+	free(s);
+	ec->frames.flows = c->flows;
+	ec->frames.nflows = sp->ntraffic;
+	ec->pps = total;
+	return 0;
+}
