@@ -233,8 +233,13 @@ static void test_refusals(void **state)
 		  "{\"choice\":\"udp\"}]},{\"name\":\"a\",\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},"
 		  "{\"choice\":\"udp\"}]}]}",
 		  "--flows f.json: flows[1].name: \"a\" is flows[0]'s name too" },
+		{ "{\"flows\":[{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\",\"ipv4\":{\"protocol\":"
+		  "{\"choice\":\"value\",\"value\":6}}},{\"choice\":\"udp\"}]}]}",
+		  "--flows f.json: flows[0].packet: the IP header's protocol 6 is not its udp header" },
 		{ "{\"flows\":[],\"lags\":[]}", "--flows f.json: lags: not supported (only flows, ports and devices are read)" },
 		{ "{\"ports\":[]}", "--flows f.json: flows: missing or empty (the flows to send)" },
+		/* A key with a newline is quoted with it replaced: still one line. */
+		{ "{\"a\\nb\":1}", "--flows f.json: a?b: not supported (only flows, ports and devices are read)" },
 	};
 	char err[256];
 
@@ -271,6 +276,12 @@ static void test_defaults_and_rates(void **state)
 	assert_false(t->udp);
 	assert_int_equal(t->hdr.base.l4_proto, IPPROTO_TCP);
 	assert_int_equal(t->hdr.base.tcp_flags, 0x18); /* ACK|PSH unless ctl_* say */
+	valid();
+	/* The protocol's "auto" (and the value that names the L4 header) are taken. */
+	assert_int_equal(parse_text("{\"flows\":[{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\","
+				    "\"ipv4\":{\"protocol\":{\"choice\":\"auto\"}}},{\"choice\":\"udp\"}]},"
+				    "{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\",\"ipv4\":{\"protocol\":"
+				    "{\"choice\":\"value\",\"value\":17}}},{\"choice\":\"udp\"}]}]}", 0, err, sizeof(err)), 0);
 	valid();
 	assert_int_equal(parse_text("{\"flows\":[{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv6\"},"
 				    "{\"choice\":\"udp\"}],\"rate\":{\"choice\":\"percentage\",\"percentage\":25},"

@@ -204,7 +204,7 @@ static int field(struct rd *r, struct hdr_acc *acc, struct json_object *o, const
 /*
  * A field this reader sends one way only: given, it must be a single value
  * out of ok[] (n of them; 0: none, only "auto"), or "auto" where
- * allow_auto. *out its value (or ok[0] when absent or auto).
+ * allow_auto. *out its value (ok[0] when absent, UINT64_MAX for "auto").
  */
 static int fixed(struct rd *r, struct json_object *o, const char *k, const char *path, unsigned width, xp_u128 def,
 		 unsigned def_choice, bool allow_auto, const uint64_t *ok, unsigned n, uint64_t *out)
@@ -221,8 +221,10 @@ static int fixed(struct rd *r, struct json_object *o, const char *k, const char 
 	PATHF(sub, "%s.%s", path, k);
 	if (xp_pattern_from_json(v, &f, sub, &p, &is_auto, r->err, r->errlen))
 		return -1;
-	if (is_auto)
+	if (is_auto) {
+		*out = UINT64_MAX; /* not a value: the caller's "computed" */
 		return 0;
+	}
 	if (p.kind == XP_PAT_VALUE)
 		for (unsigned i = 0; i < n; i++)
 			if (p.value == ok[i]) {
@@ -932,6 +934,10 @@ int xp_otg_flows_parse(struct json_object *cfg, const char *file, double line_ra
 	msg[0] = '\0';
 	if (config(&r, cfg, s)) {
 		snprintf(err, errlen, "--flows %s: %s", file, msg);
+		/* Paths quote the file's own keys: a control character in one must not break the line. */
+		for (char *c = err; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		return -1;
 	}
 	return 0;
