@@ -143,22 +143,19 @@ static uint32_t post_flows(struct xsk_worker *w, uint64_t *next, uint64_t *k, ui
 	struct xp_engine *e = w->eng;
 	const struct xp_flow_sched *s = w->sched;
 	uint32_t ndesc = 0, nfr = 0;
-	/* First pass: which positions give a frame, and their descriptors. */
+	/* First pass: which positions give a frame (each its flow's next number, taken now and given back if
+	 * the ring lacks room), and their descriptors. */
 	uint64_t sent[BATCH];
 	for (uint32_t i = 0; i < want; i++) {
 		unsigned f = s->flow[(*k + i) % s->len];
-		const struct xsk_wflow *x = &w->wf[f];
-		/* A flow twice in one batch: count what this batch already takes of it. */
-		uint64_t n = x->sent;
-		for (uint32_t j = 0; j < i; j++)
-			n += s->flow[(*k + j) % s->len] == f && sent[j] != UINT64_MAX;
-		sent[i] = n < x->limit ? n : UINT64_MAX;
+		struct xsk_wflow *x = &w->wf[f];
+		sent[i] = x->sent < x->limit ? x->sent++ : UINT64_MAX;
 		if (sent[i] == UINT64_MAX)
 			continue;
 		nfr++;
 		if (w->segs > 1) {
 			const struct xp_flow_table *tb = &e->ftab[f];
-			ndesc += xsk_descs(w, tb->e[(n * x->mul + x->off) % tb->period].lay.len);
+			ndesc += xsk_descs(w, tb->e[(sent[i] * x->mul + x->off) % tb->period].lay.len);
 		} else {
 			ndesc++;
 		}
@@ -166,14 +163,18 @@ static uint32_t post_flows(struct xsk_worker *w, uint64_t *next, uint64_t *k, ui
 	*frames = nfr;
 	*stamped = 0;
 	uint32_t idx = 0;
-	if (nfr && xsk_ring_prod__reserve(&w->tx, ndesc, &idx) != ndesc)
+	if (nfr && xsk_ring_prod__reserve(&w->tx, ndesc, &idx) != ndesc) {
+		for (uint32_t i = 0; i < want; i++)
+			if (sent[i] != UINT64_MAX)
+				w->wf[s->flow[(*k + i) % s->len]].sent--;
 		return 0;
+	}
 	for (uint32_t i = 0; i < want; i++) {
 		unsigned f = s->flow[(*k)++ % s->len];
 		if (sent[i] == UINT64_MAX)
 			continue;
-		struct xsk_wflow *x = &w->wf[f];
-		uint64_t n = x->sent++;
+		const struct xsk_wflow *x = &w->wf[f];
+		uint64_t n = sent[i];
 		const struct xp_flow_table *tb = &e->ftab[f];
 		const struct xp_flow_entry *en = &tb->e[(n * x->mul + x->off) % tb->period];
 		uint64_t slot = (*next)++ % w->nframes;
