@@ -136,6 +136,13 @@ int xp_client_request_test(struct client *c)
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
 	xp_cmeas_request(&c->meas, &t->stamp);
+	/* Flows (issue 26): the server counts stream s into flow
+	 * xp_flow_of_stream(s, nflows, T); it needs only these two. Only a
+	 * stamped test's flows can be told apart. */
+	if (c->ec.frames.nflows && t->stamp.ival) {
+		t->flows.nflows = c->ec.frames.nflows;
+		t->flows.threads = c->ec.frames.queues > 1 ? c->ec.frames.queues : 1;
+	}
 	/* What the test is, beside the resolved part above: the server keeps it for its log. */
 	t->spec = xp_spec_to_wire_json(sp);
 	struct json_object *m = xp_test_to_json(t), *r = NULL;

@@ -1,0 +1,149 @@
+/*
+ * The server's per-flow counting wired to tests (issue 26): the start
+ * request's "flows" (strict), the first-fit pool of flow_acct's 1024 entries
+ * shared by concurrent tests (a refusal when too few are free, entries back
+ * on release), and the streams -> entries map every stream of a flow lands in.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "proto/messages.h"
+#include "server/state.h"
+#include "bpf/lib/stamp.h"
+#include "frame/flow_streams.h"
+#include "meas/flow_pool.h"
+
+static int decode(const char *line, struct xp_test *t, char *err, size_t errlen)
+{
+	struct json_object *o = json_tokener_parse(line);
+	assert_non_null(o);
+	err[0] = '\0';
+	int r = xp_test_from_json(o, t, err, errlen);
+	json_object_put(o);
+	xp_test_release(t);
+	return r;
+}
+
+#define START "{\"op\":\"start\",\"version\":1,\"port_lo\":63000,\"port_hi\":63015"
+
+static void test_request_flows(void **state)
+{
+	(void)state;
+	struct xp_test t = { .version = 1, .kind = XP_TEST_STREAM, .engine = "xsk", .family = AF_INET,
+			     .port_lo = 7000, .port_hi = 7000, .duration = 2, .frame_size = 64,
+			     .flows = { .nflows = 3, .threads = 2 } }, u;
+	char err[256];
+	struct json_object *o = xp_test_to_json(&t);
+	assert_int_equal(xp_test_from_json(o, &u, err, sizeof(err)), 0);
+	json_object_put(o);
+	assert_int_equal(u.flows.nflows, 3);
+	assert_int_equal(u.flows.threads, 2);
+	/* Without flows the request has no member at all (as before). */
+	t.flows.nflows = 0;
+	o = xp_test_to_json(&t);
+	assert_false(json_object_object_get_ex(o, "flows", NULL));
+	json_object_put(o);
+	assert_int_equal(decode(START "}", &u, err, sizeof(err)), 0);
+	assert_int_equal(u.flows.nflows, 0);
+	assert_int_equal(decode(START ",\"flows\":{\"nflows\":256,\"threads\":4}}", &u, err, sizeof(err)), 0);
+	assert_int_equal(u.flows.nflows, 256);
+	/* Strict: out of range, wrong types, missing or unknown members. */
+	const char *bad[] = {
+		START ",\"flows\":{\"nflows\":257,\"threads\":1}}", START ",\"flows\":{\"nflows\":0,\"threads\":1}}",
+		START ",\"flows\":{\"nflows\":2}}",                 START ",\"flows\":{\"nflows\":2,\"threads\":0}}",
+		START ",\"flows\":{\"nflows\":2.5,\"threads\":1}}", START ",\"flows\":{\"nflows\":\"2\",\"threads\":1}}",
+		START ",\"flows\":[2,1]}",                          START ",\"flows\":{\"nflows\":2,\"threads\":1,\"x\":1}}",
+		START ",\"flows\":{\"nflows\":-1,\"threads\":1}}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(decode(bad[i], &u, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "flows") ? err : strstr(err, "nflows") ? err : strstr(err, "threads"));
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_pool_first_fit(void **state)
+{
+	(void)state;
+	static struct xp_flow_pool p;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(xp_flow_pool_nfree(&p), XP_FLOW_POOL_SIZE);
+	assert_int_equal(xp_flow_pool_alloc(&p, 0), -1);
+	assert_int_equal(xp_flow_pool_alloc(&p, XP_FLOW_POOL_SIZE + 1), -1);
+	int a = xp_flow_pool_alloc(&p, 256), b = xp_flow_pool_alloc(&p, 256), c = xp_flow_pool_alloc(&p, 256);
+	int d = xp_flow_pool_alloc(&p, 200);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 256);
+	assert_int_equal(c, 512);
+	assert_int_equal(d, 768);
+	/* 56 left: a 57-flow test is refused, a 56-flow one fits. */
+	assert_int_equal(xp_flow_pool_nfree(&p), 56);
+	assert_int_equal(xp_flow_pool_alloc(&p, 57), -1);
+	/* Freeing b leaves a hole of 256 the next test takes first (first fit). */
+	xp_flow_pool_free(&p, (unsigned)b, 256);
+	assert_int_equal(xp_flow_pool_largest(&p), 256);
+	assert_int_equal(xp_flow_pool_alloc(&p, 10), 256);
+	assert_int_equal(xp_flow_pool_alloc(&p, 246), 266);
+	assert_int_equal(xp_flow_pool_alloc(&p, 57), -1);
+	assert_int_equal(xp_flow_pool_alloc(&p, 56), 968);
+	assert_int_equal(xp_flow_pool_nfree(&p), 0);
+	/* Fragmented: 2 + 2 free, not in one run: 3 is refused. */
+	xp_flow_pool_free(&p, 0, 2);
+	xp_flow_pool_free(&p, 300, 2);
+	assert_int_equal(xp_flow_pool_nfree(&p), 4);
+	assert_int_equal(xp_flow_pool_largest(&p), 2);
+	assert_int_equal(xp_flow_pool_alloc(&p, 3), -1);
+	/* Freeing past the end is clipped, not a write out of bounds. */
+	xp_flow_pool_free(&p, 1000, 500);
+	assert_int_equal(xp_flow_pool_nfree(&p), 4 + 24);
+	xp_flow_pool_free(&p, 5000, 1);
+}
+
+/* Every stream of the test maps to base + its flow + 1, per flow_streams.h's rule. */
+static void test_stream_map(void **state)
+{
+	(void)state;
+	struct { unsigned nflows, threads; } cases[] = { { 2, 1 }, { 2, 4 }, { 100, 2 }, { 200, 2 }, { 256, 8 }, { 1, 1 } };
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		unsigned n = cases[k].nflows, T = cases[k].threads, base = 700 - n;
+		__u32 se[XP_STAMP_MAX_STREAMS] = { 0 };
+		unsigned per[256] = { 0 };
+		srv_meas_flow_map(base, n, T, se);
+		unsigned ns = xp_flow_nstreams(n, T);
+		for (unsigned st = 0; st < XP_STAMP_MAX_STREAMS; st++) {
+			if (st >= ns) {
+				assert_int_equal(se[st], 0);
+				continue;
+			}
+			assert_in_range(se[st], base + 1, base + n);
+			per[se[st] - base - 1]++;
+		}
+		/* Each (flow, thread) a sender stamps with lands in that flow. */
+		for (unsigned f = 0; f < n; f++)
+			for (unsigned t = 0; t < T; t++) {
+				unsigned st = xp_flow_stream_of(f, t, n, T);
+				if (st != XP_FLOW_NO_STREAM)
+					assert_int_equal(se[st], base + f + 1);
+			}
+		for (unsigned f = 0; f < n; f++)
+			assert_int_equal(per[f], n * T <= 256 ? T : 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_request_flows),
+		cmocka_unit_test(test_pool_first_fit),
+		cmocka_unit_test(test_stream_map),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
