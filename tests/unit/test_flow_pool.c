@@ -20,6 +20,7 @@
 #include "bpf/lib/stamp.h"
 #include "frame/flow_streams.h"
 #include "meas/flow_pool.h"
+#include "proto/flow_figs.h"
 
 static int decode(const char *line, struct xp_test *t, char *err, size_t errlen)
 {
@@ -138,12 +139,60 @@ static void test_stream_map(void **state)
 	}
 }
 
+/* The stop reply's per-flow figures: a round trip keeps every count, the
+ * histogram as non-zero buckets; a hostile reply is refused in one line. */
+static void test_flow_figs_json(void **state)
+{
+	(void)state;
+	static struct xp_flow_acct f[2], g[2];
+	memset(f, 0, sizeof(f));
+	f[0] = (struct xp_flow_acct){ .frames = 1000, .bytes = 64000, .recv = 990, .dup = 1, .reordered = 2,
+				      .expected = 1000, .lat_n = 3, .lat_sum = 300, .lat_nmin = ~50ull, .lat_max = 150 };
+	f[0].hist[4] = 1;
+	f[0].hist[9] = 2;
+	struct json_object *a = xp_flow_acct_to_json(f, 2);
+	char err[256];
+	assert_int_equal(xp_flow_acct_from_json(a, g, 2, err, sizeof(err)), 0);
+	assert_memory_equal(&f[0], &g[0], sizeof(f[0]));
+	assert_memory_equal(&f[1], &g[1], sizeof(f[1]));
+	struct json_object *h;
+	json_object_object_get_ex(json_object_array_get_idx(a, 0), "hist", &h);
+	assert_int_equal(json_object_array_length(h), 2); /* non-zero buckets only */
+	/* p50 from the flow's buckets: bucket 9 spans slot buckets 36..39, its top edge (ticks < 64 are exact). */
+	static struct xp_lat_hist lh;
+	xp_flow_acct_hist(&g[0], &lh);
+	assert_int_equal(lh.n, 3);
+	assert_true(xp_lat_quantile_ns(&lh, 0.5) == 40 * XP_STAMP_TICK_NS);
+	assert_true(xp_lat_quantile_ns(&lh, 0.01) == 20 * XP_STAMP_TICK_NS);
+	/* The wrong count, then malformed members. */
+	assert_int_equal(xp_flow_acct_from_json(a, g, 3, err, sizeof(err)), -1);
+	assert_null(strchr(err, '\n'));
+	json_object_put(a);
+	const char *bad[] = {
+		"[{\"frames\":1}]",
+		"[{\"frames\":1,\"bytes\":1,\"recv\":2,\"dup\":0,\"reordered\":0,\"expected\":0,\"lat_n\":0,\"lat_sum\":0,\"lat_min\":0,\"lat_max\":0,\"hist\":[]}]",
+		"[{\"frames\":1,\"bytes\":1,\"recv\":1,\"dup\":0,\"reordered\":0,\"expected\":0,\"lat_n\":0,\"lat_sum\":0,\"lat_min\":0,\"lat_max\":0,\"hist\":[[224,1]]}]",
+		"[{\"frames\":1,\"bytes\":1,\"recv\":1,\"dup\":0,\"reordered\":0,\"expected\":0,\"lat_n\":0,\"lat_sum\":0,\"lat_min\":0,\"lat_max\":0,\"hist\":[[3,1],[2,1]]}]",
+		"[{\"frames\":-1,\"bytes\":1,\"recv\":0,\"dup\":0,\"reordered\":0,\"expected\":0,\"lat_n\":0,\"lat_sum\":0,\"lat_min\":0,\"lat_max\":0,\"hist\":[]}]",
+		"[{\"frames\":1.5,\"bytes\":1,\"recv\":0,\"dup\":0,\"reordered\":0,\"expected\":0,\"lat_n\":0,\"lat_sum\":0,\"lat_min\":0,\"lat_max\":0,\"hist\":[]}]",
+		"{}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct json_object *o = json_tokener_parse(bad[i]);
+		assert_non_null(o);
+		assert_int_equal(xp_flow_acct_from_json(o, g, 1, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "flow"));
+		json_object_put(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request_flows),
 		cmocka_unit_test(test_pool_first_fit),
 		cmocka_unit_test(test_stream_map),
+		cmocka_unit_test(test_flow_figs_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "server/state.h"
 #include "bpf/lib/stamp.h"
 #include "frame/flow_streams.h"
+#include "proto/flow_figs.h"
 #include "util/random.h"
 
 /* Frame tests only: a socket test's segments are the kernel's, with no stamp. */
@@ -250,4 +251,17 @@ void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_o
 	if (n >= 0)
 		json_object_object_add(o, "streams", xp_streams_to_json(st, (unsigned)n));
 	free(st);
+	if (!c->nflows)
+		return;
+	/* A test with flows: each flow's cumulative figures, in flow order. */
+	struct xp_flow_acct *f = calloc(c->nflows, sizeof(*f));
+	if (!f)
+		return;
+	for (unsigned i = 0; i < c->nflows; i++)
+		if (server_prog_read_flow(s->rp, c->flow_base + i, &f[i])) {
+			free(f);
+			return; /* no "flows": the client says it has none (never a zero figure) */
+		}
+	json_object_object_add(o, "flows", xp_flow_acct_to_json(f, c->nflows));
+	free(f);
 }
