@@ -21,6 +21,7 @@
 #include "frame/flow_streams.h"
 #include "meas/flow_pool.h"
 #include "proto/flow_figs.h"
+#include "report/report.h"
 
 static int decode(const char *line, struct xp_test *t, char *err, size_t errlen)
 {
@@ -186,6 +187,72 @@ static void test_flow_figs_json(void **state)
 	}
 }
 
+/* The report: -J has every flow with its loss and latency, the text table
+ * the flows with most loss first, --flow-top rows, the rest in one row. */
+static void test_flow_report(void **state)
+{
+	(void)state;
+	static struct xp_flow_result fr[3];
+	memset(fr, 0, sizeof(fr));
+	strcpy(fr[0].name, "vlan100");
+	fr[0].tx_frames = 1000, fr[0].tx_bytes = 64000, fr[0].rx_known = true;
+	fr[0].rx = (struct xp_flow_acct){ .frames = 1000, .bytes = 64000, .recv = 1000, .lat_n = 2, .lat_sum = 60,
+					  .lat_nmin = ~20ull, .lat_max = 40 };
+	fr[0].rx.hist[4] = 1, fr[0].rx.hist[9] = 1;
+	strcpy(fr[1].name, "vlan200");
+	fr[1].tx_frames = 1000, fr[1].rx_known = true;
+	fr[1].rx = (struct xp_flow_acct){ .frames = 900, .recv = 900 };
+	fr[2].tx_frames = 500, fr[2].rx_known = true; /* unnamed: "flow 3" */
+	fr[2].rx = (struct xp_flow_acct){ .frames = 480, .recv = 480 };
+	struct xp_summary s = { .nflows = 3, .flows = fr, .flow_top = 1 };
+	struct json_object *a = xp_flows_json(&s), *o, *v, *l;
+	assert_int_equal(json_object_array_length(a), 3);
+	o = json_object_array_get_idx(a, 1);
+	assert_true(json_object_object_get_ex(o, "name", &v));
+	assert_string_equal(json_object_get_string(v), "vlan200");
+	assert_true(json_object_object_get_ex(o, "loss", &v));
+	assert_int_equal(json_object_get_int64(v), 100);
+	assert_true(json_object_object_get_ex(o, "frames_rx", &v));
+	assert_int_equal(json_object_get_int64(v), 900);
+	assert_false(json_object_object_get_ex(o, "latency", NULL)); /* none timed: no figures, not zeros */
+	o = json_object_array_get_idx(a, 0);
+	assert_true(json_object_object_get_ex(o, "latency", &l));
+	assert_true(json_object_object_get_ex(l, "minimum_ns", &v));
+	assert_true(json_object_get_double(v) == 20.0 * XP_STAMP_TICK_NS);
+	assert_true(json_object_object_get_ex(l, "average_ns", &v));
+	assert_true(json_object_get_double(v) == 30.0 * XP_STAMP_TICK_NS);
+	assert_true(json_object_object_get_ex(l, "p99_ns", &v));
+	assert_true(json_object_get_double(v) == 40.0 * XP_STAMP_TICK_NS);
+	json_object_put(a);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_report r = { .out = f };
+	xp_report_flows_text(&r, &s);
+	fclose(f);
+	/* vlan200 (100 lost) first and alone; vlan100 and flow 3 in the rest's row (20 lost, 1500 sent). */
+	assert_non_null(strstr(buf, "vlan200"));
+	assert_null(strstr(buf, "vlan100"));
+	assert_non_null(strstr(buf, "(2 others)"));
+	assert_non_null(strstr(buf, "10.000%"));
+	char *rest = strstr(buf, "(2 others)");
+	unsigned long tx, rx, lost;
+	assert_int_equal(sscanf(rest + strlen("(2 others)"), "%lu %lu %lu", &tx, &rx, &lost), 3);
+	assert_int_equal(tx, 1500);
+	assert_int_equal(rx, 1480);
+	assert_int_equal(lost, 20);
+	free(buf);
+	/* No flows: nothing at all (the report of a test without flows is as before). */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	r.out = f;
+	s.nflows = 0;
+	xp_report_flows_text(&r, &s);
+	fclose(f);
+	assert_int_equal(len, 0);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_pool_first_fit),
 		cmocka_unit_test(test_stream_map),
 		cmocka_unit_test(test_flow_figs_json),
+		cmocka_unit_test(test_flow_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
