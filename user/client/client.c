@@ -253,6 +253,28 @@ static int thresholds(struct client *c, const struct xp_summary *sum)
 }
 
 /* The offered load against the target: the engine's count over the test, and its own account of why. */
+/* A test with flows: each flow's frames and bytes the engine sent, into the
+ * summary beside the server's count (request.c fills that from its stop reply). */
+static void flows_sent(struct client *c, struct xp_summary *sum)
+{
+	unsigned n = c->ec.frames.nflows;
+	if (!n || !c->flow_res || !c->ops->read_flows)
+		return;
+	uint64_t *pk = calloc(n, sizeof(*pk)), *by = calloc(n, sizeof(*by));
+	if (pk && by) {
+		c->ops->read_flows(c->eng, pk, by, n);
+		for (unsigned i = 0; i < n; i++) {
+			c->flow_res[i].tx_frames = pk[i];
+			c->flow_res[i].tx_bytes = by[i];
+		}
+		sum->flows = c->flow_res;
+		sum->nflows = n;
+		sum->flow_top = c->spec->flow_top;
+	}
+	free(pk);
+	free(by);
+}
+
 static void pace_of(struct client *c, const struct snap *end, struct xp_summary *sum)
 {
 	struct xp_pace_figs *p = &sum->pace;
@@ -344,6 +366,7 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	c->ops->stop(c->eng);
 	double t_end = xp_now();
 	c->ops->read(c->eng, &now.eng);
+	flows_sent(c, sum);
 	sum->client_cpu_pct = 100.0 * (xp_cpu_seconds() - cpu0) / (t_end - t0);
 	sum->tx_errors = now.eng.tx.errors;
 	bool sent = xp_figs_sent(c->ops->figures);
@@ -502,6 +525,7 @@ out:
 	xp_auth_key_clear(&c->key);
 	xp_cmeas_free(&c->meas);
 	free(c->flows);
+	free(c->flow_res);
 	free(c);
 	free(sp);
 	return rc;

@@ -139,7 +139,10 @@ int xp_client_flows(struct client *c, struct xp_spec *sp)
 		return xp_client_fail(c, 2, "--flows: the %s engine sends one stream; use --engine xsk or live",
 				      c->ops->name);
 	c->flows = calloc(sp->ntraffic, sizeof(*c->flows));
-	if (!c->flows)
+	c->flow_res = calloc(sp->ntraffic, sizeof(*c->flow_res));
+	for (unsigned i = 0; c->flow_res && i < sp->ntraffic; i++)
+		snprintf(c->flow_res[i].name, sizeof(c->flow_res[i].name), "%s", sp->traffic[i].name);
+	if (!c->flows || !c->flow_res)
 		return xp_client_fail(c, 1, "out of memory for %u flows", sp->ntraffic);
 	double total = 0;
 	unsigned paced = 0;

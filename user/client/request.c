@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "client/session.h"
+#include "proto/flow_figs.h"
 #include "util/process.h"
 #include "util/time.h"
 
@@ -59,6 +61,24 @@ int xp_client_server_sample(struct client *c, const char *op, struct snap *out, 
 	c->last.srv = out->srv;
 	/* The stop reply of a test with stamps: its per-stream figures. */
 	e = json_object_object_get_ex(r, "streams", &v) ? xp_cmeas_streams_json(&c->meas, v, c->errbuf, sizeof(c->errbuf)) : 0;
+	/* A test with flows: the server's count of each, read strictly (a server that sent none: none known). */
+	if (!e && c->req.flows.nflows && c->flow_res && json_object_object_get_ex(r, "flows", &v)) {
+		unsigned n = c->req.flows.nflows;
+		struct xp_flow_acct *f = calloc(n, sizeof(*f));
+		if (!f) {
+			snprintf(c->errbuf, sizeof(c->errbuf), "out of memory for %u flows' figures", n);
+			e = -EPROTO;
+		} else if (xp_flow_acct_from_json(v, f, n, c->errbuf, sizeof(c->errbuf))) {
+			e = -EPROTO;
+		} else {
+			for (unsigned i = 0; i < n; i++) {
+				c->flow_res[i].rx = f[i];
+				c->flow_res[i].rx_known = true;
+			}
+			c->flow_rx = true;
+		}
+		free(f);
+	}
 	json_object_put(r);
 	return e;
 }
@@ -136,6 +156,13 @@ int xp_client_request_test(struct client *c)
 	if (c->ops->ask_server)
 		c->ops->ask_server(&c->ec, t);
 	xp_cmeas_request(&c->meas, &t->stamp);
+	/* Flows (issue 26): the server counts stream s into flow
+	 * xp_flow_of_stream(s, nflows, T); it needs only these two. Only a
+	 * stamped test's flows can be told apart. */
+	if (c->ec.frames.nflows && t->stamp.ival) {
+		t->flows.nflows = c->ec.frames.nflows;
+		t->flows.threads = c->ec.frames.queues > 1 ? c->ec.frames.queues : 1;
+	}
 	/* What the test is, beside the resolved part above: the server keeps it for its log. */
 	t->spec = xp_spec_to_wire_json(sp);
 	struct json_object *m = xp_test_to_json(t), *r = NULL;

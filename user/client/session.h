@@ -50,6 +50,8 @@ struct client {
 	struct xp_cmeas meas;       /* frame tests: the stamps, and interval lines waiting for their figures */
 	struct xp_icmp_watch icmp;  /* frame streams: ICMP errors the path sends back for our frames */
 	struct xp_engine_flow *flows; /* the test's flows for the engine (ec.frames.flows; flows.c), NULL: none */
+	struct xp_flow_result *flow_res; /* per flow: sent and the server's count (request.c, client.c), NULL: none */
+	bool flow_rx;               /* the server sent every flow's figures in its stop reply */
 };
 
 /* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (fail.c) */

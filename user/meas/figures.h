@@ -187,8 +187,21 @@ struct xp_pace_figs {
 	uint32_t max_grant;       /* the largest such grant, frames */
 };
 
+/* One flow of a test with flows (issue 26): what the engine sent of it and
+ * what the server counted of it (bpf/measure.h's struct xp_flow_acct). */
+struct xp_flow_result {
+	char name[64];            /* the flow's name ("" = none: its number is shown) */
+	uint64_t tx_frames, tx_bytes; /* the engine's (read_flows) */
+	bool rx_known;            /* the server sent its figures of the flow */
+	struct xp_flow_acct rx;   /* the server's, cumulative */
+};
+
 struct xp_summary {
 	enum xp_test_kind kind;
+	/* A test with flows: each flow's figures (nflows 0: none, the report as without flows). */
+	const struct xp_flow_result *flows;
+	unsigned nflows;
+	unsigned flow_top;        /* --flow-top: the text table's rows */
 	struct xp_period total;
 	/* The server went away: the summary covers 0..server_lost_at (its last
 	 * sample), and what was sent after that is not counted as lost. */

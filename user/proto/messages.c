@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "bpf/lib/stamp.h"
+#include "frame/flow_streams.h"
 #include "spec/engine_names.h"
 #include "spec/spec.h"
 #include "proto/channel.h"
@@ -57,6 +58,12 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 		json_object_object_add(p, "reflect", json_object_new_boolean(st->reflect));
 		json_object_object_add(p, "boot_id", json_object_new_string(st->boot_id));
 		json_object_object_add(o, "stamp", p);
+	}
+	if (t->flows.nflows) {
+		struct json_object *p = json_object_new_object();
+		json_object_object_add(p, "nflows", json_object_new_int((int)t->flows.nflows));
+		json_object_object_add(p, "threads", json_object_new_int((int)t->flows.threads));
+		json_object_object_add(o, "flows", p);
 	}
 	if (t->nbind) {
 		struct json_object *b = json_object_new_array();
@@ -266,6 +273,37 @@ static int get_stamp(struct json_object *o, struct xp_test *t, char *err, size_t
 	return 0;
 }
 
+/* "flows": a test's flow count and sending threads; absent or null: none. */
+static int get_flows(struct json_object *o, struct xp_test *t, char *err, size_t errlen)
+{
+	struct json_object *p;
+	long long n, th;
+	t->flows.nflows = t->flows.threads = 0;
+	if (!field(o, "flows", &p))
+		return 0;
+	if (!json_object_is_type(p, json_type_object)) {
+		snprintf(err, errlen, "field 'flows' must be an object");
+		return -1;
+	}
+	json_object_object_foreach(p, k, v) {
+		(void)v;
+		if (strcmp(k, "nflows") && strcmp(k, "threads")) {
+			snprintf(err, errlen, "unknown field 'flows.%.40s'", k);
+			return -1;
+		}
+	}
+	if (get_int(p, "nflows", 0, 1, XP_FLOW_MAX_STREAMS, &n, err, errlen) ||
+	    get_int(p, "threads", 0, 1, XP_FLOW_MAX_STREAMS, &th, err, errlen))
+		return -1;
+	if (!n || !th) {
+		snprintf(err, errlen, "field 'flows' needs 'nflows' and 'threads' (1..%u)", XP_FLOW_MAX_STREAMS);
+		return -1;
+	}
+	t->flows.nflows = (unsigned)n;
+	t->flows.threads = (unsigned)th;
+	return 0;
+}
+
 /*
  * "spec": the test's specification (spec/spec.h), read as strictly as the
  * rest: every member of its type and range, or the request is refused with
@@ -370,7 +408,7 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	if (get_name(o, "close", "none", close_names, 2, &u, err, errlen))
 		return -1;
 	t->close_mode = u;
-	if (get_stamp(o, t, err, errlen))
+	if (get_stamp(o, t, err, errlen) || get_flows(o, t, err, errlen))
 		return -1;
 	if (get_bind(o, t, err, errlen))
 		return -1;

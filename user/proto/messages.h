@@ -63,6 +63,15 @@ struct xp_test {
 	unsigned nbind;
 	struct xp_test_stamp stamp; /* frame tests: the stamps' settings ("stamp", absent: none) */
 	/*
+	 * "flows" (issue 26): a test with flows has nflows (1..256) of them, sent
+	 * by threads sending threads; the server counts stream s into flow
+	 * xp_flow_of_stream(s, nflows, threads) (frame/flow_streams.h). Absent:
+	 * nflows 0, the slot's totals only (as before).
+	 */
+	struct {
+		unsigned nflows, threads;
+	} flows;
+	/*
 	 * "spec": the test's specification as the client resolved it, in its
 	 * wire form (spec/spec.h, xp_spec_to_wire_json: no auth key path). The
 	 * fields above are the resolved part the server acts on and checks

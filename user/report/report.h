@@ -160,6 +160,10 @@ struct json_object *xp_stamps_info_json(const struct xp_report_info *i);
 struct json_object *xp_report_info_json(const struct xp_report_info *info);
 struct json_object *xp_period_json(const struct xp_period *p);
 struct json_object *xp_summary_json(const struct xp_summary *s);
+/* A test with flows (flows.c): every flow as JSON (the end object's "flows"),
+ * and the text table after the summary (nothing without flows). */
+struct json_object *xp_flows_json(const struct xp_summary *s);
+void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s);
 struct json_object *xp_hold_json(const struct xp_hold_figs *h);
 struct json_object *xp_pace_json(const struct xp_pace_figs *p);
 /* What each byte and bit count includes. */

@@ -51,6 +51,7 @@ static void text_interval(struct xp_report *r, const struct xp_period *p)
 static void text_end(struct xp_report *r, const struct xp_summary *s)
 {
 	formats[r->figures].end(r, s);
+	xp_report_flows_text(r, s);
 }
 
 /* The message is on stderr already. */

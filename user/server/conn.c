@@ -115,6 +115,7 @@ void srv_release(struct server *s, struct srv_client *c)
 		c->slot = -1;
 		s->tests_done++;
 	}
+	srv_meas_flows_free(s, c); /* its flow entries, if any */
 	xp_test_release(&c->test); /* its spec */
 	/* A STARTING test's listeners arrive later and are closed then (on_opened). */
 	c->state = SRV_IDLE;

@@ -14,6 +14,8 @@
 #include "report/metrics.h"
 #include "server/state.h"
 #include "bpf/lib/stamp.h"
+#include "frame/flow_streams.h"
+#include "proto/flow_figs.h"
 #include "util/random.h"
 
 /* Frame tests only: a socket test's segments are the kernel's, with no stamp. */
@@ -32,6 +34,21 @@ void srv_meas_prepare(struct server *s, const struct xp_test *t)
 	/* Only an interface's first attach chooses its program: one already
 	 * attached keeps what it has, and srv_meas_start says which it is. */
 	server_prog_set_hwts(s->rp, srv_meas_wants_hwts(t));
+}
+
+void srv_meas_flow_map(unsigned base, unsigned nflows, unsigned threads, __u32 *stream_entry)
+{
+	unsigned ns = xp_flow_nstreams(nflows, threads);
+	for (unsigned st = 0; st < ns && st < XP_STAMP_MAX_STREAMS; st++)
+		stream_entry[st] = base + xp_flow_of_stream(st, nflows, threads) + 1;
+}
+
+void srv_meas_flows_free(struct server *s, struct srv_client *c)
+{
+	if (c->nflows)
+		xp_flow_pool_free(&s->flows, c->flow_base, c->nflows);
+	c->nflows = 0;
+	c->flow_base = 0;
 }
 
 int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t errlen)
@@ -73,7 +90,30 @@ int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t err
 		.flags = (same_host || t->stamp.oneway ? XP_MEAS_ONEWAY : 0) | (t->stamp.tai ? XP_MEAS_TAI : 0) |
 			 (t->stamp.hwts ? XP_MEAS_HWTS : 0) | (t->stamp.hwts && t->stamp.hwts_only ? XP_MEAS_HWTS_ONLY : 0),
 	};
-	int r = server_prog_meas_start(s->rp, c->slot, &m);
+	int r;
+	if (t->flows.nflows) {
+		/* Per-flow counting: the test's own run of entries, its streams mapped to them. */
+		__u32 stream_entry[XP_STAMP_MAX_STREAMS] = { 0 };
+		int base = xp_flow_pool_alloc(&s->flows, t->flows.nflows);
+		if (base < 0) {
+			snprintf(err, errlen, "the server counts %u flows at most for tests together and has %u free "
+				 "(%u in one run): send fewer flows or wait for other tests to end",
+				 XP_FLOW_POOL_SIZE, xp_flow_pool_nfree(&s->flows), xp_flow_pool_largest(&s->flows));
+			return -1;
+		}
+		c->flow_base = (unsigned)base;
+		c->nflows = t->flows.nflows;
+		srv_meas_flow_map(c->flow_base, t->flows.nflows, t->flows.threads, stream_entry);
+		r = server_prog_meas_start_flows(s->rp, c->slot, &m, stream_entry);
+		if (r) {
+			/* Per-flow figures were asked for: none is not a smaller answer, it is a refusal. */
+			srv_meas_flows_free(s, c);
+			snprintf(err, errlen, "the server's XDP program cannot count per flow: %s", strerror(-r));
+			return -1;
+		}
+	} else {
+		r = server_prog_meas_start(s->rp, c->slot, &m);
+	}
 	if (r) {
 		snprintf(c->meas_why, sizeof(c->meas_why), "the server's XDP program cannot read stamps: %s", strerror(-r));
 		return 0;
@@ -211,4 +251,17 @@ void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_o
 	if (n >= 0)
 		json_object_object_add(o, "streams", xp_streams_to_json(st, (unsigned)n));
 	free(st);
+	if (!c->nflows)
+		return;
+	/* A test with flows: each flow's cumulative figures, in flow order. */
+	struct xp_flow_acct *f = calloc(c->nflows, sizeof(*f));
+	if (!f)
+		return;
+	for (unsigned i = 0; i < c->nflows; i++)
+		if (server_prog_read_flow(s->rp, c->flow_base + i, &f[i])) {
+			free(f);
+			return; /* no "flows": the client says it has none (never a zero figure) */
+		}
+	json_object_object_add(o, "flows", xp_flow_acct_to_json(f, c->nflows));
+	free(f);
 }

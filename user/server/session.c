@@ -184,6 +184,7 @@ static void unclaim(struct server *s, struct srv_client *c)
 		srv_detach_counter(s, c, false);
 		c->slot = -1;
 	}
+	srv_meas_flows_free(s, c);
 	xp_test_release(&c->test);
 	c->state = SRV_IDLE;
 }

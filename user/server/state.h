@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "loader/server_prog.h"
+#include "meas/flow_pool.h"
 #include "util/addr.h"
 #include "net/netstat.h"
 #include "proto/auth.h"
@@ -81,6 +82,9 @@ struct srv_client {
 	bool meas_oneway;    /* it times frames one way (same host, or the client says --clock tai) */
 	char meas_why[160];  /* why not, for the "started" reply ("" when meas) */
 	uint64_t meas_key[2]; /* the stamps' tag key (bpf/lib/stamp.h), sent in the "started" reply */
+	/* a test with flows (issue 26): its entries flow_base..+nflows-1 of
+	 * flow_acct, taken from the server's pool (meas/flow_pool.h) */
+	unsigned flow_base, nflows; /* nflows 0: none held */
 	/* --bidir's reverse trial (reverse.c): the child that sends it, its stdout */
 	int rev_pid;         /* 0: none */
 	int rev_fd;          /* -1: none */
@@ -133,6 +137,7 @@ struct server {
 	struct srv_child children[XP_SRV_MAX_CHILDREN];
 	struct srv_linger linger[XP_SRV_MAX_LINGER];
 	struct srv_rate rates[XP_SRV_RATE_BLOCKS];
+	struct xp_flow_pool flows; /* flow_acct's entries, shared by the running tests */
 };
 
 /* conn.c: what every part does to a client (and none calls back into another for it). */
@@ -171,6 +176,11 @@ bool srv_meas_wants_hwts(const struct xp_test *t);
 /* 0, or -1 with err: the test cannot be run as asked (--rx-timestamp hw
  * where no NIC time can be had); the caller refuses it. */
 int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t errlen);
+/* A test with flows: stream_entry[st] = base + its flow + 1 for the test's
+ * streams (frame/flow_streams.h), the rest left as they are (0: none). */
+void srv_meas_flow_map(unsigned base, unsigned nflows, unsigned threads, __u32 *stream_entry);
+/* Give the test's flow entries back to the pool (every release path). */
+void srv_meas_flows_free(struct server *s, struct srv_client *c);
 /* The "started" reply's part: our boot id, whether and how the stamps are read. */
 void srv_meas_started_json(struct server *s, struct srv_client *c, struct json_object *o);
 /* A sample's "final": i: close intervals up to i, add i summed over CPUs to o. 0 or -1 with err. */

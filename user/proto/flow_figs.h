@@ -1,0 +1,26 @@
+/*
+ * Per-flow figures on the control channel (issue 26): the server's count of
+ * a test's flow (bpf/measure.h's struct xp_flow_acct, summed over CPUs) as
+ * JSON in its stop reply ("flows": one object per flow, in flow order), read
+ * back strictly by the client, and turned into a latency histogram the
+ * percentiles of meas/latency.h work on.
+ */
+#ifndef XP_PROTO_FLOW_FIGS_H
+#define XP_PROTO_FLOW_FIGS_H
+
+#include <stddef.h>
+
+#include "meas/latency.h"
+
+struct json_object;
+
+struct json_object *xp_flow_acct_to_json(const struct xp_flow_acct *f, unsigned n);
+/* n objects into f[0..n-1]: 0, or -1 with a one-line err (a count other
+ * than n, a member missing or not a non-negative integer, a bucket out of
+ * range, recv > frames, lat_n > recv). */
+int xp_flow_acct_from_json(struct json_object *a, struct xp_flow_acct *f, unsigned n, char *err, size_t errlen);
+/* f's latencies as a histogram of meas/latency.h (a flow bucket counted at
+ * the top of the slot buckets it spans, so a percentile errs high, never low). */
+void xp_flow_acct_hist(const struct xp_flow_acct *f, struct xp_lat_hist *h);
+
+#endif /* XP_PROTO_FLOW_FIGS_H */

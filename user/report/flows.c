@@ -1,0 +1,151 @@
+/*
+ * The per-flow report of a test with flows (issue 26): in text a table after
+ * the summary, the flows with most loss first, --flow-top rows and the rest
+ * summed in one row; in -J / --json-stream every flow in the end object with
+ * Open Traffic Generator-like names (frames_tx, frames_rx, loss, latency).
+ * A flow's loss is what the engine sent of it that the server did not count
+ * (duplicates not counted twice); a flow the server did not count says so.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "proto/flow_figs.h"
+#include "bpf/lib/stamp.h"
+#include "util/json_add.h"
+
+static uint64_t lost_of(const struct xp_flow_result *f)
+{
+	return f->rx_known && f->tx_frames > f->rx.recv ? f->tx_frames - f->rx.recv : 0;
+}
+
+static void flow_label(const struct xp_flow_result *f, unsigned i, char *buf, size_t len)
+{
+	if (f->name[0])
+		snprintf(buf, len, "%s", f->name);
+	else
+		snprintf(buf, len, "flow %u", i + 1);
+}
+
+struct json_object *xp_flows_json(const struct xp_summary *s)
+{
+	struct json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < s->nflows; i++) {
+		const struct xp_flow_result *f = &s->flows[i];
+		struct json_object *o = json_object_new_object();
+		char name[64];
+		flow_label(f, i, name, sizeof(name));
+		add_s(o, "name", name);
+		add_u(o, "frames_tx", f->tx_frames);
+		add_u(o, "bytes_tx", f->tx_bytes);
+		json_object_object_add(o, "counted", json_object_new_boolean(f->rx_known));
+		if (f->rx_known) {
+			add_u(o, "frames_rx", f->rx.recv);
+			add_u(o, "frames_rx_all", f->rx.frames); /* duplicates included: what a wire counter sees */
+			add_u(o, "bytes_rx", f->rx.bytes);
+			add_u(o, "duplicates", f->rx.dup);
+			add_u(o, "reordered", f->rx.reordered);
+			add_u(o, "loss", lost_of(f));
+			add_d(o, "loss_percent", f->tx_frames ? 100.0 * (double)lost_of(f) / (double)f->tx_frames : 0);
+			if (f->rx.lat_n) {
+				struct xp_lat_hist *h = malloc(sizeof(*h));
+				struct json_object *l = json_object_new_object();
+				add_u(l, "timed", f->rx.lat_n);
+				add_d(l, "minimum_ns", (double)~f->rx.lat_nmin * XP_STAMP_TICK_NS);
+				add_d(l, "maximum_ns", (double)f->rx.lat_max * XP_STAMP_TICK_NS);
+				add_d(l, "average_ns", (double)f->rx.lat_sum * XP_STAMP_TICK_NS / (double)f->rx.lat_n);
+				if (h) {
+					xp_flow_acct_hist(&f->rx, h);
+					add_d(l, "p50_ns", xp_lat_quantile_ns(h, 0.50));
+					add_d(l, "p99_ns", xp_lat_quantile_ns(h, 0.99));
+				}
+				free(h);
+				json_object_object_add(o, "latency", l);
+			}
+		}
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+struct rank {
+	unsigned i;
+	uint64_t lost;
+};
+
+static int by_loss(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	if (x->lost != y->lost)
+		return x->lost < y->lost ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void row(struct xp_report *r, const char *name, uint64_t tx, bool known, uint64_t rx, uint64_t lost,
+		double p50, double p99)
+{
+	char a[24], b[24], c[24], d[24], e[24], g[24];
+	snprintf(a, sizeof(a), "%" PRIu64, tx);
+	snprintf(b, sizeof(b), known ? "%" PRIu64 : "-", rx);
+	snprintf(c, sizeof(c), known ? "%" PRIu64 : "-", lost);
+	if (known && tx)
+		snprintf(d, sizeof(d), "%.3f%%", 100.0 * (double)lost / (double)tx);
+	else
+		snprintf(d, sizeof(d), "-");
+	fprintf(r->out, "  %-24.24s %12s %12s %12s %9s %10s %10s\n", name, a, b, c, d, xp_fmt_ns(p50, e, sizeof(e)),
+		xp_fmt_ns(p99, g, sizeof(g)));
+}
+
+void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
+{
+	if (!s->nflows || !s->flows)
+		return;
+	struct rank *rk = calloc(s->nflows, sizeof(*rk));
+	struct xp_lat_hist *h = malloc(sizeof(*h));
+	if (!rk || !h) {
+		free(rk);
+		free(h);
+		return;
+	}
+	for (unsigned i = 0; i < s->nflows; i++)
+		rk[i] = (struct rank){ .i = i, .lost = lost_of(&s->flows[i]) };
+	qsort(rk, s->nflows, sizeof(*rk), by_loss);
+	unsigned top = s->flow_top ? s->flow_top : 10;
+	if (top > s->nflows)
+		top = s->nflows;
+	fprintf(r->out, "Flows: %u, most loss first (received: counted by the server, stamped, duplicates once)\n",
+		s->nflows);
+	fprintf(r->out, "  %-24s %12s %12s %12s %9s %10s %10s\n", "flow", "sent", "received", "lost", "loss", "p50",
+		"p99");
+	for (unsigned k = 0; k < top; k++) {
+		const struct xp_flow_result *f = &s->flows[rk[k].i];
+		char name[64];
+		double p50 = NAN, p99 = NAN;
+		flow_label(f, rk[k].i, name, sizeof(name));
+		if (f->rx_known && f->rx.lat_n) {
+			xp_flow_acct_hist(&f->rx, h);
+			p50 = xp_lat_quantile_ns(h, 0.50);
+			p99 = xp_lat_quantile_ns(h, 0.99);
+		}
+		row(r, name, f->tx_frames, f->rx_known, f->rx.recv, rk[k].lost, p50, p99);
+	}
+	if (top < s->nflows) {
+		uint64_t tx = 0, rx = 0, lost = 0;
+		bool known = true;
+		for (unsigned k = top; k < s->nflows; k++) {
+			const struct xp_flow_result *f = &s->flows[rk[k].i];
+			tx += f->tx_frames;
+			rx += f->rx.recv;
+			lost += rk[k].lost;
+			known = known && f->rx_known;
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "(%u others)", s->nflows - top);
+		row(r, name, tx, known, rx, lost, NAN, NAN);
+	}
+	fflush(r->out);
+	free(rk);
+	free(h);
+}
