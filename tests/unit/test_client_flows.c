@@ -57,6 +57,7 @@ static void client_free(struct client *c, struct xp_spec *sp)
 {
 	xp_report_free(&c->rep);
 	free(c->flows);
+	free(c->flow_res);
 	free(c);
 	free(sp);
 }

@@ -526,6 +526,10 @@ out:
 	xp_cmeas_free(&c->meas);
 	free(c->flows);
 	free(c->flow_res);
+	if (sum && sum->flows == c->flow_res) { /* reported already: the caller keeps no pointer into c */
+		sum->flows = NULL;
+		sum->nflows = 0;
+	}
 	free(c);
 	free(sp);
 	return rc;
