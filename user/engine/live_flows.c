@@ -18,58 +18,17 @@
 
 #include "bpf/live.h"
 #include "bpf/live.skel.h"
+#include "engine/flow_table.h"
 #include "engine/live_flows.h"
 #include "frame/flow_streams.h"
 
 _Static_assert(XP_GEN_SCHED_MAX == XP_FLOW_SCHED_MAX, "the program holds any schedule");
 _Static_assert(XP_GEN_MAX_FLOWS == XP_FLOW_MAX_STREAMS, "the program holds every flow");
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-/* lcm(a, b), or 0 once it passes cap. */
-static uint64_t lcm_cap(uint64_t a, uint64_t b, uint64_t cap)
-{
-	if (!a || !b)
-		return 0;
-	uint64_t m = a / gcd64(a, b);
-	if (m > cap / b)
-		return 0;
-	return m * b;
-}
-
-/* Frame n's size with FCS. */
-static size_t flow_size_at(const struct xp_engine_flow *fl, uint64_t n)
-{
-	if (fl->size_pat_set)
-		return (size_t)xp_pattern_at(&fl->size_pat, n);
-	if (fl->mix.n && fl->mix.plen)
-		return fl->mix.size[fl->mix.pattern[n % fl->mix.plen]];
-	return fl->frame_size;
-}
-
-static uint64_t flow_size_period(const struct xp_engine_flow *fl)
-{
-	if (fl->size_pat_set)
-		return xp_pattern_period(&fl->size_pat);
-	if (fl->mix.n && fl->mix.plen)
-		return fl->mix.plen;
-	return 1;
-}
-
-/* One period of fl's patterns, capped at cap: 0 if longer. */
+/* One period of fl's patterns, capped at cap: 0 if longer (the xsk engine's count, engine/flow_table.h). */
 static uint64_t flow_period(const struct xp_engine_flow *fl, uint64_t cap)
 {
-	uint64_t p = flow_size_period(fl);
-	for (unsigned i = 0; i < XP_FF_COUNT && p; i++)
-		p = lcm_cap(p, xp_pattern_period(&fl->hdr.f[i]), cap);
+	uint64_t p = xp_flow_period(fl, cap);
 	return p > cap ? 0 : p;
 }
 
@@ -125,7 +84,7 @@ int xp_gen_flows_build(const struct xp_engine_cfg *cfg, unsigned nthreads, struc
 			struct xp_flow_hdr h;
 			struct frame_layout lay;
 			const char *ferr = NULL;
-			size_t size = flow_size_at(fl, n), len = 0;
+			size_t size = xp_flow_size_at(fl, n), len = 0;
 
 			xp_flow_pat_at(&fl->hdr, n, &h);
 			if (!frame_layout_hdr(&h, size, false, &lay, &ferr))
