@@ -49,6 +49,7 @@ static const struct {
 	{ "rfc2544", 12 },
 	{ "connsearch", 12 },
 	{ "server", 12 },
+	{ "otg", 12 },
 	{ "cli", 13 },
 	{ "main.c", 14 },
 };
