@@ -363,43 +363,53 @@ mapfile -t ASANR < <(for b in $(collect build/asan/tests/root_test_*); do
 mapfile -t E2E < <(collect tests/e2e/*.sh)
 section() { echo "Running $1"; }
 
+# Where make check's time goes (its budget is 45 min): each item's wall time,
+# the slowest listed after the summary's failures. µs from EPOCHREALTIME.
+TIMES=()
+timed() { # KIND NAME CMD...: run CMD, note its time under KIND and NAME
+	local kind=$1 name=$2 t0=${EPOCHREALTIME/./}
+	shift 2
+	"$@"
+	TIMES+=("$(((${EPOCHREALTIME/./} - t0) / 1000))"$'\t'"$kind"$'\t'"$name")
+}
+
 if ((${#UNIT[@]})); then
 	section "unit tests (build/tests/test_*)"
 	for t in "${UNIT[@]}"; do
 		((INTERRUPTED)) && break
-		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); timed unit "${t##*/}" run_cmocka "$t"; fi
 	done
 fi
 if ((${#ASANT[@]})); then
 	section "unit tests under ASan and UBSan (build/asan/tests/test_*)"
 	for t in "${ASANT[@]}"; do
 		((INTERRUPTED)) && break
-		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t" "asan:${t##*/}"; fi
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); timed asan "${t##*/}" run_cmocka "$t" "asan:${t##*/}"; fi
 	done
 fi
 if ((${#BPFT[@]})); then
 	section "BPF_PROG_RUN tests (build/tests/bpf_test_*)"
 	for t in "${BPFT[@]}"; do
 		((INTERRUPTED)) && break
-		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); timed bpf "${t##*/}" run_cmocka "$t"; fi
 	done
 fi
 if ((${#ROOTT[@]} + ${#ASANR[@]})); then
 	section "root tests: namespaces, veths, AF_XDP (build/tests/root_test_*, build/asan/tests/root_test_*)"
 	for t in "${ROOTT[@]}"; do
 		((INTERRUPTED)) && break
-		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t"; fi
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); timed root "${t##*/}" run_cmocka "$t"; fi
 	done
 	for t in "${ASANR[@]}"; do
 		((INTERRUPTED)) && break
-		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_cmocka "$t" "asan:${t##*/}"; fi
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); timed root "asan:${t##*/}" run_cmocka "$t" "asan:${t##*/}"; fi
 	done
 fi
 if ((${#FUZZ[@]})); then
 	section "libFuzzer harnesses (build/fuzz/fuzz_*, ${XP_FUZZ_SECONDS:-25} s each)"
 	for t in "${FUZZ[@]}"; do
 		((INTERRUPTED)) && break
-		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); run_fuzzer "$t"; fi
+		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); timed fuzz "${t##*/}" run_fuzzer "$t"; fi
 	done
 fi
 # Each e2e script has a number of its own: it fixes the order they run in and
@@ -422,7 +432,7 @@ for t in "${E2E[@]}"; do
 		e2e_started=1
 	fi
 	NITEMS=$((NITEMS + 1))
-	run_e2e "$t"
+	timed e2e "$(basename "$t" .sh)" run_e2e "$t"
 done
 
 # Tear the lab down before the summary so nothing prints after it.
@@ -440,6 +450,13 @@ fi
 if ((NFAIL)); then
 	echo "Failed:"
 	for n in "${FAILED_NAMES[@]}"; do echo "    $n"; done
+fi
+if ((${#TIMES[@]} > 1)); then
+	# Per kind, then the ten slowest items: what to shorten when the budget is near.
+	printf '%s\n' "${TIMES[@]}" | awk -F'\t' '{ t[$2] += $1; all += $1 }
+		END { printf "Time: %d s in all:", all / 1000; for (k in t) printf " %s %d s", k, t[k] / 1000; print "" }'
+	printf '%s\n' "${TIMES[@]}" | sort -t$'\t' -k1,1nr | head -n 10 |
+		awk -F'\t' '{ printf "    %6.1f s  %s %s\n", $1 / 1000, $2, $3 }'
 fi
 summary="$NPASS passed, $NFAIL failed"
 if ((NSKIP)); then
