@@ -223,7 +223,7 @@ test-unit: $(UNIT_BINS) $(ROOT_BINS) $(BPFT_BINS) xdpperf
 test-e2e: xdpperf $(TOOL_BINS)
 
 # `make check`: install what is missing, build, run every test: the unit
-# tests also under ASan and UBSan, each fuzzer for XP_FUZZ_SECONDS (25 s).
+# tests also under ASan and UBSan, each fuzzer for XP_FUZZ_SECONDS (15 s: a smoke run; `make fuzz` is the long one).
 check: deps
 	@$(MAKE) --no-print-directory all sanitize
 	@bash tests/run.sh

@@ -11,7 +11,7 @@
 #                               veths, AF_XDP (tests/root); build/asan/tests/
 #                               root_test_* the ones built under ASan too
 #   5. build/fuzz/fuzz_*        libFuzzer harnesses (tests/fuzz, `make
-#                               sanitize`), XP_FUZZ_SECONDS (25) each, from
+#                               sanitize`), XP_FUZZ_SECONDS (15) each, from
 #                               the seeds in tests/fuzz/corpus/NAME
 #   6. tests/e2e/*.sh           end-to-end scripts using tests/e2e/lib.sh
 # PATTERN (a substring or glob) keeps only items whose path matches it, e.g.
@@ -224,7 +224,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # to a scratch corpus (build/fuzz/corpus/NAME with XP_FUZZ_KEEP=1, as
 # `make fuzz` sets), an input that breaks it to build/fuzz/crashes/.
 run_fuzzer() { # PATH
-	local bin=$1 name base log rc=0 secs=${XP_FUZZ_SECONDS:-25} work seeds args=() opts=() runs new crash
+	local bin=$1 name base log rc=0 secs=${XP_FUZZ_SECONDS:-15} work seeds args=() opts=() runs new crash
 	name=$(basename "$bin")
 	base=${name#fuzz_}
 	log=$TMP/$name.log
@@ -406,7 +406,7 @@ if ((${#ROOTT[@]} + ${#ASANR[@]})); then
 	done
 fi
 if ((${#FUZZ[@]})); then
-	section "libFuzzer harnesses (build/fuzz/fuzz_*, ${XP_FUZZ_SECONDS:-25} s each)"
+	section "libFuzzer harnesses (build/fuzz/fuzz_*, ${XP_FUZZ_SECONDS:-15} s each)"
 	for t in "${FUZZ[@]}"; do
 		((INTERRUPTED)) && break
 		if [[ -x $t ]]; then NITEMS=$((NITEMS + 1)); timed fuzz "${t##*/}" run_fuzzer "$t"; fi
