@@ -58,7 +58,9 @@ NETNS_HELPER := $(BUILD)/tests/lib/netns_helper.o
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)
 TESTLIB_OBJS := $(patsubst tests/lib/%.c,$(BUILD)/tests/lib/%.o,$(TESTLIB_SRCS))
 # Programs the e2e tests and the benchmarks run (nltest, xdpconn, connloop).
-TOOL_SRCS := $(wildcard tests/tools/*.c)
+# flow_args.c is no tool: what flowlab and flowlive share, linked into both.
+TOOL_LIBSRC := tests/tools/flow_args.c
+TOOL_SRCS := $(filter-out $(TOOL_LIBSRC),$(wildcard tests/tools/*.c))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
 # Sanitizer builds, for `make check` and `make fuzz` (not `make`, which stays
@@ -148,7 +150,12 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c $(wildcard tests/lib/*.h) $(USER_HDRS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxdpperf.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(filter %.o,$^) $(BUILD)/libxdpperf.a $(LDLIBS)
+
+$(BUILD)/tests/tools/flow_args.o: tests/tools/flow_args.c tests/tools/flow_args.h $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/tests/tools/flowlab $(BUILD)/tests/tools/flowlive: $(BUILD)/tests/tools/flow_args.o tests/tools/flow_args.h
 
 $(BUILD)/asan/user/%.o: user/%.c $(USER_HDRS) bpf/server.h $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	static struct xp_opts o; /* megabytes with the spec's flows: not on the stack */
 	char err[512] = "";
 
-	/* The server's child for --bidir (client/reverse_child.c), never typed by a user. */
+	/* The server's child for --bidir (cli/reverse_child.c), never typed by a user. */
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], XP_REVERSE_CHILD_ARG))
 		return xp_reverse_child(argv[2], argc == 4 ? argv[3] : NULL); /* argv[3]: the server's --auth-key file */
 

@@ -33,9 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bpf/lib/stamp.h"
@@ -46,6 +44,9 @@
 #include "frame/frame_stamp.h"
 #include "loader/server_prog.h"
 #include "loader/xdp_attach.h"
+#include "util/values.h"
+
+#include "flow_args.h"
 
 #define MAX_FLOWS 64
 
@@ -57,39 +58,6 @@ static int usage(void)
 	return 2;
 }
 
-static uint64_t now_ticks(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> XP_STAMP_TICK_SHIFT;
-}
-
-/* One FLOW argument into h's tags and DSCP. 0 or -1. */
-static int parse_flow(const char *s, struct xp_flow_hdr *h)
-{
-	unsigned a = 0, b = 0, d = 0;
-	const char *slash = strchr(s, '/');
-	int n;
-
-	if (slash && (sscanf(slash + 1, "%u%n", &d, &n) != 1 || slash[1 + n] || d > XP_DSCP_MAX))
-		return -1;
-	h->dscp = (uint8_t)d;
-	if (s[0] == 'u' && (s[1] == 0 || s[1] == '/')) {
-		h->nvlan = 0;
-	} else if (sscanf(s, "q:%u%n", &a, &n) == 1 && (s[n] == 0 || s[n] == '/')) {
-		h->nvlan = 1;
-		h->vlan[0] = (struct xp_vlan_tag){ .tpid = XP_TPID_8021Q, .vid = (uint16_t)a };
-	} else if (sscanf(s, "ad:%u:%u%n", &a, &b, &n) == 2 && (s[n] == 0 || s[n] == '/')) {
-		h->nvlan = 2;
-		h->vlan[0] = (struct xp_vlan_tag){ .tpid = XP_TPID_8021AD, .vid = (uint16_t)a };
-		h->vlan[1] = (struct xp_vlan_tag){ .tpid = XP_TPID_8021Q, .vid = (uint16_t)b };
-	} else {
-		return -1;
-	}
-	return a > XP_VID_MAX || b > XP_VID_MAX ? -1 : 0;
-}
-
 static int do_send(int argc, char **argv)
 {
 	struct xp_flow_hdr h[MAX_FLOWS];
@@ -97,9 +65,9 @@ static int do_send(int argc, char **argv)
 	uint8_t frames[MAX_FLOWS][2048], mac[6];
 	unsigned nflows = (unsigned)argc - 7, port, count, size;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	struct ifreq ifr = { 0 };
 	unsigned long sent = 0;
 	const char *err;
+	char perr[128];
 	int fd;
 
 	if (argc < 8 || nflows > MAX_FLOWS)
@@ -107,12 +75,10 @@ static int do_send(int argc, char **argv)
 	port = (unsigned)atoi(argv[4]);
 	count = (unsigned)atoi(argv[5]);
 	size = (unsigned)atoi(argv[6]);
-	if (sscanf(argv[1], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]) != 6 ||
-	    !port || port > 65535 || !count || size < 64 || size > 2000)
+	if (parse_mac(argv[1], mac, perr, sizeof(perr)) || !port || port > 65535 || !count || size < 64 || size > 2000)
 		return usage();
 	fd = socket(AF_PACKET, SOCK_RAW, 0);
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", argv[0]);
-	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+	if (fd < 0) {
 		fprintf(stderr, "flowlab: %s: %s\n", argv[0], strerror(errno));
 		return 1;
 	}
@@ -121,13 +87,15 @@ static int do_send(int argc, char **argv)
 	memcpy(sll.sll_addr, mac, 6);
 	for (unsigned i = 0; i < nflows; i++) {
 		memset(&h[i], 0, sizeof(h[i]));
-		memcpy(h[i].dst_mac, mac, 6);
-		memcpy(h[i].src_mac, ifr.ifr_hwaddr.sa_data, 6);
 		h[i].l4_proto = IPPROTO_UDP;
 		h[i].sport = (uint16_t)(40000 + i);
 		h[i].dport = (uint16_t)port;
-		if (xp_addr_parse(argv[2], &h[i].src) || xp_addr_parse(argv[3], &h[i].dst) ||
-		    parse_flow(argv[7 + i], &h[i]))
+		int r = flow_arg_hdr(&h[i], argv[0], mac, argv[2], argv[3], argv[7 + i]);
+		if (r == -2) {
+			fprintf(stderr, "flowlab: %s: %s\n", argv[0], strerror(errno));
+			return 1;
+		}
+		if (r)
 			return usage();
 		if (frame_layout_hdr(&h[i], size, false, &lay[i], &err) ||
 		    !frame_build_hdr(&h[i], size, false, 0, frames[i], sizeof(frames[i]), &err)) {
@@ -139,7 +107,7 @@ static int do_send(int argc, char **argv)
 		for (unsigned i = 0; i < nflows; i++) {
 			frame_put_stamp(frames[i], &lay[i], frame_stamp_place(&(struct frame_spec){ .src = h[i].src },
 									      &lay[i]),
-					xp_stamp_pack(i, k, now_ticks()), NULL);
+					xp_stamp_pack(i, k, flow_arg_now_ticks()), NULL);
 			if (sendto(fd, frames[i], lay[i].len, 0, (struct sockaddr *)&sll, sizeof(sll)) ==
 			    (ssize_t)lay[i].len)
 				sent++;
@@ -193,7 +161,7 @@ static int do_serve(int argc, char **argv)
 	}
 	for (int i = 0; i < nflows; i++)
 		se[i] = (__u32)i + 1;
-	m.t0 = now_ticks();
+	m.t0 = flow_arg_now_ticks();
 	if (server_prog_meas_start_flows(rp, slot, &m, se)) {
 		fprintf(stderr, "flowlab: cannot start the flows\n");
 		goto detach;

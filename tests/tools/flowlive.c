@@ -5,7 +5,7 @@
  *   flowlive IFNAME DSTMAC SRC DST PORT COUNT SIZE PPS FLOW...
  *
  * Creates the live engine (its real ops: create, start, read_flows, stop)
- * on IFNAME with one flow per FLOW (the syntax of tests/tools/flowlab.c:
+ * on IFNAME with one flow per FLOW (flowlab's syntax, tests/tools/flow_args.h:
  * u[/DSCP], q:VID[/DSCP], ad:SVID:CVID[/DSCP]), each COUNT frames of SIZE
  * bytes (FCS counted), UDP SRC:sport -> DST:PORT, flow i's source port
  * counting 40000 + 100 * i .. + 3 over its frames (a pattern of 4), stamped
@@ -23,9 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/types.h>
 
@@ -34,6 +31,8 @@
 #include "frame/flow_pat.h"
 #include "util/time.h"
 #include "util/values.h"
+
+#include "flow_args.h"
 
 #define MAX_FLOWS 64
 
@@ -44,38 +43,12 @@ static int usage(void)
 	return 2;
 }
 
-/* One FLOW argument into h's tags and DSCP (as flowlab's). 0 or -1. */
-static int parse_flow(const char *s, struct xp_flow_hdr *h)
-{
-	unsigned a = 0, b = 0, d = 0;
-	const char *slash = strchr(s, '/');
-	int n;
-
-	if (slash && (sscanf(slash + 1, "%u%n", &d, &n) != 1 || slash[1 + n] || d > XP_DSCP_MAX))
-		return -1;
-	h->dscp = (uint8_t)d;
-	if (s[0] == 'u' && (s[1] == 0 || s[1] == '/')) {
-		h->nvlan = 0;
-	} else if (sscanf(s, "q:%u%n", &a, &n) == 1 && (s[n] == 0 || s[n] == '/')) {
-		h->nvlan = 1;
-		h->vlan[0] = (struct xp_vlan_tag){ .tpid = XP_TPID_8021Q, .vid = (uint16_t)a };
-	} else if (sscanf(s, "ad:%u:%u%n", &a, &b, &n) == 2 && (s[n] == 0 || s[n] == '/')) {
-		h->nvlan = 2;
-		h->vlan[0] = (struct xp_vlan_tag){ .tpid = XP_TPID_8021AD, .vid = (uint16_t)a };
-		h->vlan[1] = (struct xp_vlan_tag){ .tpid = XP_TPID_8021Q, .vid = (uint16_t)b };
-	} else {
-		return -1;
-	}
-	return a > XP_VID_MAX || b > XP_VID_MAX ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	static struct xp_engine_flow flows[MAX_FLOWS];
 	static struct xp_engine_cfg c;
 	unsigned nflows = argc > 9 ? (unsigned)argc - 9 : 0, port, count, size;
 	uint8_t dmac[6];
-	struct ifreq ifr = { 0 };
 	char err[256];
 
 	if (argc < 10 || nflows > MAX_FLOWS)
@@ -93,13 +66,6 @@ int main(int argc, char **argv)
 	if (parse_mac(argv[2], dmac, err, sizeof(err)) || !port || port > 65535 || !count || size < 64 ||
 	    size > 3000 || pps < 0)
 		return usage();
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", argv[1]);
-	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
-		perror("flowlive: SIOCGIFHWADDR");
-		return 1;
-	}
-	close(fd);
 	for (unsigned i = 0; i < nflows; i++) {
 		struct xp_flow_hdr h = { .l4_proto = IPPROTO_UDP, .sport = (uint16_t)(40000 + 100 * i),
 					 .dport = (uint16_t)port };
@@ -111,9 +77,12 @@ int main(int argc, char **argv)
 			h.seq = h.ack = 1;
 			h.window = 65535;
 		}
-		memcpy(h.dst_mac, dmac, 6);
-		memcpy(h.src_mac, ifr.ifr_hwaddr.sa_data, 6);
-		if (xp_addr_parse(argv[3], &h.src) || xp_addr_parse(argv[4], &h.dst) || parse_flow(argv[9 + i], &h))
+		int r = flow_arg_hdr(&h, argv[1], dmac, argv[3], argv[4], argv[9 + i]);
+		if (r == -2) {
+			perror("flowlive: SIOCGIFHWADDR");
+			return 1;
+		}
+		if (r)
 			return usage();
 		xp_flow_pat_init(&flows[i].hdr, &h);
 		struct xp_pattern *sp = &flows[i].hdr.f[XP_FF_SPORT];
@@ -137,9 +106,7 @@ int main(int argc, char **argv)
 	c.frames.queues = 1;
 	c.frames.flows = flows;
 	c.frames.nflows = nflows;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c.frames.stamp.t0 = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> XP_STAMP_TICK_SHIFT;
+	c.frames.stamp.t0 = flow_arg_now_ticks();
 	c.frames.stamp.ival = (250000000ull >> XP_STAMP_TICK_SHIFT) + 1;
 
 	const struct xp_engine_ops *ops = &xp_engine_live;

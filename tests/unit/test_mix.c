@@ -18,7 +18,7 @@
 #include "cli/options.h"
 #include "tests/unit/cli_parse.h"
 #include "frame/mix.h"
-#include "rfc2544/search.h"
+#include "search/search.h"
 
 
 static void test_imix(void **state)

@@ -1,5 +1,5 @@
 /*
- * The RFC 2544 bookkeeping (user/rfc2544/search.c) against simulated
+ * The RFC 2544 bookkeeping (user/search/search.c) against simulated
  * devices: one that drops above a capacity, one that pushes back (the veth
  * case: the sender slows, nothing is lost), one that loses a little above
  * its capacity (NDR below PDR), a sender slower than the device
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "rfc2544/rfc2544.h"
-#include "rfc2544/search.h"
+#include "search/search.h"
 
 #include "tests/unit/rfc2544_dut.h"
 

@@ -1,5 +1,5 @@
 /*
- * --bidir's throughput search, one per direction (user/rfc2544/search2.c),
+ * --bidir's throughput search, one per direction (user/search/search2.c),
  * driven by hand against simulated devices with a limit in one direction
  * only: each direction must end at its own limit (the limited one at the
  * device's, the other at the search's top or its sender's maximum), each
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "rfc2544/rfc2544.h"
-#include "rfc2544/search.h"
+#include "search/search.h"
 
 #include "tests/unit/rfc2544_dut.h"
 

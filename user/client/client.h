@@ -9,6 +9,8 @@
 #define XP_CLIENT_H
 
 #include "engine/engine.h"
+#include "meas/latency.h"
+#include "proto/messages.h"
 #include "report/report.h"
 #include "spec/spec.h"
 
@@ -85,6 +87,26 @@ struct xp_trial_out {
 };
 int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *ro, const struct xp_trial_req *req,
 		    struct xp_trial_out *out);
+/* device_table.c: the live entries of the device under test's conntrack table in namespace netns
+ * (--device-netns; a dump, as conntrack -L). 0 or -errno with a one-line err. */
+int xp_client_device_table(const char *netns, uint64_t *count, char *err, size_t errlen);
+/*
+ * --bidir's other direction, B->A (reverse.c): the server of test s sends
+ * a trial back to a server the caller runs on its own side, on control
+ * port `port`, while the caller runs its own A->B trial (the RFC 2544
+ * suite: rfc2544/bidir.c). Open loads s's --auth-key (a bad file fails
+ * there, before anything starts): NULL with a one-line err. s must outlive
+ * the handle.
+ */
+struct xp_client_reverse;
+struct xp_client_reverse *xp_client_reverse_open(const struct xp_spec *s, unsigned short port, char *err,
+						 size_t errlen);
+void xp_client_reverse_close(struct xp_client_reverse *r);
+/* One reverse trial of req's size, mix, burst and length at pps frames/s: asks the server on a control
+ * connection of its own and waits for the figures (the trial's length and a margin). Fills *res: rc 0 when
+ * it ran, else rc and a one-line error. */
+void xp_client_reverse(const struct xp_client_reverse *r, const struct xp_trial_req *req, double pps,
+		       struct xp_reverse_res *res);
 /*
  * --bidir's sender on the server's side (cli/reverse_child.c): the server runs
  * its own binary as `xdpperf --reverse-trial ADDR` (not an option: only

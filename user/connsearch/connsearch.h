@@ -66,9 +66,6 @@ struct xp_cs_run {
 int xp_connsearch_run(const struct xp_spec *s, const struct xp_cs_cfg *cfg, const struct xp_run_opts *ro,
 		      struct xp_report *rep);
 
-/* table.c: the live entries of namespace netns's conntrack table (a dump, as conntrack -L). 0 or -errno with err. */
-int xp_cs_table_live(const char *netns, uint64_t *count, char *err, size_t errlen);
-
 /* report.c: the parts the search gives its report (report.h's suite events). A trial's progress line
  * into buf; the table at the end; -J's trial record, the search's settings and its result (new references). */
 #define XP_CS_LINE_LEN 1024

@@ -9,7 +9,7 @@
  *      second until no connection fails: the path accepts new connections
  *      again (a full table, or a device still recovering, fails it; this is
  *      what a client can see of a remote device);
- *   2. the table: with --device-netns, its live conntrack entries (table.c) counted until it has
+ *   2. the table: with --device-netns, its live conntrack entries (client/device_table.c) counted until it has
  *      been back within XP_CS_DRAIN_SLACK of what it was before the search
  *      for SETTLED_S (the probes' and the last trial's entries gone); without it, --search-settle
  *      seconds (the time the device keeps closed entries, which a client
@@ -147,7 +147,7 @@ static struct xp_cs_rec *record(struct xp_cs_run *r, const struct xp_cs_trial *t
 static int table_count(struct xp_cs_run *r, uint64_t *count)
 {
 	char err[200];
-	if (xp_cs_table_live(r->o->spec->device_netns, count, err, sizeof(err))) {
+	if (xp_client_device_table(r->o->spec->device_netns, count, err, sizeof(err))) {
 		snprintf(r->errbuf, sizeof(r->errbuf), "--device-netns %s: %s", r->o->spec->device_netns, err);
 		r->error = r->errbuf;
 		return -1;

@@ -5,7 +5,7 @@
  *
  *   rate      the highest connection rate (--cps) with no failed connection
  *             over a trial: the RFC 2544 suite's binary search
- *             (rfc2544/search.h) on the rate, a trial's "frames" being its
+ *             (search/search.h) on the rate, a trial's "frames" being its
  *             connections and "received" those the server completed;
  *   teardown  the same with FIN close: a connection counts only once its
  *             close completed (the server's FIN answered);
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rfc2544/search.h"
+#include "search/search.h"
 
 enum xp_cs_mode {
 	XP_CS_NONE = 0,

@@ -48,20 +48,17 @@ int xp_meas_flows_map(const struct xp_meas_maps *mm, int slot, const __u32 *stre
 
 int xp_meas_maps_read_flow(const struct xp_meas_maps *mm, unsigned e, struct xp_flow_acct *sum)
 {
-	int ncpus = libbpf_num_possible_cpus(), r;
 	struct xp_flow_acct *v;
 	__u32 key = e;
 
 	if (!mm || !mm->flow_acct || !sum || e >= mm->nflow_entries)
 		return -EINVAL;
-	if (ncpus <= 0)
-		return ncpus < 0 ? ncpus : -EINVAL;
-	v = calloc((size_t)ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r = bpf_map__lookup_elem(mm->flow_acct, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0);
 	memset(sum, 0, sizeof(*sum));
-	for (int c = 0; !r && c < ncpus; c++) {
+	/* Not xp_percpu_read's plain sum: lat_nmin and lat_max are the largest of the CPUs'. */
+	int ncpus = xp_percpu_lookup(mm->flow_acct, &key, sizeof(key), sizeof(*v), (void **)&v);
+	if (ncpus < 0)
+		return ncpus;
+	for (int c = 0; c < ncpus; c++) {
 		const struct xp_flow_acct *f = &v[c];
 
 		sum->frames += f->frames;
@@ -82,5 +79,5 @@ int xp_meas_maps_read_flow(const struct xp_meas_maps *mm, unsigned e, struct xp_
 			sum->hist[b] += f->hist[b];
 	}
 	free(v);
-	return r;
+	return 0;
 }

@@ -125,22 +125,16 @@ static void add_bin(struct xp_lat_hist *h, const struct xp_ibin *b)
 
 int xp_meas_maps_read_ibin(const struct xp_meas_maps *mm, int slot, uint64_t i, struct xp_lat_hist *h)
 {
-	int ncpus = libbpf_num_possible_cpus(), r, gone = 0, held = 0;
+	int gone = 0, held = 0;
 	__u32 key = (__u32)slot * XP_IBINS + (__u32)(i % XP_IBINS);
 	struct xp_ibin *v;
 
 	if (!slot_ok(mm, slot) || !h)
 		return -EINVAL;
-	if (ncpus <= 0)
-		return ncpus < 0 ? ncpus : -EINVAL;
-	v = calloc((size_t)ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r = bpf_map__lookup_elem(mm->ibins, &key, sizeof(key), v, sizeof(*v) * (size_t)ncpus, 0);
-	if (r) {
-		free(v);
-		return r;
-	}
+	/* Each CPU's copy as it is: its tag says whether it holds interval i (not a plain sum). */
+	int ncpus = xp_percpu_lookup(mm->ibins, &key, sizeof(key), sizeof(*v), (void **)&v);
+	if (ncpus < 0)
+		return ncpus;
 	/* A CPU whose bin has an older tag got no frame of i (nothing to add);
 	 * one whose bin has a newer tag may have had frames of i and lost
 	 * them to the ring: then i cannot be read whole. */

@@ -29,19 +29,33 @@ static void *percpu_alloc(size_t value_size, int *ncpus)
 	return calloc((size_t)*ncpus, value_size);
 }
 
-int xp_percpu_read(const struct bpf_map *map, const void *key, size_t key_size, size_t value_size, void *out,
-		   size_t out_size)
+int xp_percpu_lookup(const struct bpf_map *map, const void *key, size_t key_size, size_t value_size, void **copies)
 {
 	int ncpus;
-	memset(out, 0, out_size);
+	*copies = NULL;
 	void *v = percpu_alloc(value_size, &ncpus);
 	if (!v)
 		return -errno;
 	int r = bpf_map__lookup_elem(map, key, key_size, v, value_size * (size_t)ncpus, 0);
-	if (!r)
-		xp_percpu_sum(v, ncpus, value_size, out, out_size);
+	if (r) {
+		free(v);
+		return r;
+	}
+	*copies = v;
+	return ncpus;
+}
+
+int xp_percpu_read(const struct bpf_map *map, const void *key, size_t key_size, size_t value_size, void *out,
+		   size_t out_size)
+{
+	void *v;
+	memset(out, 0, out_size);
+	int ncpus = xp_percpu_lookup(map, key, key_size, value_size, &v);
+	if (ncpus < 0)
+		return ncpus;
+	xp_percpu_sum(v, ncpus, value_size, out, out_size);
 	free(v);
-	return r;
+	return 0;
 }
 
 int xp_percpu_zero(const struct bpf_map *map, const void *key, size_t key_size, size_t value_size)

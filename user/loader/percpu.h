@@ -27,6 +27,14 @@ void xp_percpu_sum(const void *percpu, int ncpus, size_t value_size, void *out, 
 int xp_percpu_read(const struct bpf_map *map, const void *key, size_t key_size, size_t value_size, void *out,
 		   size_t out_size);
 
+/*
+ * Look up key in a per-CPU map as it is, for values whose fields are not all
+ * sums (a minimum, a maximum, a tag that says which CPU's copy counts):
+ * *copies gets one value_size-byte copy per possible CPU (calloc'd: the
+ * caller frees it). Returns their number (> 0), or -errno with *copies NULL.
+ */
+int xp_percpu_lookup(const struct bpf_map *map, const void *key, size_t key_size, size_t value_size, void **copies);
+
 /* Set key's value to zero on every CPU. 0 or -errno. */
 int xp_percpu_zero(const struct bpf_map *map, const void *key, size_t key_size, size_t value_size);
 

@@ -82,6 +82,11 @@ double xp_lat_quantile_ns(const struct xp_lat_hist *h, double q)
 	return (double)h->max * XP_STAMP_TICK_NS;
 }
 
+double xp_lat_bucket_hi_ns(unsigned b)
+{
+	return (double)xp_lat_bucket_lo(b + 1) * XP_STAMP_TICK_NS;
+}
+
 double xp_lat_mean_ns(const struct xp_lat_hist *h)
 {
 	return h->n ? (double)h->sum * XP_STAMP_TICK_NS / (double)h->n : NAN;

@@ -38,6 +38,8 @@ void xp_lat_add_bin(struct xp_lat_hist *h, const struct xp_ibin *bin); /* h += o
  * the upper edge of the bucket that holds the ceil(q * n)-th, clamped to max. NAN when n == 0. */
 double xp_lat_quantile_ns(const struct xp_lat_hist *h, double q);
 double xp_lat_mean_ns(const struct xp_lat_hist *h);
+/* Bucket b's upper edge in ns (the lower edge of b + 1): a distribution's rows (rfc2544/plot.c). */
+double xp_lat_bucket_hi_ns(unsigned b);
 /* JSON: counts, min/mean/max/p50/p90/p99/p99.9/p99.99 in ns, and the non-empty
  * buckets as [[bucket, count], ...] with their tick size, so runs can be merged. */
 struct json_object *xp_lat_to_json(const struct xp_lat_hist *h);

@@ -1,7 +1,7 @@
 /*
  * The client's half of --auth-key's exchange on a control connection
  * (auth.h has the wire): the start request's (client/request.c) and
- * --bidir's reverse request's (rfc2544/bidir.c), so both send the same
+ * --bidir's reverse request's (client/reverse.c), so both send the same
  * challenge, MAC and line.
  */
 #include <errno.h>

@@ -9,16 +9,16 @@
  * the same stamps and measurement core as A->B is on the server's; both
  * directions have the same figures (sent, received, offered load, latency)
  * and the same verdict rules. Per trial, a thread asks the server for the
- * reverse trial ({"op":"reverse"} on a control connection of its own) and
- * waits for its figures while this thread runs A->B; both start within the
+ * reverse trial (client.h, xp_client_reverse: {"op":"reverse"} on a control
+ * connection of its own) and waits for its figures while this thread runs A->B; both start within the
  * control set-up's time of each other (the JSON has each direction's
  * sending time). Our server is a child: it dies with us
  * (PR_SET_PDEATHSIG), is stopped at the end (SIGTERM: it detaches as on
  * Ctrl-C), and its XDP attach is a bpf_link like any server's.
  *
  * --auth-key: the same exchange both ways, with the key the user gave on
- * both ends (proto/auth.h). The reverse request answers the server's
- * challenge as a start request does (xp_auth_send_line); our server runs
+ * both ends. The reverse request answers the server's challenge as a
+ * start request does (client/reverse.c); our server runs
  * with the same key file, so only a sender that holds the key (the tested
  * server's child, which loads the server's key file) may start a test on
  * it, and only from the tested server's address (--allow).
@@ -35,14 +35,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spec/engine_names.h"
-#include "proto/auth.h"
-#include "proto/channel.h"
 #include "rfc2544/rfc2544.h"
+#include "util/addr.h"
 #include "util/time.h"
 
 #define OPEN_WAIT_S 10.0   /* our server prints that it listens within this */
-#define REPLY_MARGIN_S 30  /* the reverse trial's figures come within its length + this (the server's own margin is 20 s) */
 
 /* Our server's output so far (stdout and stderr, in a memfd), its first line that has `what`, or its last. */
 static void log_line(int fd, const char *what, char *out, size_t len)
@@ -74,21 +71,15 @@ int xp_bidir_open(const struct xp_rfc_job *o, struct xp_bidir *b, char *err, siz
 		return -1;
 	}
 	b->port = (unsigned short)(o->spec->control_port + 1);
-	if (o->spec->auth_key[0]) {
-		/* Loaded here too (the trials' client loads it for each test): a bad file fails before anything starts. */
-		b->key = calloc(1, sizeof(*b->key));
-		if (!b->key) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		if (xp_auth_key_load(o->spec->auth_key, b->key, err, errlen)) {
-			xp_bidir_close(b);
-			return -1;
-		}
-	}
+	/* The reverse trials' requests (client/reverse.c): --auth-key's file is read now, so a bad one fails
+	 * before anything starts. */
+	b->rv = xp_client_reverse_open(o->spec, b->port, err, errlen);
+	if (!b->rv)
+		return -1;
 	b->logfd = memfd_create("xdpperf-bidir-server", MFD_CLOEXEC);
 	if (b->logfd < 0) {
 		snprintf(err, errlen, "--bidir: cannot make our server's log: %s", strerror(errno));
+		xp_bidir_close(b);
 		return -1;
 	}
 	char port[8], allow[80] = "";
@@ -176,69 +167,21 @@ void xp_bidir_close(struct xp_bidir *b)
 	if (b->logfd >= 0)
 		close(b->logfd);
 	b->logfd = -1;
-	if (b->key) {
-		xp_auth_key_clear(b->key);
-		free(b->key);
-		b->key = NULL;
-	}
+	xp_client_reverse_close(b->rv);
+	b->rv = NULL;
 }
 
 struct rev_job {
-	const struct xp_rfc_job *o;
-	const struct xp_auth_key *key; /* --auth-key, or NULL */
-	struct xp_reverse_req q;
+	const struct xp_client_reverse *rv;
+	const struct xp_trial_req *req;
+	double pps;
 	struct xp_reverse_res *res;
-	double t_sent;  /* when the request went */
 };
 
 static void *rev_thread(void *arg)
 {
 	struct rev_job *j = arg;
-	const struct xp_rfc_job *o = j->o;
-	struct xp_reverse_res *res = j->res;
-	char err[256];
-	int fd = xp_ctrl_connect(o->spec->host, o->spec->control_port, o->spec->family, 3000, err, sizeof(err));
-	if (fd < 0) {
-		res->rc = 1;
-		snprintf(res->error, sizeof(res->error), "reverse trial: %.230s", err);
-		return NULL;
-	}
-	struct xp_ctrl *c = malloc(sizeof(*c));
-	if (!c) {
-		close(fd);
-		res->rc = 1;
-		snprintf(res->error, sizeof(res->error), "out of memory");
-		return NULL;
-	}
-	xp_ctrl_init(c, fd);
-	struct json_object *m = xp_reverse_req_to_json(&j->q), *r = NULL;
-	j->t_sent = xp_now();
-	err[0] = '\0';
-	int e = xp_auth_send_line(c, j->key, json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN), err, sizeof(err));
-	json_object_put(m);
-	if (!e)
-		e = xp_ctrl_recv(c, (int)((j->q.seconds + REPLY_MARGIN_S) * 1000), &r);
-	if (e <= 0) {
-		res->rc = 1;
-		snprintf(res->error, sizeof(res->error), "reverse trial: %.230s", e == 0 ? "the server closed the connection"
-			 : e == -ETIMEDOUT ? "no figures from the server in time" : e == -EPROTO && err[0] ? err : strerror(-e));
-	} else if (!strcmp(xp_json_str(r, "op", ""), "reversed")) {
-		struct json_object *v = NULL;
-		json_object_object_get_ex(r, "result", &v);
-		if (xp_reverse_res_from_json(v, res, err, sizeof(err))) {
-			res->rc = 1;
-			snprintf(res->error, sizeof(res->error), "reverse trial: bad figures from the server: %.200s", err);
-		}
-	} else {
-		char msg[200];
-		xp_msg_printable(xp_json_str(r, "msg", "unexpected reply"), msg, sizeof(msg));
-		res->rc = 1;
-		snprintf(res->error, sizeof(res->error), "reverse trial: the server says: %s", msg);
-	}
-	json_object_put(r);
-	close(fd);
-	xp_ctrl_free(c);
-	free(c);
+	xp_client_reverse(j->rv, j->req, j->pps, j->res);
 	return NULL;
 }
 
@@ -246,19 +189,8 @@ void xp_bidir_trial(struct xp_bidir *b, const struct xp_rfc_job *o, const struct
 		    struct xp_trial_out *out, struct xp_reverse_res *rev)
 {
 	memset(rev, 0, sizeof(*rev));
-	struct rev_job j = { .o = o, .key = b->key, .res = rev };
-	struct xp_reverse_req *q = &j.q;
-	q->port = b->port;
-	q->engine = o->spec->engine == XP_ENGINE_XSK ? "xsk" : "live";
-	q->family = o->spec->family == AF_INET6 || strchr(o->spec->host, ':') ? AF_INET6 : AF_INET;
-	q->udp = o->spec->traffic[0].udp;
-	q->frame_size = req->frame_len;
-	if (req->mix)
-		xp_mix_spec(req->mix, q->mix, sizeof(q->mix));
-	q->pps = rev_pps; /* B->A's own search's rate (search.h, xp_rfc_search2) */
-	q->burst = req->burst;
-	q->seconds = req->seconds;
-	q->no_stamps = o->spec->no_stamps;
+	/* B->A at its own search's rate (search/search.h, xp_rfc_search2) */
+	struct rev_job j = { .rv = b->rv, .req = req, .pps = rev_pps, .res = rev };
 	pthread_t th;
 	struct xp_trial_req fwd = *req;
 	fwd.settle_s = 0; /* after both */

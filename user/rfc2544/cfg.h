@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "frame/mix.h"
+#include "spec/spec.h" /* struct xp_mix: the spec's traffic has one (frame/mix.h) */
 
 #define XP_RFC_MAX_SIZES 16
 

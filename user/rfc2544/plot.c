@@ -19,8 +19,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "bpf/lib/latency.h"
-#include "bpf/lib/stamp.h"
 #include "rfc2544/rfc2544.h"
 
 extern char **environ;
@@ -74,7 +72,7 @@ static bool dist_block(FILE *d, const struct xp_rfc_size *z, const struct xp_lat
 {
 	char lb[16];
 	uint64_t total = 0, cum = 0;
-	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++)
+	for (unsigned b = 0; b < sizeof(h->b) / sizeof(h->b[0]); b++)
 		total += h->b[b];
 	if (!total)
 		return false;
@@ -83,11 +81,11 @@ static bool dist_block(FILE *d, const struct xp_rfc_size *z, const struct xp_lat
 			dir, pps);
 	else
 		fprintf(d, "\"%u bytes%s at %.0f fps\" cum_pct bucket_pct\n", z->len, dir, pps);
-	for (unsigned b = 0; b < XP_LAT_BUCKETS; b++) {
+	for (unsigned b = 0; b < sizeof(h->b) / sizeof(h->b[0]); b++) {
 		if (!h->b[b])
 			continue;
 		cum += h->b[b];
-		double hi_us = (double)xp_lat_bucket_lo(b + 1) * XP_STAMP_TICK_NS / 1e3;
+		double hi_us = xp_lat_bucket_hi_ns(b) / 1e3;
 		fprintf(d, "%.4f %.6f %.6f\n", hi_us, 100.0 * (double)cum / (double)total,
 			100.0 * (double)h->b[b] / (double)total);
 	}

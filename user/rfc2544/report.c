@@ -12,6 +12,7 @@
 
 #include "report/report.h"
 #include "rfc2544/rfc2544.h"
+#include "util/units.h"
 
 static const char *rate(double v, const char *unit, char *buf, size_t len)
 {
@@ -88,7 +89,7 @@ static void size_json(struct json_object *o, const struct xp_rfc_size *z)
 }
 
 /*
- * --bidir: what limited one direction's own search (search.h,
+ * --bidir: what limited one direction's own search (search/search.h,
  * xp_rfc_search2): the search's top (the line rate), its sender's maximum
  * (then it is not the device's throughput), or the device.
  */

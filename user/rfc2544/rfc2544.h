@@ -1,7 +1,7 @@
 /*
  * The RFC 2544 suite (xdpperf -c ADDR --rfc2544): per frame size, the
  * tests --tests chose, each a series of trials run through the client
- * (client.h, xp_client_trial) and judged by search.h; then the tables
+ * (client.h, xp_client_trial) and judged by search/search.h; then the tables
  * (report.c), -J with every trial, and with --plot DIR the gnuplot plots and
  * a Markdown summary (plot.c).
  */
@@ -13,9 +13,7 @@
 #include "client/client.h"
 #include "rfc2544/cfg.h"
 #include "spec/spec.h"
-#include "proto/messages.h"
-#include "meas/latency.h"
-#include "rfc2544/search.h"
+#include "search/search.h"
 
 #define XP_RFC_MAX_TRIALS 512
 
@@ -47,7 +45,7 @@ struct xp_rfc_size {
 	struct xp_rfc_latency lat_rev;
 	struct xp_lat_hist lat_rev_hist;
 	char lat_rev_why[160];
-	/* --bidir: each direction's own search (search.h, xp_rfc_search2; [0] A->B, [1] B->A).
+	/* --bidir: each direction's own search (search/search.h, xp_rfc_search2; [0] A->B, [1] B->A).
 	 * ndr_pps/pdr_pps above are then the lower direction's; the combined
 	 * throughput is dir_ndr[0] + dir_ndr[1]. */
 	double dir_max[2];             /* each direction's top: its sender's maximum with both sending, or the line rate */
@@ -96,8 +94,6 @@ struct xp_rfc_trial_rec {
 	double rev_target_pps;     /* --bidir: the rate B->A's sender paced to */
 };
 
-struct xp_auth_key;
-
 /* What the suite is asked to do: its base test (every trial is it at the trial's rate, size and length),
  * its own settings, how its trials run, and its report's form. */
 struct xp_rfc_job {
@@ -112,7 +108,7 @@ struct xp_bidir {
 	int pid;               /* the xdpperf server we run on our side for B->A (0: none) */
 	int logfd;             /* its stdout and stderr */
 	unsigned short port;   /* its control port: ours + 1 */
-	struct xp_auth_key *key; /* --auth-key: the reverse request answers the server's challenge with it (NULL: none) */
+	struct xp_client_reverse *rv; /* the reverse trials' requests to the server (client.h; --auth-key's key) */
 };
 /* Start our server; 0, or -1 with a one-line err. */
 int xp_bidir_open(const struct xp_rfc_job *o, struct xp_bidir *b, char *err, size_t errlen);

@@ -2,7 +2,7 @@
  * The RFC 2544 suite's driver (rfc2544.h): per frame size, the sender's
  * maximum (or --line-rate's), then throughput, latency, frame loss rate and
  * back-to-back as --tests asks, every trial through trial_run() below and
- * judged by search.c. Before the first trial it says how many trials and
+ * judged by search/search.c. Before the first trial it says how many trials and
  * about how long; after each, one progress line on stderr.
  */
 #include <math.h>
@@ -197,7 +197,7 @@ static int size_max(struct xp_rfc_run *r, struct xp_rfc_size *z)
 
 /*
  * --bidir's throughput: a search per direction in the same trials
- * (search.h, xp_rfc_search2). Each direction ends with its own NDR, PDR
+ * (search/search.h, xp_rfc_search2). Each direction ends with its own NDR, PDR
  * and "limited by"; ndr_pps and pdr_pps are the lower direction's (the
  * latency and back-to-back tests' reference), and the combined throughput
  * is the sum of the two NDRs.
@@ -253,7 +253,7 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		return throughput_bidir(r, z);
 	struct xp_rfc_search s;
 	xp_rfc_search_init(&s, 0, z->max_pps, SEARCH_RES_PCT, r->o->rfc.loss_tol);
-	xp_rfc_search_confirm(&s, r->o->rfc.confirm); /* --confirm-loss: why, in search.h */
+	xp_rfc_search_confirm(&s, r->o->rfc.confirm); /* --confirm-loss: why, in search/search.h */
 	double rate;
 	unsigned first = 0; /* the progress number of the current rate's first trial */
 	while ((rate = xp_rfc_search_next(&s)) > 0) {

@@ -3,7 +3,7 @@
  * us to send one trial's frames towards the client while it sends its own.
  *
  * The design, and why: the sender is a child of our own binary
- * (client/reverse_child.c) that runs the trial as an ordinary client test
+ * (cli/reverse_child.c) that runs the trial as an ordinary client test
  * against the xdpperf server the client runs on its side, at the address
  * this request came from. Each direction is then the same test: the same
  * engines and pacing, the same stamps and measurement core, counted by its

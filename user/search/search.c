@@ -1,5 +1,5 @@
 /* RFC 2544 searches and trial verdicts; see search.h. Pure: no I/O, no clock. */
-#include "rfc2544/search.h"
+#include "search/search.h"
 
 #include <math.h>
 

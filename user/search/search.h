@@ -4,8 +4,10 @@
  * from the same trials, the rate at a loss tolerance (NDR and PDR, as CSIT's
  * MLRsearch reports them), the frame loss rate steps (26.3), the
  * back-to-back burst search (26.4 as RFC 9004 updates it) and its buffer
- * times. trial.c runs the trials these ask for; tests/unit/test_rfc2544.c
- * drives them with made-up outcomes.
+ * times. The RFC 2544 suite (rfc2544/run.c) runs the trials these ask
+ * for, and the connection searches (connsearch/search.h) build on the rate
+ * search; a folder of its own below both, so that neither suite includes
+ * the other. tests/unit/test_rfc2544.c drives them with made-up outcomes.
  */
 #ifndef XP_RFC2544_SEARCH_H
 #define XP_RFC2544_SEARCH_H

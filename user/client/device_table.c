@@ -1,5 +1,6 @@
 /*
- * The device table's live entries, for a drained start (run.c): a conntrack
+ * The device table's live entries (client.h, xp_client_device_table), for
+ * the connection searches' drained start (connsearch/run.c): a conntrack
  * dump (ctnetlink, as conntrack -L does) in the device's namespace, counted.
  * Not nf_conntrack_count: that includes entries whose timeout has passed
  * until the kernel's garbage collector gets to them, which can take tens of
@@ -19,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "connsearch/connsearch.h"
+#include "client/client.h"
 #include "net/in_netns.h"
 
 static int count_cb(const struct nlmsghdr *nlh, void *data)
@@ -90,7 +91,7 @@ static int table_here(void *arg, char *err, size_t errlen)
 	return r;
 }
 
-int xp_cs_table_live(const char *netns, uint64_t *count, char *err, size_t errlen)
+int xp_client_device_table(const char *netns, uint64_t *count, char *err, size_t errlen)
 {
 	struct table_arg a = { .netns = netns, .count = count };
 	return xp_in_netns(netns, table_here, &a, err, errlen);

@@ -5,7 +5,7 @@
  * every trial, so the binary search, --confirm-loss's repeats, the PDR and
  * "sender-limited" are the one-way rules, per direction.
  */
-#include "rfc2544/search.h"
+#include "search/search.h"
 
 #include <math.h>
 
