@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "otg/run_file.h"
 #include "spec/spec.h" /* XP_EXIT_* */
@@ -167,10 +168,18 @@ static int wait_flows(struct xp_otg *c, const sigset_t *set, struct xp_otg_err *
 int xp_otg_run_file(const struct xp_otg_opts *co, const char *path, bool json)
 {
 	struct xp_otg_err e = { 0 };
+	if (access(path, R_OK)) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "cannot read it: %s", strerror(errno));
+		return refuse(json, 400, "validation", path, msg);
+	}
 	struct json_object *cfg = json_object_from_file(path);
 	if (!cfg) {
 		char msg[512];
-		snprintf(msg, sizeof(msg), "not a JSON file: %s", json_util_get_last_err());
+		const char *why = json_util_get_last_err();
+		/* json-c's word for a document cut short is its tokener's state, "continue". */
+		snprintf(msg, sizeof(msg), "not a JSON file: %s",
+			 !why ? "unreadable" : strstr(why, "failed: continue") ? "it ends early" : why);
 		msg[strcspn(msg, "\n")] = '\0';
 		return refuse(json, 400, "validation", path, msg);
 	}
