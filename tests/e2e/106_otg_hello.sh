@@ -11,7 +11,7 @@
 # unknown header, an unreachable agent, two flows on one port that cannot be
 # counted apart), each an OTG Error object with its HTTP status and nothing
 # started; then the same hello world from the command line, `xdpperf
-# --config FILE -J`; then HTTPS with a token off loopback; last a flow in
+# --config FILE -J`; a stop and a SIGTERM while a flow runs; then HTTPS with a token off loopback; last a flow in
 # VLAN 100 on the switch lab, counted by the bridge. Every
 # request and response body goes through tests/otg/otg_check.py (the
 # models v1.61.0 schemas).
@@ -182,6 +182,37 @@ cat "$XP_TMP/cfg.txt"
 xp_check "f1: sent $N, received $N, lost 0" eval '[[ $(awk "\$1 == \"f1\" {print \$3, \$4, \$5}" "$XP_TMP/cfg.txt") == "$N $N 0" ]]'
 xp_check "a refused config: exit 2, one line" eval 'out=$(xp_exec client "$XP_BIN" --config "$XP_TMP/gre.json" 2>&1);
 	rc=$?; echo "$out"; [[ $rc == 2 && $(wc -l <<<"$out") == 1 && $out == *"flows[0].packet[1]"* ]]'
+xp_pass
+
+# ---------------------------------------------------------------------------
+# A continuous flow: a stop through the API ends it with final figures
+# (every frame sent counted), and SIGTERM while it runs stops the traffic
+# before the API exits, the agent's test ending as a test does.
+xp_case otg_stop_and_sigterm
+xp_run_bg client "$XP_BIN" --otg "127.0.0.1:$API_PORT"
+API_PID=$XP_BG_PID API_LOG=$XP_BG_LOG
+xp_check "the API listens" xp_wait_log "$API_LOG" '^OTG API .* on http://127.0.0.1:8443' 1 10
+jq '.flows[0].duration = {"choice": "continuous", "continuous": {}}' "$XP_TMP/good.json" >"$XP_TMP/long.json"
+sed 's/"start"/"stop"/' "$XP_TMP/start.json" >"$XP_TMP/stop.json"
+xp_check "POST /config, a continuous flow" api_ok POST /config "$XP_TMP/long.json"
+T0=$EPOCHREALTIME
+xp_check "start" api_ok POST /control/state "$XP_TMP/start.json"
+xp_check "it runs" eval 'sleep 1.5 && api_ok POST /monitor/metrics "$XP_TMP/flow_metrics.json" &&
+	expect_eq transmit "$(metric transmit)" started'
+xp_check "stop" api_ok POST /control/state "$XP_TMP/stop.json"
+MS=$(((${EPOCHREALTIME/./} - ${T0/./}) / 1000)) # from the start's request to the stop's answer
+xp_check "the metrics after the stop" api_ok POST /monitor/metrics "$XP_TMP/flow_metrics.json"
+echo "stopped after frames_tx $(metric frames_tx), frames_rx $(metric frames_rx), $MS ms from start to stop"
+xp_check "transmit stopped" expect_eq transmit "$(metric transmit)" stopped
+# At 1000 frames/s: at least the 1.5 s slept while it ran, at most the time from start to stop.
+xp_check "sent while it ran at $N frames/s" eval 'expect_ge frames_tx "$(metric frames_tx)" 1400 &&
+	expect_ge "frames_tx under $MS ms" $((MS + 50)) "$(metric frames_tx)"'
+xp_check "every frame sent received" expect_eq frames_rx "$(metric frames_rx)" "$(metric frames_tx)"
+xp_check "start again" api_ok POST /control/state "$XP_TMP/start.json"
+xp_check "SIGTERM while it runs: exit 0" eval 'sleep 0.5 && kill -TERM "$API_PID" && wait "$API_PID"'
+xp_check "the API says the traffic stopped" xp_wait_log "$API_LOG" '^OTG API stopped by SIGTERM: traffic stopped' 1 5
+xp_check "every test at the agent ended as a test ends" xp_wait_log "$SRV_LOG" '\] test done$' "$(tests_started)" 5
+xp_check "nothing attached to $XP_CLIENT_DEV" no_xdp
 xp_pass
 
 # ---------------------------------------------------------------------------
