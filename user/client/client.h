@@ -19,6 +19,10 @@ struct xp_run_opts {
 	int debug;      /* -d */
 	bool quiet;     /* a suite's trial: its error and --max-loss/--require-rate verdict are not printed on
 			 * stderr; the suite reads them from the memory sink and says them in its own line */
+	/* Not NULL: another thread ends the test early by setting *stop (the OTG
+	 * controller's stop, otg/run.c), as a signal does: the summary says
+	 * interrupted. Seen within 50 ms. */
+	const volatile int *stop;
 };
 
 /*

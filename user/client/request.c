@@ -208,11 +208,13 @@ int xp_client_request_test(struct client *c)
 int xp_client_wait_until(struct client *c, double until)
 {
 	for (;;) {
-		if (xp_signalled)
+		if (xp_signalled || (c->ro->stop && *c->ro->stop))
 			return 1;
 		double left = until - xp_now();
 		if (left <= 0)
 			return 0;
+		if (c->ro->stop && left > 0.05)
+			left = 0.05; /* another thread's stop is a flag, not a signal that ends poll() */
 		struct pollfd p = { .fd = c->ctrl.fd, .events = POLLIN };
 		int r = poll(&p, 1, (int)(left * 1000) + 1);
 		if (r > 0) {

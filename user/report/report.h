@@ -45,8 +45,20 @@ struct xp_report {
 		unsigned intervals;
 		struct xp_period last;     /* the last interval */
 		char error[512];           /* the error that stopped the test, "" if none */
+		/* A caller that follows the test as it runs (the OTG controller,
+		 * otg/run.c): called from the test's thread, in the sink's events;
+		 * NULL: none. The summary's pointers live only for the call. */
+		const struct xp_mem_hook *hook;
 	} mem;
 	uint64_t tap_id;               /* xp_report_tap's record of this report's test */
+};
+
+/* The memory sink's listener (mem.hook): arg is the caller's. */
+struct xp_mem_hook {
+	void (*start)(void *arg, const struct xp_report_info *i);
+	void (*interval)(void *arg, const struct xp_period *p);
+	void (*end)(void *arg, const struct xp_summary *s);
+	void *arg;
 };
 
 /*

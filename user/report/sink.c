@@ -133,16 +133,22 @@ static void stream_error(struct xp_report *r, const char *msg)
 
 static void mem_start(struct xp_report *r, const struct xp_report_info *i)
 {
+	if (r->mem.hook && r->mem.hook->start)
+		r->mem.hook->start(r->mem.hook->arg, i);
 }
 
 static void mem_interval(struct xp_report *r, const struct xp_period *p)
 {
 	r->mem.intervals++;
 	r->mem.last = *p;
+	if (r->mem.hook && r->mem.hook->interval)
+		r->mem.hook->interval(r->mem.hook->arg, p);
 }
 
 static void mem_end(struct xp_report *r, const struct xp_summary *s)
 {
+	if (r->mem.hook && r->mem.hook->end)
+		r->mem.hook->end(r->mem.hook->arg, s);
 }
 
 static void mem_error(struct xp_report *r, const char *msg)

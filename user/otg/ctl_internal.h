@@ -1,0 +1,90 @@
+/*
+ * The OTG controller's insides (otg.h), shared by its files:
+ *   config.c   a config checked into a plan (ports, flows, one test per sending port)
+ *   ctl.c      the controller object: config, start and stop, the traffic's thread
+ *   run.c      one sending port's test run here (xp_client_test, a memory sink)
+ *   metrics.c  MetricsRequest -> MetricsResponse from the runs' figures
+ */
+#ifndef XP_OTG_CTL_INTERNAL_H
+#define XP_OTG_CTL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "meas/figures.h"
+#include "otg/location.h"
+#include "otg/otg.h"
+#include "spec/spec.h"
+
+struct otg_port {
+	char name[64];
+	char location[320];        /* as configured (port metrics give it back) */
+	struct xp_otg_loc loc;
+	bool local;                /* this host's: the controller sends from it itself */
+};
+
+struct otg_flow {
+	char name[64];
+	unsigned tx, rx;           /* ports[] */
+	unsigned group, slot;      /* the test that sends it, and its stream there */
+};
+
+/* One test: a sending port's flows toward one receiving port's agent. */
+struct otg_group {
+	unsigned tx, rx;
+	struct xp_spec *spec;      /* the test (heap: megabytes) */
+};
+
+struct otg_plan {
+	struct otg_port *ports;
+	unsigned nports;
+	struct otg_flow *flows;
+	unsigned nflows;
+	struct otg_group *groups;
+	unsigned ngroups;
+};
+
+/* A group's run: what its test gave so far (under the controller's lock). */
+struct otg_run {
+	bool started, ended;       /* the engine started; the test is over */
+	bool failed;               /* it ended with an error (error[]) */
+	char error[512];
+	/* while it runs: sums of the memory sink's intervals and the last one's rates */
+	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes;
+	double tx_fps, rx_fps, tx_Bps, rx_Bps;
+	/* once it ended: each flow's figures (the summary's flows, copied) */
+	struct xp_flow_result *flows;
+	unsigned nflows;
+	bool have_total;
+	struct xp_period total;    /* the whole test (the summary's) */
+};
+
+/* Check cfg against the models and this controller: a plan (heap), or -1 with err (400, path). */
+int otg_plan_make(struct json_object *cfg, const struct xp_otg_opts *o, struct otg_plan *p, struct xp_otg_err *err);
+void otg_plan_free(struct otg_plan *p);
+
+struct xp_otg {
+	struct xp_otg_opts opts;
+	char auth_key[256];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct json_object *cfg;   /* the config taken (NULL: none) */
+	struct otg_plan plan;
+	struct otg_run *runs;      /* plan.ngroups, while traffic ran or runs */
+	bool running;              /* a start's thread is not joined yet */
+	bool have_thread;
+	pthread_t thread;
+	volatile int stop;         /* stop asked: the client's test ends early */
+	double started_at;         /* xp_now() of the start */
+};
+
+/* The traffic thread (run.c): runs the local group's test; marks its run as it goes. */
+void *otg_run_thread(void *arg);
+/* The metrics (metrics.c), under c->mu. */
+struct json_object *otg_metrics(struct xp_otg *c, struct json_object *req, struct xp_otg_err *err);
+
+/* err filled: http 400 "validation" (or 409 / 500 as given). Returns -1. */
+int otg_fail(struct xp_otg_err *err, int http, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
