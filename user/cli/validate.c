@@ -435,6 +435,11 @@ static int check_flows(struct xp_opts *o, const struct xp_given *g, char *err, s
 
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
+	/* --line-rate takes effect as the suite's top or as the base of a flow file's percentages: else refused. */
+	bool line_rate = xp_given_has(g, "line-rate") && !o->rfc2544;
+	if (line_rate && !o->flow.file[0])
+		return xp_cli_fail(err, errlen, "--line-rate is the link's rate for a flow file's rates in percent "
+				   "(--flows FILE) or the RFC 2544 suite's top (--rfc2544): give one of them");
 	for (size_t i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]) && !shortcut; i++)
 		if (xp_given_has(g, shortcuts[i]))
 			shortcut = shortcuts[i];
@@ -460,9 +465,15 @@ static int check_flows(struct xp_opts *o, const struct xp_given *g, char *err, s
 			return xp_cli_fail(err, errlen, "--flows %s: the file says each flow's size, rate, headers, "
 					   "ports and stamps: drop %s", o->flow.file,
 					   xp_option_label(xp_option_find(file_says[i]), lbl, sizeof(lbl)));
-	/* A share of the line rate would need --line-rate, a setting of the RFC 2544 suite: none here. */
-	if (xp_otg_flows_load(o->flow.file, 0, &o->spec, err, errlen))
+	/* A flow's rate in percent is a share of --line-rate (refused without it, by the flow's JSON path). */
+	if (xp_otg_flows_load(o->flow.file, o->spec.line_bps, &o->spec, err, errlen))
 		return -1;
+	bool pct = false;
+	for (unsigned i = 0; i < o->spec.ntraffic; i++)
+		pct |= o->spec.traffic[i].rate_pct > 0;
+	if (line_rate && !pct)
+		return xp_cli_fail(err, errlen, "--line-rate: no flow of %s has its rate in percent, and without "
+				   "--rfc2544 nothing else uses it: drop --line-rate", o->flow.file);
 	return xp_spec_check_flows(&o->spec, err, errlen);
 }
 
