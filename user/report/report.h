@@ -45,6 +45,9 @@ struct xp_report {
 		unsigned intervals;
 		struct xp_period last;     /* the last interval */
 		char error[512];           /* the error that stopped the test, "" if none */
+		struct xp_flow_result *flows; /* a test with flows: each flow's figures at the end (a copy; freed
+					       * by xp_report_free unless the caller takes it), NULL: none */
+		unsigned nflows;
 	} mem;
 	uint64_t tap_id;               /* xp_report_tap's record of this report's test */
 };
