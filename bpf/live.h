@@ -124,7 +124,7 @@ struct xp_gen_blk {
 	__u16 len;           /* frame bytes, without FCS */
 	__u8 stamp;          /* enum xp_stamp_place at this size (0: none) */
 	__u8 tag;            /* the stamp's tag follows it */
-	__u32 pad;
+	__u32 seq_rel;       /* a TCP data flow: payload bytes of its period's frames before this one */
 	__u8 frame[XP_GEN_BLK_FRAME]; /* the frame's first min(len, XP_GEN_BLK_FRAME) bytes */
 };
 
@@ -136,7 +136,11 @@ struct xp_gen_flow {
 	__u32 step;          /* a thread's advance in the pattern per frame: T or 1, mod period */
 	__u16 l3_off, l4_off, payload_off;
 	__u8 l4_proto;       /* IPPROTO_TCP or IPPROTO_UDP */
-	__u8 pad;
+	__u8 seq_adv;        /* a TCP data flow (no SYN): its sequence number advances by each segment's
+			      * payload, seq + seq_base + the block's seq_rel (engine/flow_table.h) */
+	__u32 period_payload; /* payload bytes of its period's frames: seq_base's step at each wrap */
+	__u32 seq_step;      /* seq_base's step every frame: the whole periods in a thread's advance (T or 1)
+			      * times period_payload (a period shorter than T: e.g. 1 frame, 2 threads) */
 };
 
 /* One flow's state on one CPU (thread). */
@@ -145,7 +149,7 @@ struct xp_gen_flow_ctr {
 	__u64 bytes;         /* their bytes without FCS */
 	__u64 limit;         /* frames this thread sends of it in all; ~0: no end */
 	__u32 pos;           /* the next frame's block, base + pos */
-	__u32 pad;
+	__u32 seq_base;      /* a TCP data flow: period_payload times the periods this thread's pos wrapped */
 };
 
 struct xp_gen_flow_cpu {

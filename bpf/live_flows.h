@@ -166,14 +166,30 @@ static __always_inline int live_flow_frame(struct xdp_md *ctx, struct xp_gen_sta
 		data_end = (void *)(long)ctx->data_end;
 	}
 
-	/* 3. */
-	if (blk->stamp) {
-		__u32 stream = config.flow_every ? f * config.nthreads + st->tid : f;
-		__u64 v = xp_stamp_pack(stream, c->pkts, stamp_time(st, st->sent));
-		int r = flow_stamp(data, data_end, fl, blk, v, &cd);
+	/* 3. The stamp; a TCP data flow's sequence number: this segment starts where the flow's last one
+	 * ended (the header's + the payload before it, engine/flow_table.h). One checksum fix for both. */
+	if (blk->stamp || fl->seq_adv) {
+		l4 = data + (fl->l4_off & 0x7f);
+		if (fl->seq_adv) {
+			if (l4 + 20 > data_end)
+				return XDP_ABORTED;
+			__u32 old = LD(__u32, l4 + 4);
+			__u32 seq = bpf_htonl(bpf_ntohl(old) + c->seq_base + blk->seq_rel);
 
-		if (r < 0)
-			return XDP_ABORTED;
+			cd.old_sum += xp_csum_words32(old);
+			cd.sum += xp_csum_words32(seq);
+			cd.nwords += 2;
+			ST(__u32, l4 + 4, seq);
+		}
+		if (blk->stamp) {
+			__u32 stream = config.flow_every ? f * config.nthreads + st->tid : f;
+			__u64 v = xp_stamp_pack(stream, c->pkts, stamp_time(st, st->sent));
+			int r = flow_stamp(data, data_end, fl, blk, v, &cd);
+
+			if (r < 0)
+				return XDP_ABORTED;
+			XP_ADD_AS(gen_ibin_sent, st->sbins[st->ival_idx & (XP_IBINS - 1)].sent, 1);
+		}
 		l4 = data + (fl->l4_off & 0x7f);
 		if (fl->l4_proto == IPPROTO_TCP) {
 			if (l4 + 20 > data_end)
@@ -188,7 +204,6 @@ static __always_inline int live_flow_frame(struct xdp_md *ctx, struct xp_gen_sta
 			/* UDP: a computed 0 goes out as 0xffff (RFC 768). */
 			ST(__u16, l4 + XP_UDP_CHECK_OFF, check ? check : XP_CSUM_MANGLED_0);
 		}
-		XP_ADD_AS(gen_ibin_sent, st->sbins[st->ival_idx & (XP_IBINS - 1)].sent, 1);
 	}
 
 	/* 4. */
@@ -196,7 +211,11 @@ static __always_inline int live_flow_frame(struct xdp_md *ctx, struct xp_gen_sta
 	c->bytes += len;
 	__u32 pos = c->pos + fl->step;
 
-	c->pos = pos >= fl->period ? pos - fl->period : pos;
+	__u32 wrap = pos >= fl->period;
+
+	c->pos = wrap ? pos - fl->period : pos;
+	if (fl->seq_adv) /* the whole periods of segments behind: in the advance, and a wrap */
+		c->seq_base += fl->seq_step + (wrap ? fl->period_payload : 0);
 	st->sent++;
 	return XDP_TX;
 }

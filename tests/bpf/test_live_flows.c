@@ -12,7 +12,8 @@
  *  - tests/lib/wire.h parses it (lengths consistent, IPv4 header and L4
  *    checksums verify from the RFCs, the stamp included);
  *  - every byte but the stamp's and the checksums equals frame_build_hdr of
- *    xp_flow_pat_at(flow, n) for the flow's frame number n (thread t of T
+ *    xp_flow_pat_at(flow, n) for the flow's frame number n, a TCP data
+ *    flow's sequence number advanced by the payload of its frames before n (thread t of T
  *    sends frames t, t + T, ...): each field's pattern, the size's;
  *  - the stamp: stream f * T + t (frame/flow_streams.h), seq counting
  *    0, 1, 2... per stream, a send time inside the run, the tag under the
@@ -146,6 +147,16 @@ static void check_frame(const uint8_t *out, uint32_t len, unsigned f, uint64_t n
 
 	xp_flow_pat_at(&fl->hdr, n, &h);
 	assert_int_equal(frame_layout_hdr(&h, size, false, &lay, NULL), 0);
+	if (h.l4_proto == IPPROTO_TCP && !(h.tcp_flags & 0x02)) {
+		/* A TCP data flow is one stream: frame n starts after the payload of the flow's frames before it. */
+		for (uint64_t j = 0; j < n; j++) {
+			struct xp_flow_hdr hj;
+			struct frame_layout lj;
+			xp_flow_pat_at(&fl->hdr, j, &hj);
+			assert_int_equal(frame_layout_hdr(&hj, size_of(fl, j), false, &lj, NULL), 0);
+			h.seq += lj.payload_len;
+		}
+	}
 	assert_int_equal(frame_build_hdr(&h, size, false, 0x5a, want, sizeof(want), NULL), len);
 
 	struct wp w = w_parse(out, len);
@@ -155,6 +166,8 @@ static void check_frame(const uint8_t *out, uint32_t len, unsigned f, uint64_t n
 	assert_int_equal(w.sport, h.sport);
 	assert_int_equal(w.dport, h.dport);
 	assert_int_equal(w.nvlan, h.nvlan);
+	if (h.l4_proto == IPPROTO_TCP)
+		assert_int_equal(w.seq, h.seq);
 
 	/* The stamp (and tag), then everything else byte for byte. */
 	int place = xp_stamp_place_of(h.src.family == AF_INET6, lay.payload_len);
@@ -287,6 +300,24 @@ static void test_two_flows_thread1(void **state)
 	run_case(2, 2, 1, 120);
 }
 
+/* A TCP data flow whose headers and size never change (a period of 1 frame) beside an IPv4/UDP one, sent by
+ * thread 1 of 2: each of its frames is the flow's frame 2i + 1, so its sequence number moves on by 2
+ * segments' payload a frame (seq_step), none of it from a wrap of the pattern position. */
+static void test_tcp_seq_short_period(void **state)
+{
+	(void)state;
+	memset(flows, 0, sizeof(flows));
+	struct xp_flow_hdr a = v6_tcp(), u = v4_udp(40000);
+	a.seq = 0xfffffff0u; /* it wraps at 2^32 as a stream's does */
+	xp_flow_pat_init(&flows[0].hdr, &a);
+	flows[0].frame_size = 200;
+	flows[0].stamps = true;
+	xp_flow_pat_init(&flows[1].hdr, &u);
+	flows[1].frame_size = 128;
+	flows[1].stamps = true;
+	run_case(2, 2, 1, 40);
+}
+
 /* 256 flows, IPv4/UDP, each its own source port (and every 16th a VLAN). */
 static void test_256_flows(void **state)
 {
@@ -407,6 +438,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_flows_interleaved),
 		cmocka_unit_test(test_two_flows_thread1),
+		cmocka_unit_test(test_tcp_seq_short_period),
 		cmocka_unit_test(test_256_flows),
 		cmocka_unit_test(test_fixed_frames),
 		cmocka_unit_test(test_refused),

@@ -120,7 +120,7 @@ static void test_interleaved_slots(void **state)
 		assert_int_equal(xp_flow_table_build(&fl[f], XP_FLOW_TABLE_MAX, true, &tb[f], err, sizeof(err)), 0);
 	assert_int_equal(tb[2].e[0].place, XP_STAMP_AT_IPID);
 	assert_int_equal(tb[0].e[0].place, XP_STAMP_AT_PAYLOAD);
-	uint64_t n[3] = { 0 };
+	uint64_t n[3] = { 0 }, tcp_next[3] = { 0 };
 	unsigned bins[10] = { 0 };
 	for (unsigned k = 0; k < 6000; k++) {
 		unsigned f = k % 7 < 4 ? 0 : k % 7 < 6 ? 1 : 2; /* 4:2:1, as a schedule */
@@ -128,6 +128,8 @@ static void test_interleaved_slots(void **state)
 		const struct xp_flow_entry *en = &tb[f].e[i % tb[f].period];
 		uint8_t *p = slots[k % 4];
 		memcpy(p, en->pre, XP_FLOW_PRE);
+		if (tb[f].seq_adv) /* as the engine: a TCP data flow's segment starts where its last one ended */
+			frame_set_seq(p, &en->lay, xp_flow_seq_of(&tb[f], i));
 		uint64_t st = xp_stamp_pack(f, i, 1000 + k);
 		frame_put_stamp(p, &en->lay, (enum xp_stamp_place)en->place, st, key);
 		/* What the frame must be. */
@@ -149,6 +151,12 @@ static void test_interleaved_slots(void **state)
 		assert_memory_equal(w.daddr, &h.dst.v6, h.dst.family == AF_INET6 ? 16 : 4);
 		assert_int_equal(w.tos >> 2, h.dscp);
 		assert_true(stamp_read(p, &en->lay, en->place) == st);
+		if (h.l4_proto == IPPROTO_TCP) {
+			/* One stream: the sequence number is the first frame's plus every payload byte sent before. */
+			assert_true(tb[f].seq_adv);
+			assert_int_equal(w.seq, (uint32_t)(h.seq + tcp_next[f]));
+		}
+		tcp_next[f] += en->lay.payload_len;
 		if (f == 0) {
 			/* The declared sequences, frame by frame. */
 			assert_int_equal(h.vlan[0].vid, 100 + i % 10);

@@ -4,6 +4,7 @@
  * read field by field, the model's defaults, every refusal by its JSON
  * path, and the patterns through the spec's JSON form and back.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -211,8 +212,8 @@ static void test_refusals(void **state)
 		  "--flows f.json: flows[0].packet[2].tcp.seq_num: only \"value\" is supported (fixed per flow)" },
 		{ "{\"flows\":[{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},{\"choice\":\"udp\"}],"
 		  "\"rate\":{\"choice\":\"percentage\",\"percentage\":50}}]}",
-		  "--flows f.json: flows[0].rate.percentage: a share of the line rate needs --line-rate (the link's "
-		  "bit rate)" },
+		  "--flows f.json: flows[0].rate.percentage: a share of the line rate: give --line-rate RATE (the "
+		  "link's bit rate on the wire, e.g. 10G)" },
 		{ "{\"flows\":[{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},{\"choice\":\"udp\"}],"
 		  "\"duration\":{\"choice\":\"burst\"}}]}",
 		  "--flows f.json: flows[0].duration.choice: \"burst\" is not supported" },
@@ -291,6 +292,7 @@ static void test_defaults_and_rates(void **state)
 	t = &S.traffic[0];
 	assert_int_equal(t->rate.unit, XP_RATE_BPS_L1);
 	assert_true(t->rate.value == 2.5e9);
+	assert_true(t->rate_pct == 25);
 	assert_true(t->size_pat_set);
 	assert_int_equal(t->size_pat.count, 15);
 	assert_true(xp_pattern_at(&t->size_pat, 14) == 1500);
@@ -300,6 +302,38 @@ static void test_defaults_and_rates(void **state)
 	char e2[256];
 	assert_int_equal(xp_spec_validate(&S, e2, sizeof(e2)), -1);
 	assert_string_equal(e2, "flows[0]: ipv6.src is IPv6, the server -c 198.18.1.1 is IPv4");
+}
+
+/* 10 % of a 1 Gbit/s line is 100 Mbit/s in L1 bits: 64-byte frames take 84 bytes of line time (preamble and gap
+ * with them), so 148 809.5 frames/s; the share survives the spec's JSON form. */
+static void test_percentage(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(parse_text("{\"flows\":[{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},"
+				    "{\"choice\":\"udp\"}],\"rate\":{\"choice\":\"percentage\",\"percentage\":10},"
+				    "\"size\":{\"choice\":\"fixed\",\"fixed\":64}}]}", 1e9, err, sizeof(err)), 0);
+	const struct xp_stream *t = &S.traffic[0];
+	assert_int_equal(t->rate.unit, XP_RATE_BPS_L1);
+	assert_true(t->rate.value == 1e8);
+	assert_true(t->rate_pct == 10);
+	double pps = xp_rate_to_pps(&t->rate, t->frame_size);
+	assert_true(fabs(pps - 1e8 / (84 * 8)) < 1e-6 && pps > 148809 && pps < 148810);
+	S.line_bps = 1e9;
+	struct json_object *j = xp_spec_to_json(&S);
+	static struct xp_spec back;
+	assert_int_equal(xp_spec_from_json(j, &back, err, sizeof(err)), 0);
+	json_object_put(j);
+	assert_true(back.line_bps == 1e9);
+	assert_true(back.traffic[0].rate_pct == 10);
+	assert_true(back.traffic[0].rate.value == 1e8);
+	S.line_bps = 0;
+	/* 0 % sends nothing: refused; above 100 %: the model's range. */
+	assert_int_equal(parse_text("{\"flows\":[{\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},"
+				    "{\"choice\":\"udp\"}],\"rate\":{\"choice\":\"percentage\",\"percentage\":0}}]}",
+				    1e9, err, sizeof(err)), -1);
+	assert_string_equal(err, "--flows f.json: flows[0].rate.percentage: 0 % sends nothing");
 }
 
 static void test_too_many(void **state)
@@ -368,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_route_spread),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_defaults_and_rates),
+		cmocka_unit_test(test_percentage),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_round_trip),
 	};

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -466,7 +468,37 @@ static void test_cli_flows(void **state)
 	assert_int_equal(o.spec.flow_top, 1);
 	assert_string_equal(o.spec.traffic[1].name, "bulk-be");
 
+	/* A rate in percent is a share of --line-rate, in L1 bits/s (OTG's percentage is of the port's line rate). */
+	char pct_file[] = "/tmp/xp-test-pct-XXXXXX";
+	int fd = mkstemp(pct_file);
+	assert_true(fd >= 0);
+	static const char pct_json[] = "{\"flows\":[{\"name\":\"ef\",\"packet\":[{\"choice\":\"ethernet\"},"
+				       "{\"choice\":\"ipv4\"},{\"choice\":\"udp\"}],\"rate\":{\"choice\":\"percentage\","
+				       "\"percentage\":10},\"metrics\":{\"enable\":true}}]}";
+	assert_true(write(fd, pct_json, sizeof(pct_json) - 1) == (ssize_t)sizeof(pct_json) - 1);
+	close(fd);
+	char line[256];
+	snprintf(line, sizeof(line), "xdpperf -c 198.18.1.1 --flows %s --line-rate 1G", pct_file);
+	assert_int_equal(parse(line, &o, err, sizeof(err)), 0);
+	assert_true(o.spec.line_bps == 1e9);
+	assert_int_equal(o.spec.traffic[0].rate.unit, XP_RATE_BPS_L1);
+	assert_true(o.spec.traffic[0].rate.value == 1e8);
+	assert_true(o.spec.traffic[0].rate_pct == 10);
+	snprintf(line, sizeof(line), "xdpperf -c 198.18.1.1 --flows %s", pct_file);
+	assert_int_equal(parse(line, &o, err, sizeof(err)), 2);
+	char want[512];
+	snprintf(want, sizeof(want), "--flows %s: flows[0].rate.percentage: a share of the line rate: give --line-rate "
+		 "RATE (the link's bit rate on the wire, e.g. 10G)", pct_file);
+	assert_string_equal(err, want);
+	unlink(pct_file);
+
 	static const struct { const char *line, *msg; } bad[] = {
+		{ "xdpperf -c 198.18.1.1 --line-rate 1G",
+		  "--line-rate is the link's rate for a flow file's rates in percent (--flows FILE) or the RFC 2544 "
+		  "suite's top (--rfc2544): give one of them" },
+		{ "xdpperf -c 198.18.1.1 --flows docs/examples/flows/vlan_pair.json --line-rate 1G",
+		  "--line-rate: no flow of docs/examples/flows/vlan_pair.json has its rate in percent, and without "
+		  "--rfc2544 nothing else uses it: drop --line-rate" },
 		{ "xdpperf -c 198.18.1.1 --vlan 4095", "--vlan 4095: VID 4095 is reserved (0..4094)" },
 		{ "xdpperf -c 198.18.1.1 --vlan 10,4095", "--vlan 10,4095: VID 4095 is reserved (0..4094)" },
 		{ "xdpperf -c 198.18.1.1 --vlan 1,2,3", "--vlan 1,2,3: one VID or two (QinQ: OUTER,INNER)" },

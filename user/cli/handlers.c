@@ -348,7 +348,8 @@ int opt_loss_tolerance(struct xp_opts *o, const char *arg, char *err, size_t err
 	return parse_percent(arg, &o->rfc.loss_tol, err, errlen);
 }
 
-/* --line-rate 10G: the link's L1 bit rate, the top of the searches. */
+/* --line-rate 10G: the link's L1 bit rate: the test's (a flow's percentage rate is a share of it), and the RFC
+ * 2544 suite's top of the searches (its own copy: the suite reads its settings, rfc2544/cfg.h). */
 int opt_line_rate(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 {
 	struct xp_rate r;
@@ -356,6 +357,7 @@ int opt_line_rate(struct xp_opts *o, const char *arg, char *err, size_t errlen)
 		return -1;
 	if (r.unit != XP_RATE_BPS_L1)
 		return xp_cli_fail(err, errlen, "--line-rate is the link's bit rate on the wire, like 10G or 1000M");
+	o->spec.line_bps = r.value;
 	o->rfc.line_bps = r.value;
 	return 0;
 }

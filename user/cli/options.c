@@ -174,6 +174,12 @@ const struct xp_option xp_options[] = {
 	  XP_NUM_DEF(spec.flow_top, 1, XP_SPEC_MAX_STREAMS, "flow table rows", XP_FLOW_TOP_DEFAULT),
 	  .help = "rows of the per-flow table: the flows with the most\n"
 	          "loss (default %u; -J has every flow)", .help_nums = { XP_FLOW_TOP_DEFAULT }, .sample = "20" },
+	/* Not the suite's alone: a flow file's percentage rates are shares of it (cli/validate.c, check_line_rate). */
+	{ "line-rate", 0, "RATE", XP_SEC_CLIENT, 0, opt_line_rate, FLOWS_OPT,
+	  .help = "the link's L1 bit rate (10G): a flow file's rates in\n"
+	          "percent are of it; with --rfc2544 the top of the\n"
+	          "searches and the percent of it in the tables\n"
+	          "(default: the sender's maximum)", .sample = "10G" },
 	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY,
 	  .help = "auto: live where the kernel and the device take it,\n"
@@ -309,9 +315,6 @@ const struct xp_option xp_options[] = {
 	          "of its rate) runs again at its rate, up to N times;\n"
 	          "the rate fails only if every run failed\n"
 	          "(default %u; 0: one trial per rate)", .help_nums = { 1 }, .sample = "0" },
-	{ "line-rate", 0, "RATE", XP_SEC_RFC2544, RFC, opt_line_rate, RFC_OPT,
-	  .help = "the link's L1 bit rate (10G): the top of the searches\n"
-	          "and the percent of it (default: the sender's maximum)", .sample = "10G" },
 	{ "latency-trials", 0, "N", XP_SEC_RFC2544, RFC, NULL, RFC_OPT,
 	  XP_NUM_DEF(rfc.lat_trials, 1, 1000, "latency trial count", 20), /* section 26.2 */
 	  .help = "latency trials per size (default %u)", .help_nums = { 20 }, .sample = "2" },

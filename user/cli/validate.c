@@ -468,6 +468,11 @@ static int check_flows(struct xp_opts *o, const struct xp_given *g, char *err, s
 
 	if (o->role != XP_ROLE_CLIENT)
 		return 0;
+	/* --line-rate takes effect as the suite's top or as the base of a flow file's percentages: else refused. */
+	bool line_rate = xp_given_has(g, "line-rate") && !o->rfc2544;
+	if (line_rate && !o->flow.file[0])
+		return xp_cli_fail(err, errlen, "--line-rate is the link's rate for a flow file's rates in percent "
+				   "(--flows FILE) or the RFC 2544 suite's top (--rfc2544): give one of them");
 	for (size_t i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]) && !shortcut; i++)
 		if (xp_given_has(g, shortcuts[i]))
 			shortcut = shortcuts[i];
@@ -475,9 +480,16 @@ static int check_flows(struct xp_opts *o, const struct xp_given *g, char *err, s
 		return xp_cli_fail(err, errlen, "--flow-top sets the rows of the per-flow table: give --flows FILE");
 	if (!o->flow.file[0] && !shortcut)
 		return 0;
-	if (o->rfc2544)
-		return xp_cli_fail(err, errlen, "--rfc2544 sends its own trials: drop --%s (the suite with flows is "
-				   "not done)", o->flow.file[0] ? "flows" : shortcut);
+	/* The suite with flows: a flow file's flows as its traffic, one pass at their own sizes (rfc2544/flows.c). */
+	if (o->rfc2544 && !o->flow.file[0])
+		return xp_cli_fail(err, errlen, "--rfc2544 sends one stream at each of --sizes, or a flow file's flows "
+				   "(--flows FILE): drop --%s", shortcut);
+	if (o->rfc2544 && xp_given_has(g, "sizes"))
+		return xp_cli_fail(err, errlen, "--sizes: with --flows each flow has its own sizes (the file's), and the "
+				   "RFC 2544 suite runs one pass with them: drop --sizes");
+	if (o->rfc2544 && o->rfc.bidir)
+		return xp_cli_fail(err, errlen, "--bidir: the server's side sends one stream back, not a flow file's "
+				   "flows: drop --bidir or --flows");
 	if (!o->flow.file[0]) {
 		unsigned given = (xp_given_has(g, "dscp") ? XP_FLOW_GIVEN_DSCP : 0) |
 				 (xp_given_has(g, "ttl") ? XP_FLOW_GIVEN_TTL : 0);
@@ -493,9 +505,28 @@ static int check_flows(struct xp_opts *o, const struct xp_given *g, char *err, s
 			return xp_cli_fail(err, errlen, "--flows %s: the file says each flow's size, rate, headers, "
 					   "ports and stamps: drop %s", o->flow.file,
 					   xp_option_label(xp_option_find(file_says[i]), lbl, sizeof(lbl)));
-	/* A share of the line rate would need --line-rate, a setting of the RFC 2544 suite: none here. */
-	if (xp_otg_flows_load(o->flow.file, 0, &o->spec, err, errlen))
+	/* A flow's rate in percent is a share of --line-rate (refused without it, by the flow's JSON path). */
+	if (xp_otg_flows_load(o->flow.file, o->spec.line_bps, &o->spec, err, errlen))
 		return -1;
+	bool pct = false;
+	for (unsigned i = 0; i < o->spec.ntraffic; i++)
+		pct |= o->spec.traffic[i].rate_pct > 0;
+	if (line_rate && !pct)
+		return xp_cli_fail(err, errlen, "--line-rate: no flow of %s has its rate in percent, and without "
+				   "--rfc2544 nothing else uses it: drop --line-rate", o->flow.file);
+	for (unsigned i = 0; o->rfc2544 && i < o->spec.ntraffic; i++) {
+		const struct xp_stream *t = &o->spec.traffic[i];
+		char nm[96];
+		snprintf(nm, sizeof(nm), "flow %u%s%s%s", i + 1, t->name[0] ? " (" : "", t->name, t->name[0] ? ")" : "");
+		/* Every trial lasts --trial and counts each flow's loss and latency by its stamps. */
+		if (t->frames)
+			return xp_cli_fail(err, errlen, "--flows %s: %s sends a fixed number of frames, and the RFC 2544 "
+					   "suite's trials each last --trial: make its duration continuous", o->flow.file, nm);
+		if (t->no_stamps)
+			return xp_cli_fail(err, errlen, "--flows %s: %s has no stamps (metrics.enable false), and the RFC "
+					   "2544 suite counts each trial's loss and latency by them: enable its metrics",
+					   o->flow.file, nm);
+	}
 	return xp_spec_check_flows(&o->spec, err, errlen);
 }
 

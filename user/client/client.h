@@ -88,6 +88,9 @@ struct xp_trial_out {
 	uint64_t lat_timed;     /* frames timed */
 	struct xp_lat_hist lat_hist;
 	char lat_why[160];
+	/* A test with flows: each flow's sent and received figures (malloc'ed, the caller frees it; NULL: none). */
+	struct xp_flow_result *flows;
+	unsigned nflows;
 };
 int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *ro, const struct xp_trial_req *req,
 		    struct xp_trial_out *out);
@@ -111,6 +114,19 @@ void xp_client_reverse_close(struct xp_client_reverse *r);
  * it ran, else rc and a one-line error. */
 void xp_client_reverse(const struct xp_client_reverse *r, const struct xp_trial_req *req, double pps,
 		       struct xp_reverse_res *res);
+/*
+ * A trial of a test with flows (several streams, or one with headers of its
+ * own): req->pps is the flows' aggregate, and every flow's rate is scaled by
+ * the same factor, so each keeps its share (req->frame_len and mix are not
+ * used: each flow has its own sizes). xp_trial_flow_shares: flow i's share
+ * of the aggregate's frames (shares[i], summing to 1: its rate in frames/s
+ * at its mean frame size, over the sum; equal shares when no flow has a
+ * rate) and its mean frame bytes (means[i], means may be NULL); returns the
+ * aggregate's mean frame bytes. xp_trial_flow_rates: every flow's rate set
+ * to pps times its share (pps 0: unpaced).
+ */
+double xp_trial_flow_shares(const struct xp_spec *s, double *shares, double *means);
+void xp_trial_flow_rates(struct xp_spec *s, double pps);
 /*
  * --bidir's sender on the server's side (cli/reverse_child.c): the server runs
  * its own binary as `xdpperf --reverse-trial ADDR` (not an option: only

@@ -11,8 +11,68 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "client/session.h"
 #include "bpf/lib/stamp.h"
+#include "engine/flow_table.h"
 #include "util/time.h"
+
+/* A stream's mean frame size, as the client reckons it for its rate (flows.c, check_sizes): over its sizes'
+ * period (at most the engine's table; a sample of a longer one is enough for a mean). */
+static double stream_mean(const struct xp_stream *st)
+{
+	struct xp_engine_flow *f = calloc(1, sizeof(*f));
+	if (!f)
+		return st->frame_size;
+	f->frame_size = st->frame_size;
+	f->mix = st->mix;
+	f->size_pat_set = st->size_pat_set;
+	f->size_pat = st->size_pat;
+	uint64_t period = f->size_pat_set ? xp_pattern_period(&f->size_pat) : f->mix.n ? f->mix.plen : 1;
+	if (period > XP_FLOW_TABLE_MAX)
+		period = XP_FLOW_TABLE_MAX;
+	double sum = 0;
+	for (uint64_t n = 0; n < period; n++)
+		sum += xp_flow_size_at(f, n);
+	free(f);
+	return sum / (double)period;
+}
+
+double xp_trial_flow_shares(const struct xp_spec *s, double *shares, double *means)
+{
+	double total = 0, mean = 0;
+	unsigned n = s->ntraffic;
+	bool paced = false;
+	for (unsigned i = 0; i < n; i++) {
+		const struct xp_stream *st = &s->traffic[i];
+		double m = stream_mean(st);
+		if (means)
+			means[i] = m;
+		/* Its rate in frames/s at its mean size, as the client paces it (client/flows.c). */
+		shares[i] = st->rate.unit != XP_RATE_NONE ? xp_rate_to_pps(&st->rate, m) : 0;
+		paced |= shares[i] > 0;
+		total += shares[i];
+	}
+	for (unsigned i = 0; i < n; i++) {
+		/* Flows without rates share a thread's frames equally (engine/flow_sched.h). */
+		shares[i] = paced && total > 0 ? shares[i] / total : 1.0 / n;
+		mean += shares[i] * (means ? means[i] : stream_mean(&s->traffic[i]));
+	}
+	return mean;
+}
+
+void xp_trial_flow_rates(struct xp_spec *s, double pps)
+{
+	double *share = calloc(s->ntraffic ? s->ntraffic : 1, sizeof(*share));
+	if (!share)
+		return;
+	xp_trial_flow_shares(s, share, NULL);
+	for (unsigned i = 0; i < s->ntraffic; i++) {
+		struct xp_stream *st = &s->traffic[i];
+		st->rate = pps > 0 ? (struct xp_rate){ XP_RATE_PPS, pps * share[i] } : (struct xp_rate){ XP_RATE_NONE, 0 };
+		st->rate_pct = 0; /* a share of the trial's load now, not of the line rate */
+	}
+	free(share);
+}
 
 /*
  * The trial's latency from its stamps: the server timed every frame into
@@ -59,12 +119,15 @@ int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *base_r
 	o->max_loss = -1;
 	o->duration = req->seconds;
 	o->interval = req->seconds;
-	o->traffic[0].frame_size = req->frame_len;
-	o->traffic[0].frame_size_set = true;
-	if (req->mix)
-		o->traffic[0].mix = *req->mix; /* frame_len is its largest */
-	else
-		o->traffic[0].mix.n = 0;
+	bool flows = xp_client_has_flows(o);
+	if (!flows) {
+		o->traffic[0].frame_size = req->frame_len;
+		o->traffic[0].frame_size_set = true;
+		if (req->mix)
+			o->traffic[0].mix = *req->mix; /* frame_len is its largest */
+		else
+			o->traffic[0].mix.n = 0;
+	}
 	o->burst = req->burst;
 	/* A constant load: a device with a small burst allowance (a policer,
 	 * nftables' limit with its burst) loses a 20-ms catch-up burst that it
@@ -72,7 +135,12 @@ int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *base_r
 	 * the rate (at most 5 ms of frames back to back: engine/pacer.h); what
 	 * is not made up by the end shows as an offered load below the target. */
 	o->pace_catchup_excess = XP_TRIAL_CATCHUP_EXCESS;
-	o->traffic[0].rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps } : (struct xp_rate){ XP_RATE_NONE, 0 };
+	/* With flows (each its own size), the trial's rate is their aggregate: each flow keeps its share of it. */
+	if (flows)
+		xp_trial_flow_rates(o, req->pps);
+	else
+		o->traffic[0].rate = req->pps > 0 ? (struct xp_rate){ XP_RATE_PPS, req->pps }
+						  : (struct xp_rate){ XP_RATE_NONE, 0 };
 
 	/* Reported into memory: the suite prints its own lines; the summary and the error come back here. */
 	struct xp_report rep;
@@ -80,6 +148,11 @@ int xp_client_trial(const struct xp_spec *base, const struct xp_run_opts *base_r
 	memset(&sum, 0, sizeof(sum));
 	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
 	out->rc = xp_client_test(o, &ro, &rep, &sum);
+	/* Each flow's figures, kept by the memory sink at the test's end: the caller's now. */
+	out->flows = rep.mem.flows;
+	out->nflows = rep.mem.nflows;
+	rep.mem.flows = NULL;
+	rep.mem.nflows = 0;
 	xp_report_free(&rep);
 	free(o);
 	/* Exit statuses 3 and 4 are thresholds, not failures; they are off here anyway. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/lib/consts.h"
 #include "bpf/lib/stamp.h"
 #include "engine/flow_table.h"
 #include "frame/flow_hdr.h"
@@ -65,6 +66,8 @@ int xp_flow_table_build(const struct xp_engine_flow *f, uint64_t cap, bool stamp
 		snprintf(err, errlen, "out of memory for %llu frames", (unsigned long long)t->period);
 		return -1;
 	}
+	t->seq_adv = f->hdr.base.l4_proto == IPPROTO_TCP && !(f->hdr.base.tcp_flags & XP_TCPF_SYN);
+	t->seq0 = f->hdr.base.seq;
 	for (uint64_t n = 0; n < t->period; n++) {
 		struct xp_flow_hdr h;
 		struct xp_flow_entry *en = &t->e[n];
@@ -86,6 +89,8 @@ int xp_flow_table_build(const struct xp_engine_flow *f, uint64_t cap, bool stamp
 			return -1;
 		}
 		memcpy(en->pre, buf, len < XP_FLOW_PRE ? len : XP_FLOW_PRE);
+		en->seq_rel = (uint32_t)t->period_payload;
+		t->period_payload += en->lay.payload_len;
 		en->place = XP_STAMP_NONE;
 		if (stamps && f->stamps && !(en->lay.payload_off & 1)) {
 			en->place = (uint8_t)xp_stamp_place_of(h.src.family == AF_INET6, en->lay.payload_len);

@@ -15,6 +15,7 @@
 #ifndef XP_ENGINE_FLOW_TABLE_H
 #define XP_ENGINE_FLOW_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,12 +29,30 @@ struct xp_flow_entry {
 	uint8_t pre[XP_FLOW_PRE];   /* the frame's first bytes, zero past its length */
 	struct frame_layout lay;    /* lay.len: the frame's length without FCS */
 	uint8_t place;              /* enum xp_stamp_place: where its stamp goes, NONE: not stamped */
+	uint32_t seq_rel;           /* a TCP data flow: payload bytes of the period's frames before this one */
 };
 
+/*
+ * A TCP data flow (no SYN) is one stream: its frame m starts at sequence
+ * number seq0 + the payload bytes of its frames 0..m-1, as a real stream's
+ * segments do, which a table of one period cannot hold (the numbers never
+ * repeat within it). So the engine writes it per frame, as it writes the
+ * stamp: seq0 + (m / period) * period_payload + e[m % period].seq_rel
+ * (modulo 2^32), the TCP checksum fixed incrementally (xp_flow_seq_of).
+ */
 struct xp_flow_table {
 	uint64_t period;            /* entries */
 	struct xp_flow_entry *e;
+	bool seq_adv;               /* a TCP data flow: the engine advances the sequence number per frame */
+	uint32_t seq0;              /* its first frame's sequence number (the flow's header) */
+	uint64_t period_payload;    /* payload bytes of one period's frames */
 };
+
+/* The sequence number of flow-wide frame m of table t (seq_adv), modulo 2^32. */
+static inline uint32_t xp_flow_seq_of(const struct xp_flow_table *t, uint64_t m)
+{
+	return t->seq0 + (uint32_t)((m / t->period) * t->period_payload) + t->e[m % t->period].seq_rel;
+}
 
 /* Frame n's size incl. FCS: size_pat's, the mix's or frame_size. */
 unsigned xp_flow_size_at(const struct xp_engine_flow *f, uint64_t n);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/lib/consts.h"
 #include "bpf/live.h"
 #include "bpf/live.skel.h"
 #include "engine/flow_table.h"
@@ -109,9 +110,14 @@ int xp_gen_flows_build(const struct xp_engine_cfg *cfg, unsigned nthreads, struc
 				g->l4_off = lay.l4_off;
 				g->payload_off = lay.payload_off;
 				g->l4_proto = lay.l4_proto;
+				/* A TCP data flow advances its sequence number per segment (engine/flow_table.h). */
+				g->seq_adv = lay.l4_proto == IPPROTO_TCP && !(fl->hdr.base.tcp_flags & XP_TCPF_SYN);
+				g->period_payload = 0;
 			}
 			struct xp_gen_blk *k = &b[base + n];
 			k->len = (__u16)len;
+			k->seq_rel = g->period_payload;
+			g->period_payload += lay.payload_len;
 			memcpy(k->frame, buf, len < XP_GEN_BLK_FRAME ? len : XP_GEN_BLK_FRAME);
 			enum xp_stamp_place place = XP_STAMP_NONE;
 			if (stamps && fl->stamps && !(lay.payload_off & 1))
@@ -128,6 +134,9 @@ int xp_gen_flows_build(const struct xp_engine_cfg *cfg, unsigned nthreads, struc
 			if (len > longest)
 				longest = (uint32_t)len;
 		}
+		/* A thread moves S frames on per frame (T, or 1 when each flow has one thread): whole periods in S. */
+		uint64_t S = cfg->frames.nflows * (uint64_t)T <= XP_FLOW_MAX_STREAMS ? T : 1;
+		g->seq_step = g->seq_adv ? (__u32)((S / period[f]) * g->period_payload) : 0;
 		base += (uint32_t)period[f];
 	}
 	/* The payload beyond a block: the fill every block was summed with. */
@@ -236,6 +245,9 @@ int xp_gen_flows_init(struct live_bpf *skel, const struct xp_engine_cfg *cfg, un
 			v[c].f[f].limit = limit[t][f];
 			/* Thread t starts at the flow's frame t (every thread sends it) or 0. */
 			v[c].f[f].pos = ro->flow_every ? (__u32)(t % ro->flows[f].period) : 0;
+			/* Its first frame is the flow's frame t (or 0): the whole periods before it. */
+			v[c].f[f].seq_base = ro->flow_every ? (__u32)((t / ro->flows[f].period) * ro->flows[f].period_payload)
+							    : 0;
 		}
 	}
 	__u32 key = 0;

@@ -176,11 +176,14 @@ static uint32_t post_flows(struct xsk_worker *w, uint64_t *next, uint64_t *k, ui
 		const struct xsk_wflow *x = &w->wf[f];
 		uint64_t n = sent[i];
 		const struct xp_flow_table *tb = &e->ftab[f];
-		const struct xp_flow_entry *en = &tb->e[(n * x->mul + x->off) % tb->period];
+		uint64_t m = n * x->mul + x->off; /* the flow-wide frame number */
+		const struct xp_flow_entry *en = &tb->e[m % tb->period];
 		uint64_t slot = (*next)++ % w->nframes;
 		uint64_t addr = slot * w->frame_sz;
 		uint8_t *p = (uint8_t *)w->area + addr;
 		memcpy(p, en->pre, XP_FLOW_PRE);
+		if (tb->seq_adv) /* a TCP data flow: its segment starts where the last one ended */
+			frame_set_seq(p, &en->lay, xp_flow_seq_of(tb, m));
 		if (en->place != XP_STAMP_NONE) {
 			frame_put_stamp(p, &en->lay, (enum xp_stamp_place)en->place, xp_stamp_pack(x->stream, n, ts),
 					e->cfg.frames.stamp.key);

@@ -49,6 +49,9 @@ struct xp_report {
 		 * otg/run.c): called from the test's thread, in the sink's events;
 		 * NULL: none. The summary's pointers live only for the call. */
 		const struct xp_mem_hook *hook;
+		struct xp_flow_result *flows; /* a test with flows: each flow's figures at the end (a copy; freed
+					       * by xp_report_free unless the caller takes it), NULL: none */
+		unsigned nflows;
 	} mem;
 	uint64_t tap_id;               /* xp_report_tap's record of this report's test */
 };

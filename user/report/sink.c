@@ -5,6 +5,7 @@
  * memory: the suites' trials keep what they need and print nothing (they
  * read the summary the client returns, and the error here).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -145,10 +146,20 @@ static void mem_interval(struct xp_report *r, const struct xp_period *p)
 		r->mem.hook->interval(r->mem.hook->arg, p);
 }
 
+/* A test with flows: a copy of each flow's figures (the client frees its own when the test ends). */
 static void mem_end(struct xp_report *r, const struct xp_summary *s)
 {
 	if (r->mem.hook && r->mem.hook->end)
 		r->mem.hook->end(r->mem.hook->arg, s);
+	if (!s->nflows || !s->flows)
+		return;
+	free(r->mem.flows);
+	r->mem.nflows = 0;
+	r->mem.flows = malloc(s->nflows * sizeof(*r->mem.flows));
+	if (!r->mem.flows)
+		return; /* without memory the suite has the aggregate only */
+	memcpy(r->mem.flows, s->flows, s->nflows * sizeof(*r->mem.flows));
+	r->mem.nflows = s->nflows;
 }
 
 static void mem_error(struct xp_report *r, const char *msg)
@@ -180,6 +191,9 @@ void xp_report_init(struct xp_report *r, enum xp_report_format fmt, FILE *out)
 
 void xp_report_free(struct xp_report *r)
 {
+	free(r->mem.flows);
+	r->mem.flows = NULL;
+	r->mem.nflows = 0;
 	json_object_put(r->intervals); /* NULL once the document owns it */
 	json_object_put(r->doc);
 	r->doc = r->intervals = NULL;

@@ -76,7 +76,7 @@ static bool dist_block(FILE *d, const struct xp_rfc_size *z, const struct xp_lat
 		total += h->b[b];
 	if (!total)
 		return false;
-	if (z->mix)
+	if (xp_rfc_named(z))
 		fprintf(d, "\"%s (mean %.0f bytes)%s at %.0f fps\" cum_pct bucket_pct\n", xp_rfc_label(z, lb), xp_rfc_mean(z),
 			dir, pps);
 	else

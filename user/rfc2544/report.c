@@ -56,6 +56,10 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 	for (unsigned i = 0; i < r->nsizes; i++) {
 		const struct xp_rfc_size *z = &r->sizes[i];
 		char spec[160];
+		if (z->flow)
+			fprintf(f, "  %s: the %u flows of the flow file, each at its own sizes (mean %.2f bytes over their "
+				"shares, which the L1/L2 bit rates use); every trial's rate is their aggregate, each flow at "
+				"its rate's share\n", z->label, z->nflows, xp_rfc_mean(z));
 		if (z->mix)
 			fprintf(f, "  %s: the frame mix %s (size:weight), interleaved frame by frame in a %u-frame pattern; "
 				"mean %.2f bytes, which the L1/L2 bit rates use; loss and latency over all its sizes\n",
@@ -67,6 +71,12 @@ static void settings(FILE *f, const struct xp_rfc_run *r)
 static void size_json(struct json_object *o, const struct xp_rfc_size *z)
 {
 	char lb[16];
+	if (z->flow) {
+		/* --flows: each flow at its own sizes; "flows" below has each one's mean. */
+		json_object_object_add(o, "frame_bytes", json_object_new_string(z->label));
+		json_object_object_add(o, "mean_frame_bytes", json_object_new_double(xp_rfc_mean(z)));
+		return;
+	}
 	if (!z->mix) {
 		json_object_object_add(o, "frame_bytes", json_object_new_int((int)z->len));
 		return;
@@ -149,7 +159,7 @@ static void tp_text_bidir(FILE *f, const struct xp_rfc_run *r)
 			if (z->dir_held_failed[d])
 				fprintf(f, "  note: %s%s %s held at its NDR in %u trials while the other direction searched on: "
 					"failed in %u of them (lost frames or fell short beside the other's load)\n",
-					xp_rfc_label(z, lb), z->mix ? "" : " B", d ? "B->A" : "A->B", z->dir_held[d],
+					xp_rfc_label(z, lb), xp_rfc_named(z) ? "" : " B", d ? "B->A" : "A->B", z->dir_held[d],
 					z->dir_held_failed[d]);
 	}
 	fprintf(f, "  A->B, B->A: each direction's own search, both sending in every trial (a direction whose search "
@@ -193,7 +203,7 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 			const struct xp_rfc_size *z = &r->sizes[i];
 			if (z->tp_run && z->tp_repeats)
 				fprintf(f, "%6s%s: %u failed trial%s run again; %u rate%s failed once and passed when run "
-					"again\n", xp_rfc_label(z, lb), z->mix ? "" : " B", z->tp_repeats, z->tp_repeats == 1 ? "" : "s", z->tp_passed_on_repeat,
+					"again\n", xp_rfc_label(z, lb), xp_rfc_named(z) ? "" : " B", z->tp_repeats, z->tp_repeats == 1 ? "" : "s", z->tp_passed_on_repeat,
 					z->tp_passed_on_repeat == 1 ? "" : "s");
 		}
 	}
@@ -266,6 +276,7 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 							"the device may push back instead of buffering)" : "");
 		}
 	}
+	xp_rfc_flows_text(f, r);
 	fprintf(f, "\n%u trials in %.0f s%s%s\n", r->ntrials, r->seconds, r->error ? "; stopped: " : "",
 		r->error ? r->error : "");
 }
@@ -401,6 +412,9 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 			}
 			json_object_object_add(s, "back_to_back", b);
 		}
+		struct json_object *fl = xp_rfc_flows_size_json(r, z);
+		if (fl)
+			json_object_object_add(s, "flows", fl);
 		json_object_array_add(sizes, s);
 	}
 	json_object_object_add(doc, "sizes", sizes);
@@ -410,7 +424,7 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
 {
 	struct json_object *e = json_object_new_object();
-	if (t->z && t->z->mix)
+	if (t->z && xp_rfc_named(t->z))
 		json_object_object_add(e, "frame_bytes", json_object_new_string(t->z->label));
 	else
 		json_object_object_add(e, "frame_bytes", json_object_new_int((int)t->len));
@@ -469,6 +483,9 @@ struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
 		add_d(c, "offered_l1_bps", xp_rfc_l1_bps(t->t.offered_pps + v->offered_pps, t->z ? xp_rfc_mean(t->z) : t->len));
 		json_object_object_add(e, "combined", c);
 	}
+	struct json_object *fl = xp_rfc_flows_trial_json(t);
+	if (fl)
+		json_object_object_add(e, "flows", fl);
 	return e;
 }
 

@@ -17,12 +17,31 @@
 
 #define XP_RFC_MAX_TRIALS 512
 
+/* A test with flows as the suite's traffic (--flows FILE, flows.c): one flow's figures in one trial. */
+struct xp_rfc_flow_fig {
+	uint64_t sent, received;   /* the engine's count of it, the server's (duplicates once) */
+	bool counted;              /* the server sent its figures of the flow */
+	struct xp_rfc_latency lat; /* known: every frame of it timed one way */
+};
+/* One flow across the suite's pass: its share, and its latency over every frame of the latency trials. */
+struct xp_rfc_flow {
+	char name[64];             /* the flow file's name, or "flow N" */
+	double share;              /* of the aggregate's frames (0..1): its rate's, kept in every trial */
+	double mean;               /* its mean frame bytes */
+	unsigned lat_n;            /* latency trials that timed it */
+	struct xp_lat_hist lat_hist; /* every frame of it those trials timed */
+};
+
 /* One size's results. */
 struct xp_rfc_size {
 	unsigned len;              /* frame bytes with FCS; a mix: its largest (the template, the MTU check) */
 	const struct xp_mix *mix;  /* --sizes imix / SIZE:WEIGHT,...: every trial sends it interleaved; NULL: len */
 	double mean;               /* bytes per frame for the bit rates: len, or the mix's mean */
-	char label[16];            /* the report's "bytes" column: "64", "imix", "mix" */
+	char label[16];            /* the report's "bytes" column: "64", "imix", "mix", "flows" */
+	/* --flows FILE: the one pass with the flows' own sizes; every trial's rate is the flows' aggregate,
+	 * each flow at its share (client.h, xp_trial_flow_rates). len: the largest frame, mean: the aggregate's. */
+	struct xp_rfc_flow *flow;  /* NULL: no flows */
+	unsigned nflows;
 	double max_pps;            /* the search's top: the line rate, or the sender's measured maximum */
 	bool max_is_line;
 	const char *max_held_by;   /* the calibration: who held the sender's maximum back */
@@ -70,9 +89,15 @@ struct xp_rfc_size {
 };
 
 /* A size's name in the tables ("64", "imix", "mix") and its bytes per frame for the bit rates. */
+/* A size named by its label, not its bytes: a mix, or the flows. */
+static inline bool xp_rfc_named(const struct xp_rfc_size *z)
+{
+	return z->mix || z->flow;
+}
+
 static inline const char *xp_rfc_label(const struct xp_rfc_size *z, char buf[16])
 {
-	if (z->mix)
+	if (xp_rfc_named(z))
 		return z->label;
 	snprintf(buf, 16, "%u", z->len);
 	return buf;
@@ -80,7 +105,7 @@ static inline const char *xp_rfc_label(const struct xp_rfc_size *z, char buf[16]
 
 static inline double xp_rfc_mean(const struct xp_rfc_size *z)
 {
-	return z->mix ? z->mean : z->len;
+	return xp_rfc_named(z) ? z->mean : z->len;
 }
 
 struct xp_rfc_trial_rec {
@@ -92,6 +117,8 @@ struct xp_rfc_trial_rec {
 	unsigned repeat_of;        /* --confirm-loss: the number (progress line, 1-based) of the losing trial this runs again; 0: none */
 	struct xp_rfc_latency rev_lat; /* --bidir: B->A's latency (t.rev has its counts) */
 	double rev_target_pps;     /* --bidir: the rate B->A's sender paced to */
+	struct xp_rfc_flow_fig *flows; /* --flows: each flow's figures in this trial (malloc'ed), NULL: none */
+	unsigned nflows;
 };
 
 /* What the suite is asked to do: its base test (every trial is it at the trial's rate, size and length),
@@ -145,6 +172,19 @@ struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t);
 struct json_object *xp_rfc_tail_json(const struct xp_rfc_run *r);
 /* The -J document of a finished run at once, through a -J sink as the run gives it (the unit tests). */
 void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r);
+/* flows.c: the suite with flows (--flows FILE). setup: the one pass's size (its label, the aggregate's mean,
+ * each flow's share) from the spec; 0 or -1 without memory. trial: a trial's per-flow figures into rec (from
+ * out's), and a latency trial's frames into each flow's histogram. The per-flow table after the suite's
+ * tables; -J's per-flow objects of a size and of a trial (NULL without flows). free: what they hold. */
+int xp_rfc_flows_setup(const struct xp_spec *s, struct xp_rfc_size *z);
+void xp_rfc_flows_trial(struct xp_rfc_size *z, struct xp_rfc_trial_rec *rec, const struct xp_trial_out *out);
+void xp_rfc_flows_text(FILE *f, const struct xp_rfc_run *r);
+struct json_object *xp_rfc_flows_size_json(const struct xp_rfc_run *r, const struct xp_rfc_size *z);
+struct json_object *xp_rfc_flows_trial_json(const struct xp_rfc_trial_rec *t);
+void xp_rfc_flows_free(struct xp_rfc_run *r);
+/* Loss in percent of a flow's figures in a trial (sent - received, of sent). */
+double xp_rfc_flow_loss_pct(const struct xp_rfc_flow_fig *f);
+
 /* plot.c: data, gnuplot SVG+PNG and summary.md in dir. 0 or -1 with err. */
 int xp_rfc_plot(const struct xp_rfc_run *r, const char *dir, char *err, size_t errlen);
 

@@ -88,6 +88,11 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 		rec->rev_target_pps = rv->target_pps;
 	}
 	rec->v = xp_rfc_judge(&rec->t, 0);
+	/* --flows: each flow's figures in this trial (its JSON below has them), then the trial's copy goes. */
+	xp_rfc_flows_trial(&r->sizes[z - r->sizes], rec, out);
+	free(out->flows);
+	out->flows = NULL;
+	out->nflows = 0;
 	char line[1536];
 	if (!out->rc && r->bidir && rv->rc) {
 		/* B->A did not run: the trial did not, whatever A->B did. */
@@ -95,7 +100,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 		r->error = strdup(rv->error);
 		snprintf(r->failed_at, sizeof(r->failed_at), "%s", z->label);
 		xp_report_suite_trial(r->o->rep, NULL, xp_rfc_trial_json(rec));
-		snprintf(line, sizeof(line), "rfc2544: %s%s %s trial did not run: B->A: %s", z->label, z->mix ? "" : "-byte",
+		snprintf(line, sizeof(line), "rfc2544: %s%s %s trial did not run: B->A: %s", z->label, xp_rfc_named(z) ? "" : "-byte",
 			 test, rv->error);
 		xp_report_suite_error(r->o->rep, line);
 		return rec;
@@ -104,7 +109,7 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 		r->error = strdup(out->error);
 		snprintf(r->failed_at, sizeof(r->failed_at), "%s", z->label);
 		xp_report_suite_trial(r->o->rep, NULL, xp_rfc_trial_json(rec));
-		snprintf(line, sizeof(line), "rfc2544: %s%s %s trial did not run: %s", z->label, z->mix ? "" : "-byte", test,
+		snprintf(line, sizeof(line), "rfc2544: %s%s %s trial did not run: %s", z->label, xp_rfc_named(z) ? "" : "-byte", test,
 			 out->error);
 		xp_report_suite_error(r->o->rep, line);
 		return rec;
@@ -140,11 +145,11 @@ static struct xp_rfc_trial_rec *trial_run_out(struct xp_rfc_run *r, const char *
 	}
 	if (pps >= CALIBRATE_PPS)
 		snprintf(line, sizeof(line), "[%3u] %5s%s %-10s as fast as it goes: %.0f fps offered, sent %llu, received %llu%s%s\n",
-			r->ntrials, z->label, z->mix ? "  " : " B", test, out->offered_pps, (unsigned long long)out->sent,
+			r->ntrials, z->label, xp_rfc_named(z) ? "  " : " B", test, out->offered_pps, (unsigned long long)out->sent,
 			(unsigned long long)out->received, held, back);
 	else
 		snprintf(line, sizeof(line), "[%3u] %5s%s %-10s %s%.0f fps asked, %.0f offered: sent %llu, received %llu, lost %.4f %%: "
-			"%s%s%s%s\n", r->ntrials, z->label, z->mix ? "  " : " B", test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
+			"%s%s%s%s\n", r->ntrials, z->label, xp_rfc_named(z) ? "  " : " B", test, extra, pps, out->offered_pps, (unsigned long long)out->sent,
 			(unsigned long long)out->received, xp_rfc_dir_loss_pct(&rec->t, false),
 			xp_rfc_verdict_name(r->bidir ? xp_rfc_judge_dir(&rec->t, false, 0) : rec->v), held, lat, back);
 	xp_report_suite_trial(r->o->rep, line, xp_rfc_trial_json(rec));
@@ -215,11 +220,11 @@ static int throughput_bidir(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		for (int d = 0; d < 2; d++)
 			if (xp_rfc_search2_repeating(&s, d)) {
 				xp_report_suite_line(r->o->rep, "      %s%s throughput: %s rate %.0f fps failed: the same rate again (--confirm-loss %u)\n",
-					z->label, z->mix ? "" : " B", dn[d], rate[d], r->o->rfc.confirm);
+					z->label, xp_rfc_named(z) ? "" : " B", dn[d], rate[d], r->o->rfc.confirm);
 			} else if (s.d[d].done && !said_held[d]) {
 				said_held[d] = true;
 				xp_report_suite_line(r->o->rep, "      %s%s throughput: %s search is over; it sends at %.0f fps while the other "
-					"direction's searches on\n", z->label, z->mix ? "" : " B", dn[d], rate[d]);
+					"direction's searches on\n", z->label, xp_rfc_named(z) ? "" : " B", dn[d], rate[d]);
 			}
 		struct xp_rfc_trial_rec *rec = trial_run_out(r, "throughput", z, rate[0], rate[1], 0, r->o->rfc.trial_s, NULL);
 		if (failed(rec))
@@ -260,7 +265,7 @@ static int throughput(struct xp_rfc_run *r, struct xp_rfc_size *z)
 		bool again = xp_rfc_search_repeating(&s);
 		if (again)
 			xp_report_suite_line(r->o->rep, "      %s%s throughput at %.0f fps %s: the same rate again (--confirm-loss %u)\n",
-				z->label, z->mix ? "" : " B", floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
+				z->label, xp_rfc_named(z) ? "" : " B", floor(rate), r->trials[r->ntrials - 1].v == XP_RFC_LOSS ? "lost frames"
 				: "fell short of its target", r->o->rfc.confirm);
 		/* Known before the trial, so that its record is whole when the report gets it. */
 		r->next_repeat_of = again ? first : 0;
@@ -472,16 +477,33 @@ static void announce(const struct xp_rfc_run *r)
 	struct est most = { cal + (tp ? 14 * (1 + c) : 0) + lat + (loss ? 10 : 0), b2b ? 9 * o->rfc.b2b_trials : 0 };
 	double s0 = est_seconds(r, few), s1 = est_seconds(r, mid), s2 = est_seconds(r, most);
 	char a[32], b[32];
-	xp_report_suite_line(o->rep, "RFC 2544: %u frame sizes, about %u trials of %g s, about %.0f min (%.0f s); from %u trials "
-		"(%s: every size passes at the top) to %u (%s: a limit far below the top)\n", r->nsizes,
+	char what[64];
+	if (r->sizes[0].flow)
+		snprintf(what, sizeof(what), "%u flows at their own sizes (one pass)", r->sizes[0].nflows);
+	else
+		snprintf(what, sizeof(what), "%u frame sizes", r->nsizes);
+	xp_report_suite_line(o->rep, "RFC 2544: %s, about %u trials of %g s, about %.0f min (%.0f s); from %u trials "
+		"(%s: every size passes at the top) to %u (%s: a limit far below the top)\n", what,
 		r->nsizes * (mid.trials + mid.b2b), o->rfc.trial_s, s1 / 60, s1, r->nsizes * (few.trials + few.b2b),
 		span(s0, a, sizeof(a)), r->nsizes * (most.trials + most.b2b), span(s2, b, sizeof(b)));
 }
 
-/* The sizes the suite runs: --sizes, or RFC 2544's (RFC 5180's for IPv6); a mix at its largest's template. */
-static void sizes_of(struct xp_rfc_run *r)
+/* A test with flows (client/flows.c's rule): several streams, or one with headers of its own. */
+static bool has_flows(const struct xp_spec *s)
+{
+	return s->ntraffic > 1 || s->traffic[0].has_hdr;
+}
+
+/* The sizes the suite runs: --sizes, or RFC 2544's (RFC 5180's for IPv6); a mix at its largest's template;
+ * with flows one pass, each flow at its own sizes (the command line refuses --sizes with them). 0, or -1
+ * without memory. */
+static int sizes_of(struct xp_rfc_run *r)
 {
 	const struct xp_rfc_job *o = r->o;
+	if (has_flows(o->spec)) {
+		r->nsizes = 1;
+		return xp_rfc_flows_setup(o->spec, &r->sizes[0]);
+	}
 	bool v6 = o->spec->family == AF_INET6 || strchr(o->spec->host, ':');
 	const unsigned *def = v6 ? sizes_v6 : sizes_v4;
 	r->nsizes = o->rfc.nsizes ? o->rfc.nsizes : 7;
@@ -499,6 +521,7 @@ static void sizes_of(struct xp_rfc_run *r)
 			snprintf(z->label, sizeof(z->label), "%u", z->len);
 		}
 	}
+	return 0;
 }
 
 /* The tables into a string, for the sink's end (NULL without memory). */
@@ -524,20 +547,26 @@ int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, co
 	const struct xp_rfc_job *o = &job;
 	struct xp_rfc_run r = { .o = o, .bidir = o->rfc.bidir };
 	r.settle_s = settle_of(o->rfc.trial_s);
-	sizes_of(&r);
+	if (sizes_of(&r)) {
+		xp_report_suite_error(rep, "out of memory");
+		return 1;
+	}
 	if (o->rfc.estimate) {
 		/* --estimate: the line a run starts with, and nothing sent, set up or asked of the server. */
 		announce(&r);
+		xp_rfc_flows_free(&r);
 		return 0;
 	}
 	r.trials = calloc(XP_RFC_MAX_TRIALS, sizeof(*r.trials));
 	if (!r.trials) {
+		xp_rfc_flows_free(&r);
 		xp_report_suite_error(rep, "out of memory");
 		return 1;
 	}
 	char perr[256];
 	if (xp_check_privileges(perr, sizeof(perr))) {
 		xp_report_suite_error(rep, perr);
+		xp_rfc_flows_free(&r);
 		free(r.trials);
 		return 1;
 	}
@@ -546,6 +575,7 @@ int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, co
 		r.rev = calloc(1, sizeof(*r.rev));
 		if (!r.rev || xp_bidir_open(o, &r.bd, perr, sizeof(perr))) {
 			xp_report_suite_error(rep, r.rev ? perr : "out of memory");
+			xp_rfc_flows_free(&r);
 			free(r.rev);
 			free(r.trials);
 			return 1;
@@ -586,6 +616,7 @@ int xp_rfc2544_run(const struct xp_spec *s, const struct xp_rfc2544_cfg *cfg, co
 		xp_report_suite_error(rep, msg);
 		rc = rc ? rc : 1;
 	}
+	xp_rfc_flows_free(&r);
 	free(r.trials);
 	free(r.rev);
 	return rc;

@@ -708,11 +708,14 @@ static int rate(struct rd *r, struct json_object *o, const char *path, struct xp
 		if (get_num(r, o, "percentage", path, 0, 100, &pct))
 			return -1;
 		if (!(r->line_rate > 0))
-			return fail(r, "%s.percentage: a share of the line rate needs --line-rate (the link's bit rate)",
-				    path);
+			return fail(r, "%s.percentage: a share of the line rate: give --line-rate RATE (the link's bit "
+				    "rate on the wire, e.g. 10G)", path);
 		if (!(pct > 0))
 			return fail(r, "%s.percentage: 0 %% sends nothing", path);
+		/* OTG's percentage is of the port's line rate: time on the wire, L1 (preamble, FCS and gap counted),
+		 * as --line-rate is. */
 		t->rate = (struct xp_rate){ XP_RATE_BPS_L1, r->line_rate * pct / 100 };
+		t->rate_pct = pct;
 		return 0;
 	}
 	/* The model's defaults and minimums (Flow.Rate). */

@@ -214,6 +214,8 @@ static struct json_object *stream_json(const struct xp_stream *t)
 		put_i(o, "frames", (int64_t)t->frames);
 	if (t->no_stamps)
 		put_b(o, "no_stamps", t->no_stamps);
+	if (t->rate_pct > 0)
+		put_d(o, "rate_pct", t->rate_pct);
 	return o;
 }
 
@@ -265,6 +267,8 @@ struct json_object *xp_spec_to_json(const struct xp_spec *s)
 	put_s(o, "device_netns", s->device_netns);
 	put_d(o, "pace_catchup_excess", s->pace_catchup_excess);
 	put_i(o, "flow_top", s->flow_top);
+	if (s->line_bps > 0) /* only when given: a test without it reads as before */
+		put_d(o, "line_bps", s->line_bps);
 	a = json_object_new_array();
 	for (unsigned i = 0; i < s->ntraffic && i < XP_SPEC_MAX_STREAMS; i++)
 		json_object_array_add(a, stream_json(&s->traffic[i]));
@@ -436,6 +440,7 @@ static void flow_from(struct rd *r, struct xp_stream *t)
 	}
 	GET_INT(r, "frames", 0, INT64_MAX, t->frames);
 	get_bool(r, "no_stamps", &t->no_stamps);
+	get_dbl(r, "rate_pct", &t->rate_pct);
 }
 
 static void stream_from(struct rd *r, struct xp_stream *t)
@@ -553,6 +558,7 @@ int xp_spec_from_json(struct json_object *j, struct xp_spec *s, char *err, size_
 	get_str(&r, "device_netns", s->device_netns, sizeof(s->device_netns));
 	get_dbl(&r, "pace_catchup_excess", &s->pace_catchup_excess);
 	GET_INT(&r, "flow_top", 0, UINT32_MAX, s->flow_top);
+	get_dbl(&r, "line_bps", &s->line_bps);
 	a = member(&r, "traffic", json_type_array);
 	if (a) {
 		size_t n = json_object_array_length(a);

@@ -89,6 +89,8 @@ struct xp_stream {
 	struct xp_pattern size_pat;  /* frame size incl. FCS, a pattern over the flow's frames */
 	uint64_t frames;             /* OTG duration.fixed_packets: frames to send, 0 = for the test's -t */
 	bool no_stamps;              /* this flow's frames carry no stamp */
+	double rate_pct;             /* OTG rate.percentage as given, 0 = none: rate is then that share of the
+				      * spec's line_bps in L1 bits/s (resolved when the flow file is read) */
 };
 /* Header fields the client fills from the path at run time (hdr_auto bits). */
 #define XP_HDR_AUTO_DST_MAC 0x01u /* the next hop's MAC, as for one stream */
@@ -157,6 +159,8 @@ struct xp_spec {
 	struct xp_stream traffic[XP_SPEC_MAX_STREAMS];
 	unsigned ntraffic;
 	unsigned flow_top;           /* --flow-top: the per-flow text table's rows (the flows with most loss) */
+	double line_bps;             /* --line-rate: the link's L1 bit rate, 0 = not given; a flow's percentage
+				      * rate is a share of it, and the RFC 2544 suite's search tops out at it */
 };
 
 /* A copy on the heap (a spec is megabytes with its XP_SPEC_MAX_STREAMS
