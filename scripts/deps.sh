@@ -21,6 +21,8 @@ PKGS=(
   libcap2-bin
   # a TCP server with no xdpperf on it, for --peer kernel without a control channel (started in a test's namespace)
   nginx-light
+  # tests/otg/otg_check.py: every OTG API body against the models' schemas (tests/otg/make_schema.py reads the YAML)
+  python3-jsonschema python3-yaml curl
   # tests/e2e/98_metrics.sh: a real Prometheus scrapes --metrics (promtool checks its text)
   prometheus
   # scripts/image.sh and tests/e2e/99_container.sh: the container image from Debian packages, and running it

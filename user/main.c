@@ -7,6 +7,8 @@
 #include "client/client.h"
 #include "rfc2544/rfc2544.h"
 #include "connsearch/connsearch.h"
+#include "otg/http.h"
+#include "otg/run_file.h"
 #include "probe/probe.h"
 #include "report/metrics.h"
 #include "server/server.h"
@@ -56,6 +58,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.role == XP_ROLE_PROBE)
 		return xp_probe_run(o.spec.dev, o.debug, o.json);
+	/* The OTG front ends (issue 27): one controller, its agents reached with the control port and key given. */
+	if (o.role == XP_ROLE_OTG || o.role == XP_ROLE_CONFIG) {
+		struct xp_otg_opts co = { .auth_key = o.spec.auth_key[0] ? o.spec.auth_key : NULL,
+					  .control_port = o.spec.control_port, .debug = o.debug };
+		return o.role == XP_ROLE_OTG ? xp_otg_serve(&co, &o.otg.listen)
+					     : xp_otg_run_file(&co, o.otg.config, o.json);
+	}
 	/* --metrics: bound now; served from here on by the client, by the server once it dropped its capabilities. */
 	if (o.metrics_port && (xp_metrics_open(&o.metrics_addr, o.metrics_port, err, sizeof(err)) ||
 			       (o.role == XP_ROLE_CLIENT && xp_metrics_run(err, sizeof(err))))) {

@@ -8,13 +8,13 @@
 #
 # Commands are in code blocks (Markdown fences, roff .EX/.EE), after a prompt ("client# ", "server# ", "# ", "$ ") or
 # as "lab.sh exec NS ./xdpperf", and in prose as `xdpperf ...` spans. Only lines
-# with a role (-s or -c) count: benchmark output quotes "xdpperf -P 4" too.
+# with a role (-s, -c, --probe, --otg, --config) count: benchmark output quotes "xdpperf -P 4" too.
 #   tests/tools/doc_commands.sh README.md
 #   tests/tools/doc_commands.sh docs/rfc2544.md
 #   tests/tools/doc_commands.sh man/xdpperf.1
 set -euo pipefail
 awk '
-function has_role(a) { return a ~ /(^| )-(s|c)( |$)/ || a ~ /(^| )--(help|version|probe)( |$)/ }
+function has_role(a) { return a ~ /(^| )-(s|c)( |$)/ || a ~ /(^| )--(help|version|probe|otg|config)( |$)/ }
 function clean(a) {
 	sub(/[ \t]+#.*$/, "", a)   # a trailing comment
 	sub(/[ \t][ \t]+\(.*\)$/, "", a) # a trailing note, as "   (in the client namespace)"

@@ -289,6 +289,10 @@ static void ctx_name(const struct ctx *c, char *buf, size_t len)
 		snprintf(buf, len, "-s");
 	else if (c->role == XP_ROLE_PROBE)
 		snprintf(buf, len, "--probe");
+	else if (c->role == XP_ROLE_OTG)
+		snprintf(buf, len, "--otg");
+	else if (c->role == XP_ROLE_CONFIG)
+		snprintf(buf, len, "--config");
 	else if (c->engine == XP_ENGINE_AUTO)
 		snprintf(buf, len, "-c%s", kinds[c->kind]);
 	else
@@ -311,6 +315,10 @@ static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf,
 		snprintf(buf, len, "xdpperf -s");
 	} else if (c->role == XP_ROLE_PROBE) {
 		snprintf(buf, len, "xdpperf --probe");
+	} else if (c->role == XP_ROLE_OTG) {
+		snprintf(buf, len, "xdpperf --otg 127.0.0.1:8443");
+	} else if (c->role == XP_ROLE_CONFIG) {
+		snprintf(buf, len, "xdpperf --config hello.json");
 	} else {
 		snprintf(buf, len, "xdpperf -c %s", is6 ? "2001:2:0:2::2" : "198.19.1.2");
 		if (c->engine != XP_ENGINE_AUTO)
@@ -334,6 +342,10 @@ static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf,
 		snprintf(extra, sizeof(extra), " --dscp 46");
 	else if (name && !strcmp(name, "port") && c->role == XP_ROLE_SERVER)
 		snprintf(extra, sizeof(extra), " -P 4");
+	else if (name && !strcmp(name, "otg-cert")) /* the certificate and its key go together */
+		snprintf(extra, sizeof(extra), " --otg-key k.pem");
+	else if (name && !strcmp(name, "otg-key"))
+		snprintf(extra, sizeof(extra), " --otg-cert c.pem");
 	if (name)
 		snprintf(opt, sizeof(opt), " --%s%s%s", name, op->sample ? " " : "", op->sample ? op->sample : "");
 	else
@@ -345,10 +357,17 @@ static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf,
 static bool names_context(const char *err, const struct ctx *c)
 {
 	char eng[32];
+	/* An option of the OTG front ends, elsewhere: the role it goes with and the one given. */
+	if (strstr(err, "(the OTG API), not ") && c->role != XP_ROLE_OTG && c->role != XP_ROLE_CONFIG)
+		return strstr(err, c->role == XP_ROLE_SERVER ? "not -s" : c->role == XP_ROLE_PROBE ? "not --probe" : "not -c");
 	if (c->role == XP_ROLE_SERVER)
 		return strstr(err, "client option") != NULL;
 	if (c->role == XP_ROLE_PROBE)
 		return strstr(err, "--probe takes only") != NULL;
+	if (c->role == XP_ROLE_OTG)
+		return strstr(err, "--otg takes only") != NULL;
+	if (c->role == XP_ROLE_CONFIG)
+		return strstr(err, "--config takes only") != NULL;
 	if (strstr(err, "server option"))
 		return true;
 	snprintf(eng, sizeof(eng), "--engine %s", xp_engine_name(c->engine));
@@ -400,10 +419,13 @@ static void test_every_option_in_every_context(void **state)
 		const char *n = op->name ? op->name : "";
 		/* The role and the context itself (-s, -c, --engine, -x, -k), and the printers. */
 		if (!strcmp(n, "server") || !strcmp(n, "client") || !strcmp(n, "probe") || !strcmp(n, "engine") ||
+		    !strcmp(n, "otg") || !strcmp(n, "config") ||
 		    !strcmp(n, "help") || !strcmp(n, "version"))
 			continue;
 		check_pair(&(struct ctx){ .role = XP_ROLE_SERVER }, op, &refused, &taken);
 		check_pair(&(struct ctx){ .role = XP_ROLE_PROBE }, op, &refused, &taken);
+		check_pair(&(struct ctx){ .role = XP_ROLE_OTG }, op, &refused, &taken);
+		check_pair(&(struct ctx){ .role = XP_ROLE_CONFIG }, op, &refused, &taken);
 		for (int e = 0; e < XP_ENGINE_COUNT; e++) {
 			for (int k = 0; k < XP_KIND_N; k++) {
 				struct ctx c = { XP_ROLE_CLIENT, (enum xp_engine_id)e, (enum xp_kind)k };

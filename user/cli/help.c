@@ -23,6 +23,9 @@ static const struct {
 	[XP_SEC_SERVER] = { "Server:",
 			    "  -P N, --engine socket     also listen on -p's ports at start (like fireperf -s)\n" },
 	[XP_SEC_PROBE] = { "Host probe (sends nothing; takes only --dev, -J and -d):" },
+	[XP_SEC_OTG] = { "Open Traffic Generator API (docs/otg.md): a port's location is an agent,\n"
+			 "HOST[:CONTROL_PORT][;IFACE], where xdpperf -s runs; --control-port,\n"
+			 "--auth-key and -d apply to the agents:" },
 };
 
 /* "  -c, --client ADDR", "      --cport PORT[:PORT]" or "  -4". */
@@ -80,7 +83,9 @@ void xp_usage(FILE *f)
 {
 	fputs("Usage: xdpperf -s [options]            run a server\n"
 	      "       xdpperf -c ADDR [options]       run a test against the server at ADDR\n"
-	      "       xdpperf --probe [--dev IF] [-J] what this host can do\n", f);
+	      "       xdpperf --probe [--dev IF] [-J] what this host can do\n"
+	      "       xdpperf --otg [ADDR]:PORT       serve the OTG REST API\n"
+	      "       xdpperf --config FILE.json [-J] run an OTG config's flows once\n", f);
 	for (int s = 0; s < XP_SEC_N; s++) {
 		fprintf(f, "\n%s\n", sections[s].title);
 		for (size_t i = 0; i < xp_noptions; i++) {

@@ -9,6 +9,7 @@
 #include "proto/channel.h"
 #include "cli/handlers.h"
 #include "cli/options.h"
+#include "cli/otg_opts.h"
 #include "connsearch/search.h"
 #include "engine/engine.h"
 #include "meas/figures.h"
@@ -34,9 +35,14 @@
 
 /* Where an option applies: roles, client test kinds, client engines. */
 #define EVERYWHERE  .roles = XP_IN_BOTH, .kinds = XP_K_ANY, .engines = XP_E_ANY
-#define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define ANY_ROLE    .roles = XP_IN_BOTH | XP_IN_PROBE | XP_IN_OTG | XP_IN_CONFIG, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define CLIENT_ANY  .roles = XP_IN_CLIENT, .kinds = XP_K_ANY, .engines = XP_E_ANY
 #define SERVER_ONLY .roles = XP_IN_SERVER, .kinds = XP_K_ANY, .engines = XP_E_ANY
+/* The OTG front ends (issue 27): --otg's API, --config's one run. */
+#define OTG_OPT     .roles = XP_IN_OTG, .kinds = XP_K_ANY, .engines = XP_E_ANY
+#define CONFIG_OPT  .roles = XP_IN_CONFIG, .kinds = XP_K_ANY, .engines = XP_E_ANY
+/* What the controller needs to reach its agents: their control port and key. */
+#define TO_AGENTS   (XP_IN_OTG | XP_IN_CONFIG)
 
 const struct xp_option xp_options[] = {
 	/* Common */
@@ -44,7 +50,8 @@ const struct xp_option xp_options[] = {
 	  .help = "server role: answer tests, count with XDP" },
 	{ "client", 'c', "ADDR", XP_SEC_COMMON, 0, opt_client, EVERYWHERE,
 	  .help = "client role: server address (IPv4, IPv6 or name)", .sample = "198.19.1.2" },
-	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, NULL, EVERYWHERE,
+	{ "control-port", 0, "PORT", XP_SEC_COMMON, 0, NULL, .roles = XP_IN_BOTH | TO_AGENTS, .kinds = XP_K_ANY,
+	  .engines = XP_E_ANY,
 	  XP_NUM_DEF(spec.control_port, 1, 65535, "control port", XP_CONTROL_PORT_DEFAULT),
 	  .help = "control channel TCP port (default %u)",
 	  .help_nums = { XP_CONTROL_PORT_DEFAULT }, .sample = "5400" },
@@ -67,9 +74,12 @@ const struct xp_option xp_options[] = {
 	  .help = "serve the last tests' figures for Prometheus on\n"
 	          "http://ADDR:PORT/metrics (read-only; ADDR default\n"
 	          "127.0.0.1); docs/metrics.md", .sample = "127.0.0.1:9464" },
-	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE, .help = "more messages on stderr" },
-	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, ANY_ROLE, .help = "this text" },
-	{ "version", 'V', NULL, XP_SEC_COMMON, 0, opt_version, ANY_ROLE, .help = "the version" },
+	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE,
+	  .help = "more messages on stderr" },
+	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, ANY_ROLE,
+	  .help = "this text" },
+	{ "version", 'V', NULL, XP_SEC_COMMON, 0, opt_version, ANY_ROLE,
+	  .help = "the version" },
 
 	/* Client */
 	{ NULL, '4', NULL, XP_SEC_CLIENT, 0, opt_ipv4, CLIENT_ANY, .help = "use IPv4 (default: from ADDR)" },
@@ -175,7 +185,7 @@ const struct xp_option xp_options[] = {
 	          "none: send nothing, only report what the server\n"
 	          "receives (for an external generator, e.g. trafgen)\n"
 	          "(server: socket opens standing listeners, like -P)", .sample = "live" },
-	{ "json", 'J', NULL, XP_SEC_CLIENT, 0, opt_json, .roles = XP_IN_CLIENT | XP_IN_PROBE, .kinds = XP_K_ANY,
+	{ "json", 'J', NULL, XP_SEC_CLIENT, 0, opt_json, .roles = XP_IN_CLIENT | XP_IN_PROBE | XP_IN_CONFIG, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY,
 	  .help = "one JSON document at the end (errors too: {\"error\": ...})" },
 	{ "json-stream", 0, NULL, XP_SEC_CLIENT, 0, opt_json_stream, CLIENT_ANY,
@@ -352,9 +362,11 @@ const struct xp_option xp_options[] = {
 	  .engines = XP_E_ANY, .help = "serve one test, then exit" },
 
 	/* Server policy and authentication (issue 9): kept together */
-	{ "auth-key", 0, "FILE", XP_SEC_SERVER, 0, opt_auth_key, EVERYWHERE,
+	{ "auth-key", 0, "FILE", XP_SEC_SERVER, 0, opt_auth_key, .roles = XP_IN_BOTH | TO_AGENTS, .kinds = XP_K_ANY,
+	  .engines = XP_E_ANY,
 	  .help = "shared secret (both ends): the client proves it knows\n"
-	          "it (HMAC over a fresh nonce); mode 600 or refused", .sample = "/etc/xdpperf.key" },
+	          "it (HMAC over a fresh nonce); mode 600 or refused\n"
+	          "(--otg, --config: the key of the ports' agents)", .sample = "/etc/xdpperf.key" },
 	{ "allow", 0, "CIDR", XP_SEC_SERVER, 0, opt_allow, SERVER_ONLY,
 	  .help = "serve only clients from this network (repeatable;\n"
 	          "default: any)", .sample = "198.18.0.0/15" },
@@ -409,6 +421,25 @@ const struct xp_option xp_options[] = {
 	  .help = "what this kernel and the --dev interface (default:\n"
 	          "every interface that is up) support, each with its\n"
 	          "reason, and the engine auto picks; -J for JSON" },
+
+	/* Issue 27: the Open Traffic Generator API, one block. */
+	{ "otg", 0, "[ADDR]:PORT", XP_SEC_OTG, 0, opt_otg, OTG_OPT,
+	  .help = "serve the Open Traffic Generator REST API (models\n"
+	          "v" XP_OTG_API_VERSION ": /config, /control/state, /monitor/metrics,\n"
+	          "/capabilities/version) on ADDR (default 127.0.0.1)\n"
+	          "until SIGINT/SIGTERM; ports are xdpperf -s agents", .sample = "127.0.0.1:8443" },
+	{ "otg-token", 0, "FILE", XP_SEC_OTG, 0, opt_otg_token, OTG_OPT,
+	  .help = "every request must carry Authorization: Bearer\n"
+	          "TOKEN, the file's one line (mode 600 or refused)", .sample = "/etc/xdpperf-otg.token" },
+	{ "otg-cert", 0, "FILE", XP_SEC_OTG, 0, opt_otg_cert, OTG_OPT,
+	  .help = "HTTPS with this PEM certificate, with --otg-key; an\n"
+	          "ADDR other than loopback needs TLS and --otg-token", .sample = "/etc/xdpperf-otg.pem" },
+	{ "otg-key", 0, "FILE", XP_SEC_OTG, 0, opt_otg_key, OTG_OPT,
+	  .help = "the certificate's PEM private key (mode 600)", .sample = "/etc/xdpperf-otg.key" },
+	{ "config", 0, "FILE", XP_SEC_OTG, 0, opt_config, CONFIG_OPT,
+	  .help = "run the flows of an OTG config (JSON, the ports'\n"
+	          "locations in it) once through the same controller,\n"
+	          "then print their figures; -J: OTG's MetricsResponse", .sample = "docs/examples/otg/hello.json" },
 };
 const size_t xp_noptions = sizeof(xp_options) / sizeof(xp_options[0]);
 _Static_assert(sizeof(xp_options) / sizeof(xp_options[0]) <= XP_OPTIONS_MAX, "raise XP_OPTIONS_MAX");

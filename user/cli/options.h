@@ -25,6 +25,7 @@ enum xp_opt_section {
 	XP_SEC_SEARCH,   /* --search and its settings */
 	XP_SEC_SERVER,
 	XP_SEC_PROBE,    /* --probe */
+	XP_SEC_OTG,      /* --otg, --config: the Open Traffic Generator API */
 	XP_SEC_N,
 };
 
@@ -53,6 +54,8 @@ enum xp_opt_group {
 #define XP_IN_SERVER  (1u << XP_ROLE_SERVER)
 #define XP_IN_BOTH    (XP_IN_CLIENT | XP_IN_SERVER)
 #define XP_IN_PROBE   (1u << XP_ROLE_PROBE)
+#define XP_IN_OTG     (1u << XP_ROLE_OTG)
+#define XP_IN_CONFIG  (1u << XP_ROLE_CONFIG)
 /* Client test kinds: a stream, -x (connection rate), -k (held connections). */
 enum xp_kind { XP_KIND_STREAM = 0, XP_KIND_CONNECT, XP_KIND_HOLD, XP_KIND_N };
 #define XP_K(k)       (1u << (k))

@@ -12,8 +12,10 @@
 #include "spec/spec.h"
 #include "util/addr.h"
 #include "server/config.h"
+#include "otg/http.h"
 
-enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE };
+/* XP_ROLE_OTG: --otg, the OTG REST API; XP_ROLE_CONFIG: --config FILE, the same controller once (issue 27). */
+enum xp_role { XP_ROLE_NONE = 0, XP_ROLE_SERVER, XP_ROLE_CLIENT, XP_ROLE_PROBE, XP_ROLE_OTG, XP_ROLE_CONFIG };
 
 /*
  * The parsed command line: the test it describes (spec: what the client
@@ -54,6 +56,12 @@ struct xp_opts {
 		unsigned dscp, ttl;          /* --dscp, --ttl (given: as xp_given says) */
 		char src[128], dst[128];     /* --src / --dst ADDR[-ADDR], "" = none */
 	} flow;
+	/* Issue 27: the Open Traffic Generator front ends (otg/http.h, otg/run_file.h) */
+	struct {
+		struct xp_otg_listen listen;  /* --otg [ADDR]:PORT; its files point into the names below */
+		char token[4096], cert[4096], key[4096]; /* --otg-token, --otg-cert, --otg-key; "" = none */
+		char config[4096];            /* --config FILE */
+	} otg;
 };
 
 void xp_opts_default(struct xp_opts *o);

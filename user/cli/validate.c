@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "cli/flow_opts.h"
+#include "cli/otg_opts.h"
 #include "cli/options.h"
 #include "bpf/window.h"
 #include "connsearch/search.h"
@@ -126,16 +127,37 @@ static const char *engine_chosen(const struct xp_opts *o, const struct xp_given 
 	return buf;
 }
 
+/* "--otg-token, --otg-cert, ... and -d": the options an OTG front end takes besides itself, from the table. */
+static void otg_takes(enum xp_role role, char *buf, size_t len)
+{
+	const char *self = role == XP_ROLE_OTG ? "otg" : "config";
+	const struct xp_option *ops[16];
+	size_t n = 0;
+	for (size_t i = 0; i < xp_noptions && n < sizeof(ops) / sizeof(ops[0]); i++) {
+		const struct xp_option *op = &xp_options[i];
+		const char *name = op->name ? op->name : "";
+		if ((op->roles & (1u << role)) && strcmp(name, self) && strcmp(name, "help") && strcmp(name, "version"))
+			ops[n++] = op;
+	}
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char label[32];
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+			 xp_option_label(ops[i], label, sizeof(label)));
+	}
+}
+
 /* -s or -c, not both; every option given must be one of that role's. */
 static int check_role(struct xp_opts *o, const struct xp_given *g, char *err, size_t errlen)
 {
 	char name[32];
 
-	if (xp_given_has(g, "server") + xp_given_has(g, "client") + xp_given_has(g, "probe") > 1)
-		return xp_cli_fail(err, errlen, "-s, -c and --probe exclude each other");
+	if (xp_given_has(g, "server") + xp_given_has(g, "client") + xp_given_has(g, "probe") + xp_given_has(g, "otg") +
+		    xp_given_has(g, "config") > 1)
+		return xp_cli_fail(err, errlen, "-s, -c, --probe, --otg and --config exclude each other");
 	if (o->role == XP_ROLE_NONE)
-		return xp_cli_fail(err, errlen, "say -s to run a server, -c ADDR to run a client or --probe to see "
-				   "what this host can do (see xdpperf --help)");
+		return xp_cli_fail(err, errlen, "say -s to run a server, -c ADDR to run a client, --probe to see "
+				   "what this host can do, or --otg/--config for the OTG API (see xdpperf --help)");
 	for (size_t i = 0; i < xp_noptions; i++) {
 		const struct xp_option *op = &xp_options[i];
 		if (!(g->seen >> i & 1) || (op->roles & (1u << o->role)))
@@ -144,6 +166,17 @@ static int check_role(struct xp_opts *o, const struct xp_given *g, char *err, si
 		/* --probe looks at an interface and runs no test: no test's options. */
 		if (o->role == XP_ROLE_PROBE)
 			return xp_cli_fail(err, errlen, "--probe takes only --dev, -J and -d, not %s", name);
+		/* The OTG front ends: the config or the API client says what to send, not options. */
+		if (o->role == XP_ROLE_OTG || o->role == XP_ROLE_CONFIG) {
+			char list[256];
+			otg_takes(o->role, list, sizeof(list));
+			return xp_cli_fail(err, errlen, "%s takes only %s, not %s (the flows are the OTG config's)",
+					   o->role == XP_ROLE_OTG ? "--otg" : "--config", list, name);
+		}
+		if (!(op->roles & (XP_IN_CLIENT | XP_IN_SERVER)))
+			return xp_cli_fail(err, errlen, "%s goes with %s (the OTG API), not %s", name,
+					   op->roles & XP_IN_OTG ? "--otg" : "--config",
+					   o->role == XP_ROLE_SERVER ? "-s" : o->role == XP_ROLE_CLIENT ? "-c" : "--probe");
 		return xp_cli_fail(err, errlen, "%s is a %s option", name,
 				   o->role == XP_ROLE_SERVER ? "client" : "server");
 	}
@@ -503,6 +536,7 @@ int xp_cli_check(struct xp_opts *o, const struct xp_given *g, char *err, size_t 
 		check_client,
 		check_flows,
 		check_server_policy,
+		xp_cli_check_otg,
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
