@@ -116,6 +116,9 @@ xp_check "otgdrive returns once the test ended" wait "$DRV"
 jq -c . "$J"
 xp_check "flow stopped" expect_eq transmit "$(flowm f1 .transmit)" stopped
 xp_check "frames were received before the kill" eval 'n=$(flowm f1 .frames_rx); ((n > 500))'
+# Both counts are of one sample, read from the engine and the agent a few ms apart: 20 ms at 1000 frames/s.
+xp_check "sent and received both up to the agent's last sample (within 20 frames)" eval \
+	'tx=$(flowm f1 .frames_tx) rx=$(flowm f1 .frames_rx); ((tx - rx <= 20 && rx - tx <= 20))'
 xp_check "p2's link is down" expect_eq link "$(portm p2 .link)" down
 xp_check "p2's location says its agent went away" eval \
 	'portm p2 .location | grep -E "^$XP_SERVER4 \(agent gone [0-9.]+ s into the test"'

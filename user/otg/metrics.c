@@ -56,7 +56,11 @@ static struct json_object *flow_metric(const struct xp_otg *c, const struct otg_
 	double rtx = 0, rrx = 0;
 	bool tx_known = !r, rx_known = !r; /* never started: nothing sent, nothing received */
 	const struct xp_flow_result *f = r && r->flows && fl->slot < r->nflows ? &r->flows[fl->slot] : NULL;
-	if (f) {
+	if (f && r->rx_lost && one && r->have_total) {
+		/* The agent went away: both sides up to its last sample (what was sent after it is not loss). */
+		ftx = r->total.tx_pkts, btx = r->total.tx_bytes, frx = r->total.rx.pkts, brx = r->total.rx.bytes;
+		tx_known = rx_known = true;
+	} else if (f) {
 		ftx = f->tx_frames, btx = f->tx_bytes, tx_known = true;
 		if (f->rx_known)
 			frx = f->rx.recv, brx = f->rx.bytes, rx_known = true;
