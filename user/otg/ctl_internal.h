@@ -58,6 +58,10 @@ struct otg_run {
 	unsigned nflows;
 	bool have_total;
 	struct xp_period total;    /* the whole test (the summary's) */
+	/* The receiving port's agent went away during the test: the figures cover 0..lost_at s (the port
+	 * metrics say so in its location and link). */
+	bool rx_lost;
+	double lost_at;
 };
 
 /* Check cfg against the models and this controller: a plan (heap), or -1 with err (400, path). */

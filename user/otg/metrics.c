@@ -56,7 +56,11 @@ static struct json_object *flow_metric(const struct xp_otg *c, const struct otg_
 	double rtx = 0, rrx = 0;
 	bool tx_known = !r, rx_known = !r; /* never started: nothing sent, nothing received */
 	const struct xp_flow_result *f = r && r->flows && fl->slot < r->nflows ? &r->flows[fl->slot] : NULL;
-	if (f) {
+	if (f && r->rx_lost && one && r->have_total) {
+		/* The agent went away: both sides up to its last sample (what was sent after it is not loss). */
+		ftx = r->total.tx_pkts, btx = r->total.tx_bytes, frx = r->total.rx.pkts, brx = r->total.rx.bytes;
+		tx_known = rx_known = true;
+	} else if (f) {
 		ftx = f->tx_frames, btx = f->tx_bytes, tx_known = true;
 		if (f->rx_known)
 			frx = f->rx.recv, brx = f->rx.bytes, rx_known = true;
@@ -100,9 +104,8 @@ static struct json_object *port_metric(const struct xp_otg *c, unsigned i)
 	uint64_t ftx = 0, btx = 0, frx = 0, brx = 0;
 	double rftx = 0, rfrx = 0, rbtx = 0, rbrx = 0;
 	bool started = false;
+	const struct otg_run *lost = NULL;
 	add_s(o, "name", pt->name);
-	add_s(o, "location", pt->location);
-	add_s(o, "link", "up");
 	for (unsigned g = 0; g < c->plan.ngroups; g++) {
 		const struct otg_run *r = run_of(c, g);
 		const struct otg_group *gr = &c->plan.groups[g];
@@ -118,6 +121,20 @@ static struct json_object *port_metric(const struct xp_otg *c, unsigned i)
 		}
 		if (gr->rx == i)
 			frx += x, brx += y, rfrx += r->rx_fps, rbrx += r->rx_Bps;
+		if (gr->rx == i && r->rx_lost)
+			lost = r;
+	}
+	/* Port.Metric's location is "the configured port location along with any custom connection state
+	 * message": an agent that went away mid-test says so there, and its link is down. */
+	if (lost) {
+		char loc[sizeof(pt->location) + sizeof(lost->error) + 64];
+		snprintf(loc, sizeof(loc), "%s (agent gone %.1f s into the test, its figures end there: %s)",
+			 pt->location, lost->lost_at, lost->error[0] ? lost->error : "the control connection closed");
+		add_s(o, "location", loc);
+		add_s(o, "link", "down");
+	} else {
+		add_s(o, "location", pt->location);
+		add_s(o, "link", "up");
 	}
 	add_u(o, "frames_tx", ftx);
 	add_u(o, "frames_rx", frx);

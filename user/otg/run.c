@@ -60,6 +60,8 @@ static void on_end(void *arg, const struct xp_summary *s)
 	r->nflows = f ? s->nflows : 0;
 	r->total = s->total;
 	r->have_total = true;
+	r->rx_lost = s->server_lost;
+	r->lost_at = s->server_lost_at;
 	r->tx_fps = r->rx_fps = r->tx_Bps = r->rx_Bps = 0;
 	pthread_mutex_unlock(&x->c->mu);
 }
@@ -92,9 +94,15 @@ void *otg_run_thread(void *arg)
 	const char *why = rep.mem.error[0] ? rep.mem.error : xp_client_last_error();
 	/* A stop's interruption is the run's end, not its failure. */
 	if (rc && !(c->stop && sum.interrupted)) {
+		/* Which port stopped: the receiving one when its agent went away, else the sending one. */
+		const struct otg_group *gr = &c->plan.groups[g];
 		r->failed = true;
-		snprintf(r->error, sizeof(r->error), "%s: %.440s", c->plan.ports[c->plan.groups[g].tx].name,
-			 why[0] ? why : "the test failed");
+		if (sum.server_lost)
+			snprintf(r->error, sizeof(r->error), "%s's agent at %.64s went away: %.360s", c->plan.ports[gr->rx].name,
+				 c->plan.ports[gr->rx].loc.host, why[0] ? why : "the control connection closed");
+		else
+			snprintf(r->error, sizeof(r->error), "%s: %.440s", c->plan.ports[gr->tx].name,
+				 why[0] ? why : "the test failed");
 	}
 	r->ended = true;
 	if (c->opts.debug && r->failed)

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Issue 27, the OTG controller (user/otg/) with real agents in the lab,
+# driven by build/tests/tools/otgdrive (the controller's calls as a snappi
+# script makes them: set_config, start, metrics, stop), no HTTP:
+# - hello world: p1 is this host (the client namespace), p2 the agent
+#   `xdpperf -s` in the server namespace, through the lab's router: 1000
+#   UDP frames at 1000 frames/s: flow and port metrics say 1000 sent and
+#   1000 received, equal to the router's forwarded count (an nftables
+#   counter of its forward hook) and to what the sender's interface sent
+#   (a counter on the router's ingress from it: the interface's own tx
+#   counter also has the control connection's segments); a config while the
+#   traffic runs is 409; a stop ends a continuous flow and leaves nothing
+#   attached.
+. "$(dirname "$0")/lib.sh"
+
+DRIVE=$XP_ROOT/build/tests/tools/otgdrive
+J=$XP_TMP/out.json
+CFG=$XP_TMP/cfg.json
+N=1000
+
+# The router's counters of the test's UDP frames: as they come in from the client (netdev ingress of
+# xpr0) and as it forwards them (inet forward); counters xdpperf did not write.
+count_setup() {
+	xp_exec router nft -f - <<'NFT'
+table netdev xpotgin {
+	chain cin {
+		type filter hook ingress device "xpr0" priority 0;
+		ip protocol udp counter
+	}
+}
+table inet xpotgfwd {
+	chain fw {
+		type filter hook forward priority 0;
+		ip protocol udp counter
+	}
+}
+NFT
+}
+count_of() { # FAMILY TABLE
+	xp_exec router nft -j list table "$1" "$2" |
+		jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | add // 0'
+}
+flowm() { jq -r --arg n "$1" ".flow.flow_metrics[] | select(.name == \$n) | $2" "$J"; }
+portm() { jq -r --arg n "$1" ".port.port_metrics[] | select(.name == \$n) | $2" "$J"; }
+# No XDP program on any lab device: none on the sender's side once the controller's test returned; the
+# agent's stays XP_SRV_XDP_LINGER (5 s, server/churn.c) after its last test, so that is waited for.
+xdp_on() { xp_exec "$1" ip -j link show | jq -e '[.[] | select(.xdp != null)] | length > 0' >/dev/null; }
+none_attached() { ! xdp_on client && ! xdp_on router && ! xdp_on server; }
+nothing_attached() {
+	local ns
+	! xdp_on client && xp_wait 8 "no XDP program left on the lab's devices" none_attached && return
+	for ns in client router server; do
+		xp_exec "$ns" ip -j link show | jq -c --arg ns "$ns" '.[] | select(.xdp != null) | {ns: $ns, dev: .ifname, xdp}'
+	done
+	return 1
+}
+
+hello_cfg() { # DURATION-JSON
+	cat >"$CFG" <<JSON
+{"ports": [{"name": "p1", "location": "$XP_CLIENT4"}, {"name": "p2", "location": "$XP_SERVER4"}],
+ "flows": [{"name": "f1", "tx_rx": {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2"]}},
+            "packet": [{"choice": "ethernet", "ethernet": {}}, {"choice": "ipv4", "ipv4": {}},
+                       {"choice": "udp", "udp": {}}],
+            "size": {"choice": "fixed", "fixed": 128},
+            "rate": {"choice": "pps", "pps": 1000},
+            "duration": $1,
+            "metrics": {"enable": true, "loss": true, "latency": {"enable": true}}}]}
+JSON
+}
+
+# ---------------------------------------------------------------------------
+xp_case otg_hello_world_local_sender
+xp_check "lab up" xp_lab_up
+xp_check "agent in the server namespace" start_server
+hello_cfg '{"choice": "fixed_packets", "fixed_packets": {"packets": '$N'}}'
+xp_check "router counters" count_setup
+xp_check "otgdrive: config, start, metrics during, wait" eval \
+	'xp_exec client "$DRIVE" "$CFG" --metrics-during 0.5 --timeout 20 >"$J"'
+IN=$(count_of netdev xpotgin) FWD=$(count_of inet xpotgfwd)
+echo "router: in from the client $IN, forwarded $FWD"
+jq -c . "$J"
+xp_check "during: transmit started" expect_eq transmit "$(jq -r '.during.flow_metrics[0].transmit' "$J")" started
+xp_check "during: a config is 409" expect_eq code "$(jq -r '.config_while_running' "$J")" 409
+xp_check "flow f1: frames_tx $N" expect_eq frames_tx "$(flowm f1 .frames_tx)" "$N"
+xp_check "flow f1: frames_rx $N" expect_eq frames_rx "$(flowm f1 .frames_rx)" "$N"
+xp_check "flow f1: stopped at the end" expect_eq transmit "$(flowm f1 .transmit)" stopped
+xp_check "flow f1: loss 0" expect_eq loss "$(flowm f1 .loss)" 0
+xp_check "flow f1: latency measured (0 < min <= avg <= max)" eval \
+	'jq -e ".flow.flow_metrics[0].latency | .minimum_ns > 0 and .minimum_ns <= .average_ns and .average_ns <= .maximum_ns" "$J"'
+xp_check "port p1: frames_tx = the router's count of what came from the client" expect_eq p1 "$(portm p1 .frames_tx)" "$IN"
+xp_check "port p2: frames_rx = the router's forwarded count" expect_eq p2 "$(portm p2 .frames_rx)" "$FWD"
+xp_check "nothing attached" nothing_attached
+xp_pass
+
+xp_case otg_stop_continuous
+hello_cfg '{"choice": "continuous", "continuous": {}}'
+xp_check "otgdrive: a continuous flow stopped after 1.5 s" eval \
+	'xp_exec client "$DRIVE" "$CFG" --metrics-during 0.5 --stop-after 1.5 >"$J"'
+jq -c . "$J"
+xp_check "stopped" expect_eq transmit "$(flowm f1 .transmit)" stopped
+xp_check "about 1.5 s of 1000 frames/s sent (1000..2000)" eval \
+	'n=$(flowm f1 .frames_tx); ((n >= 1000 && n <= 2000))'
+xp_check "every frame sent received" expect_eq frames_rx "$(flowm f1 .frames_rx)" "$(flowm f1 .frames_tx)"
+xp_check "nothing attached" nothing_attached
+xp_pass
+
+xp_case otg_agent_killed
+# The receiving agent killed 1.5 s into a continuous flow: the test ends, the metrics say p2's agent went
+# away (its port's location and link), and nothing stays attached anywhere.
+hello_cfg '{"choice": "continuous", "continuous": {}}'
+xp_exec client "$DRIVE" "$CFG" --timeout 20 >"$J" 2>"$XP_TMP/drive.err" &
+DRV=$!
+sleep 1.5
+kill -9 "$SRV_PID"
+xp_check "otgdrive returns once the test ended" wait "$DRV"
+jq -c . "$J"
+xp_check "flow stopped" expect_eq transmit "$(flowm f1 .transmit)" stopped
+xp_check "frames were received before the kill" eval 'n=$(flowm f1 .frames_rx); ((n > 500))'
+# Both counts are of one sample, read from the engine and the agent a few ms apart: 20 ms at 1000 frames/s.
+xp_check "sent and received both up to the agent's last sample (within 20 frames)" eval \
+	'tx=$(flowm f1 .frames_tx) rx=$(flowm f1 .frames_rx); ((tx - rx <= 20 && rx - tx <= 20))'
+xp_check "p2's link is down" expect_eq link "$(portm p2 .link)" down
+xp_check "p2's location says its agent went away" eval \
+	'portm p2 .location | grep -E "^$XP_SERVER4 \(agent gone [0-9.]+ s into the test"'
+xp_check "p1's link is up" expect_eq link "$(portm p1 .link)" up
+xp_check "nothing attached" nothing_attached
+xp_pass
