@@ -64,6 +64,10 @@ struct xp_stream_acct {
 	__u32 lock;
 #endif
 	__u32 seen;            /* 1 once the stream's first frame arrived */
+	__u32 flow;            /* its flow's entry in flow_acct + 1 (0: none): stream_flow's value,
+				* set with the zeroed state at the test's start, so a frame finds
+				* its flow in the entry it already holds (one lookup less) */
+	__u32 pad;
 	__u64 next_exp;        /* RFC 4737 NextExp: highest seq received + 1 (64-bit) */
 	__u64 last_ts;         /* full send time (ticks) of the frame that set next_exp */
 	__u64 recv;            /* frames, duplicates excluded */
