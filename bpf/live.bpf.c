@@ -51,6 +51,7 @@
 #include "lib/csum.h"
 #include "lib/isn.h"
 #include "lib/mutate.h"
+#include "lib/stamp_put.h"
 #include "window.h"
 
 /* Templates up to this long are copied with plain stores, longer ones with
@@ -109,12 +110,6 @@ struct {
  * without it clang would fold every load to 0 (the value is set before
  * load, in the map, not in the object). */
 #define TMPL64(off)        (*(const volatile __u64 *)(config.tmpl + (off)))
-
-/* What changed in the frame, for the checksum (RFC 1624 eqn 3): the old
- * words out, the new words in, and how many 16-bit words. */
-struct csum_delta {
-	__u32 old_sum, sum, nwords;
-};
 
 /* 32 bits at p become v, accounted in cd. */
 static __always_inline void put32_csum(void *p, __u32 v, struct csum_delta *cd)
@@ -274,57 +269,18 @@ static __always_inline __u64 stamp_time(struct xp_gen_state *st, __u64 n)
 /*
  * 2''. Stream mode: the stamp of lib/stamp.h (stream stream_base + tid,
  * seq n, the batch's send time) where config.stamp says, accounted in cd
- * for the L4 checksum; at XP_STAMP_AT_IPID its first two bytes go into the IPv4 ID
- * instead, whose header checksum is fixed here (RFC 1624 eqn 3, as SYN mode
- * does for addresses; the ID is not in the L4 pseudo-header). The payload
- * starts at an even offset (14 [+4] + 20/40 + 20/8), so the stamp's 16-bit
- * words are the checksum's words. 0 or -1.
+ * for the L4 checksum (lib/stamp_put.h; at XP_STAMP_AT_IPID its first two
+ * bytes go into the IPv4 ID, whose header checksum is fixed there). 0 or -1.
  */
 static __always_inline int write_stamp(void *data, void *data_end, struct xp_gen_state *st, __u64 n,
 				       struct csum_delta *cd, __u8 place, __u8 tag)
 {
-	void *pl = data + config.payload_off;
 	__u64 v = xp_stamp_pack(config.stream_base + st->tid, n, stamp_time(st, n));
+	int r = xp_stamp_put(data, data_end, config.payload_off, config.l3_off, v, place, tag, gen_meas.key,
+			     cd);
 
-	if (place == XP_STAMP_AT_PAYLOAD) {
-		__u64 w = bpf_cpu_to_be64(v);
-
-		if (pl + XP_STAMP_BYTES > data_end)
-			return -1;
-		cd->old_sum += xp_csum_words64(LD(__u64, pl));
-		cd->sum += xp_csum_words64(w);
-		cd->nwords += XP_STAMP_BYTES / 2;
-		ST(__u64, pl, w);
-		if (tag) {
-			/* The test's tag (lib/stamp.h): a few ns, no clock. */
-			__u32 t = bpf_htonl(xp_stamp_tag(gen_meas.key[0], gen_meas.key[1], v));
-
-			if (pl + XP_STAMP_BYTES + XP_STAMP_TAG_BYTES > data_end)
-				return -1;
-			cd->old_sum += xp_csum_words32(LD(__u32, pl + XP_STAMP_BYTES));
-			cd->sum += xp_csum_words32(t);
-			cd->nwords += XP_STAMP_TAG_BYTES / 2;
-			ST(__u32, pl + XP_STAMP_BYTES, t);
-		}
-	} else if (place == XP_STAMP_AT_IPID) {
-		void *ip = data + config.l3_off;
-		__u16 id = bpf_htons((__u16)(v >> 48)), old_id;
-		__u16 w16 = bpf_htons((__u16)(v >> 32));
-		__u32 w32 = bpf_htonl((__u32)v);
-
-		if (ip + 20 > data_end || pl + XP_STAMP_BYTES - 2 > data_end)
-			return -1;
-		old_id = LD(__u16, ip + 4);
-		ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), old_id, id, 1));
-		ST(__u16, ip + 4, id);
-		cd->old_sum += LD(__u16, pl) + xp_csum_words32(LD(__u32, pl + 2));
-		cd->sum += w16 + xp_csum_words32(w32);
-		cd->nwords += (XP_STAMP_BYTES - 2) / 2;
-		ST(__u16, pl, w16);
-		ST(__u32, pl + 2, w32);
-	} else {
-		return 0;
-	}
+	if (r)
+		return r < 0 ? -1 : 0; /* 1: no stamp at this place, nothing counted */
 	/* Counted in its send interval (ival 0: no bins, the tag stays 0).
 	 * XP_ADD_AS: a plain += 1 except in scripts/mutate.sh's
 	 * -DXP_MUT_gen_ibin_sent build (lib/mutate.h). */
@@ -431,7 +387,6 @@ int xdp_live(struct xdp_md *ctx)
 	struct xp_gen_state *st;
 	struct csum_delta cd = { 0 };
 	void *data, *data_end, *l4;
-	__u16 check;
 	__u64 n;
 	__u32 slot = 0;
 	__u8 place = config.stamp, tag = config.stamp_tag; /* mixed sizes: the size's own */
@@ -504,12 +459,7 @@ int xdp_live(struct xdp_md *ctx)
 
 	/* 3. The checksum, from the template's: RFC 1624 eqn 3 over the
 	 * words that changed. */
-	check = xp_csum_replace(LD(__u16, l4 + check_off), cd.old_sum, cd.sum, cd.nwords);
-	/* UDP: 0 means "no checksum"; a computed 0 is sent as 0xffff
-	 * (RFC 768), as frame_build (user/frame/frame.c) does. */
-	if (config.l4_proto != IPPROTO_TCP && check == 0)
-		check = XP_CSUM_MANGLED_0;
-	ST(__u16, l4 + check_off, check);
+	xp_csum_delta_put(l4 + check_off, config.l4_proto != IPPROTO_TCP, &cd);
 	if (!config.syn_mode)
 		next_flow(st, nd, ns);
 	if (config.mix_plen)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The live generator's flows path (issue 26), included by bpf/live.bpf.c
- * after its helpers (LD/ST, struct csum_delta, stamp_time): frame k of the
+ * after its helpers (LD/ST, stamp_time; struct csum_delta from lib/stamp_put.h): frame k of the
  * CPU's thread is of flow f = sched[k % len] (engine/flow_sched.h), and
  * carries block base[f] + pos_f of flow_blk (live.h): the flow's headers
  * at its pattern position, built by userspace with every length and
@@ -17,7 +17,8 @@
  *  3. the stamp of stream f * T + tid (or f, frame/flow_streams.h) with the
  *     flow's own frame count on this thread as seq, where the block says,
  *     the L4 checksum (and at the IPv4 ID the IP header's) fixed
- *     incrementally for it, as the one-stream path does;
+ *     incrementally for it by the one-stream path's own steps
+ *     (lib/stamp_put.h);
  *  4. the flow's frames and bytes counted on this CPU, its position moved
  *     on by T (or 1) modulo its period: no division per frame.
  * A flow whose frames are all sent (limit) takes no frame: the run returns
@@ -50,54 +51,6 @@ static __always_inline int flow_copy_block(void *data, void *data_end, const str
 		return -1;
 	ST(__u64, data + t, LD(__u64, b->frame + t));
 	return 0;
-}
-
-/* 3. The stamp at the block's place, accounted in cd. 0 or -1. */
-static __always_inline int flow_stamp(void *data, void *data_end, const struct xp_gen_flow *fl,
-				      const struct xp_gen_blk *b, __u64 v, struct csum_delta *cd)
-{
-	void *pl = data + (fl->payload_off & 0xff);
-
-	if (b->stamp == XP_STAMP_AT_PAYLOAD) {
-		__u64 w = bpf_cpu_to_be64(v);
-
-		if (pl + XP_STAMP_BYTES > data_end)
-			return -1;
-		cd->old_sum += xp_csum_words64(LD(__u64, pl));
-		cd->sum += xp_csum_words64(w);
-		cd->nwords += XP_STAMP_BYTES / 2;
-		ST(__u64, pl, w);
-		if (b->tag) {
-			__u32 t = bpf_htonl(xp_stamp_tag(gen_meas.key[0], gen_meas.key[1], v));
-
-			if (pl + XP_STAMP_BYTES + XP_STAMP_TAG_BYTES > data_end)
-				return -1;
-			cd->old_sum += xp_csum_words32(LD(__u32, pl + XP_STAMP_BYTES));
-			cd->sum += xp_csum_words32(t);
-			cd->nwords += XP_STAMP_TAG_BYTES / 2;
-			ST(__u32, pl + XP_STAMP_BYTES, t);
-		}
-		return 0;
-	}
-	if (b->stamp == XP_STAMP_AT_IPID) {
-		void *ip = data + (fl->l3_off & 0x3f);
-		__u16 id = bpf_htons((__u16)(v >> 48)), old_id;
-		__u16 w16 = bpf_htons((__u16)(v >> 32));
-		__u32 w32 = bpf_htonl((__u32)v);
-
-		if (ip + 20 > data_end || pl + XP_STAMP_BYTES - 2 > data_end)
-			return -1;
-		old_id = LD(__u16, ip + 4);
-		ST(__u16, ip + 10, xp_csum_replace(LD(__u16, ip + 10), old_id, id, 1));
-		ST(__u16, ip + 4, id);
-		cd->old_sum += LD(__u16, pl) + xp_csum_words32(LD(__u32, pl + 2));
-		cd->sum += w16 + xp_csum_words32(w32);
-		cd->nwords += (XP_STAMP_BYTES - 2) / 2;
-		ST(__u16, pl, w16);
-		ST(__u32, pl + 2, w32);
-		return 0;
-	}
-	return 1; /* no stamp in this frame */
 }
 
 static __always_inline int live_flow_frame(struct xdp_md *ctx, struct xp_gen_state *st)
@@ -184,25 +137,24 @@ static __always_inline int live_flow_frame(struct xdp_md *ctx, struct xp_gen_sta
 		if (blk->stamp) {
 			__u32 stream = config.flow_every ? f * config.nthreads + st->tid : f;
 			__u64 v = xp_stamp_pack(stream, c->pkts, stamp_time(st, st->sent));
-			int r = flow_stamp(data, data_end, fl, blk, v, &cd);
+			int r = xp_stamp_put(data, data_end, fl->payload_off & 0xff, fl->l3_off & 0x3f, v, blk->stamp,
+					     blk->tag, gen_meas.key, &cd);
 
 			if (r < 0)
 				return XDP_ABORTED;
 			XP_ADD_AS(gen_ibin_sent, st->sbins[st->ival_idx & (XP_IBINS - 1)].sent, 1);
 		}
 		l4 = data + (fl->l4_off & 0x7f);
+		/* Each protocol its own bound: one check of a variable length
+		 * leaves the verifier unsure of the TCP checksum's place. */
 		if (fl->l4_proto == IPPROTO_TCP) {
 			if (l4 + 20 > data_end)
 				return XDP_ABORTED;
-			ST(__u16, l4 + XP_TCP_CHECK_OFF,
-			   xp_csum_replace(LD(__u16, l4 + XP_TCP_CHECK_OFF), cd.old_sum, cd.sum, cd.nwords));
+			xp_csum_delta_put(l4 + XP_TCP_CHECK_OFF, 0, &cd);
 		} else {
 			if (l4 + 8 > data_end)
 				return XDP_ABORTED;
-			__u16 check = xp_csum_replace(LD(__u16, l4 + XP_UDP_CHECK_OFF), cd.old_sum, cd.sum, cd.nwords);
-
-			/* UDP: a computed 0 goes out as 0xffff (RFC 768). */
-			ST(__u16, l4 + XP_UDP_CHECK_OFF, check ? check : XP_CSUM_MANGLED_0);
+			xp_csum_delta_put(l4 + XP_UDP_CHECK_OFF, 1, &cd);
 		}
 	}
 

@@ -17,7 +17,8 @@
  *      already closed (or gone from the ring) counts as late in the bin of
  *      the interval it arrives in.
  * Cost: four array lookups (slot_meas, meas_stats, stream_acct, ibins; array lookups
- * are inlined by the verifier), one clock read, one spin lock. The lock is
+ * are inlined by the verifier), one clock read, one spin lock; a frame of a
+ * flow one more (its flow_acct entry, named by its stream_acct entry). The lock is
  * needed because a stream's frames can land on any CPU (RSS, veth's
  * sender-CPU receive); the bins are per CPU and need none.
  *
@@ -230,22 +231,23 @@ static __always_inline __u64 xp_rx_clock(__u32 flags)
 }
 
 /*
- * Per-flow counting (measure.h): the frame of stream key (slot *
- * XP_STAMP_MAX_STREAMS + stream) whose accounting said kind, which moved
- * its stream's next expected number by adv, flen bytes long, latency lat
- * ticks if timed. Nothing for a stream no flow claims (stream_flow 0):
- * one inlined array lookup is all a test without flows pays.
+ * Per-flow counting (measure.h): the frame of a stream whose flow entry + 1
+ * is fe (its stream_acct's flow: stream_flow's value, kept in the entry the
+ * frame already holds), whose accounting said kind, which moved its
+ * stream's next expected number by adv, flen bytes long, latency lat ticks
+ * if timed. Nothing for a stream no flow claims (fe 0): one test of a field
+ * already loaded is all a test without flows pays.
  */
-static __always_inline void xp_flow_count(__u32 key, enum xp_arrival_kind kind, __u64 adv, __u32 flen, __s64 lat,
+static __always_inline void xp_flow_count(__u32 fe, enum xp_arrival_kind kind, __u64 adv, __u32 flen, __s64 lat,
 					  int timed)
 {
-	__u32 *fe = bpf_map_lookup_elem(&stream_flow, &key), e;
 	struct xp_flow_acct *f;
+	__u32 e;
 	__u64 bk;
 
-	if (!fe || !*fe)
+	if (!fe)
 		return;
-	e = *fe - 1;
+	e = fe - 1;
 	f = bpf_map_lookup_elem(&flow_acct, &e);
 	if (!f)
 		return;
@@ -304,7 +306,7 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp, __u32 flen)
 	enum xp_arrival_kind kind;
 	struct xp_ibin *b;
 	__u64 rx = 0, ts = 0, i, bk, adv;
-	__u32 key, flags;
+	__u32 key, flags, fe;
 	__s64 lat;
 	int hw = 0, untimed;
 
@@ -341,12 +343,13 @@ __noinline int xp_measure(__u32 slot, __u64 s, int has_stamp, __u32 flen)
 	if (!a)
 		return 0;
 	bpf_spin_lock(&a->lock);
+	fe = a->flow;
 	adv = a->next_exp;
 	kind = xp_stream_account(a, m->t0, xp_stamp_seq24(s), xp_stamp_ts32(s), rx, !untimed, &ts);
 	adv = a->next_exp - adv; /* how far the frame moved the stream on */
 	bpf_spin_unlock(&a->lock);
 	/* Its flow, if the test has flows: whatever its interval. */
-	xp_flow_count(key, kind, adv, flen, (flags & XP_MEAS_ONEWAY) && !untimed ? (__s64)(rx - ts) : 0,
+	xp_flow_count(fe, kind, adv, flen, (flags & XP_MEAS_ONEWAY) && !untimed ? (__s64)(rx - ts) : 0,
 		      (flags & XP_MEAS_ONEWAY) && !untimed);
 
 	/* The interval that sent it. A send time before t0 (a sender whose

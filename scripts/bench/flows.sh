@@ -1,43 +1,48 @@
 # shellcheck shell=bash
 # Sourced by scripts/bench.sh; the flows section (issue 26).
 #
-# flows:  the live engine sending 64 flows against one flow and against one
-#         stream, side by side on the direct pair, one thread, as fast as
-#         possible, 64-byte IPv4/TCP frames (stamped: at this size in the
-#         IPv4 ID and payload). The flows come from tests/tools/flowlive (the
-#         live engine's own ops, its flows path: a header block per frame,
-#         the schedule, per-flow counts and streams; each flow its own source
-#         ports, a pattern of 4) to the data ports of an idle --engine none
-#         test, so the server's XDP program counts and drops them as it does
-#         the one stream's (xdpperf --engine live -l 64). Target: 64 flows
-#         >= 0.9x one stream. Until the command line takes --flows this runs
-#         the engine through the tool, not through xdpperf.
+# flows:  the live engine sending 64 flows against one stream, side by side
+#         on the direct pair, one thread, 64-byte IPv4/TCP frames (stamped:
+#         at this size in the IPv4 ID and payload), all through xdpperf:
+#         `xdpperf -c SERVER --engine live --flows FILE` with a flow file
+#         written here (flows_file: each flow its own source ports, a pattern
+#         of 4, the test's server ports, stamps on) against
+#         `xdpperf --engine live -l 64`, and 1 flow from such a file beside
+#         them. The server counts the flows' frames per flow as it measures
+#         the one stream's. A flow file always gives rates (OTG's default is
+#         1000 frames/s), so the flows ask for 100 Mpps together: far above
+#         what one thread sends, so the pacer grants its largest call every
+#         time, as without a rate. Target: 64 flows >= 0.9x one stream.
 
-FLOWLIVE=$PWD/build/tests/tools/flowlive
-
-# flowlive NFLOWS for $T s, with the server's program on its veth (an idle test).
-run_flowlive() { # NFLOWS
-	local n0 cnt i flows=()
-	[[ -x $FLOWLIVE ]] || { echo "bench: build first (make: $FLOWLIVE)" >&2; exit 1; }
-	n0=$(tests_begun)
-	ip netns exec "$XP_CLIENT_NS" "$BIN" -c "$XP_SERVER4" -t $((T + 4)) --engine none -J >"$TMP/n.json" 2>"$TMP/n.err" &
-	cnt=$!
-	BG+=("$cnt")
-	wait_receiver "$n0" "$cnt" "xdpperf --engine none (the receiver for flowlive)" "$TMP/n.err"
-	for ((i = 0; i < $1; i++)); do flows+=(u); done
-	ip netns exec "$XP_CLIENT_NS" "$FLOWLIVE" "$XP_CLIENT_DEV" "$XP_CLIENT_GW_MAC" "$XP_CLIENT4" "$XP_SERVER4" \
-		tcp:63000 "${T}s" 64 0 "${flows[@]}" >"$TMP/fl.txt" 2>&1 || die "flowlive, $1 flows" "$TMP/fl.txt"
-	kill -INT "$cnt" 2>/dev/null
-	wait "$cnt" 2>/dev/null || true
+# flows_file N FILE: an OTG config of N flows, 64-byte IPv4/TCP frames, stamps
+# on, source ports 63000 + 4i .. + 3 for flow i, 100 Mpps / N each, for -t.
+flows_file() {
+	local i sep=""
+	{
+		echo '{"flows": ['
+		for ((i = 0; i < $1; i++)); do
+			printf '%s{"name": "f%d", "tx_rx": {"choice": "port", "port": {"tx_name": "p1"}},\n' "$sep" "$i"
+			printf ' "packet": [{"choice": "ethernet", "ethernet": {}}, {"choice": "ipv4", "ipv4": {}},\n'
+			printf '  {"choice": "tcp", "tcp": {"src_port": {"choice": "increment", "increment": {"start": %d, "step": 1, "count": 4}}}}],\n' \
+				$((63000 + 4 * i))
+			printf ' "size": {"choice": "fixed", "fixed": 64}, "rate": {"choice": "pps", "pps": %d},\n' $((100000000 / $1))
+			printf ' "metrics": {"enable": true, "loss": true, "latency": {"enable": true}}}\n'
+			sep=","
+		done
+		echo ']}'
+	} >"$2"
 }
 
 bench_flows() {
 	echo "== Flows on the live engine: 64-byte TCP frames, one thread, ${T} s per run, $ROUNDS alternating rounds"
 	echo "   yardstick: the server veth's rx_packets (frames/s over each run's steady window)"
+	flows_file 1 "$TMP/flows1.json"
+	flows_file 64 "$TMP/flows64.json"
 	lab_up direct
 	start_server
-	echo "direct: live one stream (xdpperf --engine live -l 64) | 1 flow (flowlive) | 64 flows (flowlive)"
-	rounds flows.direct "$ROUNDS" "run_engine live 1 -l 64" "run_flowlive 1" "run_flowlive 64"
+	echo "direct: live one stream (-l 64) | 1 flow (--flows) | 64 flows (--flows), all xdpperf --engine live"
+	rounds flows.direct "$ROUNDS" "run_engine live 1 -l 64" "run_engine live 1 --flows $TMP/flows1.json" \
+		"run_engine live 1 --flows $TMP/flows64.json"
 	stop_server
 	echo
 	echo "direct   live one stream:  $(mmm_line flows.direct 0)"

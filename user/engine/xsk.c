@@ -284,20 +284,10 @@ static void stream_main(struct xsk_worker *w)
 		}
 		uint64_t ts = 0;
 		if (stamp) {
-			/* A frame is rewritten only after the kernel completed its
-			 * previous use: at most nframes in flight. (The TX ring
-			 * is consumed in order, so done completions mean the
-			 * oldest done frames are free.) */
-			uint64_t busy = posted - __atomic_load_n(&w->done, __ATOMIC_RELAXED);
-			if (busy + want > w->nframes) {
-				want = busy < w->nframes ? (uint32_t)(w->nframes - busy) : 0;
-				w->pushback++;
-				if (!want) {
-					xsk_kick(w);
-					xsk_reap(w);
-					continue;
-				}
-			}
+			/* Stamps rewrite every slot: xsk_room's rule. */
+			want = xsk_room(w, posted, want, xsk_reap);
+			if (!want)
+				continue;
 			/* One clock read per batch, and every frame of the batch
 			 * gets that time. The frames leave one after another
 			 * inside the one sendto() below (copy mode transmits in
@@ -318,20 +308,10 @@ static void stream_main(struct xsk_worker *w)
 			xp_send_bins_count(&w->bins, e->cfg.frames.stamp.t0, e->cfg.frames.stamp.ival, ts, n);
 		posted += n;
 		xp_pacer_sent(&pc, n);
-		int f = xsk_kick(w);
-		xsk_reap(w);
-		if (f) {
-			w->fatal = f;
+		if (xsk_kick_reap(w, xsk_reap))
 			break;
-		}
 	}
-	/* Let what is on the ring go out and be counted (bounded: 200 ms). */
-	double end = xp_now() + 0.2;
-	while (w->done < posted && xp_now() < end && !w->fatal) {
-		xsk_kick(w);
-		if (!xsk_reap(w))
-			xp_sleep(1e-4);
-	}
+	xsk_drain(w, posted, xsk_reap);
 	/* Posted but never completed (the drain timed out): not sent. */
 	if (stamp && w->done < posted)
 		xp_send_bins_uncount(&w->bins, posted - w->done);

@@ -227,17 +227,10 @@ void xsk_flows_main(struct xsk_worker *w)
 			reap_flows(w);
 			continue;
 		}
-		/* Every slot is rewritten: only once its previous frame completed (at most nframes in flight). */
-		uint64_t busy = posted - __atomic_load_n(&w->done, __ATOMIC_RELAXED);
-		if (busy + want > w->nframes) {
-			want = busy < w->nframes ? (uint32_t)(w->nframes - busy) : 0;
-			w->pushback++;
-			if (!want) {
-				xsk_kick(w);
-				reap_flows(w);
-				continue;
-			}
-		}
+		/* Every slot is rewritten: xsk_room's rule. */
+		want = xsk_room(w, posted, want, reap_flows);
+		if (!want)
+			continue;
 		uint64_t ts = stamp ? stamp_now(e->clock) : 0; /* one clock read a batch, as one stream's */
 		uint32_t frames, stamped;
 		uint32_t n = post_flows(w, &next, &k, want, ts, &frames, &stamped);
@@ -252,20 +245,10 @@ void xsk_flows_main(struct xsk_worker *w)
 		xp_pacer_sent(&pc, n);
 		if (frames < n)
 			left = flows_left(w);
-		int f = xsk_kick(w);
-		reap_flows(w);
-		if (f) {
-			w->fatal = f;
+		if (xsk_kick_reap(w, reap_flows))
 			break;
-		}
 	}
-	/* Let what is on the ring go out and be counted (bounded: 200 ms). */
-	double end = xp_now() + 0.2;
-	while (w->done < posted && xp_now() < end && !w->fatal) {
-		xsk_kick(w);
-		if (!reap_flows(w))
-			xp_sleep(1e-4);
-	}
+	xsk_drain(w, posted, reap_flows);
 	/* Stamped, posted but never completed (the drain timed out): not sent. */
 	if (stamp && w->stamped_busy)
 		xp_send_bins_uncount(&w->bins, w->stamped_busy);

@@ -224,6 +224,56 @@ static inline int xsk_kick(struct xsk_worker *w)
 }
 
 
+/*
+ * The send loops' ring steps, one copy for one stream (engine/xsk.c) and
+ * flows (engine/xsk_flows.c), each with its own reap (completions counted
+ * its way). Static inline with a constant reap: the compiler calls it
+ * directly, as before.
+ */
+typedef uint32_t (*xsk_reap_fn)(struct xsk_worker *w);
+
+/*
+ * Of want frames, those whose slots are free now: a slot is rewritten only
+ * after the kernel completed its previous use, so at most nframes are in
+ * flight (the TX ring is consumed in order, so done completions mean the
+ * oldest slots are free). Fewer than want is pushback; none: the ring is
+ * kicked and reaped, and the caller tries again.
+ */
+static inline uint32_t xsk_room(struct xsk_worker *w, uint64_t posted, uint32_t want, xsk_reap_fn reap)
+{
+	uint64_t busy = posted - __atomic_load_n(&w->done, __ATOMIC_RELAXED);
+	if (busy + want <= w->nframes)
+		return want;
+	want = busy < w->nframes ? (uint32_t)(w->nframes - busy) : 0;
+	w->pushback++;
+	if (!want) {
+		xsk_kick(w);
+		reap(w);
+	}
+	return want;
+}
+
+/* After posting: kick and reap. 0, or the fatal errno (also in w->fatal). */
+static inline int xsk_kick_reap(struct xsk_worker *w, xsk_reap_fn reap)
+{
+	int f = xsk_kick(w);
+	reap(w);
+	if (f)
+		w->fatal = f;
+	return f;
+}
+
+/* At the end: let what is on the ring go out and be counted (bounded: 200 ms). */
+static inline void xsk_drain(struct xsk_worker *w, uint64_t posted, xsk_reap_fn reap)
+{
+	double end = xp_now() + 0.2;
+	while (w->done < posted && xp_now() < end && !w->fatal) {
+		xsk_kick(w);
+		if (!reap(w))
+			xp_sleep(1e-4);
+	}
+}
+
 /* Thread w's pacer (engine/pacer.h): its share of the rate, its phase among the threads. */
 static inline void xsk_pacer_start(struct xp_pacer *pc, const struct xsk_worker *w, double pps, unsigned burst)
 {

@@ -51,6 +51,8 @@ int xp_meas_maps_start_flows(const struct xp_meas_maps *mm, int slot, const stru
 	memset(&zero, 0, sizeof(zero));
 	for (__u32 st = 0; st < XP_STAMP_MAX_STREAMS; st++) {
 		__u32 k = key * XP_STAMP_MAX_STREAMS + st;
+		/* The frame path reads the stream's flow here (bpf/server_meas.h). */
+		zero.flow = (__u16)(stream_entry && mm->stream_flow ? stream_entry[st] : 0); /* checked: <= entries */
 		/* BPF_F_LOCK: written under the element's lock, so a CPU still in
 		 * the old test's frame never sees half a zeroed state. */
 		r = bpf_map__update_elem(mm->stream_acct, &k, sizeof(k), &zero, sizeof(zero), BPF_F_LOCK);
