@@ -55,7 +55,7 @@ xp_check "$ROUTES routes on the router" expect_eq routes \
 xp_check "the last route" expect_eq last \
 	"$(xp_exec router ip -j route get 198.18.167.15 | jq -r '.[0].gateway')" 198.19.1.2
 xp_check "beyond the routes: none" expect_rc 0 bash -c \
-	"! ip netns exec xp-router ip route get 198.18.167.16 >/dev/null 2>&1"
+	"! ip netns exec $(xp_ns router) ip route get 198.18.167.16 >/dev/null 2>&1"
 xp_check "nft counter for the prefix" eval 'xp_exec router nft -f - <<<"
 table inet xproutes {
 	chain routed {
