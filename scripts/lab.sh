@@ -5,6 +5,7 @@
 #                                                    build (or rebuild) the lab
 #   lab.sh qos RATE [EF_SHARE] | qos off             shape the router's egress to the server
 #   lab.sh vlans                                     the switch's frames per VLAN id (JSON)
+#   lab.sh routes N | routes off                     N /29 routes on the router to the server
 #   lab.sh down [--force]                            remove it (no-op if absent)
 #   lab.sh status                                    show namespaces/ifaces/state
 #   lab.sh env                                       print XP_* shell assignments
@@ -34,6 +35,15 @@
 #   rest, each a pfifo of 100 packets; an nftables rule (table inet xpqos)
 #   puts DSCP 46 into 1:10 by skb priority. `qos off` removes both. Where an
 #   overload goes on veth: docs/flows.md.
+#
+# routes N | off (routed topology, issue 26's route table): N /29 routes
+#   (1..4096) on the router, 198.18.128.0/29, 198.18.128.8/29, ... inside
+#   198.18.128.0/17, each via the server (198.19.1.2 on xpr1), added in one
+#   `ip -batch` run; any earlier ones in 198.18.128.0/17 are flushed first.
+#   /29s, not /24s: the benchmark range 198.18.0.0/15 holds only 512 /24s,
+#   and 1250 /29s hold 10 000 addresses. The server owns none of these
+#   addresses: its XDP program counts frames sent to them only by the test's
+#   stamp and tag. `routes off` removes them, as `down` does with the router.
 #
 # The client also owns 198.18.1.10-198.18.1.25 and 2001:2:0:1::10-2001:2:0:1::1f
 # (extra source addresses). MACs are fixed: xpc0 02:58:50:00:00:01, xpr0 ..:02,
@@ -82,6 +92,7 @@ usage() {
 usage: $PROG up [--direct|--switch] [--queues N] [--firewall [--ct-close SECS]] [--force]
        $PROG down [--force] | status | env | vlans
        $PROG qos RATE [EF_SHARE] | qos off
+       $PROG routes N | routes off   (N /29 routes in 198.18.128.0/17 on the router, N 1..4096)
        $PROG exec NS CMD...      (NS: client|router|server or xp-client|xp-router|xp-server)
        $PROG ping NS ADDR
 EOF
@@ -371,6 +382,30 @@ table inet xpqos {
 	log "qos on $dev: htb $rate, EF (DSCP 46) class 1:10 at $ef$unit first, the rest 1:20"
 }
 
+# routes N | off: N /29 routes in 198.18.128.0/17 toward the server (see
+# the top). One `ip -batch` process adds them all: 4096 separate `ip route
+# add` runs would take seconds. `ip route flush root` removes every route
+# inside the prefix and nothing else.
+ROUTES_ROOT=198.18.128.0/17
+ROUTES_MAX=4096
+do_routes() {
+	local n=$1 i a cmds=""
+	[[ -r $STATE_FILE ]] || die "lab is not up (no $STATE_FILE); run '$PROG up'"
+	grep -q '^XP_MODE=routed$' "$STATE_FILE" ||
+		die "routes needs the routed topology (its router forwards them); run '$PROG up'"
+	ip -n "$NS_ROUTER" route flush root "$ROUTES_ROOT" || die "flushing routes in $ROUTES_ROOT failed"
+	if [[ $n == off ]]; then
+		log "routes off"
+		return 0
+	fi
+	for ((i = 0; i < n; i++)); do
+		a=$((i * 8))
+		cmds+="route add 198.18.$((128 + a / 256)).$((a % 256))/29 via 198.19.1.2 dev $DEV_ROUT"$'\n'
+	done
+	ip -n "$NS_ROUTER" -batch - <<<"$cmds" || die "adding $n routes failed"
+	log "routes: $n /29s from 198.18.128.0 via 198.19.1.2 ($((n * 8)) addresses)"
+}
+
 wait_ping() { # NS ADDR
 	local ns=$1 addr=$2 t0=$SECONDS
 	# IPv6 on a fresh veth answers ND only after linkwatch reports carrier
@@ -577,6 +612,18 @@ qos)
 	need_root
 	take_lock
 	do_qos "$@"
+	;;
+routes)
+	(($# == 1)) || bad_arg "routes needs N (1..$ROUTES_MAX), or off"
+	n=$1
+	if [[ $n != off ]]; then
+		[[ $n =~ ^[0-9]{1,4}$ ]] && ((10#$n >= 1 && 10#$n <= ROUTES_MAX)) ||
+			bad_arg "routes: N is a number of /29 routes, 1..$ROUTES_MAX, or off; got '$n'"
+		n=$((10#$n))
+	fi
+	need_root
+	take_lock
+	do_routes "$n"
 	;;
 vlans)
 	(($# == 0)) || bad_arg "vlans: unexpected argument '$1'"
