@@ -142,7 +142,8 @@ void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
 			known = known && f->rx_known;
 		}
 		char name[64];
-		snprintf(name, sizeof(name), "(%u others)", s->nflows - top);
+		unsigned rest = s->nflows - top;
+		snprintf(name, sizeof(name), "(%u other%s)", rest, rest == 1 ? "" : "s");
 		row(r, name, tx, known, rx, lost, NAN, NAN);
 	}
 	fflush(r->out);
