@@ -46,6 +46,7 @@ static void text_start(struct xp_report *r, const struct xp_report_info *i)
 static void text_interval(struct xp_report *r, const struct xp_period *p)
 {
 	formats[r->figures].line(r, "[SUM]", p);
+	xp_report_flows_ival_text(r, p);
 }
 
 static void text_end(struct xp_report *r, const struct xp_summary *s)
@@ -139,6 +140,8 @@ static void mem_interval(struct xp_report *r, const struct xp_period *p)
 {
 	r->mem.intervals++;
 	r->mem.last = *p;
+	r->mem.last.flows = NULL; /* the client's, freed once reported */
+	r->mem.last.nflows = 0;
 }
 
 static void mem_end(struct xp_report *r, const struct xp_summary *s)
