@@ -123,3 +123,19 @@ xp_check "one row and the rest" grep -qF '(1 other) ' "$XP_TMP/t.txt"
 xp_check "a test without flows: no flows in -J" eval 'client -c "$XP_SERVER4" -t 1 -b 1kpps -J >"$J"'
 xp_check "no .end.flows" expect_eq flows "$(jq '.end | has("flows")' "$J")" false
 xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case metrics_per_flow
+# The client's --metrics endpoint during a test with flows: a series per flow, labelled by its name
+# (from the first interval line on, which waits 1 s for late frames: scraped at 2.6 s of 4).
+xp_check "client --flows --metrics, scraped mid-test" eval '
+	xp_run_bg client sh -c "sleep 2.6; curl -sf http://127.0.0.1:9466/metrics"; CL=$XP_BG_PID; CL_LOG=$XP_BG_LOG
+	client -c "$XP_SERVER4" -t 4 --flows "$FLOWS" --metrics 127.0.0.1:9466 >/dev/null; rc=$?
+	wait "$CL"; ((rc == 0))'
+grep '^xdpperf_flow_' "$CL_LOG"
+xp_check "promtool check metrics accepts it" eval 'promtool check metrics <"$CL_LOG"'
+for n in v100 v200; do
+	xp_check "$n: sent and received series" eval "grep -q '^xdpperf_flow_frames_sent_total{.*flow=\"$n\"} [1-9]' \"\$CL_LOG\" &&
+		grep -q '^xdpperf_flow_frames_received_total{.*flow=\"$n\"} [1-9]' \"\$CL_LOG\""
+done
+xp_pass
