@@ -18,6 +18,18 @@ N=3000
 client() { xp_exec client "$BIN" --engine xsk --queues 1 "$@"; }
 vlans_json() { bash "$XP_LAB" vlans; }
 flow() { jq -r --arg n "$1" ".end.flows[] | select(.name == \$n) | $2" "$J"; }
+# A flow's figure K summed over the intervals.
+ival_sum() { jq -r --arg n "$1" "[.intervals[].flows[] | select(.name == \$n) | .$2] | add" "$J"; }
+# The server veth's received frames (the kernel's count), and the IP packets its stack took
+# (every segment of a GRO packet: IpExtIn*Pkts; IPv6: neighbour discovery and the like).
+srv_rx() { xp_exec server cat "/sys/class/net/$XP_SERVER_DEV/statistics/rx_packets"; }
+srv_ip() {
+	local ip lo
+	ip=$(xp_exec server nstat -asz IpExtInNoECTPkts IpExtInECT1Pkts IpExtInECT0Pkts IpExtInCEPkts Ip6InReceives |
+		awk '$1 !~ /^#/ {s += $2} END {printf "%.0f\n", s}')
+	lo=$(xp_exec server cat /sys/class/net/lo/statistics/rx_packets) # the namespace's own, not xps0's
+	echo $((ip - lo))
+}
 
 # Two flows, one VLAN each, a fixed frame count each (the bridge's counters then equal it).
 cat >"$FLOWS" <<JSON
@@ -48,7 +60,10 @@ JSON
 xp_case vlan_flows_counted_per_flow
 xp_check "lab up --switch" xp_lab_up --switch
 xp_check "server" start_server
+rx0=$(srv_rx) ip0=$(srv_ip)
 xp_check "client: 2 flows from a flow file, -J" eval 'client -c "$XP_SERVER4" -t 2 --flows "$FLOWS" -J >"$J"'
+sleep 1 # the control connection's last segments (its close) in both counts
+rx1=$(srv_rx) ip1=$(srv_ip)
 V=$(vlans_json)
 echo "bridge: $V"
 jq -c '.end.flows' "$J"
@@ -64,6 +79,25 @@ for f in v100:100 v200:200; do
 done
 xp_check "the flows' sum = the summary's received" expect_eq sum \
 	"$(jq '[.end.flows[].frames_rx] | add' "$J")" "$(jq '.end.sum.received.packets' "$J")"
+# Per interval: every interval lists every flow; a flow's intervals sum to its end figures.
+jq -c '[.intervals[] | [.flows[] | {name, frames_tx, frames_rx, loss}]]' "$J"
+xp_check "every interval has both flows" expect_eq ivals \
+	"$(jq '[.intervals[] | (.flows | map(.name) | join(","))] | unique | join(";")' -r "$J")" "v100,v200"
+for n in v100 v200; do
+	for k in frames_tx bytes_tx frames_rx frames_rx_all bytes_rx; do
+		xp_check "$n: intervals' $k sum to the end's" expect_eq "$n $k" \
+			"$(ival_sum "$n" "$k")" "$(flow "$n" ".$k")"
+	done
+done
+# Against the server veth's own count: its rx_packets are the flows' frames (the XDP program takes
+# them) plus what went on to the stack (the control connection: the kernel's IP counters). ARP is in
+# rx_packets only, and the stack's own neighbour discovery (looped back multicast) in its IP counters
+# only: up to 2 frames either way.
+flows_all=$(jq '[.intervals[].flows[].frames_rx_all] | add' "$J")
+rest=$(((rx1 - rx0) - (ip1 - ip0)))
+echo "server xps0 rx_packets +$((rx1 - rx0)), of them to the stack +$((ip1 - ip0)); flows' frames by interval $flows_all"
+xp_check "flows' frames by interval = the veth's rx less the stack's (ARP, ND aside)" \
+	eval '((rest - flows_all >= -2 && rest - flows_all <= 2))'
 xp_pass
 
 # ---------------------------------------------------------------------------
@@ -85,7 +119,23 @@ xp_case text_table_and_no_flows
 xp_check "text report has the per-flow table" eval 'client -c "$XP_SERVER4" -t 1 --flows "$FLOWS" --flow-top 1 >"$XP_TMP/t.txt"'
 cat "$XP_TMP/t.txt"
 xp_check "table header" grep -q '^Flows: 2, most loss first' "$XP_TMP/t.txt"
-xp_check "one row and the rest" grep -q '(1 others)' "$XP_TMP/t.txt"
+xp_check "one row and the rest" grep -qF '(1 other) ' "$XP_TMP/t.txt"
 xp_check "a test without flows: no flows in -J" eval 'client -c "$XP_SERVER4" -t 1 -b 1kpps -J >"$J"'
 xp_check "no .end.flows" expect_eq flows "$(jq '.end | has("flows")' "$J")" false
+xp_pass
+
+# ---------------------------------------------------------------------------
+xp_case metrics_per_flow
+# The client's --metrics endpoint during a test with flows: a series per flow, labelled by its name
+# (from the first interval line on, which waits 1 s for late frames: scraped at 2.6 s of 4).
+xp_check "client --flows --metrics, scraped mid-test" eval '
+	xp_run_bg client sh -c "sleep 2.6; curl -sf http://127.0.0.1:9466/metrics"; CL=$XP_BG_PID; CL_LOG=$XP_BG_LOG
+	client -c "$XP_SERVER4" -t 4 --flows "$FLOWS" --metrics 127.0.0.1:9466 >/dev/null; rc=$?
+	wait "$CL"; ((rc == 0))'
+grep '^xdpperf_flow_' "$CL_LOG"
+xp_check "promtool check metrics accepts it" eval 'promtool check metrics <"$CL_LOG"'
+for n in v100 v200; do
+	xp_check "$n: sent and received series" eval "grep -q '^xdpperf_flow_frames_sent_total{.*flow=\"$n\"} [1-9]' \"\$CL_LOG\" &&
+		grep -q '^xdpperf_flow_frames_received_total{.*flow=\"$n\"} [1-9]' \"\$CL_LOG\""
+done
 xp_pass

@@ -27,7 +27,7 @@
 
 #define PROMISE(cond) do { if (!(cond)) { fprintf(stderr, "broken promise: %s\n", #cond); abort(); } } while (0)
 
-static struct xp_ctrl ctrl; /* 64 KiB: static, as the server keeps one per client */
+static struct xp_ctrl ctrl; /* its buffer grows to 64 KiB, as the server's for each client */
 
 /* Drain what is buffered and readable: 0 when it wants more bytes, 1 when
  * it gave up on the stream (a line over the limit fills the buffer: the
@@ -38,7 +38,7 @@ static int drain(size_t *objects, size_t *refused)
 		struct json_object *o = NULL;
 		int r = xp_ctrl_poll_recv(&ctrl, &o);
 
-		PROMISE(ctrl.len < sizeof(ctrl.buf));
+		PROMISE(ctrl.len < ctrl.max_msg);
 		if (r == 1) {
 			PROMISE(o && json_object_is_type(o, json_type_object));
 			json_object_put(o);
@@ -47,7 +47,7 @@ static int drain(size_t *objects, size_t *refused)
 		}
 		PROMISE(o == NULL);
 		if (r == -EPROTO) {
-			if (!memchr(ctrl.buf, '\n', ctrl.len) && ctrl.len >= sizeof(ctrl.buf) - 1)
+			if (!memchr(ctrl.buf, '\n', ctrl.len) && ctrl.len >= ctrl.max_msg - 1)
 				return 1;
 			(*refused)++; /* a line that is no JSON object, consumed */
 			continue;
@@ -113,5 +113,6 @@ out:
 	if (sv[0] >= 0)
 		close(sv[0]);
 	close(sv[1]);
+	xp_ctrl_free(&ctrl);
 	return 0;
 }

@@ -242,6 +242,16 @@ static void test_flow_report(void **state)
 	assert_int_equal(rx, 1480);
 	assert_int_equal(lost, 20);
 	free(buf);
+	/* Two rows: one flow left over, "(1 other)", not "(1 others)". */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	r.out = f;
+	s.flow_top = 2;
+	xp_report_flows_text(&r, &s);
+	fclose(f);
+	assert_non_null(strstr(buf, "(1 other) "));
+	assert_null(strstr(buf, "others"));
+	free(buf);
 	/* No flows: nothing at all (the report of a test without flows is as before). */
 	buf = NULL;
 	f = open_memstream(&buf, &len);

@@ -234,6 +234,68 @@ static void test_client_tap(void **state)
 	xp_metrics_reset();
 }
 
+/* A test with flows: per-flow series labelled flow="NAME", from the intervals, then the summary's. */
+static void test_client_flows(void **state)
+{
+	static struct xp_metrics_test snap[XP_METRICS_TESTS];
+	static struct xp_summary s;
+	static struct xp_flow_ival iv[3];
+	static struct xp_flow_result fr[3];
+	struct xp_report r;
+	struct xp_report_info info = { .engine = "xsk", .figures = XP_FIGS_FRAMES, .test = "stream",
+				       .server = "198.18.1.1" };
+	xp_metrics_reset();
+	xp_metrics_client_tap();
+	xp_report_init(&r, XP_REPORT_MEMORY, NULL);
+	xp_report_start(&r, &info);
+	memset(iv, 0, sizeof(iv));
+	strcpy(iv[0].name, "ef \"q\"");
+	strcpy(iv[1].name, "ef \"q\""); /* the same name again: its label gets " #2" */
+	for (unsigned i = 0; i < 3; i++) {
+		iv[i].tx_frames = 100 * (i + 1), iv[i].tx_bytes = 6400 * (i + 1), iv[i].rx_known = true;
+		iv[i].rx.recv = iv[i].rx.frames = 100 * (i + 1) - i, iv[i].rx.bytes = 6000 * (i + 1);
+	}
+	struct xp_period p = { .t0 = 0, .t1 = 1, .interval = true, .figures = XP_FIGS_FRAMES, .flows = iv,
+			       .nflows = 3 };
+	xp_report_interval(&r, &p);
+	xp_report_interval(&r, &p);
+	xp_metrics_snapshot(snap);
+	assert_int_equal(snap[0].nflows, 3);
+	assert_string_equal(snap[0].flows[2].name, "flow 3");
+	assert_int_equal(snap[0].flows[2].tx_frames, 600);
+	assert_int_equal(snap[0].flows[2].rx_frames, 596);
+	assert_int_equal(snap[0].flows[2].lost, 4);
+	char *txt = format(snap, XP_METRICS_TESTS);
+	assert_non_null(strstr(txt, "# TYPE xdpperf_flow_frames_sent_total counter\n"));
+	assert_non_null(strstr(txt, "xdpperf_flow_frames_sent_total{test=\"1\",role=\"client\",engine=\"xsk\","
+				    "kind=\"stream\",peer=\"198.18.1.1\",flow=\"ef \\\"q\\\"\"} 200\n"));
+	assert_non_null(strstr(txt, "flow=\"ef \\\"q\\\" #2\"} 400\n"));
+	assert_non_null(strstr(txt, "xdpperf_flow_frames_lost{test=\"1\",role=\"client\",engine=\"xsk\","
+				    "kind=\"stream\",peer=\"198.18.1.1\",flow=\"flow 3\"} 4\n"));
+	free(txt);
+	/* The end: the summary's figures replace the intervals' sums. */
+	memset(fr, 0, sizeof(fr));
+	for (unsigned i = 0; i < 3; i++) {
+		fr[i].tx_frames = 1000, fr[i].rx_known = i != 1, fr[i].rx.recv = 990;
+		snprintf(fr[i].name, sizeof(fr[i].name), "f%u", i);
+	}
+	s.total = (struct xp_period){ .t0 = 0, .t1 = 2, .figures = XP_FIGS_FRAMES };
+	s.flows = fr;
+	s.nflows = 3;
+	xp_report_end(&r, &s);
+	xp_metrics_snapshot(snap);
+	assert_int_equal(snap[0].flows[0].lost, 10);
+	assert_false(snap[0].flows[1].counted);
+	txt = format(snap, XP_METRICS_TESTS);
+	assert_non_null(strstr(txt, "flow=\"f2\"} 10\n"));
+	assert_null(strstr(txt, "xdpperf_flow_frames_lost{test=\"1\",role=\"client\",engine=\"xsk\",kind=\"stream\","
+				"peer=\"198.18.1.1\",flow=\"f1\"}")); /* not counted: no loss, not a 0 */
+	free(txt);
+	xp_report_free(&r);
+	xp_report_tap = NULL;
+	xp_metrics_reset();
+}
+
 static void test_parse(void **state)
 {
 	struct xp_addr a;
@@ -267,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_store_keeps_last_and_running),
 		cmocka_unit_test(test_client_tap),
+		cmocka_unit_test(test_client_flows),
 		cmocka_unit_test(test_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,8 +160,8 @@ static void fill_info(struct client *c, struct xp_report_info *i, const struct x
 	xp_cmeas_info(&c->meas, i);
 }
 
-/* One interval: our counts and the server's, as of the same moment. 0 or -errno. */
-static int sample(struct client *c, struct snap *now, double t0)
+/* One interval: our counts and the server's, as of the same moment; with flows, each flow's (*fl). 0 or -errno. */
+static int sample(struct client *c, struct snap *now, double t0, struct xp_flow_ival **fl)
 {
 	/*
 	 * The server reads its counters about half a round trip after we
@@ -171,7 +171,7 @@ static int sample(struct client *c, struct snap *now, double t0)
 	 */
 	struct xp_engine_stats st2;
 	c->ops->read(c->eng, &now->eng);
-	int e = xp_client_server_sample(c, "sample", now, NULL);
+	int e = xp_client_flows_sample(c, now, fl);
 	if (e)
 		return e;
 	c->ops->read(c->eng, &st2);
@@ -204,7 +204,8 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 			sum->interrupted = true;
 			break;
 		}
-		int e = sample(c, now, t0);
+		struct xp_flow_ival *fl = NULL;
+		int e = sample(c, now, t0, &fl);
 		if (e) {
 			c->error = xp_client_ctrl_errstr(c, e);
 			c->server_gone = true;
@@ -212,11 +213,17 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		}
 		struct xp_period p = { .t0 = prev.t, .t1 = now->t, .interval = true };
 		period_of(c, now, &prev, &p);
-		/* With stamps, the line waits until its send intervals are final. */
-		if (!c->meas.on)
+		p.flows = fl;
+		p.nflows = fl ? c->ec.frames.nflows : 0;
+		p.flow_top = sp->flow_top;
+		/* With stamps, the line waits until its send intervals are final (the queue owns fl then). */
+		if (!c->meas.on) {
 			xp_report_interval(&c->rep, &p);
-		else if (xp_cmeas_queue(&c->meas, &p, nominal, tick - t0))
+			free(fl);
+		} else if (xp_cmeas_queue(&c->meas, &p, nominal, tick - t0)) {
 			c->error = "out of memory";
+			free(fl);
+		}
 		xp_diag_watch_sample(&c->diag);
 		/* A stall: connections (not a hold's, which open once) or frames received. */
 		if (c->ops->figures == XP_FIGS_HANDSHAKES && c->ec.kind == XP_TEST_CONNECT)
@@ -302,6 +309,14 @@ static void finish_intervals(struct client *c)
 	uint64_t now = xp_cmeas_now_ticks(&c->meas);
 	uint64_t cur = now > c->meas.t0 ? (now - c->meas.t0) / c->meas.ival : 0;
 	xp_cmeas_extend(&c->meas, cur);
+	/* With flows, the last line's per-flow figures run to the end too. */
+	struct xp_flow_ival *last = c->meas.qn ? c->meas.q[c->meas.qn - 1].p.flows : NULL;
+	int fe = xp_client_flows_last(c, last);
+	if (fe) {
+		c->error = xp_client_ctrl_errstr(c, fe);
+		c->server_gone = true;
+		return;
+	}
 	while (c->meas.next <= cur) {
 		int e = xp_cmeas_fetch(&c->meas, &c->ctrl, c->ops, c->eng, c->errbuf, sizeof(c->errbuf));
 		if (e) {
@@ -458,7 +473,7 @@ int xp_client_test(const struct xp_spec *spec, const struct xp_run_opts *ro, str
 	/* The client fills in what the spec leaves to it (the ports the server hands out, the frame size of the
 	 * MTU): on its own copy. */
 	struct xp_spec *sp = xp_spec_dup(spec); /* a spec (its flows) is megabytes: not on the stack */
-	/* A key and a 64 KiB line buffer: not on the stack. */
+	/* A key and the spec's copy: not on the stack. */
 	struct client *c = calloc(1, sizeof(*c));
 	char err[512];
 	xp_client_error_set("");
@@ -522,8 +537,10 @@ out:
 		c->ops->destroy(c->eng);
 	if (c->ctrl.fd >= 0)
 		close(c->ctrl.fd);
+	xp_ctrl_free(&c->ctrl);
 	xp_auth_key_clear(&c->key);
 	xp_cmeas_free(&c->meas);
+	xp_client_flows_free(c);
 	free(c->flows);
 	free(c->flow_res);
 	if (sum && sum->flows == c->flow_res) { /* reported already: the caller keeps no pointer into c */

@@ -14,6 +14,7 @@
  * frames are): its frames are one 5-tuple unless its own patterns vary them.
  * Sizes left unset are the smallest that carries the stamp (as -l's default).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "client/session.h"
 #include "engine/flow_sched.h"
 #include "engine/flow_table.h"
+#include "proto/flow_figs.h"
 
 bool xp_client_has_flows(const struct xp_spec *sp)
 {
@@ -200,4 +202,123 @@ int xp_client_flows(struct client *c, struct xp_spec *sp)
 	ec->frames.nflows = sp->ntraffic;
 	ec->pps = total;
 	return 0;
+}
+
+/* The engine's per-flow counts now: frames into tx[0..n-1], bytes into tx[n..2n-1]. */
+static void read_tx(struct client *c, unsigned n, uint64_t *tx)
+{
+	memset(tx, 0, 2 * n * sizeof(*tx));
+	c->ops->read_flows(c->eng, tx, tx + n, n);
+}
+
+/* Flow i's figures since the last interval sample: tx (the engine's, now)
+ * and, when the server sent them, flow_cur; then they become the last. */
+static void take_ival(struct client *c, unsigned i, unsigned n, const uint64_t *tx, struct xp_flow_ival *f)
+{
+	snprintf(f->name, sizeof(f->name), "%s", c->flow_res ? c->flow_res[i].name : "");
+	f->tx_frames = tx[i] - c->flow_tx_prev[i];
+	f->tx_bytes = tx[n + i] - c->flow_tx_prev[n + i];
+	c->flow_tx_prev[i] = tx[i];
+	c->flow_tx_prev[n + i] = tx[n + i];
+	f->rx_known = c->flow_prev_ok && c->flow_cur_ok;
+	if (f->rx_known)
+		xp_flow_acct_delta(&c->flow_cur[i], &c->flow_prev[i], &f->rx);
+}
+
+/* The state the intervals' differences start from: every count 0 (the server's entries start at 0). */
+static int ival_state(struct client *c, unsigned n)
+{
+	if (c->flow_tx_prev)
+		return 0;
+	c->flow_tx_prev = calloc(2 * (size_t)n, sizeof(*c->flow_tx_prev));
+	if (c->req.flows.nflows == n) {
+		c->flow_prev = calloc(n, sizeof(*c->flow_prev));
+		c->flow_cur = calloc(n, sizeof(*c->flow_cur));
+		c->flow_prev_ok = c->flow_prev && c->flow_cur;
+	}
+	return c->flow_tx_prev ? 0 : -ENOMEM;
+}
+
+int xp_client_flows_sample(struct client *c, struct snap *now, struct xp_flow_ival **out)
+{
+	unsigned n = c->ec.frames.nflows;
+	*out = NULL;
+	if (!n || !c->ops->read_flows)
+		return xp_client_server_sample(c, "sample", now, NULL);
+	uint64_t *a = calloc(4 * (size_t)n, sizeof(*a)), *b = a + 2 * (size_t)n;
+	struct xp_flow_ival *f = calloc(n, sizeof(*f));
+	if (!a || !f || ival_state(c, n)) {
+		free(a);
+		free(f);
+		return -ENOMEM;
+	}
+	/* As the totals (client.c's sample): the engine's count midway between
+	 * a reading before the server's and one after, the same moment as its. */
+	read_tx(c, n, a);
+	c->flow_ask = c->flow_cur != NULL;
+	int e = xp_client_server_sample(c, "sample", now, NULL);
+	c->flow_ask = false;
+	if (e) {
+		free(a);
+		free(f);
+		return e;
+	}
+	read_tx(c, n, b);
+	for (unsigned i = 0; i < n; i++)
+		xp_midpoint(a[i], a[n + i], b[i], b[n + i], &a[i], &a[n + i]);
+	for (unsigned i = 0; i < n; i++)
+		take_ival(c, i, n, a, &f[i]);
+	if (c->flow_cur_ok) {
+		struct xp_flow_acct *t = c->flow_prev;
+		c->flow_prev = c->flow_cur;
+		c->flow_cur = t;
+	}
+	c->flow_prev_ok = c->flow_prev_ok && c->flow_cur_ok;
+	free(a);
+	*out = f;
+	return 0;
+}
+
+int xp_client_flows_last(struct client *c, struct xp_flow_ival *last)
+{
+	unsigned n = c->ec.frames.nflows;
+	if (!n || !last || !c->flow_tx_prev)
+		return 0;
+	struct xp_flow_ival *f = calloc(n, sizeof(*f));
+	uint64_t *tx = calloc(2 * (size_t)n, sizeof(*tx));
+	struct snap s = c->last;
+	int e = f && tx ? 0 : -ENOMEM;
+	if (!e) {
+		c->flow_ask = c->flow_cur != NULL;
+		e = xp_client_server_sample(c, "sample", &s, NULL);
+		c->flow_ask = false;
+	}
+	if (!e) {
+		read_tx(c, n, tx); /* the engine stopped: its final count */
+		for (unsigned i = 0; i < n; i++) {
+			take_ival(c, i, n, tx, &f[i]);
+			last[i].tx_frames += f[i].tx_frames;
+			last[i].tx_bytes += f[i].tx_bytes;
+			last[i].rx_known = last[i].rx_known && f[i].rx_known;
+			if (last[i].rx_known)
+				xp_flow_acct_add(&last[i].rx, &f[i].rx);
+		}
+		if (c->flow_cur_ok) {
+			struct xp_flow_acct *t = c->flow_prev;
+			c->flow_prev = c->flow_cur;
+			c->flow_cur = t;
+		}
+	}
+	free(f);
+	free(tx);
+	return e;
+}
+
+void xp_client_flows_free(struct client *c)
+{
+	free(c->flow_prev);
+	free(c->flow_cur);
+	free(c->flow_tx_prev);
+	c->flow_prev = c->flow_cur = NULL;
+	c->flow_tx_prev = NULL;
 }

@@ -464,6 +464,7 @@ void xp_cmeas_flush(struct xp_cmeas *m, struct xp_report *rep, bool all)
 		if (m->next <= l->last)
 			l->p.meas.valid = false;
 		xp_report_interval(rep, &l->p);
+		free(l->p.flows); /* the line's per-flow figures (client.c): reported */
 		xp_cmeas_pop(m);
 	}
 }
@@ -520,6 +521,8 @@ void xp_cmeas_free(struct xp_cmeas *m)
 {
 	rtt_prog_close(m->rp);
 	m->rp = NULL;
+	for (unsigned i = 0; i < m->qn; i++)
+		free(m->q[i].p.flows);
 	free(m->q);
 	m->q = NULL;
 	m->qn = m->qcap = 0;

@@ -102,6 +102,8 @@ int xp_client_setup_path(struct client *c)
 	}
 	if (!c->no_server) {
 		xp_ctrl_init(&c->ctrl, fd);
+		/* The server's replies: a test with flows' carry every flow's figures (channel.h). */
+		xp_ctrl_set_max_msg(&c->ctrl, XP_CTRL_MAX_REPLY);
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		getpeername(fd, (struct sockaddr *)&ss, &sl);

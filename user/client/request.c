@@ -22,6 +22,9 @@ int xp_client_server_sample(struct client *c, const char *op, struct snap *out, 
 		return 0;
 	struct json_object *m = json_object_new_object(), *r = NULL, *v;
 	json_object_object_add(m, "op", json_object_new_string(op));
+	if (c->flow_ask) /* an interval of a test with flows: every flow's cumulative figures too */
+		json_object_object_add(m, "flows", json_object_new_boolean(true));
+	c->flow_cur_ok = false;
 	int e = xp_ctrl_send(&c->ctrl, m);
 	json_object_put(m);
 	if (e)
@@ -61,8 +64,15 @@ int xp_client_server_sample(struct client *c, const char *op, struct snap *out, 
 	c->last.srv = out->srv;
 	/* The stop reply of a test with stamps: its per-stream figures. */
 	e = json_object_object_get_ex(r, "streams", &v) ? xp_cmeas_streams_json(&c->meas, v, c->errbuf, sizeof(c->errbuf)) : 0;
+	/* An interval sample that asked for them: each flow's cumulative figures (none sent: none known). */
+	if (!e && c->flow_ask && c->flow_cur && json_object_object_get_ex(r, "flows", &v)) {
+		if (xp_flow_acct_from_compact(v, c->flow_cur, c->req.flows.nflows, c->errbuf, sizeof(c->errbuf)))
+			e = -EPROTO;
+		else
+			c->flow_cur_ok = true;
+	}
 	/* A test with flows: the server's count of each, read strictly (a server that sent none: none known). */
-	if (!e && c->req.flows.nflows && c->flow_res && json_object_object_get_ex(r, "flows", &v)) {
+	if (!e && !strcmp(op, "stop") && c->req.flows.nflows && c->flow_res && json_object_object_get_ex(r, "flows", &v)) {
 		unsigned n = c->req.flows.nflows;
 		struct xp_flow_acct *f = calloc(n, sizeof(*f));
 		if (!f) {

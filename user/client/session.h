@@ -52,6 +52,12 @@ struct client {
 	struct xp_engine_flow *flows; /* the test's flows for the engine (ec.frames.flows; flows.c), NULL: none */
 	struct xp_flow_result *flow_res; /* per flow: sent and the server's count (request.c, client.c), NULL: none */
 	bool flow_rx;               /* the server sent every flow's figures in its stop reply */
+	/* Per-flow figures per interval (flows.c): the cumulative counts at the
+	 * last interval sample, both ends', to take the next interval's
+	 * differences from; flow_ask makes the next "sample" ask for them. */
+	struct xp_flow_acct *flow_prev, *flow_cur;
+	uint64_t *flow_tx_prev;     /* [0..n-1] frames, [n..2n-1] bytes the engine sent */
+	bool flow_prev_ok, flow_cur_ok, flow_ask;
 };
 
 /* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (fail.c) */
@@ -70,6 +76,16 @@ int xp_client_engine_cfg(struct client *c, struct xp_spec *sp);
 bool xp_client_has_flows(const struct xp_spec *sp);
 /* ec.frames.flows from the spec's streams, every field the path gives filled in. Exit status or 0. (flows.c) */
 int xp_client_flows(struct client *c, struct xp_spec *sp);
+/* One interval sample of a test with flows (flows.c): the server's sample (into now, as
+ * xp_client_server_sample) with every flow's figures, the engine's per-flow counts read before and
+ * after (their midpoint), and each flow's differences since the last: *out (the caller frees it; NULL
+ * for a test without flows). 0 or -errno. */
+int xp_client_flows_sample(struct client *c, struct snap *now, struct xp_flow_ival **out);
+/* The end (flows.c): the differences from the last interval sample to now (the engine stopped, the
+ * frames in flight arrived) added into the last interval's figures, so the intervals sum to the end.
+ * 0 or -errno. */
+int xp_client_flows_last(struct client *c, struct xp_flow_ival *last);
+void xp_client_flows_free(struct client *c);
 
 /* request.c: the control conversation. */
 /* Ask the server for the test; prints why it could not. Exit status or 0. */

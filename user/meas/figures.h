@@ -107,6 +107,24 @@ struct xp_meas_figs {
 	uint64_t rx_stamped, rx_nic;
 };
 
+/*
+ * One flow's figures of one report interval (a test with flows): the
+ * differences of the cumulative counts at the interval's ends. The server's
+ * are by arrival (its count when asked), the engine's by sending, so frames
+ * in flight at an interval's end are lost in it and received in the next: an
+ * interval's loss may be below 0. The last interval runs to the end of the
+ * test, so the intervals of a flow sum to its end figures.
+ */
+struct xp_flow_ival {
+	char name[64];            /* the flow's name ("" = none: its number is shown) */
+	uint64_t tx_frames, tx_bytes; /* the engine's (read_flows) */
+	bool rx_known;            /* the server sent its figures of the flow at both ends */
+	/* The server's count in the interval: frames .. lat_sum and hist are
+	 * differences; lat_max is the cumulative maximum (a bound, so a
+	 * percentile errs high, never low); lat_nmin 0 (no interval minimum). */
+	struct xp_flow_acct rx;
+};
+
 /* One interval's (or the whole test's) deltas. */
 struct xp_period {
 	double t0, t1;            /* seconds since the start */
@@ -118,6 +136,11 @@ struct xp_period {
 	struct xp_handshake_figs hs;
 	bool client_only;         /* no xdpperf on the server: completed = the client's completing ACKs */
 	struct xp_meas_figs meas; /* frame tests with stamps: loss by send interval, latency */
+	/* An interval of a test with flows: each flow's figures (NULL: none, the
+	 * line as without flows). The client's, valid while the line is reported. */
+	struct xp_flow_ival *flows;
+	unsigned nflows;
+	unsigned flow_top;        /* --flow-top: the text table's rows */
 };
 
 /* A connection test's warning about unanswered SYNs (report/diagnosis.h). */

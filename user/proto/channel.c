@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,9 @@
 void xp_ctrl_init(struct xp_ctrl *c, int fd)
 {
 	c->fd = fd;
+	c->buf = NULL;
+	c->cap = 0;
+	c->max_msg = XP_CTRL_MAX_MSG;
 	c->len = 0;
 	c->out = NULL;
 	c->out_len = c->out_cap = c->out_limit = 0;
@@ -33,8 +37,16 @@ void xp_ctrl_init_queued(struct xp_ctrl *c, int fd, size_t out_limit)
 	c->out_limit = out_limit ? out_limit : 1;
 }
 
+void xp_ctrl_set_max_msg(struct xp_ctrl *c, size_t n)
+{
+	c->max_msg = n;
+}
+
 void xp_ctrl_free(struct xp_ctrl *c)
 {
+	free(c->buf);
+	c->buf = NULL;
+	c->cap = c->len = 0;
 	free(c->out);
 	free(c->line);
 	c->out = c->line = NULL;
@@ -90,16 +102,26 @@ int xp_ctrl_send(struct xp_ctrl *c, struct json_object *obj)
 int xp_ctrl_send_line(struct xp_ctrl *c, const char *s)
 {
 	size_t n = strlen(s);
-	char line[XP_CTRL_MAX_MSG];
 
-	if (n + 1 > sizeof(line))
+	/* No peer takes a longer line (a client's receive limit is the largest). */
+	if (n + 1 > XP_CTRL_MAX_REPLY - 1)
 		return -EMSGSIZE;
 	if (c->out_limit)
 		return queue_line(c, s, n);
-	memcpy(line, s, n);
-	line[n++] = '\n';
-	for (size_t off = 0; off < n;) {
-		ssize_t w = send(c->fd, line + off, n - off, MSG_NOSIGNAL);
+	/* The line and its newline in one go, without a copy (a reply may be megabytes). */
+	struct iovec iov[2] = { { .iov_base = (void *)s, .iov_len = n }, { .iov_base = (void *)"\n", .iov_len = 1 } };
+	for (size_t off = 0; off < n + 1;) {
+		struct iovec v[2];
+		struct msghdr mh = { .msg_iov = v };
+		if (off < n) {
+			v[0] = (struct iovec){ .iov_base = (char *)iov[0].iov_base + off, .iov_len = n - off };
+			v[1] = iov[1];
+			mh.msg_iovlen = 2;
+		} else {
+			v[0] = iov[1];
+			mh.msg_iovlen = 1;
+		}
+		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -142,9 +164,9 @@ static struct json_object *parse_line(const char *s, size_t n)
 
 int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out)
 {
-	char *nl = memchr(c->buf, '\n', c->len);
+	char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
 	if (!nl)
-		return c->len >= sizeof(c->buf) - 1 ? -EPROTO : -EAGAIN;
+		return c->len >= c->max_msg - 1 ? -EPROTO : -EAGAIN;
 	*nl = '\0';
 	size_t used = (size_t)(nl - c->buf) + 1;
 	if (c->keep_line) {
@@ -167,9 +189,24 @@ int xp_ctrl_take(struct xp_ctrl *c, struct json_object **out)
 /* Read once from the socket into the buffer: >0 bytes, 0 on close, -errno. */
 static int fill(struct xp_ctrl *c)
 {
-	if (c->len >= sizeof(c->buf) - 1)
+	/* Room for max_msg - 1 bytes, no more: a peer that sends a longer line
+	 * fills it and is refused, never buffered on. */
+	size_t want = c->max_msg - 1;
+	if (c->len >= want)
 		return -EPROTO;
-	ssize_t r = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, MSG_DONTWAIT);
+	/* Up to 64 KiB a read (all of a default buffer), more room as a long line needs it. */
+	if (c->cap < want && c->cap - c->len < XP_CTRL_MAX_MSG) {
+		size_t cap = c->cap * 2 > c->len + XP_CTRL_MAX_MSG ? c->cap * 2 : c->len + XP_CTRL_MAX_MSG;
+		if (cap > want)
+			cap = want;
+		char *p = realloc(c->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		c->buf = p;
+		c->cap = cap;
+	}
+	size_t room = (c->cap < want ? c->cap : want) - c->len;
+	ssize_t r = recv(c->fd, c->buf + c->len, room, MSG_DONTWAIT);
 	if (r < 0)
 		return -errno;
 	c->len += (size_t)r;

@@ -15,11 +15,22 @@
 
 #define XP_CONTROL_PORT_DEFAULT XP_SPEC_CONTROL_PORT
 #define XP_PROTO_VERSION 1
+/* The longest line a peer takes by default (a request: the server's limit on what a client sends). */
 #define XP_CTRL_MAX_MSG 65536
+/*
+ * The longest line the client takes from the server (xp_ctrl_set_max_msg),
+ * and so the longest reply a server sends: a sample or stop reply of a test
+ * with 256 flows carries each flow's cumulative figures and the non-zero
+ * buckets of its latency histogram, up to ~1.1 MB when every bucket of every
+ * flow is used (proto/flow_figs.h; test_flow_ival checks the worst case fits).
+ */
+#define XP_CTRL_MAX_REPLY (2u << 20)
 
 struct xp_ctrl {
 	int fd;
-	char buf[XP_CTRL_MAX_MSG];
+	char *buf;  /* received bytes, grown on demand up to max_msg (xp_ctrl_free frees it) */
+	size_t cap;
+	size_t max_msg; /* a line and its newline must fit in max_msg - 1 bytes, else -EPROTO: XP_CTRL_MAX_MSG unless set */
 	size_t len; /* bytes buffered but not yet returned */
 	/* Queued mode (the server): what the peer has not taken yet, never more than out_limit. */
 	char *out;
@@ -39,7 +50,9 @@ void xp_ctrl_init(struct xp_ctrl *c, int fd);
  * pile up than that makes xp_ctrl_send fail with -ENOBUFS, and is dropped.
  */
 void xp_ctrl_init_queued(struct xp_ctrl *c, int fd, size_t out_limit);
-/* Frees what queued mode and keep_line allocated (does not close fd). */
+/* Take lines as long as a buffer of n bytes holds from now on (XP_CTRL_MAX_REPLY: the client's). */
+void xp_ctrl_set_max_msg(struct xp_ctrl *c, size_t n);
+/* Frees the receive buffer and what queued mode and keep_line allocated (does not close fd). */
 void xp_ctrl_free(struct xp_ctrl *c);
 /* Send one object (does not take ownership). 0 or -errno (-ENOBUFS: output limit reached). */
 int xp_ctrl_send(struct xp_ctrl *c, struct json_object *obj);

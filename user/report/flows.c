@@ -5,6 +5,8 @@
  * Open Traffic Generator-like names (frames_tx, frames_rx, loss, latency).
  * A flow's loss is what the engine sent of it that the server did not count
  * (duplicates not counted twice); a flow the server did not count says so.
+ * Each interval line of such a test has the same per interval (meas/figures.h's
+ * struct xp_flow_ival: an interval's loss may be below 0, frames in flight).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -83,19 +85,24 @@ static int by_loss(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static void row(struct xp_report *r, const char *name, uint64_t tx, bool known, uint64_t rx, uint64_t lost,
+/* One row of a table: the end's (indent 2) or an interval's (indent 6, narrower). */
+static void row(struct xp_report *r, bool ival, const char *name, uint64_t tx, bool known, uint64_t rx, int64_t lost,
 		double p50, double p99)
 {
 	char a[24], b[24], c[24], d[24], e[24], g[24];
 	snprintf(a, sizeof(a), "%" PRIu64, tx);
 	snprintf(b, sizeof(b), known ? "%" PRIu64 : "-", rx);
-	snprintf(c, sizeof(c), known ? "%" PRIu64 : "-", lost);
+	snprintf(c, sizeof(c), known ? "%" PRId64 : "-", lost);
 	if (known && tx)
 		snprintf(d, sizeof(d), "%.3f%%", 100.0 * (double)lost / (double)tx);
 	else
 		snprintf(d, sizeof(d), "-");
-	fprintf(r->out, "  %-24.24s %12s %12s %12s %9s %10s %10s\n", name, a, b, c, d, xp_fmt_ns(p50, e, sizeof(e)),
-		xp_fmt_ns(p99, g, sizeof(g)));
+	if (ival)
+		fprintf(r->out, "      %-20.20s %10s %10s %8s %8s %9s %9s\n", name, a, b, c, d,
+			xp_fmt_ns(p50, e, sizeof(e)), xp_fmt_ns(p99, g, sizeof(g)));
+	else
+		fprintf(r->out, "  %-24.24s %12s %12s %12s %9s %10s %10s\n", name, a, b, c, d,
+			xp_fmt_ns(p50, e, sizeof(e)), xp_fmt_ns(p99, g, sizeof(g)));
 }
 
 void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
@@ -129,7 +136,7 @@ void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
 			p50 = xp_lat_quantile_ns(h, 0.50);
 			p99 = xp_lat_quantile_ns(h, 0.99);
 		}
-		row(r, name, f->tx_frames, f->rx_known, f->rx.recv, rk[k].lost, p50, p99);
+		row(r, false, name, f->tx_frames, f->rx_known, f->rx.recv, (int64_t)rk[k].lost, p50, p99);
 	}
 	if (top < s->nflows) {
 		uint64_t tx = 0, rx = 0, lost = 0;
@@ -142,8 +149,126 @@ void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
 			known = known && f->rx_known;
 		}
 		char name[64];
-		snprintf(name, sizeof(name), "(%u others)", s->nflows - top);
-		row(r, name, tx, known, rx, lost, NAN, NAN);
+		unsigned rest = s->nflows - top;
+		snprintf(name, sizeof(name), "(%u other%s)", rest, rest == 1 ? "" : "s");
+		row(r, false, name, tx, known, rx, (int64_t)lost, NAN, NAN);
+	}
+	fflush(r->out);
+	free(rk);
+	free(h);
+}
+
+/* ---- per interval ---- */
+
+static int64_t ival_lost(const struct xp_flow_ival *f)
+{
+	return f->rx_known ? (int64_t)f->tx_frames - (int64_t)f->rx.recv : 0;
+}
+
+struct json_object *xp_flows_ival_json(const struct xp_period *p)
+{
+	struct json_object *a = json_object_new_array_ext((int)p->nflows);
+	struct xp_lat_hist *h = malloc(sizeof(*h));
+	for (unsigned i = 0; i < p->nflows; i++) {
+		const struct xp_flow_ival *f = &p->flows[i];
+		struct json_object *o = json_object_new_object();
+		char name[64];
+		if (f->name[0])
+			snprintf(name, sizeof(name), "%s", f->name);
+		else
+			snprintf(name, sizeof(name), "flow %u", i + 1);
+		add_s(o, "name", name);
+		add_u(o, "frames_tx", f->tx_frames);
+		add_u(o, "bytes_tx", f->tx_bytes);
+		json_object_object_add(o, "counted", json_object_new_boolean(f->rx_known));
+		if (f->rx_known) {
+			add_u(o, "frames_rx", f->rx.recv);
+			add_u(o, "frames_rx_all", f->rx.frames);
+			add_u(o, "bytes_rx", f->rx.bytes);
+			add_u(o, "duplicates", f->rx.dup);
+			add_u(o, "reordered", f->rx.reordered);
+			json_object_object_add(o, "loss", json_object_new_int64(ival_lost(f)));
+			add_d(o, "loss_percent", f->tx_frames ? 100.0 * (double)ival_lost(f) / (double)f->tx_frames : 0);
+			if (f->rx.lat_n) {
+				struct json_object *l = json_object_new_object();
+				add_u(l, "timed", f->rx.lat_n);
+				add_d(l, "average_ns", (double)f->rx.lat_sum * XP_STAMP_TICK_NS / (double)f->rx.lat_n);
+				if (h) {
+					xp_flow_acct_hist(&f->rx, h);
+					add_d(l, "p50_ns", xp_lat_quantile_ns(h, 0.50));
+					add_d(l, "p99_ns", xp_lat_quantile_ns(h, 0.99));
+				}
+				json_object_object_add(o, "latency", l);
+			}
+		}
+		json_object_array_add(a, o);
+	}
+	free(h);
+	return a;
+}
+
+struct irank {
+	unsigned i;
+	int64_t lost;
+};
+
+static int by_ival_loss(const void *a, const void *b)
+{
+	const struct irank *x = a, *y = b;
+	if (x->lost != y->lost)
+		return x->lost < y->lost ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void xp_report_flows_ival_text(struct xp_report *r, const struct xp_period *p)
+{
+	if (!p->nflows || !p->flows)
+		return;
+	struct irank *rk = calloc(p->nflows, sizeof(*rk));
+	struct xp_lat_hist *h = malloc(sizeof(*h));
+	if (!rk || !h) {
+		free(rk);
+		free(h);
+		return;
+	}
+	for (unsigned i = 0; i < p->nflows; i++)
+		rk[i] = (struct irank){ .i = i, .lost = ival_lost(&p->flows[i]) };
+	qsort(rk, p->nflows, sizeof(*rk), by_ival_loss);
+	unsigned top = p->flow_top ? p->flow_top : 10;
+	if (top > p->nflows)
+		top = p->nflows;
+	fprintf(r->out, "      %-20s %10s %10s %8s %8s %9s %9s\n", "flow (most loss)", "sent", "received", "lost", "loss",
+		"p50", "p99");
+	for (unsigned k = 0; k < top; k++) {
+		const struct xp_flow_ival *f = &p->flows[rk[k].i];
+		char name[64];
+		double p50 = NAN, p99 = NAN;
+		if (f->name[0])
+			snprintf(name, sizeof(name), "%s", f->name);
+		else
+			snprintf(name, sizeof(name), "flow %u", rk[k].i + 1);
+		if (f->rx_known && f->rx.lat_n) {
+			xp_flow_acct_hist(&f->rx, h);
+			p50 = xp_lat_quantile_ns(h, 0.50);
+			p99 = xp_lat_quantile_ns(h, 0.99);
+		}
+		row(r, true, name, f->tx_frames, f->rx_known, f->rx.recv, rk[k].lost, p50, p99);
+	}
+	if (top < p->nflows) {
+		uint64_t tx = 0, rx = 0;
+		int64_t lost = 0;
+		bool known = true;
+		for (unsigned k = top; k < p->nflows; k++) {
+			const struct xp_flow_ival *f = &p->flows[rk[k].i];
+			tx += f->tx_frames;
+			rx += f->rx.recv;
+			lost += rk[k].lost;
+			known = known && f->rx_known;
+		}
+		char name[64];
+		unsigned rest = p->nflows - top;
+		snprintf(name, sizeof(name), "(%u other%s)", rest, rest == 1 ? "" : "s");
+		row(r, true, name, tx, known, rx, lost, NAN, NAN);
 	}
 	fflush(r->out);
 	free(rk);

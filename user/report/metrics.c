@@ -7,6 +7,7 @@
  * interval left it, never half of one.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -95,6 +96,59 @@ static uint64_t sent_of(const struct xp_period *p)
 	return p->figures == XP_FIGS_HANDSHAKES ? p->hs.syn_sent : p->tx_pkts;
 }
 
+/* A flow's label: its name, or "flow N" (N from 1). */
+static void flow_name(struct xp_metrics_flow *m, const char *name, unsigned i)
+{
+	if (name[0])
+		snprintf(m->name, sizeof(m->name), "%s", name);
+	else
+		snprintf(m->name, sizeof(m->name), "flow %u", i + 1);
+}
+
+/* An interval of a test with flows: its figures added to each flow's. */
+static void flows_interval(struct xp_metrics_test *t, const struct xp_period *p)
+{
+	if (!p->flows || !p->nflows)
+		return;
+	unsigned n = p->nflows < XP_METRICS_FLOWS ? p->nflows : XP_METRICS_FLOWS;
+	if (!t->nflows)
+		for (unsigned i = 0; i < n; i++)
+			flow_name(&t->flows[i], p->flows[i].name, i);
+	t->nflows = n;
+	for (unsigned i = 0; i < n; i++) {
+		const struct xp_flow_ival *f = &p->flows[i];
+		struct xp_metrics_flow *m = &t->flows[i];
+		m->tx_frames += f->tx_frames;
+		m->tx_bytes += f->tx_bytes;
+		m->counted = f->rx_known;
+		if (f->rx_known) {
+			m->rx_frames += f->rx.recv;
+			m->rx_bytes += f->rx.bytes;
+			m->lost += (int64_t)f->tx_frames - (int64_t)f->rx.recv;
+		}
+	}
+}
+
+/* The end: each flow's figures are the summary's. */
+static void flows_end(struct xp_metrics_test *t, const struct xp_summary *s)
+{
+	if (!s->flows || !s->nflows)
+		return;
+	unsigned n = s->nflows < XP_METRICS_FLOWS ? s->nflows : XP_METRICS_FLOWS;
+	t->nflows = n;
+	for (unsigned i = 0; i < n; i++) {
+		const struct xp_flow_result *f = &s->flows[i];
+		struct xp_metrics_flow *m = &t->flows[i];
+		flow_name(m, f->name, i);
+		m->tx_frames = f->tx_frames;
+		m->tx_bytes = f->tx_bytes;
+		m->counted = f->rx_known;
+		m->rx_frames = f->rx_known ? f->rx.recv : 0;
+		m->rx_bytes = f->rx_known ? f->rx.bytes : 0;
+		m->lost = f->rx_known && f->tx_frames > f->rx.recv ? (int64_t)(f->tx_frames - f->rx.recv) : 0;
+	}
+}
+
 static void tap_start(struct xp_report *r, const struct xp_report_info *i)
 {
 	pthread_mutex_lock(&lock);
@@ -139,6 +193,7 @@ static void tap_interval(struct xp_report *r, const struct xp_period *p)
 			t->offered_pps = sent / (p->t1 - p->t0);
 		if (p->meas.valid)
 			xp_metrics_lat_add(t, &p->meas.lat);
+		flows_interval(t, p);
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -173,6 +228,7 @@ static void tap_end(struct xp_report *r, const struct xp_summary *s)
 			t->lat_sum_s = 0;
 			xp_metrics_lat_add(t, &p->meas.lat);
 		}
+		flows_end(t, s);
 	}
 	pthread_mutex_unlock(&lock);
 }

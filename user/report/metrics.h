@@ -36,6 +36,22 @@
 #define XP_METRICS_LE_STEP 8u    /* fine buckets between bounds */
 #define XP_METRICS_LE ((XP_LAT_BUCKETS - XP_METRICS_LE_FIRST) / XP_METRICS_LE_STEP + 1) /* 105 */
 
+/*
+ * A client's test with flows (issue 26): each flow's figures, labelled
+ * flow="NAME" (its name, or "flow N"; a name used twice in a test gets " #N"):
+ * at most XP_METRICS_FLOWS a test, so XP_METRICS_TESTS * XP_METRICS_FLOWS
+ * label sets a family at most. No histogram per flow: 105 buckets each would
+ * be 400 000 series.
+ */
+#define XP_METRICS_FLOWS 256
+struct xp_metrics_flow {
+	char name[64];
+	uint64_t tx_frames, tx_bytes;
+	bool counted;             /* the server counted it */
+	uint64_t rx_frames, rx_bytes;
+	int64_t lost;             /* sent - received so far (frames in flight in it); the end's once ended */
+};
+
 /* One test's figures, as served. Counts are the test's so far (the whole test once ended). */
 struct xp_metrics_test {
 	uint64_t seq;             /* order of start, 0: free record */
@@ -60,6 +76,8 @@ struct xp_metrics_test {
 	uint64_t lat_bucket[XP_METRICS_LE]; /* timed frames below bound i and at or above bound i-1 (not cumulative) */
 	uint64_t lat_count;
 	double lat_sum_s;
+	unsigned nflows;          /* a client's test with flows: flows[0..nflows-1] */
+	struct xp_metrics_flow flows[XP_METRICS_FLOWS];
 };
 
 /* The fine buckets of h added to t's histogram (metrics_fmt.c). */

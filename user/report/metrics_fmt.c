@@ -50,7 +50,8 @@ static void put_value(FILE *f, const char *s)
 	}
 }
 
-static void put_labels(FILE *f, const struct xp_metrics_test *t, const char *le)
+/* The test's labels, then flow="..." (a flow's series) and le="..." when not NULL. */
+static void put_labels_flow(FILE *f, const struct xp_metrics_test *t, const char *flow, const char *le)
 {
 	fprintf(f, "{test=\"%llu\",role=\"", (unsigned long long)t->id);
 	put_value(f, t->role);
@@ -61,9 +62,19 @@ static void put_labels(FILE *f, const struct xp_metrics_test *t, const char *le)
 	fputs("\",peer=\"", f);
 	put_value(f, t->peer);
 	fputc('"', f);
+	if (flow) {
+		fputs(",flow=\"", f);
+		put_value(f, flow);
+		fputc('"', f);
+	}
 	if (le)
 		fprintf(f, ",le=\"%s\"", le);
 	fputc('}', f);
+}
+
+static void put_labels(FILE *f, const struct xp_metrics_test *t, const char *le)
+{
+	put_labels_flow(f, t, NULL, le);
 }
 
 static void head(FILE *f, const char *name, const char *type, const char *help)
@@ -128,6 +139,68 @@ static bool value_of(const struct xp_metrics_test *t, enum which w, double *v)
 	return false;
 }
 
+enum fwhich { F_TX, F_TXB, F_RX, F_RXB, F_LOST };
+
+static const struct family flow_families[] = {
+	[F_TX] = { "xdpperf_flow_frames_sent_total", "counter", "frames of the flow the client's engine sent" },
+	[F_TXB] = { "xdpperf_flow_bytes_sent_total", "counter", "bytes of the flow the client's engine sent (L2, without FCS)" },
+	[F_RX] = { "xdpperf_flow_frames_received_total", "counter",
+		   "stamped frames of the flow the server counted (a duplicate once)" },
+	[F_RXB] = { "xdpperf_flow_bytes_received_total", "counter", "bytes of the flow's frames the server counted" },
+	[F_LOST] = { "xdpperf_flow_frames_lost", "gauge",
+		     "frames of the flow sent and not counted so far (in flight included); final at the end" },
+};
+
+static bool flow_value(const struct xp_metrics_flow *m, enum fwhich w, double *v)
+{
+	switch (w) {
+	case F_TX: *v = (double)m->tx_frames; return true;
+	case F_TXB: *v = (double)m->tx_bytes; return true;
+	case F_RX: *v = (double)m->rx_frames; return m->counted;
+	case F_RXB: *v = (double)m->rx_bytes; return m->counted;
+	case F_LOST: *v = (double)m->lost; return m->counted;
+	}
+	return false;
+}
+
+/* Flow i's label value: its name, with " #N" (N = i + 1) when an earlier flow of the test has the same. */
+static void flow_label(const struct xp_metrics_test *t, unsigned i, char *buf, size_t len)
+{
+	bool dup = false;
+	for (unsigned j = 0; j < i && !dup; j++)
+		dup = !strcmp(t->flows[j].name, t->flows[i].name);
+	if (dup)
+		snprintf(buf, len, "%s #%u", t->flows[i].name, i + 1);
+	else
+		snprintf(buf, len, "%s", t->flows[i].name);
+}
+
+static void flow_families_format(const struct xp_metrics_test *t, unsigned n, FILE *f)
+{
+	for (unsigned w = 0; w < sizeof(flow_families) / sizeof(flow_families[0]); w++) {
+		bool any = false;
+		double v;
+		for (unsigned k = 0; k < n; k++) {
+			if (!t[k].seq)
+				continue;
+			for (unsigned i = 0; i < t[k].nflows && i < XP_METRICS_FLOWS; i++) {
+				char name[80];
+				if (!flow_value(&t[k].flows[i], w, &v))
+					continue;
+				if (!any)
+					head(f, flow_families[w].name, flow_families[w].type, flow_families[w].help);
+				any = true;
+				flow_label(&t[k], i, name, sizeof(name));
+				fputs(flow_families[w].name, f);
+				put_labels_flow(f, &t[k], name, NULL);
+				fputc(' ', f);
+				put_double(f, v);
+				fputc('\n', f);
+			}
+		}
+	}
+}
+
 int xp_metrics_format(const struct xp_metrics_test *t, unsigned n, FILE *f)
 {
 	for (unsigned w = 0; w < sizeof(families) / sizeof(families[0]); w++) {
@@ -176,6 +249,7 @@ int xp_metrics_format(const struct xp_metrics_test *t, unsigned n, FILE *f)
 		put_labels(f, &t[k], NULL);
 		fprintf(f, " %llu\n", (unsigned long long)t[k].lat_count);
 	}
+	flow_families_format(t, n, f);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }

@@ -115,6 +115,9 @@ struct json_object *xp_period_json(const struct xp_period *p)
 	case XP_FIGS_RECEIVED:
 		break;
 	}
+	/* An interval of a test with flows: every flow's figures of it. */
+	if (p->flows && p->nflows)
+		json_object_object_add(o, "flows", xp_flows_ival_json(p));
 	return o;
 }
 

@@ -179,6 +179,11 @@ struct json_object *xp_summary_json(const struct xp_summary *s);
  * and the text table after the summary (nothing without flows). */
 struct json_object *xp_flows_json(const struct xp_summary *s);
 void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s);
+/* An interval's per-flow figures (p->flows): as JSON (the interval's "flows"),
+ * and in text a table under its line (most loss in the interval first,
+ * p->flow_top rows, the rest summed); nothing without flows. */
+struct json_object *xp_flows_ival_json(const struct xp_period *p);
+void xp_report_flows_ival_text(struct xp_report *r, const struct xp_period *p);
 struct json_object *xp_hold_json(const struct xp_hold_figs *h);
 struct json_object *xp_pace_json(const struct xp_pace_figs *p);
 /* What each byte and bit count includes. */

@@ -47,6 +47,7 @@ static void text_start(struct xp_report *r, const struct xp_report_info *i)
 static void text_interval(struct xp_report *r, const struct xp_period *p)
 {
 	formats[r->figures].line(r, "[SUM]", p);
+	xp_report_flows_ival_text(r, p);
 }
 
 static void text_end(struct xp_report *r, const struct xp_summary *s)
@@ -144,6 +145,8 @@ static void mem_interval(struct xp_report *r, const struct xp_period *p)
 	r->mem.last = *p;
 	if (r->mem.hook && r->mem.hook->interval)
 		r->mem.hook->interval(r->mem.hook->arg, p);
+	r->mem.last.flows = NULL; /* the client's, freed once reported */
+	r->mem.last.nflows = 0;
 }
 
 /* A test with flows: a copy of each flow's figures (the client frees its own when the test ends). */

@@ -240,6 +240,45 @@ out:
 	return r ? -1 : 0;
 }
 
+/* The test's flows' cumulative figures, in flow order: 0, or -1 (none read). */
+static int read_flows(struct server *s, struct srv_client *c, struct xp_flow_acct *f)
+{
+	for (unsigned i = 0; i < c->nflows; i++) {
+		if (server_prog_read_flow(s->rp, c->flow_base + i, &f[i]))
+			return -1;
+		/* Read while frames arrive: a CPU's entry may be copied between two
+		 * of its counts' increments (frames before recv, recv before lat_n),
+		 * so a count is at most the one it is a part of. */
+		if (f[i].recv > f[i].frames)
+			f[i].recv = f[i].frames;
+		if (f[i].lat_n > f[i].recv)
+			f[i].lat_n = f[i].recv;
+	}
+	return 0;
+}
+
+int srv_meas_flows_sample(struct server *s, struct srv_client *c, struct json_object *m, struct json_object *o,
+			  char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (!m || !json_object_object_get_ex(m, "flows", &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		snprintf(err, errlen, "field 'flows' must be true or false");
+		return -1;
+	}
+	if (!json_object_get_boolean(v) || !c->nflows || !c->meas)
+		return 0; /* no "flows": the client knows none of this interval (never a zero figure) */
+	struct xp_flow_acct *f = calloc(c->nflows, sizeof(*f));
+	if (!f || read_flows(s, c, f)) {
+		free(f);
+		return 0;
+	}
+	json_object_object_add(o, "flows", xp_flow_acct_to_compact(f, c->nflows));
+	free(f);
+	return 0;
+}
+
 void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_object *o)
 {
 	if (!c->meas)
@@ -257,11 +296,10 @@ void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_o
 	struct xp_flow_acct *f = calloc(c->nflows, sizeof(*f));
 	if (!f)
 		return;
-	for (unsigned i = 0; i < c->nflows; i++)
-		if (server_prog_read_flow(s->rp, c->flow_base + i, &f[i])) {
-			free(f);
-			return; /* no "flows": the client says it has none (never a zero figure) */
-		}
+	if (read_flows(s, c, f)) {
+		free(f);
+		return; /* no "flows": the client says it has none (never a zero figure) */
+	}
 	json_object_object_add(o, "flows", xp_flow_acct_to_json(f, c->nflows));
 	free(f);
 }

@@ -389,7 +389,8 @@ void srv_on_counters(struct server *s, struct srv_client *c, const char *reply, 
 	if (c->ss)
 		json_object_object_add(o, "sockets", sock_stats_json(c));
 	/* A sample may ask for a final interval; the end has the per-stream figures. */
-	if (!strcmp(reply, "sample") && srv_meas_final(s, c, m, o, err, sizeof(err))) {
+	if (!strcmp(reply, "sample") &&
+	    (srv_meas_final(s, c, m, o, err, sizeof(err)) || srv_meas_flows_sample(s, c, m, o, err, sizeof(err)))) {
 		json_object_put(o);
 		srv_send_error(c, err);
 		return;

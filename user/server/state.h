@@ -23,7 +23,10 @@
 #include "server/sockjobs.h"
 
 #define XP_SRV_MAX_CLIENTS 64   /* control connections at once, over all addresses */
-#define XP_SRV_OUT_LIMIT 65536  /* replies a client may leave unread before it is dropped */
+/* Replies a client may leave unread before it is dropped: one of the largest
+ * (a test with 256 flows' sample or stop reply, proto/channel.h); the client
+ * reads each before it asks again. */
+#define XP_SRV_OUT_LIMIT XP_CTRL_MAX_REPLY
 #define XP_SRV_PRETEST_TIME 30  /* s from accept to a started test (auth included); never extended */
 #define XP_SRV_TEST_MARGIN 30   /* s a test may run past its duration (settling, closing held connections) */
 #define XP_SRV_DRAIN_TIME 2     /* s a refused client's input is read and discarded before the close */
@@ -188,6 +191,11 @@ int srv_meas_final(struct server *s, struct srv_client *c, struct json_object *m
 		   size_t errlen);
 /* The stop reply's per-stream figures. */
 void srv_meas_streams_json(struct server *s, struct srv_client *c, struct json_object *o);
+/* An interval sample that asks "flows": true of a test with flows: every
+ * flow's cumulative figures, compact (proto/flow_figs.h), into o. 0, or -1
+ * with err (a "flows" that is not a boolean). */
+int srv_meas_flows_sample(struct server *s, struct srv_client *c, struct json_object *m, struct json_object *o,
+			  char *err, size_t errlen);
 /* Results from the listener thread. */
 void srv_on_jobs(struct server *s);
 
