@@ -82,6 +82,31 @@ double xp_lat_quantile_ns(const struct xp_lat_hist *h, double q)
 	return (double)h->max * XP_STAMP_TICK_NS;
 }
 
+double xp_lat_min_ns(const struct xp_lat_hist *h)
+{
+	return h->n ? (double)h->min * XP_STAMP_TICK_NS : NAN;
+}
+
+double xp_lat_max_ns(const struct xp_lat_hist *h)
+{
+	return h->n ? (double)h->max * XP_STAMP_TICK_NS : NAN;
+}
+
+void xp_flow_acct_hist(const struct xp_flow_acct *f, struct xp_lat_hist *h)
+{
+	xp_lat_init(h);
+	h->recv = f->recv;
+	h->dup = f->dup;
+	h->reordered = f->reordered;
+	h->clock_neg = f->clock_neg;
+	h->n = f->lat_n;
+	h->sum = f->lat_sum;
+	h->min = f->lat_n ? ~f->lat_nmin : UINT64_MAX;
+	h->max = f->lat_max;
+	for (unsigned b = 0; b < XP_FLOW_LAT_BUCKETS; b++)
+		h->b[((b + 1) << XP_FLOW_LAT_SHIFT) - 1] += f->hist[b];
+}
+
 double xp_lat_bucket_hi_ns(unsigned b)
 {
 	return (double)xp_lat_bucket_lo(b + 1) * XP_STAMP_TICK_NS;

@@ -38,6 +38,13 @@ void xp_lat_add_bin(struct xp_lat_hist *h, const struct xp_ibin *bin); /* h += o
  * the upper edge of the bucket that holds the ceil(q * n)-th, clamped to max. NAN when n == 0. */
 double xp_lat_quantile_ns(const struct xp_lat_hist *h, double q);
 double xp_lat_mean_ns(const struct xp_lat_hist *h);
+/* The smallest and the largest time timed, ns; NAN when n == 0. */
+double xp_lat_min_ns(const struct xp_lat_hist *h);
+double xp_lat_max_ns(const struct xp_lat_hist *h);
+/* A flow's figures (bpf/measure.h) as a histogram of this file's (a flow bucket
+ * counted at the top of the slot buckets it spans, so a percentile errs high,
+ * never low): the server's per-flow reply, the report and the suites read it so. */
+void xp_flow_acct_hist(const struct xp_flow_acct *f, struct xp_lat_hist *h);
 /* Bucket b's upper edge in ns (the lower edge of b + 1): a distribution's rows (rfc2544/plot.c). */
 double xp_lat_bucket_hi_ns(unsigned b);
 /* JSON: counts, min/mean/max/p50/p90/p99/p99.9/p99.99 in ns, and the non-empty

@@ -220,18 +220,3 @@ void xp_flow_acct_add(struct xp_flow_acct *a, const struct xp_flow_acct *d)
 	for (unsigned b = 0; b < XP_FLOW_LAT_BUCKETS; b++)
 		a->hist[b] += d->hist[b];
 }
-
-void xp_flow_acct_hist(const struct xp_flow_acct *f, struct xp_lat_hist *h)
-{
-	xp_lat_init(h);
-	h->recv = f->recv;
-	h->dup = f->dup;
-	h->reordered = f->reordered;
-	h->clock_neg = f->clock_neg;
-	h->n = f->lat_n;
-	h->sum = f->lat_sum;
-	h->min = f->lat_n ? ~f->lat_nmin : UINT64_MAX;
-	h->max = f->lat_max;
-	for (unsigned b = 0; b < XP_FLOW_LAT_BUCKETS; b++)
-		h->b[((b + 1) << XP_FLOW_LAT_SHIFT) - 1] += f->hist[b];
-}

@@ -40,8 +40,6 @@ void xp_flow_acct_delta(const struct xp_flow_acct *now, const struct xp_flow_acc
 /* Add a later interval's differences d into a (lat_max the larger). */
 void xp_flow_acct_add(struct xp_flow_acct *a, const struct xp_flow_acct *d);
 
-/* f's latencies as a histogram of meas/latency.h (a flow bucket counted at
- * the top of the slot buckets it spans, so a percentile errs high, never low). */
-void xp_flow_acct_hist(const struct xp_flow_acct *f, struct xp_lat_hist *h);
+/* A flow's latencies as a histogram: xp_flow_acct_hist (meas/latency.h). */
 
 #endif /* XP_PROTO_FLOW_FIGS_H */

@@ -14,8 +14,6 @@
 #include <string.h>
 
 #include "rfc2544/rfc2544.h"
-#include "proto/flow_figs.h"
-#include "bpf/lib/stamp.h"
 
 int xp_rfc_flows_setup(const struct xp_spec *s, struct xp_rfc_size *z)
 {
@@ -57,8 +55,8 @@ static struct xp_rfc_latency lat_of(const struct xp_lat_hist *h)
 	if (!h->n)
 		return (struct xp_rfc_latency){ 0 };
 	return (struct xp_rfc_latency){ .known = true, .timed = h->n,
-					.min_us = (double)h->min * XP_STAMP_TICK_NS / 1e3,
-					.max_us = (double)h->max * XP_STAMP_TICK_NS / 1e3,
+					.min_us = xp_lat_min_ns(h) / 1e3,
+					.max_us = xp_lat_max_ns(h) / 1e3,
 					.mean_us = xp_lat_mean_ns(h) / 1e3,
 					.p50_us = xp_lat_quantile_ns(h, 0.5) / 1e3,
 					.p99_us = xp_lat_quantile_ns(h, 0.99) / 1e3,
