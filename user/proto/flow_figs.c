@@ -46,10 +46,10 @@ struct json_object *xp_flow_acct_to_json(const struct xp_flow_acct *f, unsigned 
 	return a;
 }
 
-static int get_u64(struct json_object *o, const char *k, uint64_t *out)
+/* v as a non-negative integer (NULL, another type or below 0: -1). */
+static int u64_of(struct json_object *v, uint64_t *out)
 {
-	struct json_object *v;
-	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_int))
+	if (!json_object_is_type(v, json_type_int))
 		return -1;
 	errno = 0;
 	int64_t x = json_object_get_int64(v);
@@ -57,6 +57,14 @@ static int get_u64(struct json_object *o, const char *k, uint64_t *out)
 		return -1;
 	*out = (uint64_t)x;
 	return 0;
+}
+
+static int get_u64(struct json_object *o, const char *k, uint64_t *out)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(o, k, &v))
+		return -1;
+	return u64_of(v, out);
 }
 
 int xp_flow_acct_from_json(struct json_object *a, struct xp_flow_acct *f, unsigned n, char *err, size_t errlen)
@@ -127,15 +135,7 @@ struct json_object *xp_flow_acct_to_compact(const struct xp_flow_acct *f, unsign
 /* Element k of array o as a non-negative integer. */
 static int elem_u64(struct json_object *o, size_t k, uint64_t *out)
 {
-	struct json_object *v = json_object_array_get_idx(o, k);
-	if (!json_object_is_type(v, json_type_int))
-		return -1;
-	errno = 0;
-	int64_t x = json_object_get_int64(v);
-	if (errno || x < 0)
-		return -1;
-	*out = (uint64_t)x;
-	return 0;
+	return u64_of(json_object_array_get_idx(o, k), out);
 }
 
 int xp_flow_acct_from_compact(struct json_object *a, struct xp_flow_acct *f, unsigned n, char *err, size_t errlen)

@@ -72,9 +72,11 @@ struct json_object *xp_flows_json(const struct xp_summary *s)
 	return a;
 }
 
+/* A table's order: the flows with most loss first, ties by their number.
+ * lost is signed: an interval's loss may be below 0 (flows_ival). */
 struct rank {
 	unsigned i;
-	uint64_t lost;
+	int64_t lost;
 };
 
 static int by_loss(const void *a, const void *b)
@@ -83,6 +85,27 @@ static int by_loss(const void *a, const void *b)
 	if (x->lost != y->lost)
 		return x->lost < y->lost ? 1 : -1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* n flows ranked by lost(flows, i), and *top the rows --flow-top gives (10 if 0); NULL without memory. */
+static struct rank *rank_flows(const void *flows, unsigned n, int64_t (*lost)(const void *, unsigned),
+			       unsigned flow_top, unsigned *top)
+{
+	struct rank *rk = calloc(n, sizeof(*rk));
+	if (!rk)
+		return NULL;
+	for (unsigned i = 0; i < n; i++)
+		rk[i] = (struct rank){ .i = i, .lost = lost(flows, i) };
+	qsort(rk, n, sizeof(*rk), by_loss);
+	*top = flow_top ? flow_top : 10;
+	if (*top > n)
+		*top = n;
+	return rk;
+}
+
+static int64_t result_lost(const void *flows, unsigned i)
+{
+	return (int64_t)lost_of(&((const struct xp_flow_result *)flows)[i]);
 }
 
 /* One row of a table: the end's (indent 2) or an interval's (indent 6, narrower). */
@@ -109,19 +132,14 @@ void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
 {
 	if (!s->nflows || !s->flows)
 		return;
-	struct rank *rk = calloc(s->nflows, sizeof(*rk));
+	unsigned top;
+	struct rank *rk = rank_flows(s->flows, s->nflows, result_lost, s->flow_top, &top);
 	struct xp_lat_hist *h = malloc(sizeof(*h));
 	if (!rk || !h) {
 		free(rk);
 		free(h);
 		return;
 	}
-	for (unsigned i = 0; i < s->nflows; i++)
-		rk[i] = (struct rank){ .i = i, .lost = lost_of(&s->flows[i]) };
-	qsort(rk, s->nflows, sizeof(*rk), by_loss);
-	unsigned top = s->flow_top ? s->flow_top : 10;
-	if (top > s->nflows)
-		top = s->nflows;
 	fprintf(r->out, "Flows: %u, most loss first (received: counted by the server, stamped, duplicates once)\n",
 		s->nflows);
 	fprintf(r->out, "  %-24s %12s %12s %12s %9s %10s %10s\n", "flow", "sent", "received", "lost", "loss", "p50",
@@ -207,36 +225,23 @@ struct json_object *xp_flows_ival_json(const struct xp_period *p)
 	return a;
 }
 
-struct irank {
-	unsigned i;
-	int64_t lost;
-};
-
-static int by_ival_loss(const void *a, const void *b)
+static int64_t ival_lost_at(const void *flows, unsigned i)
 {
-	const struct irank *x = a, *y = b;
-	if (x->lost != y->lost)
-		return x->lost < y->lost ? 1 : -1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	return ival_lost(&((const struct xp_flow_ival *)flows)[i]);
 }
 
 void xp_report_flows_ival_text(struct xp_report *r, const struct xp_period *p)
 {
 	if (!p->nflows || !p->flows)
 		return;
-	struct irank *rk = calloc(p->nflows, sizeof(*rk));
+	unsigned top;
+	struct rank *rk = rank_flows(p->flows, p->nflows, ival_lost_at, p->flow_top, &top);
 	struct xp_lat_hist *h = malloc(sizeof(*h));
 	if (!rk || !h) {
 		free(rk);
 		free(h);
 		return;
 	}
-	for (unsigned i = 0; i < p->nflows; i++)
-		rk[i] = (struct irank){ .i = i, .lost = ival_lost(&p->flows[i]) };
-	qsort(rk, p->nflows, sizeof(*rk), by_ival_loss);
-	unsigned top = p->flow_top ? p->flow_top : 10;
-	if (top > p->nflows)
-		top = p->nflows;
 	fprintf(r->out, "      %-20s %10s %10s %8s %8s %9s %9s\n", "flow (most loss)", "sent", "received", "lost", "loss",
 		"p50", "p99");
 	for (unsigned k = 0; k < top; k++) {
