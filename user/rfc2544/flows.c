@@ -174,21 +174,10 @@ void xp_rfc_flows_text(FILE *f, const struct xp_rfc_run *r)
 	}
 }
 
-static void add_d(struct json_object *o, const char *k, double v)
-{
-	json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
-}
-
 static struct json_object *lat_json(const struct xp_rfc_latency *l)
 {
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "frames_timed", json_object_new_int64((int64_t)l->timed));
-	add_d(o, "min_us", l->min_us);
-	add_d(o, "mean_us", l->mean_us);
-	add_d(o, "max_us", l->max_us);
-	add_d(o, "p50_us", l->p50_us);
-	add_d(o, "p99_us", l->p99_us);
-	add_d(o, "p99_9_us", l->p999_us);
+	xp_rfc_lat_json(o, l);
 	return o;
 }
 
@@ -201,7 +190,7 @@ static struct json_object *fig_json(const char *name, const struct xp_rfc_flow_f
 	json_object_object_add(o, "counted", json_object_new_boolean(f->counted));
 	if (f->counted) {
 		json_object_object_add(o, "received", json_object_new_int64((int64_t)f->received));
-		add_d(o, "loss_percent", xp_rfc_flow_loss_pct(f));
+		xp_rfc_add_d(o, "loss_percent", xp_rfc_flow_loss_pct(f));
 	}
 	if (f->lat.known)
 		json_object_object_add(o, "latency", lat_json(&f->lat));
@@ -214,7 +203,7 @@ static struct json_object *at_trial(const struct xp_rfc_trial_rec *t, unsigned i
 	if (!t)
 		return NULL;
 	struct json_object *o = fig_json(NULL, &t->flows[i]);
-	add_d(o, "target_frames_per_second", t->t.target_pps);
+	xp_rfc_add_d(o, "target_frames_per_second", t->t.target_pps);
 	return o;
 }
 
@@ -228,10 +217,10 @@ struct json_object *xp_rfc_flows_size_json(const struct xp_rfc_run *r, const str
 		const struct xp_rfc_flow *fl = &z->flow[i];
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(fl->name));
-		add_d(o, "share", fl->share);
-		add_d(o, "mean_frame_bytes", fl->mean);
+		xp_rfc_add_d(o, "share", fl->share);
+		xp_rfc_add_d(o, "mean_frame_bytes", fl->mean);
 		if (z->tp_run)
-			add_d(o, "ndr_frames_per_second", z->ndr_pps * fl->share);
+			xp_rfc_add_d(o, "ndr_frames_per_second", z->ndr_pps * fl->share);
 		json_object_object_add(o, "above_ndr", at_trial(up, i));   /* null: no throughput rate failed */
 		json_object_object_add(o, "loss_at_top", at_trial(top, i)); /* null: no frame loss test */
 		if (z->lat_run) {

@@ -281,32 +281,17 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r)
 		r->error ? r->error : "");
 }
 
-static void add_d(struct json_object *o, const char *k, double v)
-{
-	json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
-}
-
-static void lat_json(struct json_object *l, const struct xp_rfc_latency *x)
-{
-	json_object_object_add(l, "frames_timed", json_object_new_int64((int64_t)x->timed));
-	add_d(l, "min_us", x->min_us);
-	add_d(l, "mean_us", x->mean_us);
-	add_d(l, "max_us", x->max_us);
-	add_d(l, "p50_us", x->p50_us);
-	add_d(l, "p99_us", x->p99_us);
-	add_d(l, "p99_9_us", x->p999_us);
-}
 
 struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 {
 	const struct xp_rfc_job *o = r->o;
 	struct json_object *doc = json_object_new_object(), *set = json_object_new_object();
 	json_object_object_add(set, "server", json_object_new_string(o->spec->host));
-	add_d(set, "trial_seconds", o->rfc.trial_s);
-	add_d(set, "settle_seconds", r->settle_s);
-	add_d(set, "loss_tolerance_percent", o->rfc.loss_tol);
+	xp_rfc_add_d(set, "trial_seconds", o->rfc.trial_s);
+	xp_rfc_add_d(set, "settle_seconds", r->settle_s);
+	xp_rfc_add_d(set, "loss_tolerance_percent", o->rfc.loss_tol);
 	json_object_object_add(set, "confirm_loss", json_object_new_int((int)o->rfc.confirm));
-	add_d(set, "line_rate_bps", o->rfc.line_bps > 0 ? o->rfc.line_bps : NAN);
+	xp_rfc_add_d(set, "line_rate_bps", o->rfc.line_bps > 0 ? o->rfc.line_bps : NAN);
 	/* --bidir (RFC 2544 section 14): every trial both ways at once; "A->B" is the client's frames to the server. */
 	json_object_object_add(set, "bidirectional", json_object_new_boolean(r->bidir));
 	json_object_object_add(doc, "settings", set);
@@ -315,14 +300,14 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 		const struct xp_rfc_size *z = &r->sizes[i];
 		struct json_object *s = json_object_new_object();
 		size_json(s, z);
-		add_d(s, "max_frames_per_second", z->max_pps);
+		xp_rfc_add_d(s, "max_frames_per_second", z->max_pps);
 		json_object_object_add(s, "max_is_line_rate", json_object_new_boolean(z->max_is_line));
 		if (z->tp_run) {
 			struct json_object *t = json_object_new_object();
-			add_d(t, "ndr_frames_per_second", z->ndr_pps);
-			add_d(t, "ndr_l1_bps", xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)));
-			add_d(t, "ndr_l2_bps", xp_rfc_l2_bps(z->ndr_pps, xp_rfc_mean(z)));
-			add_d(t, "pdr_frames_per_second", z->pdr_pps);
+			xp_rfc_add_d(t, "ndr_frames_per_second", z->ndr_pps);
+			xp_rfc_add_d(t, "ndr_l1_bps", xp_rfc_l1_bps(z->ndr_pps, xp_rfc_mean(z)));
+			xp_rfc_add_d(t, "ndr_l2_bps", xp_rfc_l2_bps(z->ndr_pps, xp_rfc_mean(z)));
+			xp_rfc_add_d(t, "pdr_frames_per_second", z->pdr_pps);
 			json_object_object_add(t, "sender_limited", json_object_new_boolean(z->sender_limited));
 			json_object_object_add(t, "trials", json_object_new_int((int)z->tp_trials));
 			json_object_object_add(t, "repeats", json_object_new_int((int)z->tp_repeats));
@@ -330,17 +315,17 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 			if (r->bidir) {
 				/* ndr/pdr above: the lower direction's; combined: the two directions' own NDRs (PDRs) summed. */
 				double c = z->dir_ndr[0] + z->dir_ndr[1];
-				add_d(t, "combined_ndr_frames_per_second", c);
-				add_d(t, "combined_ndr_l1_bps", xp_rfc_l1_bps(c, xp_rfc_mean(z)));
-				add_d(t, "combined_ndr_l2_bps", xp_rfc_l2_bps(c, xp_rfc_mean(z)));
-				add_d(t, "combined_pdr_frames_per_second", z->dir_pdr[0] + z->dir_pdr[1]);
+				xp_rfc_add_d(t, "combined_ndr_frames_per_second", c);
+				xp_rfc_add_d(t, "combined_ndr_l1_bps", xp_rfc_l1_bps(c, xp_rfc_mean(z)));
+				xp_rfc_add_d(t, "combined_ndr_l2_bps", xp_rfc_l2_bps(c, xp_rfc_mean(z)));
+				xp_rfc_add_d(t, "combined_pdr_frames_per_second", z->dir_pdr[0] + z->dir_pdr[1]);
 				json_object_object_add(t, "combined_ndrs_passed_together", json_object_new_boolean(ndrs_together(r, z)));
 				for (int d = 0; d < 2; d++) {
 					struct json_object *e = json_object_new_object();
-					add_d(e, "ndr_frames_per_second", z->dir_ndr[d]);
-					add_d(e, "pdr_frames_per_second", z->dir_pdr[d]);
-					add_d(e, "highest_pass_frames_per_second", z->dir_ndr[d]); /* the same: its own search's NDR */
-					add_d(e, "max_frames_per_second", z->dir_max[d]);
+					xp_rfc_add_d(e, "ndr_frames_per_second", z->dir_ndr[d]);
+					xp_rfc_add_d(e, "pdr_frames_per_second", z->dir_pdr[d]);
+					xp_rfc_add_d(e, "highest_pass_frames_per_second", z->dir_ndr[d]); /* the same: its own search's NDR */
+					xp_rfc_add_d(e, "max_frames_per_second", z->dir_max[d]);
 					json_object_object_add(e, "passed_at_top",
 							       json_object_new_boolean(z->dir_ndr[d] > 0 && z->dir_ndr[d] >= floor(z->dir_max[d])));
 					json_object_object_add(e, "sender_limited", json_object_new_boolean(z->dir_sender_limited[d]));
@@ -357,11 +342,11 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 		if (z->lat_run) {
 			struct json_object *l = json_object_new_object();
 			json_object_object_add(l, "measured", json_object_new_boolean(z->lat.known));
-			add_d(l, "rate_frames_per_second", z->lat_pps);
+			xp_rfc_add_d(l, "rate_frames_per_second", z->lat_pps);
 			json_object_object_add(l, "trials", json_object_new_int((int)z->lat_n));
 			if (z->lat.known) {
 				/* Each figure's mean over the trials (RFC 2544 26.2 reports the mean of its trials). */
-				lat_json(l, &z->lat);
+				xp_rfc_lat_json(l, &z->lat);
 				/* Every frame of every latency trial: the distribution, with its buckets to merge. */
 				json_object_object_add(l, "all_frames", xp_lat_to_json(&z->lat_hist));
 			} else {
@@ -371,9 +356,9 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 				struct json_object *v = json_object_new_object();
 				json_object_object_add(v, "measured", json_object_new_boolean(z->lat_rev.known));
 				json_object_object_add(v, "trials", json_object_new_int((int)z->lat_rev_n));
-				add_d(v, "rate_frames_per_second", z->lat_rev_pps);
+				xp_rfc_add_d(v, "rate_frames_per_second", z->lat_rev_pps);
 				if (z->lat_rev.known) {
-					lat_json(v, &z->lat_rev);
+					xp_rfc_lat_json(v, &z->lat_rev);
 					json_object_object_add(v, "all_frames", xp_lat_to_json(&z->lat_rev_hist));
 				} else {
 					json_object_object_add(v, "why", json_object_new_string(z->lat_rev_why[0] ? z->lat_rev_why
@@ -387,13 +372,13 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 			struct json_object *a = json_object_new_array();
 			for (unsigned k = 0; k < z->flr_n; k++) {
 				struct json_object *e = json_object_new_object();
-				add_d(e, "target_frames_per_second", z->flr_target[k]);
-				add_d(e, "offered_frames_per_second", z->flr_offered[k]);
-				add_d(e, "loss_percent", z->flr_loss[k]);
+				xp_rfc_add_d(e, "target_frames_per_second", z->flr_target[k]);
+				xp_rfc_add_d(e, "offered_frames_per_second", z->flr_offered[k]);
+				xp_rfc_add_d(e, "loss_percent", z->flr_loss[k]);
 				if (r->bidir) {
-					add_d(e, "a_to_b_loss_percent", z->flr_fwd_loss[k]);
-					add_d(e, "b_to_a_offered_frames_per_second", z->flr_rev_offered[k]);
-					add_d(e, "b_to_a_loss_percent", z->flr_rev_loss[k]);
+					xp_rfc_add_d(e, "a_to_b_loss_percent", z->flr_fwd_loss[k]);
+					xp_rfc_add_d(e, "b_to_a_offered_frames_per_second", z->flr_rev_offered[k]);
+					xp_rfc_add_d(e, "b_to_a_loss_percent", z->flr_rev_loss[k]);
 				}
 				json_object_array_add(a, e);
 			}
@@ -404,11 +389,11 @@ struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r)
 			if (z->b2b_skip)
 				json_object_object_add(b, "skipped", json_object_new_string(z->b2b_skip));
 			else {
-				add_d(b, "mean_frames", z->b2b_mean);
+				xp_rfc_add_d(b, "mean_frames", z->b2b_mean);
 				json_object_object_add(b, "at_least", json_object_new_boolean(z->b2b_at_max));
 				json_object_object_add(b, "trials", json_object_new_int((int)z->b2b_n));
-				add_d(b, "implied_buffer_seconds", z->implied_s);
-				add_d(b, "corrected_buffer_seconds", z->corrected_s);
+				xp_rfc_add_d(b, "implied_buffer_seconds", z->implied_s);
+				xp_rfc_add_d(b, "corrected_buffer_seconds", z->corrected_s);
 			}
 			json_object_object_add(s, "back_to_back", b);
 		}
@@ -429,17 +414,17 @@ struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
 	else
 		json_object_object_add(e, "frame_bytes", json_object_new_int((int)t->len));
 	json_object_object_add(e, "test", json_object_new_string(t->test));
-	add_d(e, "target_frames_per_second", t->t.target_pps);
+	xp_rfc_add_d(e, "target_frames_per_second", t->t.target_pps);
 	if (t->t.burst)
 		json_object_object_add(e, "burst", json_object_new_int((int)t->t.burst));
-	add_d(e, "seconds", t->t.seconds);
+	xp_rfc_add_d(e, "seconds", t->t.seconds);
 	/* --confirm-loss: the number of the losing trial (as in the progress lines) this one runs again. */
 	if (t->repeat_of)
 		json_object_object_add(e, "repeat_of", json_object_new_int((int)t->repeat_of));
 	json_object_object_add(e, "sent", json_object_new_int64((int64_t)t->t.sent));
 	json_object_object_add(e, "received", json_object_new_int64((int64_t)t->t.received));
-	add_d(e, "offered_frames_per_second", t->t.offered_pps);
-	add_d(e, "loss_percent", xp_rfc_loss_pct(&t->t));
+	xp_rfc_add_d(e, "offered_frames_per_second", t->t.offered_pps);
+	xp_rfc_add_d(e, "loss_percent", xp_rfc_loss_pct(&t->t));
 	json_object_object_add(e, "short_of_target", json_object_new_boolean(t->t.short_of_target));
 	if (t->t.held_back_by)
 		json_object_object_add(e, "held_back_by", json_object_new_string(t->t.held_back_by));
@@ -449,7 +434,7 @@ struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
 	json_object_object_add(e, "verdict", json_object_new_string(xp_rfc_verdict_name(t->v)));
 	if (t->t.lat.known) {
 		struct json_object *l = json_object_new_object();
-		lat_json(l, &t->t.lat);
+		xp_rfc_lat_json(l, &t->t.lat);
 		json_object_object_add(e, "latency", l);
 	}
 	if (t->t.rev.on) {
@@ -457,14 +442,14 @@ struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
 		const struct xp_rfc_dir *v = &t->t.rev;
 		json_object_object_add(e, "verdict_a_to_b", json_object_new_string(
 			xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, false, 0))));
-		add_d(e, "a_to_b_loss_percent", xp_rfc_dir_loss_pct(&t->t, false));
+		xp_rfc_add_d(e, "a_to_b_loss_percent", xp_rfc_dir_loss_pct(&t->t, false));
 		struct json_object *b = json_object_new_object();
-		add_d(b, "target_frames_per_second", v->target_pps); /* asked: B->A's own search's rate */
-		add_d(b, "seconds", v->seconds);
+		xp_rfc_add_d(b, "target_frames_per_second", v->target_pps); /* asked: B->A's own search's rate */
+		xp_rfc_add_d(b, "seconds", v->seconds);
 		json_object_object_add(b, "sent", json_object_new_int64((int64_t)v->sent));
 		json_object_object_add(b, "received", json_object_new_int64((int64_t)v->received));
-		add_d(b, "offered_frames_per_second", v->offered_pps);
-		add_d(b, "loss_percent", xp_rfc_dir_loss_pct(&t->t, true));
+		xp_rfc_add_d(b, "offered_frames_per_second", v->offered_pps);
+		xp_rfc_add_d(b, "loss_percent", xp_rfc_dir_loss_pct(&t->t, true));
 		json_object_object_add(b, "short_of_target", json_object_new_boolean(v->short_of_target));
 		if (v->held_back_by)
 			json_object_object_add(b, "held_back_by", json_object_new_string(v->held_back_by));
@@ -472,15 +457,15 @@ struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
 			xp_rfc_verdict_name(xp_rfc_judge_dir(&t->t, true, 0))));
 		if (t->rev_lat.known) {
 			struct json_object *l = json_object_new_object();
-			lat_json(l, &t->rev_lat);
+			xp_rfc_lat_json(l, &t->rev_lat);
 			json_object_object_add(b, "latency", l);
 		}
 		json_object_object_add(e, "b_to_a", b);
 		struct json_object *c = json_object_new_object();
 		json_object_object_add(c, "sent", json_object_new_int64((int64_t)(t->t.sent + v->sent)));
 		json_object_object_add(c, "received", json_object_new_int64((int64_t)(t->t.received + v->received)));
-		add_d(c, "offered_frames_per_second", t->t.offered_pps + v->offered_pps);
-		add_d(c, "offered_l1_bps", xp_rfc_l1_bps(t->t.offered_pps + v->offered_pps, t->z ? xp_rfc_mean(t->z) : t->len));
+		xp_rfc_add_d(c, "offered_frames_per_second", t->t.offered_pps + v->offered_pps);
+		xp_rfc_add_d(c, "offered_l1_bps", xp_rfc_l1_bps(t->t.offered_pps + v->offered_pps, t->z ? xp_rfc_mean(t->z) : t->len));
 		json_object_object_add(e, "combined", c);
 	}
 	struct json_object *fl = xp_rfc_flows_trial_json(t);
@@ -492,7 +477,7 @@ struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t)
 struct json_object *xp_rfc_tail_json(const struct xp_rfc_run *r)
 {
 	struct json_object *doc = json_object_new_object();
-	add_d(doc, "seconds", r->seconds);
+	xp_rfc_add_d(doc, "seconds", r->seconds);
 	if (r->error)
 		json_object_object_add(doc, "error", json_object_new_string(r->error));
 	if (r->failed_at[0])

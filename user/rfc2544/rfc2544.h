@@ -170,6 +170,9 @@ void xp_rfc_report_text(FILE *f, const struct xp_rfc_run *r);
 struct json_object *xp_rfc_head_json(const struct xp_rfc_run *r);
 struct json_object *xp_rfc_trial_json(const struct xp_rfc_trial_rec *t);
 struct json_object *xp_rfc_tail_json(const struct xp_rfc_run *r);
+/* json_figs.c: a figure as a member (null when not finite), a latency's members (frames_timed, min/mean/max/p50/p99/p99_9 in µs). */
+void xp_rfc_add_d(struct json_object *o, const char *k, double v);
+void xp_rfc_lat_json(struct json_object *o, const struct xp_rfc_latency *x);
 /* The -J document of a finished run at once, through a -J sink as the run gives it (the unit tests). */
 void xp_rfc_report_json(FILE *f, const struct xp_rfc_run *r);
 /* flows.c: the suite with flows (--flows FILE). setup: the one pass's size (its label, the aggregate's mean,
