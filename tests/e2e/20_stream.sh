@@ -59,7 +59,7 @@ xp_check "start capture" eval 'xp_capture_bg router timeout 10 tcpdump -i xpr0 -
 xp_check "client run IPv6, 78-byte frames, 20 kpps" eval 'client -c "$XP_SERVER6" -t 2 -l 78 -b 20kpps --queues 1 -J >"$J"'
 xp_check "capture done" eval 'wait $CAP 2>/dev/null; [[ -s $PC6 ]]'
 xp_check "received == sent" expect_eq received "$(jqv .end.sum.received.packets)" "$(jqv .end.sum.sent.packets)"
-xp_check "about 40000 sent" expect_near sent "$(jqv .end.sum.sent.packets)" 40000 1000
+xp_check "about 40000 sent (or said short)" expect_near_or_said_short sent "$(jqv .end.sum.sent.packets)" 40000 1000 "$J"
 xp_check "counted as IPv6 by XDP" expect_eq ipv6 "$(jqv .end.sum.received.counters.ipv6_pkts)" "$(jqv .end.sum.sent.packets)"
 xp_check "TCP checksums good (IPv6)" expect_eq status "$(tshark -r "$PC6" -o tcp.check_checksum:TRUE -T fields -e tcp.checksum.status 2>/dev/null | sort -u)" 1
 xp_pass
@@ -76,7 +76,7 @@ xp_check "received == sent" expect_eq received "$(jqv .end.sum.received.packets)
 # router and the server below); the rate's accuracy to 2 % is the bench's
 # (scripts/bench.sh rate control). A fresh-clone CI run once sent 38926:
 # 54 ms of a 2-s run lost to start-up or a forgiven stall.
-xp_check "about 40000 sent (20 kpps x 2 s)" expect_near sent "$(jqv .end.sum.sent.packets)" 40000 2000
+xp_check "about 40000 sent (20 kpps x 2 s) (or said short)" expect_near_or_said_short sent "$(jqv .end.sum.sent.packets)" 40000 2000 "$J"
 xp_check "counted as UDP" expect_eq udp "$(jqv .end.sum.received.counters.udp_pkts)" "$(jqv .end.sum.sent.packets)"
 xp_check "server XDP drops (ethtool) == received" expect_eq "xdp_drops delta" "$((d1 - d0))" "$(jqv .end.sum.received.packets)"
 xp_check "router forwarded == sent (+ control traffic)" expect_near "router tx" "$((f1 - f0))" "$(jqv .end.sum.sent.packets)" 100
@@ -96,8 +96,10 @@ for f in a b; do
 	xp_check "client $f: received == sent" expect_eq "$f received" \
 		"$(jq .end.sum.received.packets "$XP_TMP/$f.json")" "$(jq .end.sum.sent.packets "$XP_TMP/$f.json")"
 done
-xp_check "client a about 20000" expect_near a "$(jq .end.sum.received.packets "$XP_TMP/a.json")" 20000 1000
-xp_check "client b about 60000" expect_near b "$(jq .end.sum.received.packets "$XP_TMP/b.json")" 60000 2000
+xp_check "client a about 20000 (or said short)" expect_near_or_said_short a \
+	"$(jq .end.sum.received.packets "$XP_TMP/a.json")" 20000 1000 "$XP_TMP/a.json"
+xp_check "client b about 60000 (or said short)" expect_near_or_said_short b \
+	"$(jq .end.sum.received.packets "$XP_TMP/b.json")" 60000 2000 "$XP_TMP/b.json"
 xp_check "overlapping ranges refused" eval '
 	n0=$(tests_started)
 	client -c "$XP_SERVER4" -t 3 -b 1kpps --queues 1 -p 63000:63007 >/dev/null &

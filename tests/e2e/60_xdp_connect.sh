@@ -27,7 +27,7 @@ xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "-x at 20k SYN/s for 3 s" eval 'client -c "$XP_SERVER4" --engine xdp -x --cps 20000 -t 3 -J >"$J"'
 est=$(conn established)
 xp_check "SYNs from live frames by default" expect_eq engine_mode "$(jqv .start.engine_mode)" live
-xp_check "about 60000 handshakes completed" expect_near established "$est" 60000 1500
+xp_check "about 60000 handshakes completed (or said short)" expect_near_or_said_short established "$est" 60000 1500 "$J"
 xp_check "every SYN answered, every ACK counted" eval '
 	[[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" && $(conn acks_sent) == "$est" ]] || { jq .end.sum.connections "$J"; false; }'
 xp_check "server reset each one" expect_eq rst "$(conn server_rst_sent)" "$est"
@@ -43,7 +43,7 @@ xp_case fin_close_through_firewall
 xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "-x --fin at 10k SYN/s" eval 'client -c "$XP_SERVER4" --engine xdp -x --fin --cps 10000 -t 2 -J >"$J"'
 est=$(conn established)
-xp_check "about 20000 completed" expect_near established "$est" 20000 800
+xp_check "about 20000 completed (or said short)" expect_near_or_said_short established "$est" 20000 800 "$J"
 xp_check "every FIN answered" expect_eq fin_answered "$(conn server_fin_answered)" "$est"
 xp_check "client answered every FIN-ACK" expect_eq finack "$(conn finack_answered)" "$est"
 xp_check "conntrack: all TIME_WAIT (closed by FINs)" expect_near TIME_WAIT "$(ct_state TIME_WAIT)" "$est" 2
@@ -57,7 +57,7 @@ xp_check "flush conntrack" xp_exec router conntrack -F
 xp_check "conntrack invalid before" eval 'INV0=$(ct_invalid)'
 xp_check "-x --bytes 1000 at 10k SYN/s" eval 'client -c "$XP_SERVER4" --engine xdp -x --bytes 1000 --cps 10000 -t 2 -J >"$J"'
 est=$(conn established)
-xp_check "about 20000 completed" expect_near established "$est" 20000 800
+xp_check "about 20000 completed (or said short)" expect_near_or_said_short established "$est" 20000 800 "$J"
 xp_check "client sent data with every ACK" eval '
 	[[ $(conn acks_sent) == "$est" && $(conn fins_sent) == "$est" ]] || { jq .end.sum.connections "$J"; false; }'
 xp_check "server received 1000 bytes per connection" \
@@ -102,7 +102,7 @@ xp_check "conntrack invalid before" eval 'INV0=$(ct_invalid)'
 xp_check "-x --syn-engine live at 20k SYN/s for 2 s" eval 'client -c "$XP_SERVER4" --engine xdp -x --syn-engine live --cps 20000 -t 2 -J >"$J"'
 est=$(conn established)
 xp_check "SYNs from live frames" expect_eq engine "$(jqv .start.engine)/$(jqv .start.engine_mode)" xdp/live
-xp_check "about 40000 handshakes completed (2 %)" expect_near established "$est" 40000 800
+xp_check "about 40000 handshakes completed (2 %) (or said short)" expect_near_or_said_short established "$est" 40000 800 "$J"
 xp_check "every SYN answered" eval '
 	[[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" && $(conn acks_sent) == "$est" ]] || { jq .end.sum.connections "$J"; false; }'
 xp_check "no invalid cookie" expect_eq invalid "$(conn server_cookie_invalid)" 0
@@ -114,7 +114,7 @@ xp_check "over 16 source addresses (the generator rewrites the IP header)" eval 
 	client -c "$XP_SERVER4" --engine xdp -x --syn-engine live --cps 20000 -t 1 --bind "$XP_CLIENT4_RANGE" -J >"$J"'
 est=$(conn established)
 xp_check "about 20000, every SYN answered" eval '
-	expect_near established "$est" 20000 400 && [[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" ]]'
+	expect_near_or_said_short established "$est" 20000 400 "$J" && [[ $(conn syn_sent) == "$est" && $(conn synack_seen) == "$est" ]]'
 xp_check "spread evenly over the 16 addresses, all CLOSE" eval '
 	xp_exec router conntrack -L -p tcp --state CLOSE 2>/dev/null | grep -o "src=198\.18\.1\.[0-9]*" | sort | uniq -c >"$XP_TMP/src"
 	cat "$XP_TMP/src"; (( $(wc -l <"$XP_TMP/src") == 16 )) && awk -v n="$est" "{ d = \$1 - n / 16; if (d < -2 || d > 2) exit 1 }" "$XP_TMP/src"'
@@ -132,7 +132,7 @@ xp_check "nstat before" eval 'P0=$(nstat_abs server TcpPassiveOpens)'
 xp_check "-x --peer kernel at 5k SYN/s" eval 'client -c "$XP_SERVER4" --engine xdp -x --peer kernel --cps 5000 -t 2 -P 1000 -J >"$J"'
 xp_check "nstat after" eval 'P1=$(nstat_abs server TcpPassiveOpens)'
 acc=$(conn server_accepted)
-xp_check "about 10000 accepted by the server's stack" expect_near accepted "$acc" 10000 500
+xp_check "about 10000 accepted by the server's stack (or said short)" expect_near_or_said_short accepted "$acc" 10000 500 "$J"
 # +1: the control connection of the test itself
 xp_check "TcpPassiveOpens == accepted (+ control)" expect_near TcpPassiveOpens "$((P1 - P0))" "$acc" 2
 xp_check "server XDP answered nothing itself" expect_eq synack "$(conn server_synack_sent)" 0
@@ -143,7 +143,7 @@ xp_case ipv6_connect_direct
 xp_check "lab up (direct)" xp_lab_up --direct --queues 2
 xp_check "server" start_server
 xp_check "-x IPv6 at 20k SYN/s" eval 'client -c "$XP_SERVER6" --engine xdp -x --cps 20000 -t 2 -J >"$J"'
-xp_check "about 40000 completed" expect_near established "$(conn established)" 40000 1000
+xp_check "about 40000 completed (or said short)" expect_near_or_said_short established "$(conn established)" 40000 1000 "$J"
 xp_check "no invalid cookie" expect_eq invalid "$(conn server_cookie_invalid)" 0
 xp_pass
 
