@@ -136,7 +136,7 @@ cat >"$KF" <<'JSON'
 JSON
 xp_check "router counters per DSCP" xp_exec router nft -f - <<'NFT'
 table inet xpkey {
-	chain fwd {
+	chain kfwd {
 		type filter hook forward priority 0;
 		ip dscp 0 udp sport 30000 counter comment "dscp0"
 		ip dscp 46 udp sport 30000 counter comment "dscp46"
@@ -146,7 +146,7 @@ NFT
 xp_on_exit "ip netns exec $(xp_ns router) nft delete table inet xpkey 2>/dev/null"
 # nft_dscp COMMENT: the packets of the rule with that comment.
 nft_dscp() {
-	xp_exec router nft -j list chain inet xpkey fwd |
+	xp_exec router nft -j list chain inet xpkey kfwd |
 		jq --arg c "$1" '[.nftables[] | .rule? // empty | select(.comment == $c) | .expr[] | .counter? // empty | .packets] | add // 0'
 }
 xp_check "xdpperf --flows (two flows without stamps), xsk" eval 'xp_exec client "$XP_BIN" -c "$XP_SERVER4" \
