@@ -77,6 +77,7 @@ static int flow_keys(struct server *s, struct srv_client *c, char *err, size_t e
 		e[i] = c->flow_base + q->flow;
 	}
 	c->keyed = true; /* whatever went in goes out at the end */
+	c->key_slot = c->slot;
 	r = server_prog_flow_keys(s->rp, c->slot, t->flows.key_mask, k, e, t->flows.nkeys);
 out:
 	free(k);
@@ -95,7 +96,7 @@ out:
 void srv_meas_flows_free(struct server *s, struct srv_client *c)
 {
 	if (c->keyed)
-		server_prog_flow_keys_clear(s->rp, c->slot);
+		server_prog_flow_keys_clear(s->rp, c->key_slot);
 	c->keyed = false;
 	if (c->nflows)
 		xp_flow_pool_free(&s->flows, c->flow_base, c->nflows);

@@ -89,6 +89,7 @@ struct srv_client {
 	 * flow_acct, taken from the server's pool (meas/flow_pool.h) */
 	unsigned flow_base, nflows; /* nflows 0: none held */
 	bool keyed;                 /* its flows without stamps have keys in the program (flow_key) */
+	int key_slot;               /* ... of this slot (the slot may be freed before the keys go) */
 	/* --bidir's reverse trial (reverse.c): the child that sends it, its stdout */
 	int rev_pid;         /* 0: none */
 	int rev_fd;          /* -1: none */
