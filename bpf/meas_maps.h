@@ -72,6 +72,16 @@ struct {
 	__type(value, struct xp_flow_acct);
 } flow_acct SEC(".maps");
 
+/* Frames without stamps (measure.h): struct xp_flow_key -> the flow's
+ * entry in flow_acct + 1. A hash: the keys are sparse (ports, addresses).
+ * 1024 x (16 + 4 B and the table's ~50 B an element) ~ 70 KB. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XP_MEAS_FLOW_ENTRIES);
+	__type(key, struct xp_flow_key);
+	__type(value, __u32);
+} flow_key SEC(".maps");
+
 /* slot -> per-CPU struct xp_meas_stats. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -164,4 +164,48 @@ struct xp_flow_acct {
 					  * b << 2 .. (b << 2) + 3 */
 };
 
+/*
+ * Frames without stamps, per flow (issue 26, docs/flows.md "Counting frames
+ * without stamps"). A flow that sends no stamp is found by the headers it
+ * declares unique: the map flow_key (a hash, XP_FLOW_ENTRIES keys for all
+ * slots) takes struct xp_flow_key to the flow's entry in flow_acct + 1, and
+ * counts frames, bytes and recv there (no sequence, no send time: expected,
+ * order and latency stay 0). The slot's xp_slot_cfg.key_mask says which
+ * fields make the key (the same for all the test's flows); the others are 0
+ * in it. Only frames addressed to this host that carry no stamp of the test
+ * (no right tag, lib/stamp.h) are looked up; one whose key is in no flow
+ * counts in meas_stats' unkeyed. 0: the slot has no unstamped flow, and its
+ * frames pay one branch for all this.
+ *
+ * The fields, in the order the client tries them (fewest first):
+ *   vid[0], vid[1]  the frame's first (outer) and second VLAN ID as the
+ *                   program sees them, XP_KEY_NO_VID without that tag
+ *   dscp            IPv4 TOS >> 2, IPv6 traffic class >> 2
+ *   sport, dport    host order
+ *   src             IPv4 source, or the IPv6 source's four 32-bit words
+ *                   XORed (network order as in the frame: a flow's source
+ *                   is one of the client's addresses, which a fold tells
+ *                   apart without a 16-byte key)
+ */
+#define XP_KEY_VID0   (1u << 0)
+#define XP_KEY_VID1   (1u << 1)
+#define XP_KEY_DSCP   (1u << 2)
+#define XP_KEY_SPORT  (1u << 3)
+#define XP_KEY_DPORT  (1u << 4)
+#define XP_KEY_SRC    (1u << 5)
+#define XP_KEY_FIELDS 0x3fu
+/* Key counting on, whatever the fields: a lone unstamped flow needs none. */
+#define XP_KEY_ON     (1u << 7)
+#define XP_KEY_NO_VID 0xfffu
+
+struct xp_flow_key {
+	__u16 slot;
+	__u16 vid[2];
+	__u8 dscp;
+	__u8 pad;
+	__u16 sport, dport;
+	__u16 pad2;
+	__u32 src;
+};
+
 #endif /* XDPPERF_MEASURE_H */

@@ -592,6 +592,83 @@ static __always_inline int xp_tag_ok(__u32 slot, void *pl, void *data_end, __u32
 }
 
 /*
+ * A frame of slot addressed to this host (xp_slot_owner's XP_OWN_YES) that
+ * carries no stamp of its test, in a slot with key fields (cfg->key_mask,
+ * bpf/measure.h): its flow is the one flow_key names for the fields mask
+ * picks from its headers; count it there (frames, bytes, recv), or in the
+ * slot's unkeyed when no flow has its key. l3: the IP header's offset
+ * (bits 0-7) and is_v6 (bit 8); the tags between Ethernet and IP are read
+ * again here, the L4 ports behind IPv4's options. A function of its own,
+ * for the stack (the key lives in this frame) and so xdp_server's
+ * instructions do not grow on the stamped path. Returns 0.
+ */
+static __noinline int xp_key_count(struct xdp_md *ctx, __u32 slot, __u32 mask, __u64 l3, __u32 flen)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u64 l3_off = l3 & 0xff, l4_off;
+	struct xp_flow_key k = { .slot = (__u16)slot };
+	struct xp_meas_stats *ms;
+	struct xp_flow_acct *f;
+	__u8 *ip = data + l3_off, *l4;
+	__u32 *fe, e;
+
+	if (l3_off > XP_MAX_L3_OFF || l3_off < sizeof(struct ethhdr))
+		return 0;
+	if (mask & (XP_KEY_VID0 | XP_KEY_VID1)) {
+		/* The tags parse_ethhdr walked: (l3_off - 14) / 4 of them. */
+		__u8 *t = data + sizeof(struct ethhdr);
+
+		if ((void *)(t + 2 * sizeof(struct vlan_hdr)) > data_end)
+			return 0;
+		if (mask & XP_KEY_VID0)
+			k.vid[0] = l3_off >= sizeof(struct ethhdr) + 4 ? bpf_ntohs(*(__u16 *)t) & 0xfff : XP_KEY_NO_VID;
+		if (mask & XP_KEY_VID1)
+			k.vid[1] = l3_off >= sizeof(struct ethhdr) + 8 ? bpf_ntohs(*(__u16 *)(t + 4)) & 0xfff
+								       : XP_KEY_NO_VID;
+	}
+	if (l3 >> 8) {
+		if ((void *)(ip + sizeof(struct ipv6hdr) + 4) > data_end)
+			return 0;
+		k.dscp = (__u8)((((ip[0] & 0x0f) << 4) | (ip[1] >> 4)) >> 2);
+		k.src = *(__u32 *)(ip + 8) ^ *(__u32 *)(ip + 12) ^ *(__u32 *)(ip + 16) ^ *(__u32 *)(ip + 20);
+		l4_off = sizeof(struct ipv6hdr);
+	} else {
+		if ((void *)(ip + sizeof(struct iphdr)) > data_end)
+			return 0;
+		k.dscp = ip[1] >> 2;
+		k.src = *(__u32 *)(ip + 12);
+		l4_off = (ip[0] & 0x0f) * 4;
+	}
+	l4 = ip + l4_off;
+	if ((void *)(l4 + 4) > data_end)
+		return 0;
+	if (mask & XP_KEY_SPORT)
+		k.sport = bpf_ntohs(*(__u16 *)l4);
+	if (mask & XP_KEY_DPORT)
+		k.dport = bpf_ntohs(*(__u16 *)(l4 + 2));
+	if (!(mask & XP_KEY_DSCP))
+		k.dscp = 0;
+	if (!(mask & XP_KEY_SRC))
+		k.src = 0;
+	fe = bpf_map_lookup_elem(&flow_key, &k);
+	if (fe && *fe) {
+		e = *fe - 1;
+		f = bpf_map_lookup_elem(&flow_acct, &e);
+		if (f) {
+			f->frames++;
+			f->bytes += flen;
+			f->recv++;
+		}
+		return 0;
+	}
+	ms = bpf_map_lookup_elem(&meas_stats, &slot);
+	if (ms)
+		XP_INC(ms, unkeyed);
+	return 0;
+}
+
+/*
  * The whole frame's length, fragments included. The loader loads this
  * program with BPF_F_XDP_HAS_FRAGS where the kernel takes it
  * (user/loader/server_prog.c), so that native XDP takes a jumbo MTU (a
@@ -732,6 +809,16 @@ int xdp_server(struct xdp_md *ctx)
 	if (payload) {
 		XP_INC(cnt, data_pkts);
 		XP_ADD_AS(data_bytes, cnt->data_bytes, payload);
+	}
+
+	/* A test with unstamped flows (cfg->key_mask): a frame addressed to
+	 * this host without the test's stamp (no right tag) is counted by its
+	 * headers (xp_key_count), never read as a stamp. Every other frame
+	 * pays this one branch. A frame not addressed to this host got here
+	 * only with its tag (XP_OWN_TAGGED): stamped. */
+	if (cfg->key_mask && own == XP_OWN_YES && !xp_tag_ok(slot, c.pos, data_end, payload, is_v6)) {
+		xp_key_count(ctx, slot, cfg->key_mask, (__u64)(l3 - data) | (__u64)is_v6 << 8, flen);
+		return (cfg->flags & XP_SLOT_PASS) ? XDP_PASS : XDP_DROP;
 	}
 
 	/* Stamped tests: sequence, loss, latency (server_meas.h). c.pos is

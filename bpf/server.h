@@ -108,6 +108,10 @@ struct xp_slot_cfg {
 	 * up there. Appended: the fields above keep their offsets. */
 	__u32 self4;
 	__u32 self6[4];
+	/* Frames without stamps counted per flow by these header fields
+	 * (XP_KEY_* of bpf/measure.h, map flow_key); 0 = the test has no
+	 * unstamped flow. Set by server_prog_flow_keys after the keys. */
+	__u32 key_mask;
 };
 
 /* Address families in map keys and slot_cfg (AF_INET and AF_INET6 are
@@ -250,6 +254,9 @@ struct xp_meas_stats {
 	 * dropped instead). stamped == reflected + reflect_refused there. */
 	__u64 reflected;
 	__u64 reflect_refused;
+	/* A slot with key_mask: frames without a stamp of the test whose
+	 * headers are no flow's key (bpf/measure.h, flow_key). */
+	__u64 unkeyed;
 };
 
 /* Global (slot independent) counters: index into the stats map. Every frame

@@ -110,3 +110,59 @@ xp_check "class 1:10 held voice-ef's frames" expect_rc 0 test "$EF_PKTS" -ge "$E
 xp_check "bulk-be's loss = class 1:20's drops" expect_eq be_loss "$BE_LOSS" "$BE_DROP"
 xp_check "voice-ef's loss = class 1:10's drops" expect_eq ef_loss "$EF_LOSS" "$EF_DROP"
 xp_pass
+
+# ---------------------------------------------------------------------------
+# Flows without stamps (metrics.enable false), told apart by DSCP: the server
+# counts each by the headers it declares unique (the client chooses DSCP; the
+# key goes in the start request). 1000 frames each at 1000 frames/s, through
+# the same router (well below its classes' rates: nothing dropped), each
+# flow's received count checked against an nftables counter per DSCP in the
+# router's forward chain, counters xdpperf did not write. ~3 s.
+xp_case qos_flows_unstamped_by_dscp
+KF=$XP_TMP/unstamped.json
+KJ=$XP_TMP/unstamped_out.json
+cat >"$KF" <<'JSON'
+{"flows": [
+ {"name": "plain", "packet": [{"choice": "ethernet", "ethernet": {}},
+   {"choice": "ipv4", "ipv4": {"priority": {"choice": "dscp", "dscp": {"phb": {"choice": "value", "value": 0}}}}},
+   {"choice": "udp", "udp": {"src_port": {"choice": "value", "value": 30000}}}],
+  "size": {"choice": "fixed", "fixed": 128}, "rate": {"choice": "pps", "pps": 1000},
+  "duration": {"choice": "fixed_packets", "fixed_packets": {"packets": 1000}}, "metrics": {"enable": false}},
+ {"name": "expedited", "packet": [{"choice": "ethernet", "ethernet": {}},
+   {"choice": "ipv4", "ipv4": {"priority": {"choice": "dscp", "dscp": {"phb": {"choice": "value", "value": 46}}}}},
+   {"choice": "udp", "udp": {"src_port": {"choice": "value", "value": 30000}}}],
+  "size": {"choice": "fixed", "fixed": 128}, "rate": {"choice": "pps", "pps": 1000},
+  "duration": {"choice": "fixed_packets", "fixed_packets": {"packets": 1000}}, "metrics": {"enable": false}}]}
+JSON
+xp_check "router counters per DSCP" xp_exec router nft -f - <<'NFT'
+table inet xpkey {
+	chain kfwd {
+		type filter hook forward priority 0;
+		ip dscp 0 udp sport 30000 counter comment "dscp0"
+		ip dscp 46 udp sport 30000 counter comment "dscp46"
+	}
+}
+NFT
+xp_on_exit "ip netns exec $(xp_ns router) nft delete table inet xpkey 2>/dev/null"
+# nft_dscp COMMENT: the packets of the rule with that comment.
+nft_dscp() {
+	xp_exec router nft -j list chain inet xpkey kfwd |
+		jq --arg c "$1" '[.nftables[] | .rule? // empty | select(.comment == $c) | .expr[] | .counter? // empty | .packets] | add // 0'
+}
+xp_check "xdpperf --flows (two flows without stamps), xsk" eval 'xp_exec client "$XP_BIN" -c "$XP_SERVER4" \
+	--engine xsk --queues 1 -t 2 --flows "$KF" -J >"$KJ"'
+jq -c '.end.flows[]' "$KJ"
+jq -c '.end.sum | del(.received.counters)' "$KJ"
+kflow() { jq -r --arg n "$1" ".end.flows[] | select(.name == \$n) | $2" "$KJ"; }
+N0=$(nft_dscp dscp0) N46=$(nft_dscp dscp46)
+echo "router: dscp 0 $N0, dscp 46 $N46"
+xp_check "plain: sent 1000" expect_eq plain_tx "$(kflow plain .frames_tx)" 1000
+xp_check "expedited: sent 1000" expect_eq ef_tx "$(kflow expedited .frames_tx)" 1000
+xp_check "both counted, without stamps" expect_eq counted "$(jq -c '[.end.flows[] | [.counted, .stamps]]' "$KJ")" \
+	'[[true,false],[true,false]]'
+xp_check "plain received = the router's DSCP 0 counter" expect_eq plain_rx "$(kflow plain .frames_rx)" "$N0"
+xp_check "expedited received = the router's DSCP 46 counter" expect_eq ef_rx "$(kflow expedited .frames_rx)" "$N46"
+xp_check "the router forwarded them all" expect_eq router_both "$((N0 + N46))" 2000
+xp_check "no latency, duplicates or order figures (absent, not 0)" expect_eq absent \
+	"$(jq -c '[.end.flows[] | has("latency"), has("duplicates"), has("reordered")] | any' "$KJ")" false
+xp_pass

@@ -265,6 +265,26 @@ int server_prog_meas_start_flows(struct server_prog *rp, int slot, const struct 
 	return server_prog_meas_start(rp, slot, m);
 }
 
+/* Flows without stamps: the keys as the real loader checks them (mask, entries in range). */
+int server_prog_flow_keys(struct server_prog *rp, int slot, __u32 mask, const struct xp_flow_key *keys,
+			  const __u32 *entries, unsigned n)
+{
+	(void)rp;
+	PROMISE(slot >= 0 && slot < XP_MAX_SLOTS && n <= XP_FLOW_ENTRIES && (!n || keys != NULL));
+	if ((mask & ~(XP_KEY_FIELDS | XP_KEY_ON)) || (n && !(mask & XP_KEY_ON)))
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		PROMISE(entries[i] < XP_FLOW_ENTRIES);
+	return 0;
+}
+
+int server_prog_flow_keys_clear(struct server_prog *rp, int slot)
+{
+	(void)rp;
+	PROMISE(slot >= 0 && slot < XP_MAX_SLOTS);
+	return 0;
+}
+
 int server_prog_read_flow(struct server_prog *rp, unsigned entry, struct xp_flow_acct *sum)
 {
 	PROMISE(entry < 1024);

@@ -58,6 +58,7 @@ static void client_free(struct client *c, struct xp_spec *sp)
 	xp_report_free(&c->rep);
 	free(c->flows);
 	free(c->flow_res);
+	free(c->keys);
 	free(c);
 	free(sp);
 }
@@ -117,6 +118,83 @@ static void test_resolved(void **state)
 	client_free(c, sp);
 }
 
+/* Stream st: headers of its own, UDP from the path's addresses and ports, DSCP dscp, stamps or not. */
+static void set_hdr(struct xp_stream *st, uint8_t dscp, bool stamps)
+{
+	struct xp_flow_hdr h = { .l4_proto = IPPROTO_UDP, .dscp = dscp };
+	h.src.family = h.dst.family = AF_INET;
+	st->has_hdr = true;
+	st->hdr_auto = 0x3f;
+	st->udp = true;
+	st->no_stamps = !stamps;
+	xp_flow_pat_init(&st->hdr, &h);
+}
+
+/*
+ * Flows without stamps (issue 26): two to the server, DSCP 0 and 46,
+ * counted by DSCP (the key in c->keys); a third to another address, not
+ * counted (uncountable); a stamped one beside them gets the tag's room by
+ * default and is refused without it; two that cannot be told apart refused
+ * with one line naming both.
+ */
+static void test_unstamped(void **state)
+{
+	(void)state;
+	struct xp_spec *sp;
+	struct client *c = client_new(&sp);
+	sp->ntraffic = 4;
+	set_hdr(&sp->traffic[0], 0, false);
+	set_hdr(&sp->traffic[1], 46, false);
+	set_hdr(&sp->traffic[2], 46, false);
+	sp->traffic[2].hdr_auto &= ~XP_HDR_AUTO_DST;
+	struct xp_flow_hdr b = sp->traffic[2].hdr.base;
+	assert_int_equal(xp_addr_parse("198.19.9.9", &b.dst), 0);
+	xp_flow_pat_init(&sp->traffic[2].hdr, &b);
+	set_hdr(&sp->traffic[3], 46, true);
+	int rc = xp_client_flows(c, sp);
+	if (rc)
+		fprintf(stderr, "%s\n", xp_client_last_error());
+	assert_int_equal(rc, 0);
+	assert_non_null(c->keys);
+	assert_int_equal(c->keys->mask, XP_KEY_ON | XP_KEY_DSCP);
+	assert_int_equal(c->keys->n, 2);
+	assert_true(c->flow_res[0].keyed && c->flow_res[1].keyed);
+	assert_true(!c->flow_res[2].keyed && c->flow_res[2].uncountable);
+	assert_true(!c->flow_res[3].keyed && !c->flow_res[3].uncountable);
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(c->keys->key[i].dscp, c->keys->flow[i] == 0 ? 0 : 46);
+	/* The stamped flow's default size carries the tag. */
+	struct frame_layout lay;
+	assert_int_equal(frame_layout_hdr(&c->flows[3].hdr.base, c->flows[3].frame_size, false, &lay, NULL), 0);
+	assert_true(xp_stamp_tagged(xp_stamp_place_of(0, lay.payload_len), lay.payload_len));
+	client_free(c, sp);
+
+	/* The same two DSCPs, the same everything: refused, naming both. */
+	c = client_new(&sp);
+	set_hdr(&sp->traffic[0], 46, false);
+	set_hdr(&sp->traffic[1], 46, false);
+	snprintf(sp->traffic[0].name, sizeof(sp->traffic[0].name), "a");
+	snprintf(sp->traffic[1].name, sizeof(sp->traffic[1].name), "b");
+	assert_int_equal(xp_client_flows(c, sp), 2);
+	assert_non_null(strstr(xp_client_last_error(), "--flows: flows \"a\" and \"b\" have the same dscp"));
+	client_free(c, sp);
+
+	/* A stamped TCP flow of 64-byte frames (stamp in the IP ID, no tag) beside one without stamps: refused. */
+	c = client_new(&sp);
+	set_hdr(&sp->traffic[0], 0, false);
+	set_hdr(&sp->traffic[1], 46, true);
+	b = sp->traffic[1].hdr.base;
+	b.l4_proto = IPPROTO_TCP;
+	sp->traffic[1].udp = false;
+	xp_flow_pat_init(&sp->traffic[1].hdr, &b);
+	sp->traffic[1].frame_size_set = true;
+	sp->traffic[1].frame_size = 64;
+	assert_int_equal(xp_client_flows(c, sp), 2);
+	assert_non_null(strstr(xp_client_last_error(), "its 64-byte frames have no room for the stamp's tag"));
+	assert_non_null(strstr(xp_client_last_error(), "give it sizes from 70 up"));
+	client_free(c, sp);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -139,7 +217,18 @@ static void test_refused(void **state)
 	sp->traffic[1].frame_size_set = true;
 	sp->traffic[1].frame_size = 2000;
 	assert_int_equal(xp_client_flows(c, sp), 2);
-	assert_non_null(strstr(xp_client_last_error(), "flow 2: frame size 2000 exceeds the MTU"));
+	assert_non_null(strstr(xp_client_last_error(), "flow 2: frame size 2000 (-l) exceeds the MTU"));
+	client_free(c, sp);
+	/* A flow file's flow: its size field named, not -l (which --flows refuses). */
+	c = client_new(&sp);
+	sp->traffic[1].frame_size_set = true;
+	sp->traffic[1].frame_size = 2000;
+	set_hdr(&sp->traffic[1], 0, 1);
+	snprintf(sp->traffic[1].name, sizeof(sp->traffic[1].name), "big");
+	assert_int_equal(xp_client_flows(c, sp), 2);
+	assert_non_null(strstr(xp_client_last_error(),
+			       "flow 2 (big): frame size 2000 (its size, flows[1].size in the flow file) exceeds the MTU"));
+	assert_null(strstr(xp_client_last_error(), "-l"));
 	client_free(c, sp);
 	/* Periods beyond what the xsk engine holds: 40 000 + 40 000 frames. */
 	c = client_new(&sp);
@@ -170,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolved),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_unstamped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

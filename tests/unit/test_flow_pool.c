@@ -72,6 +72,55 @@ static void test_request_flows(void **state)
 	}
 }
 
+/* The key of flows without stamps in the start request: written and read
+ * back; read strictly (names once, every key exactly "flow" and the named
+ * fields, in range, below nflows; both members or neither). */
+static void test_request_keys(void **state)
+{
+	(void)state;
+	struct xp_test_key k[2] = { { .flow = 0, .dscp = 0, .sport = 30000 }, { .flow = 1, .dscp = 46, .sport = 30000 } };
+	struct xp_test t = { .version = 1, .kind = XP_TEST_STREAM, .engine = "xsk", .family = AF_INET,
+			     .port_lo = 7000, .port_hi = 7000, .duration = 2, .frame_size = 64 }, u;
+	char err[256];
+	t.flows.nflows = 2;
+	t.flows.threads = 1;
+	t.flows.key_mask = XP_KEY_ON | XP_KEY_DSCP | XP_KEY_SPORT;
+	t.flows.nkeys = 2;
+	t.flows.keys = k;
+	struct json_object *o = xp_test_to_json(&t);
+	assert_int_equal(xp_test_from_json(o, &u, err, sizeof(err)), 0);
+	json_object_put(o);
+	assert_int_equal(u.flows.key_mask, t.flows.key_mask);
+	assert_int_equal(u.flows.nkeys, 2);
+	assert_memory_equal(u.flows.keys, k, sizeof(k));
+	xp_test_release(&u);
+	assert_null(u.flows.keys);
+	/* No field, one flow: XP_KEY_ON alone; src as a 32-bit number. */
+	assert_int_equal(decode(START ",\"flows\":{\"nflows\":1,\"threads\":1,\"key\":[],\"keys\":[{\"flow\":0}]}}", &u,
+			    err, sizeof(err)), 0);
+	assert_int_equal(decode(START ",\"flows\":{\"nflows\":1,\"threads\":1,\"key\":[\"src\"],\"keys\":"
+				      "[{\"flow\":0,\"src\":4294967295}]}}", &u, err, sizeof(err)), 0);
+#define F(x) START ",\"flows\":{\"nflows\":2,\"threads\":1," x "}}"
+	const char *bad[] = {
+		F("\"key\":[\"dscp\"]"),                                         /* keys missing */
+		F("\"key\":[\"dscp\",\"dscp\"],\"keys\":[{\"flow\":0,\"dscp\":1}]"),  /* a name twice */
+		F("\"key\":[\"ttl\"],\"keys\":[{\"flow\":0,\"ttl\":1}]"),         /* not a key field */
+		F("\"key\":[\"dscp\"],\"keys\":[{\"flow\":0,\"dscp\":64}]"),      /* out of range */
+		F("\"key\":[\"dscp\"],\"keys\":[{\"flow\":2,\"dscp\":1}]"),       /* no such flow */
+		F("\"key\":[\"dscp\"],\"keys\":[{\"flow\":0}]"),                  /* a field missing */
+		F("\"key\":[\"dscp\"],\"keys\":[{\"flow\":0,\"dscp\":1,\"sport\":2}]"), /* one not named */
+		F("\"key\":[\"dscp\"],\"keys\":[]"),                               /* none */
+		F("\"key\":[\"sport\"],\"keys\":[{\"flow\":0,\"sport\":65536}]"),
+		F("\"key\":\"dscp\",\"keys\":[{\"flow\":0,\"dscp\":1}]"),          /* not an array */
+	};
+#undef F
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(decode(bad[i], &u, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "flows") ? err : strstr(err, "field") ? err : NULL);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
 static void test_pool_first_fit(void **state)
 {
 	(void)state;
@@ -267,6 +316,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request_flows),
+		cmocka_unit_test(test_request_keys),
 		cmocka_unit_test(test_pool_first_fit),
 		cmocka_unit_test(test_stream_map),
 		cmocka_unit_test(test_flow_figs_json),

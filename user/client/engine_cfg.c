@@ -48,6 +48,11 @@ static int check_limits(struct client *c, const struct frame_spec *s, unsigned *
 	if (sp->traffic[0].frame_size < min)
 		return xp_client_fail(c, 2, "frame size %u is too small for %s/IPv%d (minimum -l %zu)", sp->traffic[0].frame_size,
 			    sp->traffic[0].udp ? "UDP" : "TCP", c->local.family == AF_INET6 ? 6 : 4, min);
+	/* A flow file's size is its flow's size field, not -l (which --flows refuses): name that. */
+	if (sp->traffic[0].frame_size > max && sp->traffic[0].has_hdr && sp->traffic[0].name[0])
+		return xp_client_fail(c, 2, "flow 1 (%s): frame size %u (its size, flows[0].size in the flow file) exceeds "
+				      "the MTU %u of %s (maximum %zu)", sp->traffic[0].name, sp->traffic[0].frame_size,
+				      c->link.mtu, c->link.name, max);
 	if (sp->traffic[0].frame_size > max)
 		return xp_client_fail(c, 2, "frame size %u exceeds the MTU %u of %s (maximum -l %zu)", sp->traffic[0].frame_size, c->link.mtu,
 			    c->link.name, max);

@@ -94,23 +94,107 @@ static void resolve_hdr(const struct client *c, const struct xp_stream *st, stru
 	/* An address pattern of the other family than an auto base: the check names it. */
 }
 
-/* The smallest frame of h's headers that carries a stamp (stamps), or the smallest valid one. */
-static unsigned min_size(const struct xp_flow_hdr *h, bool stamps)
+/* Does a frame of h's headers with payload_len payload bytes carry the stamp (and its tag, if tag)? */
+static bool has_stamp(const struct xp_flow_hdr *h, unsigned payload_len, bool tag)
+{
+	enum xp_stamp_place p = xp_stamp_place_of(h->src.family == AF_INET6, payload_len);
+	return p != XP_STAMP_NONE && (!tag || xp_stamp_tagged(p, payload_len));
+}
+
+/* The smallest frame of h's headers that carries a stamp (stamps; with its
+ * tag if tag), or the smallest valid one. */
+static unsigned min_size(const struct xp_flow_hdr *h, bool stamps, bool tag)
 {
 	struct frame_layout lay;
 	size_t hl = xp_flow_hdr_len(h);
 	for (size_t n = hl + 4 > 64 ? hl + 4 : 64; n < hl + 4 + 64; n++) {
 		if (frame_layout_hdr(h, n, false, &lay, NULL))
 			continue;
-		if (!stamps || xp_stamp_place_of(h->src.family == AF_INET6, lay.payload_len) != XP_STAMP_NONE)
+		if (!stamps || has_stamp(h, lay.payload_len, tag))
 			return (unsigned)n;
 	}
 	return 64;
 }
 
-/* Every size flow f can take, checked against its headers and the MTU; its mean. Exit status or 0. */
-static int check_sizes(struct client *c, const struct xp_engine_flow *f, const char *name, double *mean)
+/* Are all frames of fp sent to the server's address (-c), the one address
+ * the client knows the server owns? Only those can be counted without a
+ * stamp (the server takes an unstamped frame only when it is addressed to it). */
+static bool to_server(const struct client *c, const struct xp_flow_pat *fp)
 {
+	struct xp_flow_hdr h;
+	if (xp_pattern_period(&fp->f[XP_FF_DST]) != 1)
+		return false;
+	xp_flow_pat_at(fp, 0, &h);
+	return xp_addr_eq(&h.dst, &c->server);
+}
+
+/*
+ * The flows without stamps (issue 26): those sent to the server are counted
+ * by the headers they declare unique (frame/flow_key.h chooses the fields;
+ * two that cannot be told apart are refused), the others not at all (said
+ * per flow and on the summary's first line). A test with such flows needs
+ * its stamped flows' frames to carry the stamp's tag: the server tells a
+ * stamped frame from an unstamped one by it. Exit status or 0.
+ */
+static int choose_keys(struct client *c, const struct xp_spec *sp)
+{
+	unsigned n = sp->ntraffic;
+	const struct xp_flow_pat **fps = calloc(n, sizeof(*fps));
+	bool *pick = calloc(n, sizeof(*pick));
+	char (*names)[96] = calloc(n, sizeof(*names));
+	const char **np = calloc(n, sizeof(*np));
+	c->keys = malloc(sizeof(*c->keys));
+	if (!fps || !pick || !names || !np || !c->keys) {
+		free(fps), free(pick), free(names), free(np);
+		return xp_client_fail(c, 1, "out of memory for %u flows' keys", n);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		fps[i] = &c->flows[i].hdr;
+		if (sp->traffic[i].name[0])
+			snprintf(names[i], sizeof(names[i]), "%s", sp->traffic[i].name);
+		else
+			snprintf(names[i], sizeof(names[i]), "flow %u", i + 1);
+		np[i] = names[i];
+		/* --no-stamps: no flow has figures of the server's (as without flows). */
+		if (c->flows[i].stamps || sp->no_stamps)
+			continue;
+		pick[i] = to_server(c, &c->flows[i].hdr);
+		c->flow_res[i].keyed = pick[i];
+		c->flow_res[i].uncountable = !pick[i];
+	}
+	char err[512];
+	int rc = xp_key_choose(fps, pick, np, n, c->keys, err, sizeof(err)) ? xp_client_fail(c, 2, "--flows: %s", err) : 0;
+	/* The stamped flows' frames carry the tag: checked at every size. */
+	for (unsigned i = 0; !rc && c->keys->mask && i < n; i++) {
+		const struct xp_engine_flow *f = &c->flows[i];
+		uint64_t period = f->size_pat_set ? xp_pattern_period(&f->size_pat) : f->mix.n ? f->mix.plen : 1;
+		if (!f->stamps)
+			continue;
+		for (uint64_t k = 0; k < period && k < XP_FLOW_TABLE_MAX && !rc; k++) {
+			struct frame_layout lay;
+			unsigned size = xp_flow_size_at(f, k);
+			if (!frame_layout_hdr(&f->hdr.base, size, false, &lay, NULL) &&
+			    !has_stamp(&f->hdr.base, lay.payload_len, true))
+				rc = xp_client_fail(c, 2, "--flows: flow \"%s\": its %u-byte frames have no room for the "
+						    "stamp's tag, which tells its frames from those of the flows without "
+						    "stamps: give it sizes from %u up", names[i], size,
+						    min_size(&f->hdr.base, true, true));
+		}
+	}
+	free(fps), free(pick), free(names), free(np);
+	return rc;
+}
+
+/* Every size flow f can take, checked against its headers and the MTU; its mean. Exit status or 0. */
+static int check_sizes(struct client *c, const struct xp_engine_flow *f, unsigned i, const char *name, double *mean)
+{
+	const struct xp_stream *st = &c->spec->traffic[i];
+	/* Where the size came from: a flow file's size field, or -l (the one-flow shortcuts). */
+	char field[48];
+	if (st->has_hdr && st->name[0])
+		snprintf(field, sizeof(field), "its size, flows[%u].size in the flow file", i);
+	else
+		snprintf(field, sizeof(field), "-l");
 	struct frame_layout lay;
 	const char *err = NULL;
 	unsigned max = c->link.mtu + 18;
@@ -121,8 +205,8 @@ static int check_sizes(struct client *c, const struct xp_engine_flow *f, const c
 	for (uint64_t n = 0; n < period; n++) {
 		unsigned s = xp_flow_size_at(f, n);
 		if (s > max)
-			return xp_client_fail(c, 2, "%s: frame size %u exceeds the MTU %u of %s (maximum %u)", name, s,
-					      c->link.mtu, c->link.name, max);
+			return xp_client_fail(c, 2, "%s: frame size %u (%s) exceeds the MTU %u of %s (maximum %u)", name, s,
+					      field, c->link.mtu, c->link.name, max);
 		if (frame_layout_hdr(&f->hdr.base, s, false, &lay, &err))
 			return xp_client_fail(c, 2, "%s: %s", name, err);
 		sum += s;
@@ -149,6 +233,10 @@ int xp_client_flows(struct client *c, struct xp_spec *sp)
 	double total = 0;
 	unsigned paced = 0;
 	uint64_t frames = 0;
+	/* Flows without stamps beside stamped ones: the stamped flows' sizes carry the tag too (choose_keys). */
+	bool tag = false;
+	for (unsigned i = 0; i < sp->ntraffic && !sp->no_stamps; i++)
+		tag |= sp->traffic[i].no_stamps;
 	for (unsigned i = 0; i < sp->ntraffic; i++) {
 		const struct xp_stream *st = &sp->traffic[i];
 		struct xp_engine_flow *f = &c->flows[i];
@@ -166,9 +254,9 @@ int xp_client_flows(struct client *c, struct xp_spec *sp)
 		else if (st->frame_size_set)
 			f->frame_size = st->frame_size ? st->frame_size : c->link.mtu + 18;
 		else
-			f->frame_size = min_size(&f->hdr.base, f->stamps);
+			f->frame_size = min_size(&f->hdr.base, f->stamps, tag);
 		double mean = 0;
-		int rc = check_sizes(c, f, name, &mean);
+		int rc = check_sizes(c, f, i, name, &mean);
 		if (rc)
 			return rc;
 		f->pps = st->rate.unit != XP_RATE_NONE ? xp_rate_to_pps(&st->rate, mean) : 0;
@@ -185,6 +273,9 @@ int xp_client_flows(struct client *c, struct xp_spec *sp)
 	}
 	if (paced && paced < sp->ntraffic)
 		return xp_client_fail(c, 2, "--flows: give every flow a rate, or none (as fast as possible)");
+	int krc = choose_keys(c, sp);
+	if (krc)
+		return krc;
 	/* The engine's threads can each interleave their flows (a cheap check of the rates' shares). */
 	struct xp_flow_sched *s = malloc(sizeof(*s));
 	if (!s)
@@ -220,7 +311,8 @@ static void take_ival(struct client *c, unsigned i, unsigned n, const uint64_t *
 	f->tx_bytes = tx[n + i] - c->flow_tx_prev[n + i];
 	c->flow_tx_prev[i] = tx[i];
 	c->flow_tx_prev[n + i] = tx[n + i];
-	f->rx_known = c->flow_prev_ok && c->flow_cur_ok;
+	f->keyed = c->flow_res && c->flow_res[i].keyed;
+	f->rx_known = c->flow_prev_ok && c->flow_cur_ok && !(c->flow_res && c->flow_res[i].uncountable);
 	if (f->rx_known)
 		xp_flow_acct_delta(&c->flow_cur[i], &c->flow_prev[i], &f->rx);
 }
@@ -316,6 +408,8 @@ int xp_client_flows_last(struct client *c, struct xp_flow_ival *last)
 
 void xp_client_flows_free(struct client *c)
 {
+	free(c->keys);
+	c->keys = NULL;
 	free(c->flow_prev);
 	free(c->flow_cur);
 	free(c->flow_tx_prev);

@@ -3,6 +3,7 @@
  * start request (answering --auth-key's challenge first), the server's
  * counter samples, and the watch on the connection while the test runs.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -83,7 +84,8 @@ int xp_client_server_sample(struct client *c, const char *op, struct snap *out, 
 		} else {
 			for (unsigned i = 0; i < n; i++) {
 				c->flow_res[i].rx = f[i];
-				c->flow_res[i].rx_known = true;
+				/* Sent where the server takes no unstamped frame: its entry counts nothing of it. */
+				c->flow_res[i].rx_known = !c->flow_res[i].uncountable;
 			}
 			c->flow_rx = true;
 		}
@@ -172,6 +174,20 @@ int xp_client_request_test(struct client *c)
 	if (c->ec.frames.nflows && t->stamp.ival) {
 		t->flows.nflows = c->ec.frames.nflows;
 		t->flows.threads = c->ec.frames.queues > 1 ? c->ec.frames.queues : 1;
+		/* The flows without stamps: the fields and each flow's keys (flows.c's choose_keys). */
+		if (c->keys && c->keys->mask && (t->flows.keys = calloc(c->keys->n, sizeof(*t->flows.keys)))) {
+			t->flows.key_mask = c->keys->mask;
+			t->flows.nkeys = c->keys->n;
+			for (unsigned i = 0; i < c->keys->n; i++) {
+				const struct xp_flow_key *k = &c->keys->key[i];
+				t->flows.keys[i] = (struct xp_test_key){ .flow = c->keys->flow[i],
+									 .vid = { k->vid[0], k->vid[1] },
+									 .dscp = k->dscp, .sport = k->sport,
+									 .dport = k->dport, .src = ntohl(k->src) };
+			}
+		} else if (c->keys && c->keys->mask) {
+			return xp_client_fail(c, 1, "out of memory for %u keys", c->keys->n);
+		}
 	}
 	/* What the test is, beside the resolved part above: the server keeps it for its log. */
 	t->spec = xp_spec_to_wire_json(sp);

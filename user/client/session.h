@@ -13,6 +13,7 @@
 #include "client/client.h"
 #include "client/diag.h"
 #include "client/measure.h"
+#include "frame/flow_key.h"
 #include "proto/auth.h"
 #include "proto/channel.h"
 #include "net/icmp_watch.h"
@@ -51,6 +52,7 @@ struct client {
 	struct xp_icmp_watch icmp;  /* frame streams: ICMP errors the path sends back for our frames */
 	struct xp_engine_flow *flows; /* the test's flows for the engine (ec.frames.flows; flows.c), NULL: none */
 	struct xp_flow_result *flow_res; /* per flow: sent and the server's count (request.c, client.c), NULL: none */
+	struct xp_key_plan *keys; /* the flows without stamps' key (frame/flow_key.h; flows.c), NULL: none */
 	bool flow_rx;               /* the server sent every flow's figures in its stop reply */
 	/* Per-flow figures per interval (flows.c): the cumulative counts at the
 	 * last interval sample, both ends', to take the next interval's

@@ -26,6 +26,8 @@ struct xp_meas_maps {
 	/* Per-flow counting (bpf/measure.h); NULL: the program has none. */
 	struct bpf_map *stream_flow, *flow_acct;
 	unsigned nflow_entries;
+	/* Frames without stamps (bpf/measure.h's struct xp_flow_key); NULL: none. */
+	struct bpf_map *flow_key;
 };
 
 /*
@@ -57,6 +59,18 @@ int xp_meas_maps_start_flows(const struct xp_meas_maps *mm, int slot, const stru
 /* The slot's streams -> flow entries (the part of start_flows that writes
  * stream_flow). Called with the slot off. */
 int xp_meas_flows_map(const struct xp_meas_maps *mm, int slot, const __u32 *stream_entry);
+/*
+ * Frames without stamps (loader/flow_maps.c): the slot's n keys (their
+ * slot field is set here), keys[i] counting into flow_acct entry
+ * entries[i] (0..nflow_entries-1), which are zeroed first; the slot's keys
+ * of an earlier test go first, and its unkeyed count is zeroed. Call before
+ * the slot's key_mask is set. -EINVAL for an entry past the map, -EEXIST
+ * for a key given twice, -EOPNOTSUPP without a flow_key map (n > 0).
+ * keys_clear: every key of the slot out (the test's end). 0 or -errno.
+ */
+int xp_meas_keys_start(const struct xp_meas_maps *mm, int slot, const struct xp_flow_key *keys,
+		       const __u32 *entries, unsigned n);
+int xp_meas_keys_clear(const struct xp_meas_maps *mm, int slot);
 /* Flow entry e summed over CPUs (lat_nmin: the largest, i.e. the smallest
  * latency; lat_max the largest). 0 or -errno. */
 int xp_meas_maps_read_flow(const struct xp_meas_maps *mm, unsigned e, struct xp_flow_acct *sum);

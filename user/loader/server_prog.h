@@ -92,6 +92,17 @@ int server_prog_meas_start(struct server_prog *rp, int slot, const struct xp_slo
 int server_prog_meas_start_flows(struct server_prog *rp, int slot, const struct xp_slot_meas *m,
 				 const __u32 *stream_entry);
 int server_prog_read_flow(struct server_prog *rp, unsigned entry, struct xp_flow_acct *sum);
+/*
+ * Frames without stamps (bpf/measure.h's struct xp_flow_key): the slot's
+ * key fields (XP_KEY_ON | XP_KEY_* fields) and its n keys, keys[i] counting
+ * into flow_acct entry entries[i] (zeroed first), after those of an earlier
+ * test are gone; the mask last, so no frame looks a key up before all are
+ * in. n 0: key counting off. keys_clear: mask 0 and the slot's keys out
+ * (every end of the test). 0 or -errno (-EEXIST: a key given twice).
+ */
+int server_prog_flow_keys(struct server_prog *rp, int slot, __u32 mask, const struct xp_flow_key *keys,
+			  const __u32 *entries, unsigned n);
+int server_prog_flow_keys_clear(struct server_prog *rp, int slot);
 int server_prog_meas_close(struct server_prog *rp, int slot, uint64_t upto);
 int server_prog_read_ibin(struct server_prog *rp, int slot, uint64_t i, struct xp_lat_hist *h);
 int server_prog_read_streams(struct server_prog *rp, int slot, struct xp_stream_figs *out, unsigned max);

@@ -119,6 +119,7 @@ struct xp_flow_ival {
 	char name[64];            /* the flow's name ("" = none: its number is shown) */
 	uint64_t tx_frames, tx_bytes; /* the engine's (read_flows) */
 	bool rx_known;            /* the server sent its figures of the flow at both ends */
+	bool keyed;               /* no stamps: counted by its headers (frames, bytes; no order, no latency) */
 	/* The server's count in the interval: frames .. lat_sum and hist are
 	 * differences; lat_max is the cumulative maximum (a bound, so a
 	 * percentile errs high, never low); lat_nmin 0 (no interval minimum). */
@@ -217,6 +218,11 @@ struct xp_flow_result {
 	uint64_t tx_frames, tx_bytes; /* the engine's (read_flows) */
 	bool rx_known;            /* the server sent its figures of the flow */
 	struct xp_flow_acct rx;   /* the server's, cumulative */
+	/* No stamps (issue 26): keyed, counted by the headers it declares unique
+	 * (frames and bytes received; no duplicates, order or latency); or
+	 * uncountable, sent to an address the server does not own (rx_known
+	 * false: its frames carry nothing that makes them the test's). */
+	bool keyed, uncountable;
 };
 
 struct xp_summary {

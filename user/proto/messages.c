@@ -27,6 +27,61 @@ const char *xp_test_kind_name(enum xp_test_kind k)
 	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
 }
 
+/* The key fields in the request's order, with their names and largest values. */
+static const struct {
+	uint32_t bit;
+	const char *name;
+	long long max;
+} key_fields[] = {
+	{ XP_KEY_VID0, "vid0", 4095 }, { XP_KEY_VID1, "vid1", 4095 }, { XP_KEY_DSCP, "dscp", 63 },
+	{ XP_KEY_SPORT, "sport", 65535 }, { XP_KEY_DPORT, "dport", 65535 }, { XP_KEY_SRC, "src", 0xffffffffll },
+};
+#define NKEYF (sizeof(key_fields) / sizeof(key_fields[0]))
+
+static long long key_get(const struct xp_test_key *k, uint32_t bit)
+{
+	switch (bit) {
+	case XP_KEY_VID0: return k->vid[0];
+	case XP_KEY_VID1: return k->vid[1];
+	case XP_KEY_DSCP: return k->dscp;
+	case XP_KEY_SPORT: return k->sport;
+	case XP_KEY_DPORT: return k->dport;
+	default: return k->src;
+	}
+}
+
+static void key_set(struct xp_test_key *k, uint32_t bit, long long v)
+{
+	switch (bit) {
+	case XP_KEY_VID0: k->vid[0] = (uint16_t)v; break;
+	case XP_KEY_VID1: k->vid[1] = (uint16_t)v; break;
+	case XP_KEY_DSCP: k->dscp = (uint8_t)v; break;
+	case XP_KEY_SPORT: k->sport = (uint16_t)v; break;
+	case XP_KEY_DPORT: k->dport = (uint16_t)v; break;
+	default: k->src = (uint32_t)v;
+	}
+}
+
+/* "key": the field names; "keys": [{"flow": i, field: value, ...}, ...]. */
+static void keys_to_json(const struct xp_test *t, struct json_object *p)
+{
+	struct json_object *names = json_object_new_array(), *keys = json_object_new_array();
+	for (unsigned f = 0; f < NKEYF; f++)
+		if (t->flows.key_mask & key_fields[f].bit)
+			json_object_array_add(names, json_object_new_string(key_fields[f].name));
+	for (unsigned i = 0; i < t->flows.nkeys && t->flows.keys; i++) {
+		struct json_object *k = json_object_new_object();
+		json_object_object_add(k, "flow", json_object_new_int(t->flows.keys[i].flow));
+		for (unsigned f = 0; f < NKEYF; f++)
+			if (t->flows.key_mask & key_fields[f].bit)
+				json_object_object_add(k, key_fields[f].name,
+						       json_object_new_int64(key_get(&t->flows.keys[i], key_fields[f].bit)));
+		json_object_array_add(keys, k);
+	}
+	json_object_object_add(p, "key", names);
+	json_object_object_add(p, "keys", keys);
+}
+
 struct json_object *xp_test_to_json(const struct xp_test *t)
 {
 	struct json_object *o = json_object_new_object();
@@ -63,6 +118,8 @@ struct json_object *xp_test_to_json(const struct xp_test *t)
 		struct json_object *p = json_object_new_object();
 		json_object_object_add(p, "nflows", json_object_new_int((int)t->flows.nflows));
 		json_object_object_add(p, "threads", json_object_new_int((int)t->flows.threads));
+		if (t->flows.key_mask)
+			keys_to_json(t, p);
 		json_object_object_add(o, "flows", p);
 	}
 	if (t->nbind) {
@@ -81,6 +138,9 @@ void xp_test_release(struct xp_test *t)
 {
 	json_object_put(t->spec);
 	t->spec = NULL;
+	free(t->flows.keys);
+	t->flows.keys = NULL;
+	t->flows.nkeys = 0;
 }
 
 /*
@@ -273,6 +333,86 @@ static int get_stamp(struct json_object *o, struct xp_test *t, char *err, size_t
 	return 0;
 }
 
+/*
+ * "flows.key" and "flows.keys" (flows without stamps): the field names, each
+ * once, and 1..XP_FLOW_ENTRIES keys, each with "flow" (below nflows) and
+ * exactly the named fields in their ranges. Both or neither; on -1 nothing
+ * is held. Duplicate keys are the server's to refuse (its map says so).
+ */
+static int get_keys(struct json_object *p, struct xp_test *t, char *err, size_t errlen)
+{
+	struct json_object *names, *keys;
+	bool hn = field(p, "key", &names), hk = field(p, "keys", &keys);
+	t->flows.key_mask = 0;
+	t->flows.nkeys = 0;
+	t->flows.keys = NULL;
+	if (!hn && !hk)
+		return 0;
+	if (!hn || !hk || !json_object_is_type(names, json_type_array) || !json_object_is_type(keys, json_type_array)) {
+		snprintf(err, errlen, "fields 'flows.key' and 'flows.keys' must both be arrays");
+		return -1;
+	}
+	uint32_t mask = XP_KEY_ON;
+	size_t nn = json_object_array_length(names);
+	for (size_t i = 0; i < nn; i++) {
+		struct json_object *e = json_object_array_get_idx(names, i);
+		const char *nm = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : "";
+		unsigned f;
+		for (f = 0; f < NKEYF && strcmp(nm, key_fields[f].name); f++)
+			;
+		if (f == NKEYF || (mask & key_fields[f].bit)) {
+			snprintf(err, errlen, "field 'flows.key[%zu]' must name a key field once (vid0, vid1, dscp, sport, "
+				 "dport, src)", i);
+			return -1;
+		}
+		mask |= key_fields[f].bit;
+	}
+	size_t nk = json_object_array_length(keys);
+	if (nk < 1 || nk > XP_FLOW_ENTRIES) {
+		snprintf(err, errlen, "field 'flows.keys' must hold 1..%u keys", XP_FLOW_ENTRIES);
+		return -1;
+	}
+	struct xp_test_key *out = calloc(nk, sizeof(*out));
+	if (!out) {
+		snprintf(err, errlen, "out of memory for %zu keys", nk);
+		return -1;
+	}
+	for (size_t i = 0; i < nk; i++) {
+		struct json_object *k = json_object_array_get_idx(keys, i);
+		long long v;
+		if (!json_object_is_type(k, json_type_object) ||
+		    json_object_object_length(k) != 1 + __builtin_popcount(mask & XP_KEY_FIELDS)) {
+			snprintf(err, errlen, "field 'flows.keys[%zu]' must be an object of 'flow' and the key's fields", i);
+			goto bad;
+		}
+		if (get_int(k, "flow", -1, 0, (long long)t->flows.nflows - 1, &v, err, errlen))
+			goto bad;
+		if (v < 0) {
+			snprintf(err, errlen, "field 'flows.keys[%zu]' needs 'flow'", i);
+			goto bad;
+		}
+		out[i].flow = (uint16_t)v;
+		for (unsigned f = 0; f < NKEYF; f++) {
+			if (!(mask & key_fields[f].bit))
+				continue;
+			if (get_int(k, key_fields[f].name, -1, 0, key_fields[f].max, &v, err, errlen))
+				goto bad;
+			if (v < 0) {
+				snprintf(err, errlen, "field 'flows.keys[%zu]' needs '%s'", i, key_fields[f].name);
+				goto bad;
+			}
+			key_set(&out[i], key_fields[f].bit, v);
+		}
+	}
+	t->flows.key_mask = mask;
+	t->flows.nkeys = (unsigned)nk;
+	t->flows.keys = out;
+	return 0;
+bad:
+	free(out);
+	return -1;
+}
+
 /* "flows": a test's flow count and sending threads; absent or null: none. */
 static int get_flows(struct json_object *o, struct xp_test *t, char *err, size_t errlen)
 {
@@ -287,7 +427,7 @@ static int get_flows(struct json_object *o, struct xp_test *t, char *err, size_t
 	}
 	json_object_object_foreach(p, k, v) {
 		(void)v;
-		if (strcmp(k, "nflows") && strcmp(k, "threads")) {
+		if (strcmp(k, "nflows") && strcmp(k, "threads") && strcmp(k, "key") && strcmp(k, "keys")) {
 			snprintf(err, errlen, "unknown field 'flows.%.40s'", k);
 			return -1;
 		}
@@ -301,7 +441,7 @@ static int get_flows(struct json_object *o, struct xp_test *t, char *err, size_t
 	}
 	t->flows.nflows = (unsigned)n;
 	t->flows.threads = (unsigned)th;
-	return 0;
+	return get_keys(p, t, err, errlen);
 }
 
 /*
@@ -410,9 +550,12 @@ int xp_test_from_json(struct json_object *o, struct xp_test *t, char *err, size_
 	t->close_mode = u;
 	if (get_stamp(o, t, err, errlen) || get_flows(o, t, err, errlen))
 		return -1;
-	if (get_bind(o, t, err, errlen))
+	/* On -1 nothing is held: the keys get_flows took go again. */
+	if (get_bind(o, t, err, errlen) || get_spec(o, t, err, errlen)) {
+		xp_test_release(t);
 		return -1;
-	return get_spec(o, t, err, errlen);
+	}
+	return 0;
 }
 
 struct json_object *xp_stamp_key_to_json(const uint64_t key[2])

@@ -42,6 +42,16 @@ struct xp_test_stamp {
 #define XP_STAMP_IVAL_MIN (1000000ull >> 2)
 #define XP_STAMP_IVAL_MAX (86400000000000ull >> 2)
 
+/* One key of a flow without stamps in a start request: flow index, and
+ * the key's fields (src: the fold's four bytes as a big-endian number). */
+struct xp_test_key {
+	uint16_t flow;
+	uint16_t vid[2];
+	uint8_t dscp;
+	uint16_t sport, dport;
+	uint32_t src;
+};
+
 struct xp_test {
 	int version;
 	enum xp_test_kind kind;
@@ -70,6 +80,17 @@ struct xp_test {
 	 */
 	struct {
 		unsigned nflows, threads;
+		/*
+		 * "key" and "keys": the flows without stamps, counted by their
+		 * headers (bpf/measure.h's struct xp_flow_key; frame/flow_key.h
+		 * chooses). key_mask: XP_KEY_ON | the XP_KEY_* fields "key"
+		 * names (0: absent, no flow counted so); keys[0..nkeys-1], each
+		 * a flow's index and the values of those fields (the others 0),
+		 * at most XP_FLOW_ENTRIES; an owned array (xp_test_release).
+		 */
+		uint32_t key_mask;
+		unsigned nkeys;
+		struct xp_test_key *keys;
 	} flows;
 	/*
 	 * "spec": the test's specification as the client resolved it, in its

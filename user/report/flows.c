@@ -31,6 +31,22 @@ static void flow_label(const struct xp_flow_result *f, unsigned i, char *buf, si
 		snprintf(buf, len, "flow %u", i + 1);
 }
 
+/* The text table's name of a flow: its label, "*" after it for one without stamps. */
+static void row_label(const struct xp_flow_result *f, unsigned i, char *buf, size_t len)
+{
+	char l[64];
+	flow_label(f, i, l, sizeof(l));
+	snprintf(buf, len, "%.22s%s", l, f->keyed || f->uncountable ? " *" : "");
+}
+
+unsigned xp_flows_uncounted(const struct xp_summary *s)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; s->flows && i < s->nflows; i++)
+		n += s->flows[i].uncountable;
+	return n;
+}
+
 struct json_object *xp_flows_json(const struct xp_summary *s)
 {
 	struct json_object *a = json_object_new_array();
@@ -43,15 +59,21 @@ struct json_object *xp_flows_json(const struct xp_summary *s)
 		add_u(o, "frames_tx", f->tx_frames);
 		add_u(o, "bytes_tx", f->tx_bytes);
 		json_object_object_add(o, "counted", json_object_new_boolean(f->rx_known));
+		/* Without stamps: counted by its headers, or not at all (sent where the server takes none). */
+		if (f->keyed || f->uncountable)
+			json_object_object_add(o, "stamps", json_object_new_boolean(false));
 		if (f->rx_known) {
 			add_u(o, "frames_rx", f->rx.recv);
 			add_u(o, "frames_rx_all", f->rx.frames); /* duplicates included: what a wire counter sees */
 			add_u(o, "bytes_rx", f->rx.bytes);
-			add_u(o, "duplicates", f->rx.dup);
-			add_u(o, "reordered", f->rx.reordered);
+			/* No sequence, no send time: duplicates, order and latency are unknown, not 0. */
+			if (!f->keyed) {
+				add_u(o, "duplicates", f->rx.dup);
+				add_u(o, "reordered", f->rx.reordered);
+			}
 			add_u(o, "loss", lost_of(f));
 			add_d(o, "loss_percent", f->tx_frames ? 100.0 * (double)lost_of(f) / (double)f->tx_frames : 0);
-			if (f->rx.lat_n) {
+			if (f->rx.lat_n && !f->keyed) {
 				struct xp_lat_hist *h = malloc(sizeof(*h));
 				struct json_object *l = json_object_new_object();
 				add_u(l, "timed", f->rx.lat_n);
@@ -148,8 +170,8 @@ void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
 		const struct xp_flow_result *f = &s->flows[rk[k].i];
 		char name[64];
 		double p50 = NAN, p99 = NAN;
-		flow_label(f, rk[k].i, name, sizeof(name));
-		if (f->rx_known && f->rx.lat_n) {
+		row_label(f, rk[k].i, name, sizeof(name));
+		if (f->rx_known && f->rx.lat_n && !f->keyed) {
 			xp_flow_acct_hist(&f->rx, h);
 			p50 = xp_lat_quantile_ns(h, 0.50);
 			p99 = xp_lat_quantile_ns(h, 0.99);
@@ -171,6 +193,16 @@ void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s)
 		snprintf(name, sizeof(name), "(%u other%s)", rest, rest == 1 ? "" : "s");
 		row(r, false, name, tx, known, rx, (int64_t)lost, NAN, NAN);
 	}
+	bool keyed = false, unc = false;
+	for (unsigned i = 0; i < s->nflows; i++) {
+		keyed |= s->flows[i].keyed;
+		unc |= s->flows[i].uncountable;
+	}
+	if (keyed)
+		fprintf(r->out, "  * without stamps: counted by the headers each declares unique, no latency, order or "
+				"duplicates (a frame duplicated on the way counts twice)\n");
+	if (unc)
+		fprintf(r->out, "  * without stamps to an address the server does not own: not counted (-)\n");
 	fflush(r->out);
 	free(rk);
 	free(h);
@@ -199,15 +231,19 @@ struct json_object *xp_flows_ival_json(const struct xp_period *p)
 		add_u(o, "frames_tx", f->tx_frames);
 		add_u(o, "bytes_tx", f->tx_bytes);
 		json_object_object_add(o, "counted", json_object_new_boolean(f->rx_known));
+		if (f->keyed)
+			json_object_object_add(o, "stamps", json_object_new_boolean(false));
 		if (f->rx_known) {
 			add_u(o, "frames_rx", f->rx.recv);
 			add_u(o, "frames_rx_all", f->rx.frames);
 			add_u(o, "bytes_rx", f->rx.bytes);
-			add_u(o, "duplicates", f->rx.dup);
-			add_u(o, "reordered", f->rx.reordered);
+			if (!f->keyed) {
+				add_u(o, "duplicates", f->rx.dup);
+				add_u(o, "reordered", f->rx.reordered);
+			}
 			json_object_object_add(o, "loss", json_object_new_int64(ival_lost(f)));
 			add_d(o, "loss_percent", f->tx_frames ? 100.0 * (double)ival_lost(f) / (double)f->tx_frames : 0);
-			if (f->rx.lat_n) {
+			if (f->rx.lat_n && !f->keyed) {
 				struct json_object *l = json_object_new_object();
 				add_u(l, "timed", f->rx.lat_n);
 				add_d(l, "average_ns", (double)f->rx.lat_sum * XP_STAMP_TICK_NS / (double)f->rx.lat_n);

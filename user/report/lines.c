@@ -42,6 +42,11 @@ void xp_report_head(struct xp_report *r, const struct xp_summary *s, const char 
 	char a[32], b[32];
 
 	fprintf(r->out, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	/* Flows whose figures are missing: first, so no lower total reads as their loss. */
+	unsigned unc = xp_flows_uncounted(s);
+	if (unc)
+		fprintf(r->out, "%u flow%s could not be counted without stamps (sent to addresses the server does not own): "
+				"no received figures for %s\n", unc, unc == 1 ? "" : "s", unc == 1 ? "it" : "them");
 	/* The path refused frames and said so: before anything that reads like a result. */
 	char icmp[XP_ICMP_TEXT_LEN];
 	if (xp_icmp_text(&s->icmp, icmp, sizeof(icmp)))

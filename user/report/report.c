@@ -135,6 +135,8 @@ struct json_object *xp_summary_json(const struct xp_summary *s)
 	json_object_object_add(o, "sum", sum);
 	if (s->nflows && s->flows)
 		json_object_object_add(o, "flows", xp_flows_json(s));
+	if (xp_flows_uncounted(s))
+		add_u(o, "flows_not_counted", xp_flows_uncounted(s));
 	struct json_object *cpu = json_object_new_object();
 	add_d(cpu, "client_percent", s->client_cpu_pct);
 	if (s->server_cpu_pct >= 0)

@@ -178,6 +178,8 @@ struct json_object *xp_summary_json(const struct xp_summary *s);
 /* A test with flows (flows.c): every flow as JSON (the end object's "flows"),
  * and the text table after the summary (nothing without flows). */
 struct json_object *xp_flows_json(const struct xp_summary *s);
+/* Flows without stamps sent where the server takes none: not counted (the summary's first line says how many). */
+unsigned xp_flows_uncounted(const struct xp_summary *s);
 void xp_report_flows_text(struct xp_report *r, const struct xp_summary *s);
 /* An interval's per-flow figures (p->flows): as JSON (the interval's "flows"),
  * and in text a table under its line (most loss in the interval first,

@@ -5,6 +5,7 @@
  * the end has the per-stream figures. Loss is the client's to compute: it
  * knows what it stamped into each interval.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "report/metrics.h"
 #include "server/state.h"
 #include "bpf/lib/stamp.h"
+#include "frame/flow_key.h"
 #include "frame/flow_streams.h"
 #include "proto/flow_figs.h"
 #include "util/random.h"
@@ -43,8 +45,59 @@ void srv_meas_flow_map(unsigned base, unsigned nflows, unsigned threads, __u32 *
 		stream_entry[st] = base + xp_flow_of_stream(st, nflows, threads) + 1;
 }
 
+/*
+ * The test's flows without stamps (start request's "flows.keys"): their keys
+ * into the program's flow_key, each counting into the flow's entry, and the
+ * slot's key fields. At most XP_KEY_MAX_PER_FLOW keys a flow; a key given
+ * twice, or no room left in the map (XP_FLOW_ENTRIES for all tests), is a
+ * refusal. 0 or -1 with err set.
+ */
+static int flow_keys(struct server *s, struct srv_client *c, char *err, size_t errlen)
+{
+	const struct xp_test *t = &c->test;
+	if (!t->flows.key_mask)
+		return 0;
+	unsigned per[XP_FLOW_MAX_STREAMS] = { 0 };
+	struct xp_flow_key *k = calloc(t->flows.nkeys, sizeof(*k));
+	__u32 *e = calloc(t->flows.nkeys, sizeof(*e));
+	int r = -ENOMEM;
+	if (!k || !e)
+		goto out;
+	for (unsigned i = 0; i < t->flows.nkeys; i++) {
+		const struct xp_test_key *q = &t->flows.keys[i];
+		if (q->flow >= c->nflows || ++per[q->flow] > XP_KEY_MAX_PER_FLOW) {
+			snprintf(err, errlen, "flow %u has more than %u keys: the server counts a flow without stamps by "
+				 "at most %u", q->flow + 1, XP_KEY_MAX_PER_FLOW, XP_KEY_MAX_PER_FLOW);
+			free(k);
+			free(e);
+			return -1;
+		}
+		k[i] = (struct xp_flow_key){ .vid = { q->vid[0], q->vid[1] }, .dscp = q->dscp, .sport = q->sport,
+					     .dport = q->dport, .src = htonl(q->src) };
+		e[i] = c->flow_base + q->flow;
+	}
+	c->keyed = true; /* whatever went in goes out at the end */
+	c->key_slot = c->slot;
+	r = server_prog_flow_keys(s->rp, c->slot, t->flows.key_mask, k, e, t->flows.nkeys);
+out:
+	free(k);
+	free(e);
+	if (r == -EEXIST)
+		snprintf(err, errlen, "two flows without stamps have the same key: the server cannot tell them apart");
+	else if (r == -E2BIG || r == -ENOSPC)
+		snprintf(err, errlen, "the server counts flows without stamps by %u keys at most for tests together, and "
+			 "has too few free for %u: send fewer or wait for other tests to end", XP_FLOW_ENTRIES,
+			 t->flows.nkeys);
+	else if (r)
+		snprintf(err, errlen, "the server's XDP program cannot count flows without stamps: %s", strerror(-r));
+	return r ? -1 : 0;
+}
+
 void srv_meas_flows_free(struct server *s, struct srv_client *c)
 {
+	if (c->keyed)
+		server_prog_flow_keys_clear(s->rp, c->key_slot);
+	c->keyed = false;
 	if (c->nflows)
 		xp_flow_pool_free(&s->flows, c->flow_base, c->nflows);
 	c->nflows = 0;
@@ -109,6 +162,10 @@ int srv_meas_start(struct server *s, struct srv_client *c, char *err, size_t err
 			/* Per-flow figures were asked for: none is not a smaller answer, it is a refusal. */
 			srv_meas_flows_free(s, c);
 			snprintf(err, errlen, "the server's XDP program cannot count per flow: %s", strerror(-r));
+			return -1;
+		}
+		if (flow_keys(s, c, err, errlen)) {
+			srv_meas_flows_free(s, c);
 			return -1;
 		}
 	} else {

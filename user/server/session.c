@@ -272,7 +272,9 @@ void srv_on_start(struct server *s, struct srv_client *c, struct json_object *m)
 		return;
 	}
 	c->test = t;
-	t.spec = NULL; /* c->test holds it now */
+	t.spec = NULL; /* c->test holds it now, and its keys */
+	t.flows.keys = NULL;
+	t.flows.nkeys = 0;
 	c->slot = slot;
 	c->ifindex = ifindex;
 	c->test_id = ++s->next_id;

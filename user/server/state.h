@@ -88,6 +88,8 @@ struct srv_client {
 	/* a test with flows (issue 26): its entries flow_base..+nflows-1 of
 	 * flow_acct, taken from the server's pool (meas/flow_pool.h) */
 	unsigned flow_base, nflows; /* nflows 0: none held */
+	bool keyed;                 /* its flows without stamps have keys in the program (flow_key) */
+	int key_slot;               /* ... of this slot (the slot may be freed before the keys go) */
 	/* --bidir's reverse trial (reverse.c): the child that sends it, its stdout */
 	int rev_pid;         /* 0: none */
 	int rev_fd;          /* -1: none */
