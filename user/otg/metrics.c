@@ -287,6 +287,7 @@ struct json_object *otg_metrics(struct xp_otg *c, struct json_object *req, struc
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(resp, flow ? "flow_metrics" : "port_metrics", a);
+	otg_metrics_ext(c, resp); /* xdpperf's extension (agent.c): a timed start's skew, merged latencies */
 	free(idx);
 	return resp;
 }
