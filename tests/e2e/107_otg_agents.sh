@@ -161,6 +161,13 @@ echo "start skew ${SKEW} ns"
 xp_check "start skew reported, under 10 ms" eval '[[ $SKEW =~ ^[0-9]+$ ]] && ((SKEW < 10000000))'
 xp_check "each agent logged its send" eval \
 	'grep -q "send (OTG controller)" "$A1_LOG" && grep -q "send (OTG controller)" "$A2_LOG"'
+# Not an open relay: the server's agent (no --allow) asked to send to p1's agent, which is neither the
+# controller (the router) nor inside an --allow network, refuses; the start says so and nothing runs.
+sed -e 's/"tx_name": "p1", "rx_names": \["p3"\]/"tx_name": "p3", "rx_names": ["p1"]/' "$CFG" |
+	jq '.flows |= [.[0]]' >"$XP_TMP/relay.json"
+xp_check "a send to a third party is refused by the agent" eval \
+	'! xp_exec router "$DRIVE" "$XP_TMP/relay.json" --timeout 10 >"$J" &&
+	 jq -r ".errors[0]" "$J" | tee /dev/stderr | grep -q "sends only to the controller.s own address or inside its --allow"'
 xp_check "nothing attached" nothing_attached
 xp_pass
 

@@ -69,7 +69,7 @@ static struct json_object *flow_metric(const struct xp_otg *c, const struct otg_
 	} else if (r && one && r->have_total) {
 		ftx = r->total.tx_pkts, btx = r->total.tx_bytes, frx = r->total.rx.pkts, brx = r->total.rx.bytes;
 		tx_known = rx_known = true;
-	} else if (r && one) {
+	} else if (r && one && !g->remote) { /* an agent reports at its end only */
 		ftx = r->tx_frames, btx = r->tx_bytes, frx = r->rx_frames, brx = r->rx_bytes;
 		rtx = r->tx_fps, rrx = r->rx_fps;
 		tx_known = rx_known = true;
