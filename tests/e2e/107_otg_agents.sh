@@ -161,6 +161,17 @@ echo "start skew ${SKEW} ns"
 xp_check "start skew reported, under 10 ms" eval '[[ $SKEW =~ ^[0-9]+$ ]] && ((SKEW < 10000000))'
 xp_check "each agent logged its send" eval \
 	'grep -q "send (OTG controller)" "$A1_LOG" && grep -q "send (OTG controller)" "$A2_LOG"'
+# A stop reaches the agents: both flows continuous, stopped after 1.5 s (each agent's test ends as on
+# Ctrl-C and its figures still come): each flow about 1.5 s of 1000 frames/s, all of it received.
+jq '.flows[].duration = {"choice": "continuous", "continuous": {}}' "$CFG" >"$XP_TMP/cont.json"
+xp_check "otgdrive: two agents' continuous flows stopped after 1.5 s" eval \
+	'xp_exec router "$DRIVE" "$XP_TMP/cont.json" --stop-after 1.5 >"$J"'
+jq -c '.flow.flow_metrics' "$J"
+for f in f1 f2; do
+	xp_check "flow $f: stopped, 1000..2500 sent, every frame received" eval \
+		'[[ $(flowm $f .transmit) == stopped ]] && n=$(flowm $f .frames_tx) && ((n >= 1000 && n <= 2500)) &&
+		 [[ $(flowm $f .frames_rx) == "$n" ]]'
+done
 # Not an open relay: the server's agent (no --allow) asked to send to p1's agent, which is neither the
 # controller (the router) nor inside an --allow network, refuses; the start says so and nothing runs.
 sed -e 's/"tx_name": "p1", "rx_names": \["p3"\]/"tx_name": "p3", "rx_names": ["p1"]/' "$CFG" |
