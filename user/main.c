@@ -47,6 +47,10 @@ int main(int argc, char **argv)
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], XP_REVERSE_CHILD_ARG))
 		return xp_reverse_child(argv[2], argc == 4 ? argv[3] : NULL); /* argv[3]: the server's --auth-key file */
 
+	/* The server's child for an OTG controller's send request (cli/send_child.c), never typed by a user either. */
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], XP_SEND_CHILD_ARG))
+		return xp_send_child(argc == 3 ? argv[2] : NULL); /* argv[2]: the server's --auth-key file */
+
 	int r = xp_opts_parse(argc, argv, &o, err, sizeof(err));
 	if (r == 1)
 		return 0;

@@ -11,6 +11,9 @@
 #   counter also has the control connection's segments); a config while the
 #   traffic runs is 409; a stop ends a continuous flow and leaves nothing
 #   attached.
+# - two agents that send (issue 27): p1 and p2 agents in the client namespace, p3 the server's, the
+#   controller in the router namespace; both flows started at one instant, merged figures against the
+#   router's counters, the start skew reported under 10 ms.
 . "$(dirname "$0")/lib.sh"
 
 DRIVE=$XP_ROOT/build/tests/tools/otgdrive
@@ -101,6 +104,81 @@ xp_check "stopped" expect_eq transmit "$(flowm f1 .transmit)" stopped
 xp_check "about 1.5 s of 1000 frames/s sent (1000..2000)" eval \
 	'n=$(flowm f1 .frames_tx); ((n >= 1000 && n <= 2000))'
 xp_check "every frame sent received" expect_eq frames_rx "$(flowm f1 .frames_rx)" "$(flowm f1 .frames_tx)"
+xp_check "nothing attached" nothing_attached
+xp_pass
+
+xp_case otg_two_agents_send_together
+# Issue 27's several senders: two agents in the client namespace send (control ports 5311 and 5312, their
+# --allow admitting the controller and the receiving agent), the server's agent receives, and the controller
+# runs in the router namespace, so it sends nothing itself. Flows p1->p3 and p2->p3 start at one instant
+# (a start time each agent's clock offset turns into its own): each 1000 frames sent and received, the
+# merged count at p3 equal to the router's forwarded count, the start skew under 10 ms.
+KEEP_PID=$SRV_PID KEEP_LOG=$SRV_LOG
+xp_check "sending agent p1 (client namespace, control port 5311)" \
+	start_server_in client --control-port 5311 --allow 198.18.0.0/15
+A1_LOG=$SRV_LOG
+xp_check "sending agent p2 (client namespace, control port 5312)" \
+	start_server_in client --control-port 5312 --allow 198.18.0.0/15
+A2_LOG=$SRV_LOG
+SRV_PID=$KEEP_PID SRV_LOG=$KEEP_LOG
+flow_json() { # NAME TX
+	cat <<JSON
+{"name": "$1", "tx_rx": {"choice": "port", "port": {"tx_name": "$2", "rx_names": ["p3"]}},
+ "packet": [{"choice": "ethernet", "ethernet": {}}, {"choice": "ipv4", "ipv4": {}}, {"choice": "udp", "udp": {}}],
+ "size": {"choice": "fixed", "fixed": 128}, "rate": {"choice": "pps", "pps": 1000},
+ "duration": {"choice": "fixed_packets", "fixed_packets": {"packets": $N}},
+ "metrics": {"enable": true, "loss": true, "latency": {"enable": true}}}
+JSON
+}
+cat >"$CFG" <<JSON
+{"ports": [{"name": "p1", "location": "$XP_CLIENT4:5311"}, {"name": "p2", "location": "$XP_CLIENT4:5312"},
+           {"name": "p3", "location": "$XP_SERVER4"}],
+ "flows": [$(flow_json f1 p1), $(flow_json f2 p2)]}
+JSON
+xp_exec router nft delete table netdev xpotgin
+xp_exec router nft delete table inet xpotgfwd
+xp_check "router counters" count_setup
+xp_check "otgdrive in the router namespace: config, start, wait" eval \
+	'xp_exec router "$DRIVE" "$CFG" --timeout 20 >"$J"'
+IN=$(count_of netdev xpotgin) FWD=$(count_of inet xpotgfwd)
+echo "router: in from the client $IN, forwarded $FWD"
+jq -c . "$J"
+xm() { jq -r ".flow.xdpperf | $1" "$J"; }
+for f in f1 f2; do
+	xp_check "flow $f: frames_tx $N" expect_eq frames_tx "$(flowm $f .frames_tx)" "$N"
+	xp_check "flow $f: frames_rx $N" expect_eq frames_rx "$(flowm $f .frames_rx)" "$N"
+done
+xp_check "p1 + p2 frames_tx = the router's count from the client" \
+	expect_eq tx "$(($(portm p1 .frames_tx) + $(portm p2 .frames_tx)))" "$IN"
+xp_check "p3 frames_rx (both senders merged) = the router's forwarded count" expect_eq p3 "$(portm p3 .frames_rx)" "$FWD"
+xp_check "xdpperf.rx_ports p3: merged frames_rx = forwarded, its merged histogram timed them all" eval \
+	'[[ $(xm ".rx_ports[] | select(.port == \"p3\") | .frames_rx") == "$FWD" &&
+	    $(xm ".rx_ports[] | select(.port == \"p3\") | .latency.timed") == "$FWD" ]]'
+xp_check "both sent by their agents, clocks measured" eval \
+	'[[ $(xm "[.senders[] | select(.agent and .clock_rtt_ns > 0)] | length") == 2 ]]'
+SKEW=$(xm .start_skew_ns)
+echo "start skew ${SKEW} ns"
+xp_check "start skew reported, under 10 ms" eval '[[ $SKEW =~ ^[0-9]+$ ]] && ((SKEW < 10000000))'
+xp_check "each agent logged its send" eval \
+	'grep -q "send (OTG controller)" "$A1_LOG" && grep -q "send (OTG controller)" "$A2_LOG"'
+# A stop reaches the agents: both flows continuous, stopped after 1.5 s (each agent's test ends as on
+# Ctrl-C and its figures still come): each flow about 1.5 s of 1000 frames/s, all of it received.
+jq '.flows[].duration = {"choice": "continuous", "continuous": {}}' "$CFG" >"$XP_TMP/cont.json"
+xp_check "otgdrive: two agents' continuous flows stopped after 1.5 s" eval \
+	'xp_exec router "$DRIVE" "$XP_TMP/cont.json" --stop-after 1.5 >"$J"'
+jq -c '.flow.flow_metrics' "$J"
+for f in f1 f2; do
+	xp_check "flow $f: stopped, 1000..2500 sent, every frame received" eval \
+		'[[ $(flowm $f .transmit) == stopped ]] && n=$(flowm $f .frames_tx) && ((n >= 1000 && n <= 2500)) &&
+		 [[ $(flowm $f .frames_rx) == "$n" ]]'
+done
+# Not an open relay: the server's agent (no --allow) asked to send to p1's agent, which is neither the
+# controller (the router) nor inside an --allow network, refuses; the start says so and nothing runs.
+sed -e 's/"tx_name": "p1", "rx_names": \["p3"\]/"tx_name": "p3", "rx_names": ["p1"]/' "$CFG" |
+	jq '.flows |= [.[0]]' >"$XP_TMP/relay.json"
+xp_check "a send to a third party is refused by the agent" eval \
+	'! xp_exec router "$DRIVE" "$XP_TMP/relay.json" --timeout 10 >"$J" &&
+	 jq -r ".errors[0]" "$J" | tee /dev/stderr | grep -q "sends only to the controller.s own address or inside its --allow"'
 xp_check "nothing attached" nothing_attached
 xp_pass
 

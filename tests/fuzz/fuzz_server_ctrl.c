@@ -91,6 +91,7 @@
 #include <unistd.h>
 
 #include "server/server.c"
+#include "proto/send_msg.h"
 
 #define PROMISE(cond) do { if (!(cond)) { fprintf(stderr, "broken promise: %s\n", #cond); abort(); } } while (0)
 
@@ -397,9 +398,16 @@ static int fake_spawn(const struct server *s, struct srv_client *c, const char *
 	/* What the child gets is what the server checked: a valid request of the connection's family. */
 	struct json_object *j = json_tokener_parse(req);
 	struct xp_reverse_req q;
-	char e[256];
-	PROMISE(j && !xp_reverse_req_from_json(j, &q, e, sizeof(e)));
-	PROMISE((q.family == AF_INET6) == (c->peer.family == AF_INET6));
+	char e[512];
+	if (c->rev_send) {
+		/* An OTG controller's send (send_op.c): the request the server checked reads back as valid. */
+		static struct xp_spec sp;
+		uint64_t start_ns;
+		PROMISE(j && !xp_send_req_from_json(j, &sp, &start_ns, e, sizeof(e)));
+	} else {
+		PROMISE(j && !xp_reverse_req_from_json(j, &q, e, sizeof(e)));
+		PROMISE((q.family == AF_INET6) == (c->peer.family == AF_INET6));
+	}
 	json_object_put(j);
 	if (get_faults() & F_SPAWN) {
 		snprintf(err, errlen, "cannot start the reverse sender: stub refuses");

@@ -220,11 +220,22 @@ static void test_bad_configs(void **state)
 	json_object_object_add(dup, "name", json_object_new_string("f2"));
 	json_object_array_add(fl, dup);
 	refused(c, nost, 400, "flows[0].metrics.enable: p2 receives other flows too");
-	/* A sending port elsewhere: not from this controller (yet). */
-	refused(c, json_tokener_parse("{\"ports\":[{\"name\":\"a\",\"location\":\"198.51.100.7\"},{\"name\":\"b\","
-				      "\"location\":\"127.0.0.1\"}],\"flows\":[{\"name\":\"f\",\"tx_rx\":{\"port\":{\"tx_name\":"
-				      "\"a\",\"rx_names\":[\"b\"]}},\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},{\"choice\":\"udp\"}]}]}"),
-		400, "flows[0].tx_rx.port.tx_name: a's location 198.51.100.7 is not this host");
+	/* A sending port elsewhere is sent by its agent (issue 27): one that does not answer is refused by its path. */
+	char one_agent[1024];
+	snprintf(one_agent, sizeof(one_agent), "{\"ports\":[{\"name\":\"a\",\"location\":\"127.0.0.1:1\"},{\"name\":\"b\","
+		 "\"location\":\"127.0.0.1:%u\"}],\"flows\":[{\"name\":\"f\",\"tx_rx\":{\"port\":{\"tx_name\":"
+		 "\"a\",\"rx_names\":[\"b\"]}},\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},{\"choice\":\"udp\"}]}]}",
+		 agent_port);
+	refused(c, json_tokener_parse(one_agent), 400, "ports[0].location: no agent at 127.0.0.1 port 1");
+	/* Two sending ports of this host without a control port: the controller runs one test itself. */
+	char two_ports[1024];
+	snprintf(two_ports, sizeof(two_ports), "{\"ports\":[{\"name\":\"a\",\"location\":\"127.0.0.1\"},{\"name\":\"b\",\"location\":"
+		 "\"localhost\"},{\"name\":\"r\",\"location\":\"127.0.0.1:%u\"}],\"flows\":[{\"name\":\"f\",\"tx_rx\":{\"port\":"
+		 "{\"tx_name\":\"a\",\"rx_names\":[\"r\"]}},\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},"
+		 "{\"choice\":\"udp\"}],\"metrics\":{\"enable\":true}},{\"name\":\"g\",\"tx_rx\":{\"port\":{\"tx_name\":\"b\","
+		 "\"rx_names\":[\"r\"]}},\"packet\":[{\"choice\":\"ethernet\"},{\"choice\":\"ipv4\"},{\"choice\":\"udp\"}],"
+		 "\"metrics\":{\"enable\":true}}]}", agent_port);
+	refused(c, json_tokener_parse(two_ports), 400, "flows[1].tx_rx.port.tx_name: b is a second sending port of this host");
 	/* An unreachable receiving agent (port 1 on loopback: nobody listens). */
 	refused(c, json_tokener_parse("{\"ports\":[{\"name\":\"p1\",\"location\":\"127.0.0.1\"},{\"name\":\"p2\","
 				      "\"location\":\"127.0.0.1:1\"}],\"flows\":[{\"name\":\"f\",\"tx_rx\":{\"port\":{\"tx_name\":"

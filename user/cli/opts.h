@@ -74,5 +74,7 @@ void xp_usage(FILE *f);
 /* --bidir's sender on the server's side (reverse_child.c; client/client.h, XP_REVERSE_CHILD_ARG): the
  * request on stdin made a test as if typed, run as one trial. The process's exit status. */
 int xp_reverse_child(const char *host, const char *key_file);
+/* An OTG controller's sender on the agent's side (send_child.c): `xdpperf --send-test [KEYFILE]`, the request on stdin. */
+int xp_send_child(const char *key_file);
 
 #endif

@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client/session.h"
+#include "util/process.h"
 #include "util/time.h"
 
 /* Wait until `until` (as xp_client_wait_until), reading the send intervals that become final meanwhile. */
@@ -352,6 +354,20 @@ static void icmp_watch_start(struct client *c)
 		fprintf(stderr, "xdpperf: not watching for ICMP errors: %s\n", err);
 }
 
+/* --start time (xp_run_opts.start_ns): sleep until then, in slices that see a stop or a signal. */
+static void wait_start(struct client *c)
+{
+	uint64_t at = c->ro->start_ns;
+	while (at) {
+		uint64_t now = xp_realtime_ns();
+		if (now >= at || xp_signalled || (c->ro->stop && *c->ro->stop))
+			return;
+		uint64_t left = at - now;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(left < 50000000ull ? left : 50000000ull) };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int run_test(struct client *c, struct xp_summary *sum)
 {
 	char err[256];
@@ -367,7 +383,10 @@ static int run_test(struct client *c, struct xp_summary *sum)
 	/* The lines' schedule starts with the engine, as without stamps (the test sends for -t); the stamps'
 	 * send intervals started at t0, just before the request: line k holds send interval k, which began
 	 * that much earlier (the header says how much; -J has t0). */
+	wait_start(c);
 	double t0 = xp_now();
+	if (c->ro->started_ns)
+		*c->ro->started_ns = xp_realtime_ns();
 	if (c->ops->start(c->eng, err, sizeof(err))) {
 		snprintf(c->errbuf, sizeof(c->errbuf), "the %s engine did not start: %s", c->ops->name, err);
 		c->error = c->errbuf;

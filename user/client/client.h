@@ -23,6 +23,12 @@ struct xp_run_opts {
 	 * controller's stop, otg/run.c), as a signal does: the summary says
 	 * interrupted. Seen within 50 ms. */
 	const volatile int *stop;
+	/* Not 0: the engine starts sending at this CLOCK_REALTIME instant (ns), set up and
+	 * waiting before it (an OTG agent sending on the controller's request, several
+	 * senders started together: proto/send_msg.h); at once if it is past. */
+	uint64_t start_ns;
+	/* Not NULL: the CLOCK_REALTIME (ns) as the engine started, 0 if it never did. */
+	uint64_t *started_ns;
 };
 
 /*
@@ -134,6 +140,9 @@ void xp_trial_flow_rates(struct xp_spec *s, double pps);
  * with the server's --auth-key, its key file as the word after ADDR.
  */
 #define XP_REVERSE_CHILD_ARG "--reverse-trial"
+/* An OTG controller's sender on the agent's side (cli/send_child.c, server/send_op.c): `xdpperf --send-test
+ * [KEYFILE]`, the request on stdin, not an option either. */
+#define XP_SEND_CHILD_ARG "--send-test"
 /* --compare (compare.c): test s on the socket engine, then on engine fast, then a table with ratios. */
 int xp_client_compare(const struct xp_spec *s, const struct xp_run_opts *ro, enum xp_engine_id fast,
 		      enum xp_report_format fmt);

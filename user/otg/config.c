@@ -3,7 +3,8 @@
  * location), its flows read by the flow file's reader (spec/otg_flows.h,
  * which refuses everything it does not support by its JSON path), each
  * flow's tx_rx.port naming configured ports, and one test per sending port:
- * its flows toward its receiving port's agent. Anything this controller
+ * its flows toward its receiving port's agent, run here (a port of this
+ * host named without a control port) or by the port's agent. Anything this controller
  * cannot do is refused here, by path, before anything starts.
  */
 #include <errno.h>
@@ -92,7 +93,8 @@ static int read_ports(struct json_object *a, struct otg_plan *p, struct xp_otg_e
 		snprintf(pt->location, sizeof(pt->location), "%s", json_object_get_string(v));
 		if (xp_otg_loc_parse(json_object_get_string(v), &pt->loc, why, sizeof(why)))
 			return otg_fail(err, 400, "ports[%zu].location: %s", i, why);
-		pt->local = xp_otg_host_is_local(pt->loc.host);
+		/* A control port named: the agent there sends, even on this host (several senders here). */
+		pt->local = !pt->loc.port && xp_otg_host_is_local(pt->loc.host);
 		p->nports = (unsigned)i + 1;
 	}
 	return 0;
@@ -203,6 +205,17 @@ static int reachable(const char *host, unsigned short port, char *why, size_t le
 	return rc;
 }
 
+/* host as a numeric address (the first getaddrinfo gives). 0 or -1. */
+static int numeric_host(const char *host, char *out, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	if (getaddrinfo(host, NULL, &hints, &res) || !res)
+		return -1;
+	int rc = getnameinfo(res->ai_addr, res->ai_addrlen, out, (socklen_t)len, NULL, 0, NI_NUMERICHOST) ? -1 : 0;
+	freeaddrinfo(res);
+	return rc;
+}
+
 static unsigned short agent_port(const struct otg_port *pt, const struct xp_otg_opts *o)
 {
 	return pt->loc.port ? pt->loc.port : o->control_port > 0 ? (unsigned short)o->control_port : XP_SPEC_CONTROL_PORT;
@@ -222,25 +235,29 @@ static int make_groups(struct otg_plan *p, const struct xp_spec *all, const stru
 			;
 		if (g == p->ngroups) {
 			const struct otg_port *tx = &p->ports[fl->tx], *rx = &p->ports[fl->rx];
-			if (!tx->local)
-				return otg_fail(err, 400, "flows[%u].tx_rx.port.tx_name: %s's location %s is not this host: "
-						"this controller sends only from its own host", i, tx->name, tx->location);
-			for (unsigned k = 0; k < p->ngroups; k++)
-				if (p->ports[p->groups[k].tx].local)
-					return otg_fail(err, 400, "flows[%u].tx_rx.port.tx_name: %s is a second sending port on "
-							"this host (%s sends already): one here", i, tx->name,
+			/* The controller runs one test itself; another port on this host names its agent's control port. */
+			for (unsigned k = 0; tx->local && k < p->ngroups; k++)
+				if (!p->groups[k].remote)
+					return otg_fail(err, 400, "flows[%u].tx_rx.port.tx_name: %s is a second sending port of "
+							"this host (%s sends already): give its location an agent's control "
+							"port (HOST:PORT), and that agent sends it", i, tx->name,
 							p->ports[p->groups[k].tx].name);
 			struct xp_spec *s = malloc(sizeof(*s));
 			if (!s)
 				return otg_fail(err, 500, "out of memory");
 			xp_spec_default(s);
-			snprintf(s->host, sizeof(s->host), "%s", rx->loc.host);
+			/* An agent that sends takes an address, not a name (it resolves none): resolved here. */
+			if (numeric_host(rx->loc.host, s->host, sizeof(s->host))) {
+				free(s);
+				return otg_fail(err, 400, "ports[%d].location: %s: no address for this name",
+						port_index(p, rx->name), rx->loc.host);
+			}
 			s->control_port = agent_port(rx, o);
 			snprintf(s->dev, sizeof(s->dev), "%s", tx->loc.iface);
 			if (o->auth_key)
 				snprintf(s->auth_key, sizeof(s->auth_key), "%s", o->auth_key);
 			s->ntraffic = 0;
-			p->groups[g] = (struct otg_group){ .tx = fl->tx, .rx = fl->rx, .spec = s };
+			p->groups[g] = (struct otg_group){ .tx = fl->tx, .rx = fl->rx, .remote = !tx->local, .spec = s };
 			p->ngroups++;
 		}
 		struct otg_group *gr = &p->groups[g];
@@ -332,12 +349,15 @@ int otg_plan_make(struct json_object *cfg, const struct xp_otg_opts *o, struct o
 	free(all);
 	if (rc)
 		goto bad;
-	/* Last (it takes time): every receiving agent answers. */
-	for (unsigned g = 0; g < p->ngroups; g++) {
-		const struct otg_port *rx = &p->ports[p->groups[g].rx];
+	/* Last (it takes time): every receiving agent answers, and every sending one. */
+	for (unsigned g = 0; g < 2 * p->ngroups; g++) {
+		const struct otg_group *gr = &p->groups[g / 2];
+		const struct otg_port *pt = &p->ports[g % 2 ? gr->tx : gr->rx];
 		char why2[320];
-		if (reachable(rx->loc.host, agent_port(rx, o), why2, sizeof(why2))) {
-			otg_fail(err, 400, "ports[%d].location: %s", port_index(p, rx->name), why2);
+		if (g % 2 && !gr->remote)
+			continue;
+		if (reachable(pt->loc.host, agent_port(pt, o), why2, sizeof(why2))) {
+			otg_fail(err, 400, "ports[%d].location: %s", port_index(p, pt->name), why2);
 			goto bad;
 		}
 	}

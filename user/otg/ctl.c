@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -41,21 +42,33 @@ struct xp_otg *xp_otg_new(const struct xp_otg_opts *o)
 
 static void free_runs(struct xp_otg *c)
 {
-	for (unsigned g = 0; c->runs && g < c->plan.ngroups; g++)
-		free(c->runs[g].flows);
+	for (unsigned g = 0; c->runs && g < c->plan.ngroups; g++) {
+		struct otg_run *r = &c->runs[g];
+		free(r->flows);
+		if (r->ctrl) {
+			close(r->ctrl->fd);
+			xp_ctrl_free(r->ctrl);
+			free(r->ctrl);
+		}
+	}
 	free(c->runs);
 	c->runs = NULL;
 }
 
-/* The traffic thread joined (it ended or was told to stop). Called with c->mu held; drops it meanwhile. */
+/* The traffic threads joined (they ended or were told to stop). Called with c->mu held; drops it meanwhile. */
 static void join_traffic(struct xp_otg *c)
 {
 	if (!c->have_thread)
 		return;
-	pthread_t t = c->thread;
+	pthread_t *t = c->threads;
+	unsigned n = c->nthreads;
 	c->have_thread = false;
+	c->threads = NULL;
+	c->nthreads = 0;
 	pthread_mutex_unlock(&c->mu);
-	pthread_join(t, NULL);
+	for (unsigned i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	free(t);
 	pthread_mutex_lock(&c->mu);
 	c->running = false;
 	pthread_cond_broadcast(&c->cv);
@@ -78,6 +91,11 @@ void xp_otg_free(struct xp_otg *c)
 	join_traffic(c);
 	pthread_mutex_unlock(&c->mu);
 	free_runs(c);
+	free(c->targs);
+	if (c->key) {
+		xp_auth_key_clear(c->key);
+		free(c->key);
+	}
 	otg_plan_free(&c->plan);
 	json_object_put(c->cfg);
 	pthread_cond_destroy(&c->cv);
@@ -153,33 +171,120 @@ struct json_object *xp_otg_version(void)
 	return v;
 }
 
+/*
+ * Several senders, or an agent's: one instant for all, OTG_START_AHEAD_NS
+ * from now on our clock, told to each agent on its own clock (our instant
+ * plus its offset, otg_agent_connect). Long enough for an agent to start its
+ * sender (a child process, the engine's set-up, the receiving agent's
+ * start request) and short enough not to be felt.
+ */
+#define OTG_START_AHEAD_NS 400000000ull
+
+static bool any_remote(const struct xp_otg *c)
+{
+	for (unsigned g = 0; g < c->plan.ngroups; g++)
+		if (c->plan.groups[g].remote)
+			return true;
+	return false;
+}
+
+/* The sending agents connected and their clocks measured, the start's instant set. 0 or -1 with err. */
+static int prepare(struct xp_otg *c, struct xp_otg_err *err)
+{
+	char why[400];
+	c->timed = c->plan.ngroups > 1 || any_remote(c);
+	c->start_ns = 0;
+	if (!c->timed)
+		return 0;
+	if (c->opts.auth_key && !c->key) {
+		c->key = calloc(1, sizeof(*c->key));
+		if (!c->key)
+			return otg_fail(err, 500, "out of memory");
+		if (xp_auth_key_load(c->opts.auth_key, c->key, why, sizeof(why))) {
+			free(c->key);
+			c->key = NULL;
+			return otg_fail(err, 400, "--auth-key: %s", why);
+		}
+	}
+	for (unsigned g = 0; g < c->plan.ngroups; g++)
+		if (c->plan.groups[g].remote && otg_agent_connect(c, g, why, sizeof(why)))
+			return otg_fail(err, 400, "start: %s", why);
+	c->start_ns = xp_realtime_ns() + OTG_START_AHEAD_NS;
+	for (unsigned g = 0; g < c->plan.ngroups; g++)
+		c->runs[g].start_ns = c->start_ns + (uint64_t)c->runs[g].offset_ns;
+	return 0;
+}
+
+static int first_failed(const struct xp_otg *c)
+{
+	for (unsigned g = 0; g < c->plan.ngroups; g++)
+		if (c->runs[g].failed)
+			return (int)g;
+	return -1;
+}
+
+static bool all_started(const struct xp_otg *c)
+{
+	for (unsigned g = 0; g < c->plan.ngroups; g++)
+		if (!c->runs[g].started && !c->runs[g].ended)
+			return false;
+	return true;
+}
+
 /* Start every flow: under c->mu. 0, or -1 with err and nothing left running. */
 static int start(struct xp_otg *c, struct xp_otg_err *err)
 {
+	unsigned n = c->plan.ngroups;
 	if (c->running && all_ended(c))
 		join_traffic(c);
 	if (c->running)
 		return otg_fail(err, 409, "traffic runs already: stop it first");
-	if (!c->plan.ngroups)
+	if (!n)
 		return otg_fail(err, 400, "no flows to start: set a config with flows first");
 	free_runs(c);
-	c->runs = calloc(c->plan.ngroups, sizeof(*c->runs));
-	if (!c->runs)
-		return otg_fail(err, 500, "out of memory");
-	c->stop = 0;
-	c->started_at = xp_now();
-	if (pthread_create(&c->thread, NULL, otg_run_thread, c)) {
+	free(c->targs);
+	c->runs = calloc(n, sizeof(*c->runs));
+	c->targs = calloc(n, sizeof(*c->targs));
+	c->threads = calloc(n, sizeof(*c->threads));
+	if (!c->runs || !c->targs || !c->threads) {
+		free(c->threads);
+		c->threads = NULL;
 		free_runs(c);
-		return otg_fail(err, 500, "cannot start the traffic's thread: %s", strerror(errno));
+		return otg_fail(err, 500, "out of memory");
+	}
+	c->stop = 0;
+	if (prepare(c, err)) {
+		free(c->threads);
+		c->threads = NULL;
+		free_runs(c); /* closes the agents' connections: nothing was asked of them yet */
+		return -1;
+	}
+	c->started_at = xp_now();
+	c->nthreads = 0;
+	for (unsigned g = 0; g < n; g++) {
+		c->targs[g] = (struct otg_targ){ c, g };
+		if (pthread_create(&c->threads[g], NULL, otg_run_thread, &c->targs[g])) {
+			int e = errno;
+			c->stop = 1;
+			c->have_thread = c->nthreads > 0;
+			join_traffic(c);
+			free(c->threads);
+			c->threads = NULL;
+			free_runs(c);
+			return otg_fail(err, 500, "cannot start the traffic's threads: %s", strerror(e));
+		}
+		c->nthreads++;
 	}
 	c->have_thread = true;
 	c->running = true;
-	/* Until the engine is about to send, or the test ended (it could not start). */
-	while (!c->runs[0].started && !c->runs[0].ended)
+	/* Until every engine is about to send (an agent: it accepted), or a test ended (it could not start). */
+	while (!all_started(c))
 		pthread_cond_wait(&c->cv, &c->mu);
-	if (c->runs[0].failed) {
+	int f = first_failed(c);
+	if (f >= 0) {
 		char why[sizeof(c->runs[0].error)];
-		snprintf(why, sizeof(why), "%s", c->runs[0].error);
+		snprintf(why, sizeof(why), "%s", c->runs[f].error);
+		c->stop = 1; /* the others stop: a start that fails leaves nothing started */
 		join_traffic(c);
 		/* A port the test could not use is the config's fault as far as the caller can tell: 400. */
 		return otg_fail(err, 400, "start: %s", why);

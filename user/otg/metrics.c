@@ -69,7 +69,7 @@ static struct json_object *flow_metric(const struct xp_otg *c, const struct otg_
 	} else if (r && one && r->have_total) {
 		ftx = r->total.tx_pkts, btx = r->total.tx_bytes, frx = r->total.rx.pkts, brx = r->total.rx.bytes;
 		tx_known = rx_known = true;
-	} else if (r && one) {
+	} else if (r && one && !g->remote) { /* an agent reports at its end only */
 		ftx = r->tx_frames, btx = r->tx_bytes, frx = r->rx_frames, brx = r->rx_bytes;
 		rtx = r->tx_fps, rrx = r->rx_fps;
 		tx_known = rx_known = true;
@@ -287,6 +287,7 @@ struct json_object *otg_metrics(struct xp_otg *c, struct json_object *req, struc
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(resp, flow ? "flow_metrics" : "port_metrics", a);
+	otg_metrics_ext(c, resp); /* xdpperf's extension (agent.c): a timed start's skew, merged latencies */
 	free(idx);
 	return resp;
 }

@@ -1,9 +1,10 @@
 /*
- * A sending port of this host: its test run by the controller itself
+ * The traffic threads, one per sending port. A port of this host: its test run by the controller itself
  * (xp_client_test into a memory sink) in the controller's traffic thread.
  * The sink's hook follows the test: "started" when the engine is about to
  * send, each interval's counts while it runs, every flow's figures (the
- * summary's, copied: the client frees its own) when it ends.
+ * summary's, copied: the client frees its own) when it ends. Another
+ * port's: its agent sends (agent.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,21 +67,22 @@ static void on_end(void *arg, const struct xp_summary *s)
 	pthread_mutex_unlock(&x->c->mu);
 }
 
-static const struct xp_run_opts *run_opts(struct xp_otg *c, struct xp_run_opts *ro)
+static const struct xp_run_opts *run_opts(struct xp_otg *c, unsigned g, uint64_t *started, struct xp_run_opts *ro)
 {
 	memset(ro, 0, sizeof(*ro));
 	ro->debug = c->opts.debug;
 	ro->quiet = true; /* the error goes back to the API caller (the run's error), not to stderr */
 	ro->stop = &c->stop;
+	ro->start_ns = c->runs[g].start_ns; /* 0 unless the start named a time (ctl.c) */
+	ro->started_ns = started;
 	return ro;
 }
 
-void *otg_run_thread(void *arg)
+/* This host's sending port's test (config.c allows one), run here. */
+static void run_local(struct xp_otg *c, unsigned g)
 {
-	struct xp_otg *c = arg;
-	/* Only a local sending port's test runs here (config.c allows one). */
-	unsigned g = 0;
 	struct run_ctx x = { c, g };
+	uint64_t started = 0;
 	struct xp_mem_hook hook = { on_start, on_interval, on_end, &x };
 	struct xp_report rep;
 	struct xp_summary sum;
@@ -88,9 +90,10 @@ void *otg_run_thread(void *arg)
 	xp_report_init(&rep, XP_REPORT_MEMORY, NULL);
 	rep.mem.hook = &hook;
 	memset(&sum, 0, sizeof(sum));
-	int rc = xp_client_test(c->plan.groups[g].spec, run_opts(c, &ro), &rep, &sum);
+	int rc = xp_client_test(c->plan.groups[g].spec, run_opts(c, g, &started, &ro), &rep, &sum);
 	pthread_mutex_lock(&c->mu);
 	struct otg_run *r = &c->runs[g];
+	r->started_ns = started;
 	const char *why = rep.mem.error[0] ? rep.mem.error : xp_client_last_error();
 	/* A stop's interruption is the run's end, not its failure. */
 	if (rc && !(c->stop && sum.interrupted)) {
@@ -110,5 +113,14 @@ void *otg_run_thread(void *arg)
 	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
 	xp_report_free(&rep);
+}
+
+void *otg_run_thread(void *arg)
+{
+	const struct otg_targ *t = arg;
+	if (t->c->plan.groups[t->g].remote)
+		otg_agent_run(t->c, t->g);
+	else
+		run_local(t->c, t->g);
 	return NULL;
 }

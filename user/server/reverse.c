@@ -53,7 +53,10 @@ static int spawn_child(const struct server *s, struct srv_client *c, const char 
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	/* --auth-key: the child loads our key file and answers the client's server's challenge with it. */
-	char *argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, (char *)s->cfg->auth_key, NULL };
+	char *rev_argv[] = { "xdpperf", XP_REVERSE_CHILD_ARG, c->peer_s, (char *)s->cfg->auth_key, NULL };
+	/* An OTG controller's sender (send_op.c): its target is in the request; our key answers its agent. */
+	char *send_argv[] = { "xdpperf", XP_SEND_CHILD_ARG, (char *)s->cfg->auth_key, NULL };
+	char **argv = c->rev_send ? send_argv : rev_argv;
 	pid_t pid;
 	int r = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -136,23 +139,24 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 	fflush(stdout);
 }
 
-void srv_reverse_read(struct server *s, struct srv_client *c)
+int srv_child_collect(struct server *s, struct srv_client *c, int *status)
 {
+	size_t cap = c->rev_send ? XP_CTRL_MAX_REPLY : XP_CTRL_MAX_MSG; /* send_op.c's buffer holds its flows' figures */
 	for (;;) {
-		if (c->rev_len >= XP_CTRL_MAX_MSG - 1) {
+		if (c->rev_len >= cap - 1) {
 			srv_reverse_end(s, c);
 			srv_send_error(c, "the reverse sender wrote too much");
 			xp_ctrl_flush(&c->ctrl);
 			srv_drop(s, c, "reverse sender wrote too much, ended");
-			return;
+			return -1;
 		}
-		ssize_t n = read(c->rev_fd, c->rev_out + c->rev_len, XP_CTRL_MAX_MSG - 1 - c->rev_len);
+		ssize_t n = read(c->rev_fd, c->rev_out + c->rev_len, cap - 1 - c->rev_len);
 		if (n > 0) {
 			c->rev_len += (size_t)n;
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
+			return 0;
 		break; /* its end */
 	}
 	c->rev_out[c->rev_len] = '\0';
@@ -163,6 +167,15 @@ void srv_reverse_read(struct server *s, struct srv_client *c)
 	else
 		srv_bury(s, c->rev_pid, XP_SRV_CHILD_EXIT_GRACE);
 	c->rev_pid = 0;
+	*status = st;
+	return 1;
+}
+
+void srv_reverse_read(struct server *s, struct srv_client *c)
+{
+	int st;
+	if (srv_child_collect(s, c, &st) != 1)
+		return;
 	struct xp_reverse_res res;
 	char err[256];
 	struct json_object *j = json_tokener_parse(c->rev_out);

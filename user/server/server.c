@@ -138,7 +138,7 @@ static bool authorized(struct server *s, struct srv_client *c, const char *op)
 	if (!s->key.set)
 		return true;
 	/* "ports" reserves a range for a start to come: as much a start as the start itself. */
-	bool starts = !strcmp(op, "start") || !strcmp(op, "reverse") || !strcmp(op, "ports");
+	bool starts = !strcmp(op, "start") || !strcmp(op, "reverse") || !strcmp(op, "ports") || !strcmp(op, "send");
 	if (!starts && c->authed)
 		return true;
 	if (!starts || !c->mac[0]) {
@@ -171,12 +171,19 @@ static void on_message(struct server *s, struct srv_client *c, struct json_objec
 		on_auth(s, c, m);
 		return;
 	}
+	/* The OTG controller's clock offset exchange: our clock's time, nothing else (send_op.c). */
+	if (!strcmp(op, "time")) {
+		srv_on_time(s, c);
+		return;
+	}
 	if (!authorized(s, c, op))
 		return;
 	if (!strcmp(op, "start")) {
 		srv_on_start(s, c, m);
 	} else if (!strcmp(op, "reverse")) {
 		srv_on_reverse(s, c, m);
+	} else if (!strcmp(op, "send")) {
+		srv_on_send(s, c, m);
 	} else if (!strcmp(op, "ports")) {
 		srv_on_ports(s, c, m);
 	} else if (!strcmp(op, "sample")) {
@@ -319,6 +326,11 @@ static void on_readable(struct server *s, struct srv_client *c)
 		/* The client waits for the reply and sends nothing: input is its leaving. */
 		char junk[512];
 		ssize_t n = recv(c->ctrl.fd, junk, sizeof(junk), MSG_DONTWAIT);
+		if (c->rev_send && n == 0) {
+			/* An OTG controller's stop: its half-close; the figures go back on the other half. */
+			srv_send_stop(s, c);
+			return;
+		}
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			srv_drop(s, c, "client went away mid-trial: its reverse sender stopped");
 		else if (n > 0)
@@ -428,7 +440,8 @@ static int serve(struct server *s)
 			 * also report its hangup over and over). */
 			if (c->state == SRV_FREE || c->state == SRV_STARTING)
 				continue;
-			short ev = POLLIN;
+			/* A stopping sender's controller half-closed: its end of input is no news until the figures. */
+			short ev = c->send_stopping ? 0 : POLLIN;
 			if (xp_ctrl_pending(&c->ctrl))
 				ev |= POLLOUT;
 			pf[n] = (struct pollfd){ .fd = c->ctrl.fd, .events = ev };
@@ -461,8 +474,12 @@ static int serve(struct server *s)
 				continue; /* srv_children_reap below */
 			if (map[k] <= -3) {
 				struct srv_client *c = &s->cl[-3 - map[k]];
-				if (c->state == SRV_REVERSE && c->rev_fd == pf[k].fd)
-					srv_reverse_read(s, c);
+				if (c->state == SRV_REVERSE && c->rev_fd == pf[k].fd) {
+					if (c->rev_send)
+						srv_send_read(s, c);
+					else
+						srv_reverse_read(s, c);
+				}
 				continue;
 			}
 			struct srv_client *c = &s->cl[map[k]];

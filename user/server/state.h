@@ -95,6 +95,9 @@ struct srv_client {
 	int rev_fd;          /* -1: none */
 	char *rev_out;       /* what the child wrote so far (its one JSON line) */
 	size_t rev_len;
+	/* the child is an OTG controller's sender ({"op":"send"}, send_op.c), not a reverse trial */
+	bool rev_send;
+	bool send_stopping;  /* the controller half-closed: the child was told to stop, its figures come */
 };
 
 /* Listeners handed to the listener thread to close: their ports are still taken. */
@@ -221,6 +224,17 @@ extern int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, co
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m);
 /* The child's stdout is readable: take what it wrote; at its end, the reply and the close. */
 void srv_reverse_read(struct server *s, struct srv_client *c);
+/* A child's output (a reverse trial's or a send's) read into c->rev_out: 0 more to come, 1 it ended (its exit
+ * status in *status, -1 unknown; rev_out terminated), -1 it wrote too much (c dropped). */
+int srv_child_collect(struct server *s, struct srv_client *c, int *status);
+
+/* send_op.c: issue 27's agent that sends on the OTG controller's request (proto/send_msg.h). */
+void srv_on_time(struct server *s, struct srv_client *c);
+void srv_on_send(struct server *s, struct srv_client *c, struct json_object *m);
+/* The controller half-closed its side: the sender stops its test, its figures still come. */
+void srv_send_stop(struct server *s, struct srv_client *c);
+/* The sender's output: read; once it ended, {"op":"sent"} with its figures, then the close. */
+void srv_send_read(struct server *s, struct srv_client *c);
 
 /* children.c: the reverse senders that are to go. */
 /* Stop the child (if any), to be reaped by the loop: the client left, the deadline passed, or we stop. */

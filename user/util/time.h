@@ -12,6 +12,14 @@ static inline double xp_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CLOCK_REALTIME in ns: an instant another host can be told (the OTG agents' start time). */
+static inline unsigned long long xp_realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
 static inline void xp_sleep(double secs)
 {
 	if (secs <= 0)
