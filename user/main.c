@@ -61,7 +61,8 @@ int main(int argc, char **argv)
 	/* The OTG front ends (issue 27): one controller, its agents reached with the control port and key given. */
 	if (o.role == XP_ROLE_OTG || o.role == XP_ROLE_CONFIG) {
 		struct xp_otg_opts co = { .auth_key = o.spec.auth_key[0] ? o.spec.auth_key : NULL,
-					  .control_port = o.spec.control_port, .debug = o.debug };
+					  .control_port = o.spec.control_port, .debug = o.debug,
+					  .line_bps = o.spec.line_bps };
 		return o.role == XP_ROLE_OTG ? xp_otg_serve(&co, &o.otg.listen)
 					     : xp_otg_run_file(&co, o.otg.config, o.json);
 	}
