@@ -70,10 +70,11 @@ const struct xp_option xp_options[] = {
 	          "(%u:%u when free); the server counts these ports\n"
 	          "(server: the ports of -P's standing listeners)",
 	  .help_nums = { XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI }, .sample = "7000:7003" },
-	{ "metrics", 0, "[ADDR]:PORT", XP_SEC_COMMON, 0, opt_metrics, EVERYWHERE,
+	{ "metrics", 0, "[ADDR]:PORT", XP_SEC_COMMON, 0, opt_metrics, .roles = XP_IN_BOTH | TO_AGENTS,
+	  .kinds = XP_K_ANY, .engines = XP_E_ANY,
 	  .help = "serve the last tests' figures for Prometheus on\n"
 	          "http://ADDR:PORT/metrics (read-only; ADDR default\n"
-	          "127.0.0.1); docs/metrics.md", .sample = "127.0.0.1:9464" },
+	          "127.0.0.1; --otg/--config: per flow); docs/metrics.md", .sample = "127.0.0.1:9464" },
 	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE,
 	  .help = "more messages on stderr" },
 	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, ANY_ROLE,
