@@ -105,7 +105,8 @@ xp_check "GET /config" api_ok GET /config
 xp_check "GET /config is the config set" expect_eq config "$(jq -S -c . "$RESP")" "$(jq -S -c . "$XP_TMP/hello.json")"
 RX0=$(srv_rx)
 xp_check "POST /control/state start" api_ok POST /control/state "$XP_TMP/start.json"
-xp_check "--metrics: the flows' test running" xp_wait 5 "a scrape with the test running" test_running
+xp_check "--metrics: the flows' test running" eval 'xp_wait 5 "a scrape with the test running" test_running ||
+	{ echo "the last scrape: $(grep -E "^xdpperf_(test_running|frames_sent)" "$XP_TMP/during.prom" 2>&1 | tr "\n" " ")"; false; }'
 xp_check "metrics until transmit stopped" xp_wait 15 "flow f1 stopped" stopped
 xp_check "the last metrics" api_ok POST /monitor/metrics "$XP_TMP/flow_metrics.json"
 xp_check "--metrics after the stop" scrape "$XP_TMP/after.prom"
