@@ -29,7 +29,7 @@ OTG_PORT=$OTG_API_PORT
 OTG_PIDS=()
 # scraper URL PERIOD OUT: GETs URL every PERIOD s until killed; counts the scrapes and keeps the
 # last body that had a flow's series in OUT (and the count in OUT.n).
-OTG_SCRAPER='import sys, time, urllib.request
+OTG_SCRAPER='import os, sys, time, urllib.request
 url, period, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 n = 0
 while True:
@@ -39,7 +39,8 @@ while True:
         n += 1
         if b"xdpperf_flow_frames_sent_total{" in body:
             open(out, "wb").write(body)
-        open(out + ".n", "w").write(str(n))
+        open(out + ".n.tmp", "w").write(str(n))
+        os.replace(out + ".n.tmp", out + ".n")  # whole, even when killed while writing
     except OSError:
         pass
     time.sleep(max(0, period - (time.monotonic() - t)))'

@@ -38,11 +38,11 @@ static int ethtool(int fd, const char *ifname, void *data)
 double otg_iface_speed_bps(const char *ifname, char *drv, size_t drvlen)
 {
 	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
-	/* The kernel's link settings with room for its link-mode masks (the size it asks for in the first call). */
-	struct {
-		struct ethtool_link_settings s;
-		__u32 masks[3 * 128];
-	} ls;
+	/* The kernel's link settings and, after them, room for its link-mode masks (3 sets of nwords u32: the size
+	 * it asks for in the first call). */
+	enum { MASK_WORDS = 3 * 128 };
+	__u32 buf[(sizeof(struct ethtool_link_settings) + MASK_WORDS * sizeof(__u32)) / sizeof(__u32)];
+	struct ethtool_link_settings *ls = (struct ethtool_link_settings *)buf;
 	double bps = 0;
 	if (drvlen)
 		drv[0] = '\0';
@@ -55,18 +55,17 @@ double otg_iface_speed_bps(const char *ifname, char *drv, size_t drvlen)
 			if (!strcmp(di.driver, nominal[i]))
 				goto out;
 	}
-	memset(&ls, 0, sizeof(ls));
-	ls.s.cmd = ETHTOOL_GLINKSETTINGS;
+	memset(buf, 0, sizeof(buf));
+	ls->cmd = ETHTOOL_GLINKSETTINGS;
 	/* The handshake: nwords 0 asks, the kernel answers with -nwords. */
-	if (ethtool(fd, ifname, &ls) || ls.s.link_mode_masks_nwords >= 0 ||
-	    -ls.s.link_mode_masks_nwords * 3 > (int)(sizeof(ls.masks) / sizeof(ls.masks[0])))
+	if (ethtool(fd, ifname, ls) || ls->link_mode_masks_nwords >= 0 || -ls->link_mode_masks_nwords * 3 > MASK_WORDS)
 		goto out;
-	ls.s.link_mode_masks_nwords = (__s8)-ls.s.link_mode_masks_nwords;
-	ls.s.cmd = ETHTOOL_GLINKSETTINGS;
-	if (ethtool(fd, ifname, &ls))
+	ls->link_mode_masks_nwords = (__s8)-ls->link_mode_masks_nwords;
+	ls->cmd = ETHTOOL_GLINKSETTINGS;
+	if (ethtool(fd, ifname, ls))
 		goto out;
-	if (ls.s.speed && ls.s.speed != (__u32)SPEED_UNKNOWN)
-		bps = (double)ls.s.speed * 1e6;
+	if (ls->speed && ls->speed != (__u32)SPEED_UNKNOWN)
+		bps = (double)ls->speed * 1e6;
 out:
 	close(fd);
 	return bps;
