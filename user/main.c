@@ -64,10 +64,21 @@ int main(int argc, char **argv)
 		return xp_probe_run(o.spec.dev, o.debug, o.json);
 	/* The OTG front ends (issue 27): one controller, its agents reached with the control port and key given. */
 	if (o.role == XP_ROLE_OTG || o.role == XP_ROLE_CONFIG) {
+		/* --metrics: the controller's sending runs are client tests: the client's tap gives their per-flow
+		 * series, served from before the first config to the exit (otg/serve.c, otg/run_file.c). */
+		if (o.metrics_port && (xp_metrics_open(&o.metrics_addr, o.metrics_port, err, sizeof(err)) ||
+				       xp_metrics_run(err, sizeof(err)))) {
+			fprintf(stderr, "xdpperf: %s\n", err);
+			return XP_EXIT_RUNTIME;
+		}
+		if (o.metrics_port)
+			xp_metrics_client_tap();
 		struct xp_otg_opts co = { .auth_key = o.spec.auth_key[0] ? o.spec.auth_key : NULL,
-					  .control_port = o.spec.control_port, .debug = o.debug };
-		return o.role == XP_ROLE_OTG ? xp_otg_serve(&co, &o.otg.listen)
-					     : xp_otg_run_file(&co, o.otg.config, o.json);
+					  .control_port = o.spec.control_port, .debug = o.debug,
+					  .line_bps = o.spec.line_bps };
+		r = o.role == XP_ROLE_OTG ? xp_otg_serve(&co, &o.otg.listen) : xp_otg_run_file(&co, o.otg.config, o.json);
+		xp_metrics_stop();
+		return r;
 	}
 	/* --metrics: bound now; served from here on by the client, by the server once it dropped its capabilities. */
 	if (o.metrics_port && (xp_metrics_open(&o.metrics_addr, o.metrics_port, err, sizeof(err)) ||

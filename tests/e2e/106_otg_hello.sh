@@ -6,7 +6,11 @@
 # 1000 frames/s), POST /control/state start, POST /monitor/metrics until the
 # flow's transmit is "stopped". The metrics say 1000 sent and 1000 received,
 # and the server veth's rx_packets (a counter xdpperf does not write) saw
-# them. Then a flow with DSCP EF and an incrementing UDP source port,
+# them. The controller serves --metrics too (issue 29): a scrape while the
+# flow runs shows its test running, and the last one's frames received of
+# flow f1 is the OTG metrics' frames_rx (promtool accepts the text; the
+# flow's series come with the run's first interval: a 1-s flow's at its end).
+# Then a flow with DSCP EF and an incrementing UDP source port,
 # counted by an nftables rule in the router; then the bad configs (an
 # unknown header, an unreachable agent, two flows on one port that cannot be
 # counted apart), each an OTG Error object with its HTTP status and nothing
@@ -19,6 +23,7 @@
 
 CHECK=$XP_ROOT/tests/otg/otg_check.py
 API_PORT=8443
+MET_PORT=9466
 N=1000
 
 # api METHOD PATH [BODY_FILE]: one call from the client namespace; the status in CODE, the body in
@@ -73,6 +78,14 @@ echo "$PORT_METRICS" >"$XP_TMP/port_metrics.json"
 stopped() { api_ok POST /monitor/metrics "$XP_TMP/flow_metrics.json" && [[ $(jq -r '.flow_metrics[0].transmit' "$RESP") == stopped ]]; }
 metric() { jq -r ".flow_metrics[0].$1" "$RESP"; }
 expect_ge() { (($2 >= $3)) || { echo "$1: got $2, want >= $3"; return 1; }; }
+# scrape FILE: the controller's --metrics text; flow_rx FILE: its flow f1's frames received.
+scrape() { xp_exec client curl -sS -o "$1" "http://127.0.0.1:$MET_PORT/metrics"; }
+flow_rx() { awk '/^xdpperf_flow_frames_received_total\{.*flow="f1"/ {print $NF}' "$1"; }
+test_running() {
+	scrape "$XP_TMP/during.prom" &&
+		grep -qE '^xdpperf_test_running\{test="1",role="client",engine="[a-z]+",kind="stream",peer="'"$XP_SERVER4"'"\} 1$' \
+			"$XP_TMP/during.prom"
+}
 srv_rx() { xp_exec server cat "/sys/class/net/$XP_SERVER_DEV/statistics/rx_packets"; }
 no_xdp() { xp_exec client ip -j link show dev "$XP_CLIENT_DEV" | jq -e '.[0].xdp == null' >/dev/null; }
 
@@ -80,7 +93,7 @@ no_xdp() { xp_exec client ip -j link show dev "$XP_CLIENT_DEV" | jq -e '.[0].xdp
 xp_case otg_hello_world
 xp_check "lab up" xp_lab_up
 xp_check "agent p2 in the server namespace" start_server
-xp_run_bg client "$XP_BIN" --otg "127.0.0.1:$API_PORT"
+xp_run_bg client "$XP_BIN" --otg "127.0.0.1:$API_PORT" --metrics "127.0.0.1:$MET_PORT"
 API_PID=$XP_BG_PID API_LOG=$XP_BG_LOG
 xp_check "the API listens" xp_wait_log "$API_LOG" '^OTG API .* on http://127.0.0.1:8443' 1 10
 xp_check "GET /capabilities/version" api_ok GET /capabilities/version
@@ -92,8 +105,14 @@ xp_check "GET /config" api_ok GET /config
 xp_check "GET /config is the config set" expect_eq config "$(jq -S -c . "$RESP")" "$(jq -S -c . "$XP_TMP/hello.json")"
 RX0=$(srv_rx)
 xp_check "POST /control/state start" api_ok POST /control/state "$XP_TMP/start.json"
+xp_check "--metrics: the flows' test running" eval 'xp_wait 5 "a scrape with the test running" test_running ||
+	{ echo "the last scrape: $(grep -E "^xdpperf_(test_running|frames_sent)" "$XP_TMP/during.prom" 2>&1 | tr "\n" " ")"; false; }'
 xp_check "metrics until transmit stopped" xp_wait 15 "flow f1 stopped" stopped
 xp_check "the last metrics" api_ok POST /monitor/metrics "$XP_TMP/flow_metrics.json"
+xp_check "--metrics after the stop" scrape "$XP_TMP/after.prom"
+echo "--metrics: flow f1 received $(flow_rx "$XP_TMP/after.prom")"
+xp_check "--metrics: flow f1's frames received = OTG frames_rx" expect_eq flow_rx "$(flow_rx "$XP_TMP/after.prom")" "$(metric frames_rx)"
+xp_check "promtool check metrics accepts it" eval 'promtool check metrics <"$XP_TMP/after.prom"'
 RX=$(($(srv_rx) - RX0))
 echo "frames_tx $(metric frames_tx), frames_rx $(metric frames_rx), loss $(metric loss), server veth rx_packets +$RX"
 xp_check "frames_tx $N" expect_eq frames_tx "$(metric frames_tx)" "$N"

@@ -338,7 +338,7 @@ static void ctx_line(const struct ctx *c, const struct xp_option *op, char *buf,
 	else if (name && !strcmp(name, "parallel") && c->role == XP_ROLE_CLIENT && e == XP_ENGINE_XDP &&
 		 c->kind == XP_KIND_CONNECT)
 		snprintf(extra, sizeof(extra), " --peer kernel");
-	else if (name && !strcmp(name, "line-rate")) /* the suite's top (or a flow file's percentages) */
+	else if (name && !strcmp(name, "line-rate") && c->role == XP_ROLE_CLIENT) /* the suite's top (or a flow file's %) */
 		snprintf(extra, sizeof(extra), " --rfc2544");
 	else if (name && !strcmp(name, "flow-top")) /* the rows of a per-flow table: a test with a flow */
 		snprintf(extra, sizeof(extra), " --dscp 46");

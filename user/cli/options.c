@@ -70,10 +70,11 @@ const struct xp_option xp_options[] = {
 	          "(%u:%u when free); the server counts these ports\n"
 	          "(server: the ports of -P's standing listeners)",
 	  .help_nums = { XP_DEFAULT_PORT_LO, XP_DEFAULT_PORT_HI }, .sample = "7000:7003" },
-	{ "metrics", 0, "[ADDR]:PORT", XP_SEC_COMMON, 0, opt_metrics, EVERYWHERE,
+	{ "metrics", 0, "[ADDR]:PORT", XP_SEC_COMMON, 0, opt_metrics, .roles = XP_IN_BOTH | TO_AGENTS,
+	  .kinds = XP_K_ANY, .engines = XP_E_ANY,
 	  .help = "serve the last tests' figures for Prometheus on\n"
 	          "http://ADDR:PORT/metrics (read-only; ADDR default\n"
-	          "127.0.0.1); docs/metrics.md", .sample = "127.0.0.1:9464" },
+	          "127.0.0.1; --otg/--config: per flow); docs/metrics.md", .sample = "127.0.0.1:9464" },
 	{ "debug", 'd', NULL, XP_SEC_COMMON, 0, opt_debug, ANY_ROLE,
 	  .help = "more messages on stderr" },
 	{ "help", 'h', NULL, XP_SEC_COMMON, 0, opt_help, ANY_ROLE,
@@ -175,11 +176,14 @@ const struct xp_option xp_options[] = {
 	  .help = "rows of the per-flow table: the flows with the most\n"
 	          "loss (default %u; -J has every flow)", .help_nums = { XP_FLOW_TOP_DEFAULT }, .sample = "20" },
 	/* Not the suite's alone: a flow file's percentage rates are shares of it (cli/validate.c, check_line_rate). */
-	{ "line-rate", 0, "RATE", XP_SEC_CLIENT, 0, opt_line_rate, FLOWS_OPT,
+	{ "line-rate", 0, "RATE", XP_SEC_CLIENT, 0, opt_line_rate,
+	  .roles = XP_IN_CLIENT | TO_AGENTS, .kinds = XP_K_STREAM, .needs = XP_NEEDS(XP_CAP_FLOWS),
+	  .instead_kind = "flows are streams of frames, not connections",
 	  .help = "the link's L1 bit rate (10G): a flow file's rates in\n"
 	          "percent are of it; with --rfc2544 the top of the\n"
 	          "searches and the percent of it in the tables\n"
-	          "(default: the sender's maximum)", .sample = "10G" },
+	          "(default: the sender's maximum); --otg/--config:\n"
+	          "each port's, a flow above it refused", .sample = "10G" },
 	{ "engine", 0, "NAME", XP_SEC_CLIENT, 0, opt_engine, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  .engines = XP_E_ANY,
 	  .help = "auto: live where the kernel and the device take it,\n"

@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "otg/ctl_internal.h"
+#include "otg/line_rate.h"
 #include "spec/otg_flows.h"
 
 /* A test whose flows all have a frame count runs this much longer than its slowest flow needs. */
@@ -320,7 +321,7 @@ int otg_plan_make(struct json_object *cfg, const struct xp_otg_opts *o, struct o
 	char why[480];
 	/* The reader's message is "--flows FILE: PATH: why"; the API's is the path on its own. */
 	static const char prefix[] = "--flows config: ";
-	if (xp_otg_flows_parse(cfg, "config", 0, all, why, sizeof(why))) {
+	if (xp_otg_flows_parse(cfg, "config", o->line_bps, all, why, sizeof(why))) {
 		const char *m = strncmp(why, prefix, sizeof(prefix) - 1) ? why : why + sizeof(prefix) - 1;
 		otg_fail(err, 400, "%s", m);
 		free(all);
@@ -346,6 +347,8 @@ int otg_plan_make(struct json_object *cfg, const struct xp_otg_opts *o, struct o
 		}
 	}
 	int rc = make_groups(p, all, o, err);
+	if (!rc && otg_line_check(p, all, flows, o, why, sizeof(why)))
+		rc = otg_fail(err, 400, "%s", why);
 	free(all);
 	if (rc)
 		goto bad;

@@ -36,6 +36,7 @@ struct xp_otg_opts {
 	const char *auth_key;   /* --auth-key FILE for the agents (NULL: none) */
 	int control_port;       /* agents' control port when a location names none (0: the default) */
 	int debug;              /* -d */
+	double line_bps;        /* --line-rate: every port's L1 bit rate (0: each sending interface's known speed) */
 };
 
 struct xp_otg;
