@@ -201,7 +201,8 @@ static int sock_create(const struct xp_engine_cfg *cfg, struct xp_engine **out, 
 		w->id = t;
 		w->st = xp_group_stats(&e->grp, t);
 		w->nslots = parallel / nw + (t < parallel % nw);
-		w->seq = t;
+		/* Its start in the (port, source) walk (socket_loop.c): the threads spread over it. */
+		w->seq = (uint64_t)t * ((uint64_t)(cfg->dport_hi - cfg->dport_lo + 1) * (cfg->nbind ? cfg->nbind : 1)) / nw;
 		w->retry_delay = BACKOFF_MIN;
 		w->ready = w->backoff = w->connecting = (struct slist){ NIL, NIL };
 		/* CONNECT measures connects in flight, so all of them may be; the

@@ -209,10 +209,13 @@ static void slot_open(struct sock_worker *w, uint32_t i)
 	}
 
 	/* Destination port varies fastest, then the source address, so every
-	 * (source, port) pair is used even when the counts share factors. */
+	 * (source, port) pair is used even when the counts share factors. Each
+	 * thread walks all the pairs itself, from its own offset (sock_create):
+	 * with threads taking t, t+n, t+2n... of one sequence, as they did, a
+	 * thread of 64 over 16 ports kept one port and 4 of 16 sources, and
+	 * what the first connections covered depended on which threads ran first. */
 	uint32_t nd = (uint32_t)c->dport_hi - c->dport_lo + 1;
-	uint64_t k = w->seq;
-	w->seq += e->grp.n; /* threads interleave: thread t takes t, t+n, ... */
+	uint64_t k = w->seq++;
 	struct sockaddr_storage dst = e->dst;
 	uint16_t port = htons((uint16_t)(c->dport_lo + k % nd));
 	if (dst.ss_family == AF_INET)

@@ -88,7 +88,7 @@ struct sock_worker {
 	uint32_t nslots;
 	struct slist ready, backoff, connecting;
 	uint32_t inflight, max_inflight;
-	uint64_t seq;        /* round-robin position over (dport, bind address) */
+	uint64_t seq;        /* this thread's position in its walk over (dport, bind address) */
 	double retry_delay;  /* current backoff: grows while only failures happen */
 	double now;          /* time of the current loop turn (refreshed while opening) */
 	double deadline;     /* t0 + max_seconds */
