@@ -208,16 +208,18 @@ static void slot_open(struct sock_worker *w, uint32_t i)
 		return;
 	}
 
-	/* Destination port varies fastest, then the source address, so every
+	/* The source address varies fastest, then the destination port, so every
 	 * (source, port) pair is used even when the counts share factors. Each
 	 * thread walks all the pairs itself, from its own offset (sock_create):
 	 * with threads taking t, t+n, t+2n... of one sequence, as they did, a
 	 * thread of 64 over 16 ports kept one port and 4 of 16 sources, and
-	 * what the first connections covered depended on which threads ran first. */
+	 * what the first connections covered depended on which threads ran first;
+	 * now any thread's first nbind connections use every source. */
 	uint32_t nd = (uint32_t)c->dport_hi - c->dport_lo + 1;
+	uint32_t nb = c->nbind ? c->nbind : 1;
 	uint64_t k = w->seq++;
 	struct sockaddr_storage dst = e->dst;
-	uint16_t port = htons((uint16_t)(c->dport_lo + k % nd));
+	uint16_t port = htons((uint16_t)(c->dport_lo + (k / nb) % nd));
 	if (dst.ss_family == AF_INET)
 		((struct sockaddr_in *)&dst)->sin_port = port;
 	else
@@ -229,7 +231,7 @@ static void slot_open(struct sock_worker *w, uint32_t i)
 		 * us at ~28k connections; with it the port is chosen at connect()
 		 * time per 4-tuple, which lets every destination port reuse them. */
 		setopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1);
-		if (bind(fd, (struct sockaddr *)&e->src[(k / nd) % c->nbind], e->srclen)) {
+		if (bind(fd, (struct sockaddr *)&e->src[k % nb], e->srclen)) {
 			bump(&w->st->fail, 1);
 			close(fd);
 			s->fd = -1;
