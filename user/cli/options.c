@@ -241,7 +241,7 @@ const struct xp_option xp_options[] = {
 	{ "threads", 0, "N", XP_SEC_SOCKET, SOCKET, NULL, .roles = XP_IN_BOTH, .kinds = XP_K_ANY,
 	  XP_NUM(spec.threads, 1, 256, "thread count"),
 	  .needs = XP_NEEDS(XP_CAP_THREADS),
-	  .help = "event-loop threads (default: one per CPU)", .sample = "3" },
+	  .help = "event-loop threads (default: one per CPU; -x: one per connection, up to 32 per CPU)", .sample = "3" },
 	{ "bind", 0, "ADDR[-ADDR]", XP_SEC_SOCKET, SOCKET, opt_bind, .roles = XP_IN_CLIENT, .kinds = XP_K_ANY,
 	  .needs = XP_NEEDS(XP_CAP_BIND),
 	  .help = "source addresses to spread connections over (each\n"

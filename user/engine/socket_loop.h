@@ -64,6 +64,7 @@ struct slot {
 	double t;            /* connecting: start time; backoff: when it may retry */
 	uint8_t state;
 	bool blocking;       /* STREAM: written with blocking, time-bounded sends (socket_loop.c) */
+	bool polled;         /* its socket is on the thread's epoll (the fast path skips it) */
 };
 
 struct slist {
@@ -87,9 +88,12 @@ struct sock_worker {
 	uint32_t nslots;
 	struct slist ready, backoff, connecting;
 	uint32_t inflight, max_inflight;
-	uint64_t seq;        /* round-robin position over (dport, bind address) */
+	uint64_t seq;        /* this thread's position in its walk over (dport, bind address) */
 	double retry_delay;  /* current backoff: grows while only failures happen */
-	double now;          /* time of the current loop turn */
+	double now;          /* time of the current loop turn (refreshed while opening) */
+	double deadline;     /* t0 + max_seconds */
+	uint32_t fast_tries, fast_hits; /* connect() asked twice, and found established (socket_loop.c) */
+	uint32_t fast_skip;  /* opens left before the fast path is tried again */
 	struct wstats *st;   /* xp_group_stats(&eng->grp, id) */
 };
 
