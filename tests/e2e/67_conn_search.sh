@@ -61,8 +61,8 @@ xp_check "router limits new connections to 5000/s" eval 'rules <<-NFT
 	NFT'
 BASE=$(xp_exec router conntrack -L 2>/dev/null | wc -l)
 sampler_start
-xp_check "-x --search from 1000 to 10000/s, 3-s trials" eval '
-	client -c "$XP_SERVER4" -x --search --search-floor 1000 --search-ceiling 10000 --search-trial 3 \
+xp_check "-x --search from 1000 to 10000/s, 2-s trials" eval '
+	client -c "$XP_SERVER4" -x --search --search-floor 1000 --search-ceiling 10000 --search-trial 2 \
 		--device-netns "$(xp_ns router)" -J >"$J" 2>"$J.err"; rc=$?; cat "$J.err"; ((rc == 0))'
 sampler_stop
 found=$(jq -r .result.rate_cps "$J")
@@ -121,8 +121,8 @@ xp_check "router counts the client's FINs, limits them to 3000/s" eval 'rules <<
 	NFT'
 BASE=$(xp_exec router conntrack -L 2>/dev/null | wc -l)
 sampler_start
-xp_check "-x --fin --search from 500 to 6000/s, 3-s trials" eval '
-	client -c "$XP_SERVER4" -x --fin --search --search-floor 500 --search-ceiling 6000 --search-trial 3 \
+xp_check "-x --fin --search from 500 to 6000/s, 2-s trials" eval '
+	client -c "$XP_SERVER4" -x --fin --search --search-floor 500 --search-ceiling 6000 --search-trial 2 \
 		--device-netns "$(xp_ns router)" -J >"$J" 2>"$J.err"; rc=$?; cat "$J.err"; ((rc == 0))'
 sampler_stop
 found=$(jq -r .result.rate_cps "$J")
