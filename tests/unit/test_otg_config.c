@@ -26,29 +26,7 @@
 #include "otg/otg.h"
 #include "util/version.h"
 
-static int agent_fd = -1;
-static unsigned short agent_port;
-
-/* A listener on 127.0.0.1 at a free port: the "agent" the config's reachability check connects to. */
-static int agent_up(void **state)
-{
-	(void)state;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(a);
-	agent_fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (agent_fd < 0 || bind(agent_fd, (struct sockaddr *)&a, sizeof(a)) || listen(agent_fd, 16) ||
-	    getsockname(agent_fd, (struct sockaddr *)&a, &l))
-		return -1;
-	agent_port = ntohs(a.sin_port);
-	return 0;
-}
-
-static int agent_down(void **state)
-{
-	(void)state;
-	close(agent_fd);
-	return 0;
-}
+#include "fake_agent.h"
 
 /* A config with the hello-world flow from p1 (this host) to p2 (the fake agent), with extra text spliced in. */
 static struct json_object *cfg_of(const char *ports_extra, const char *flow_extra, const char *top_extra)

@@ -23,28 +23,7 @@
 #include "otg/line_rate.h"
 #include "otg/otg.h"
 
-static int agent_fd = -1;
-static unsigned short agent_port;
-
-static int agent_up(void **state)
-{
-	(void)state;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(a);
-	agent_fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (agent_fd < 0 || bind(agent_fd, (struct sockaddr *)&a, sizeof(a)) || listen(agent_fd, 16) ||
-	    getsockname(agent_fd, (struct sockaddr *)&a, &l))
-		return -1;
-	agent_port = ntohs(a.sin_port);
-	return 0;
-}
-
-static int agent_down(void **state)
-{
-	(void)state;
-	close(agent_fd);
-	return 0;
-}
+#include "fake_agent.h"
 
 /* p1 (this host, interface iface) -> p2 (the fake agent): one flow per rate given ({"choice":..} bodies). */
 static struct json_object *cfg_of(const char *iface, const char *size, const char *r1, const char *r2)

@@ -37,6 +37,24 @@ static const struct otg_run *run_of(const struct xp_otg *c, unsigned g)
 	return c->runs ? &c->runs[g] : NULL;
 }
 
+/* One direction's counts and rates ("tx" or "rx"): frames_tx, bytes_tx, frames_tx_rate (and bytes_tx_rate
+ * where the model has it, Bps not NULL). Only a known direction is given: an unknown one is left out, not 0. */
+static void add_dir(struct json_object *o, const char *dir, uint64_t frames, uint64_t bytes, double fps,
+		    const double *Bps)
+{
+	char k[32];
+	snprintf(k, sizeof(k), "frames_%s", dir);
+	add_u(o, k, frames);
+	snprintf(k, sizeof(k), "bytes_%s", dir);
+	add_u(o, k, bytes);
+	snprintf(k, sizeof(k), "frames_%s_rate", dir);
+	add_d(o, k, fps);
+	if (Bps) {
+		snprintf(k, sizeof(k), "bytes_%s_rate", dir);
+		add_d(o, k, *Bps);
+	}
+}
+
 static bool sending(const struct xp_otg *c, const struct otg_run *r)
 {
 	return r && c->running && r->started && !r->ended;
@@ -75,16 +93,10 @@ static struct json_object *flow_metric(const struct xp_otg *c, const struct otg_
 		tx_known = rx_known = true;
 	}
 	/* A figure not known (a test of several flows, while it runs) is left out, never given as 0. */
-	if (tx_known) {
-		add_u(o, "frames_tx", ftx);
-		add_u(o, "bytes_tx", btx);
-		add_d(o, "frames_tx_rate", rtx);
-	}
-	if (rx_known) {
-		add_u(o, "frames_rx", frx);
-		add_u(o, "bytes_rx", brx);
-		add_d(o, "frames_rx_rate", rrx);
-	}
+	if (tx_known)
+		add_dir(o, "tx", ftx, btx, rtx, NULL);
+	if (rx_known)
+		add_dir(o, "rx", frx, brx, rrx, NULL);
 	if (tx_known && rx_known)
 		add_d(o, "loss", ftx && ftx > frx ? 100.0 * (double)(ftx - frx) / (double)ftx : 0);
 	if (f && f->rx_known && f->rx.lat_n) {
@@ -142,18 +154,10 @@ static struct json_object *port_metric(const struct xp_otg *c, unsigned i)
 		add_s(o, "location", pt->location);
 		add_s(o, "link", "up");
 	}
-	if (tx_known) {
-		add_u(o, "frames_tx", ftx);
-		add_u(o, "bytes_tx", btx);
-		add_d(o, "frames_tx_rate", rftx);
-		add_d(o, "bytes_tx_rate", rbtx);
-	}
-	if (rx_known) {
-		add_u(o, "frames_rx", frx);
-		add_u(o, "bytes_rx", brx);
-		add_d(o, "frames_rx_rate", rfrx);
-		add_d(o, "bytes_rx_rate", rbrx);
-	}
+	if (tx_known)
+		add_dir(o, "tx", ftx, btx, rftx, &rbtx);
+	if (rx_known)
+		add_dir(o, "rx", frx, brx, rfrx, &rbrx);
 	add_s(o, "transmit", started ? "started" : "stopped");
 	return o;
 }

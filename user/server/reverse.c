@@ -86,6 +86,24 @@ static int spawn_child(const struct server *s, struct srv_client *c, const char 
 int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, const char *req, char *err,
 			 size_t errlen) = spawn_child;
 
+int srv_child_start(struct server *s, struct srv_client *c, struct json_object *req, size_t out_size, char *err,
+		    size_t errlen)
+{
+	c->rev_out = malloc(out_size);
+	int r = c->rev_out ? srv_reverse_spawn(s, c, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN), err,
+					       errlen)
+			   : (snprintf(err, errlen, "server out of memory"), -1);
+	json_object_put(req);
+	if (r) {
+		free(c->rev_out);
+		c->rev_out = NULL;
+		return -1;
+	}
+	c->rev_len = 0;
+	c->state = SRV_REVERSE;
+	return 0;
+}
+
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m)
 {
 	const struct xp_server_cfg *cfg = s->cfg;
@@ -119,19 +137,11 @@ void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *
 		srv_refuse(s, c, err, err);
 		return;
 	}
-	struct json_object *j = xp_reverse_req_to_json(&q); /* what we checked, not what came */
-	c->rev_out = malloc(XP_CTRL_MAX_MSG);
-	int r = c->rev_out ? srv_reverse_spawn(s, c, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), err, sizeof(err))
-			   : (snprintf(err, sizeof(err), "server out of memory"), -1);
-	json_object_put(j);
-	if (r) {
-		free(c->rev_out);
-		c->rev_out = NULL;
+	/* What we checked, not what came. */
+	if (srv_child_start(s, c, xp_reverse_req_to_json(&q), XP_CTRL_MAX_MSG, err, sizeof(err))) {
 		srv_refuse(s, c, err, err);
 		return;
 	}
-	c->rev_len = 0;
-	c->state = SRV_REVERSE;
 	c->deadline = xp_now() + q.seconds + XP_SRV_REVERSE_MARGIN;
 	printf("[%s] reverse trial (--bidir, %s engine): %s/IPv%d, %u bytes%s%s, %.0f frames/s, %g s, to its control port %u\n",
 	       c->peer_s, q.engine, q.udp ? "udp" : "tcp", q.family == AF_INET6 ? 6 : 4, q.frame_size, q.mix[0] ? " mix " : "",

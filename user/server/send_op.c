@@ -99,23 +99,14 @@ void srv_on_send(struct server *s, struct srv_client *c, struct json_object *m)
 		return;
 	}
 	/* What we checked, not what came: the child reads it back as strictly. */
-	struct json_object *j = xp_send_req_to_json(sp, start_ns);
 	c->rev_send = true;
 	c->send_stopping = false;
-	c->rev_out = malloc(XP_CTRL_MAX_REPLY);
-	int r = c->rev_out ? srv_reverse_spawn(s, c, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), err, sizeof(err))
-			   : (snprintf(err, sizeof(err), "server out of memory"), -1);
-	json_object_put(j);
-	if (r) {
-		free(c->rev_out);
-		c->rev_out = NULL;
+	if (srv_child_start(s, c, xp_send_req_to_json(sp, start_ns), XP_CTRL_MAX_REPLY, err, sizeof(err))) {
 		c->rev_send = false;
 		free(sp);
 		srv_refuse(s, c, err, err);
 		return;
 	}
-	c->rev_len = 0;
-	c->state = SRV_REVERSE;
 	c->deadline = xp_now() + ahead + sp->duration + XP_SRV_REVERSE_MARGIN;
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "op", json_object_new_string("sending"));

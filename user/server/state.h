@@ -221,6 +221,10 @@ int srv_start_rate(struct server *s, const struct xp_addr *peer, char *err, size
  * Always reverse.c's spawn_child, except in the control-path fuzzer, which has a stand-in. */
 extern int (*srv_reverse_spawn)(const struct server *s, struct srv_client *c, const char *req, char *err,
 				size_t errlen);
+/* Starts the child for req (taken: put here) with a buffer of out_size for its output, c in SRV_REVERSE:
+ * 0, or -1 with err (nothing left allocated). A reverse trial's and an OTG controller's send. */
+int srv_child_start(struct server *s, struct srv_client *c, struct json_object *req, size_t out_size, char *err,
+		    size_t errlen);
 void srv_on_reverse(struct server *s, struct srv_client *c, struct json_object *m);
 /* The child's stdout is readable: take what it wrote; at its end, the reply and the close. */
 void srv_reverse_read(struct server *s, struct srv_client *c);
