@@ -5,16 +5,7 @@
 #include <string.h>
 
 #include "engine/flow_sched.h"
-
-static unsigned gcd(unsigned a, unsigned b)
-{
-	while (b) {
-		unsigned r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
+#include "util/units.h"
 
 int xp_flow_sched_build(const struct xp_engine_flow *flows, unsigned nflows, unsigned t, unsigned nthreads,
 			struct xp_flow_sched *s, char *err, size_t errlen)
@@ -93,7 +84,7 @@ int xp_flow_sched_build(const struct xp_engine_flow *flows, unsigned nflows, uns
 	unsigned g = 0;
 	for (unsigned f = 0; f < nflows; f++)
 		if (s->count[f])
-			g = gcd(g, s->count[f]);
+			g = xp_gcd(g, s->count[f]);
 	total = 0;
 	for (unsigned f = 0; f < nflows; f++) {
 		s->count[f] /= g ? g : 1;

@@ -9,6 +9,7 @@
 #include "bpf/lib/stamp.h"
 #include "engine/flow_table.h"
 #include "frame/flow_hdr.h"
+#include "util/units.h"
 
 unsigned xp_flow_size_at(const struct xp_engine_flow *f, uint64_t n)
 {
@@ -19,22 +20,12 @@ unsigned xp_flow_size_at(const struct xp_engine_flow *f, uint64_t n)
 	return f->frame_size;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* lcm(a, b), or cap + 1 past cap (a, b >= 1). */
 static uint64_t lcm_cap(uint64_t a, uint64_t b, uint64_t cap)
 {
 	if (a > cap || b > cap)
 		return cap + 1;
-	uint64_t l = a / gcd64(a, b) * b; /* both <= cap <= 2^32: no overflow */
+	uint64_t l = a / xp_gcd(a, b) * b; /* both <= cap <= 2^32: no overflow */
 	return l > cap ? cap + 1 : l;
 }
 

@@ -2,6 +2,7 @@
  * The key of flows without stamps: see frame/flow_key.h.
  */
 #include "frame/flow_key.h"
+#include "util/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,16 +72,6 @@ static int key_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct xp_flow_key));
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* The pattern of key field bit in fp. */
 static const struct xp_pattern *pat_of(const struct xp_flow_pat *fp, uint32_t bit)
 {
@@ -102,7 +93,7 @@ static int flow_keys(const struct xp_flow_pat *fp, uint32_t mask, struct xp_flow
 		uint64_t p = xp_pattern_period(pat_of(fp, cand_fields[c].bit));
 		if (p > XP_KEY_MAX_PERIOD)
 			return -1;
-		L = L / gcd(L, p) * p;
+		L = L / xp_gcd(L, p) * p;
 		if (L > XP_KEY_MAX_PERIOD)
 			return -1;
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/values.h"
+#include "util/units.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -22,16 +23,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 bool xp_mix_syntax(const char *s)
 {
 	return s && (!strcmp(s, "imix") || strchr(s, ':'));
-}
-
-static unsigned gcd(unsigned a, unsigned b)
-{
-	while (b) {
-		unsigned t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
 }
 
 /* Smooth weighted round robin (nginx's): deterministic, evenly spread. */
@@ -93,7 +84,7 @@ int xp_mix_parse(const char *s, struct xp_mix *m, char *err, size_t errlen)
 			    m->n ? m->size[0] : 64);
 	unsigned g = 0, sum = 0;
 	for (unsigned i = 0; i < m->n; i++)
-		g = gcd(m->weight[i], g);
+		g = xp_gcd(m->weight[i], g);
 	for (unsigned i = 0; i < m->n; i++) {
 		m->weight[i] /= g;
 		sum += m->weight[i];

@@ -26,6 +26,18 @@ static inline uint64_t l1_bits(uint64_t frames, uint64_t l2_bytes_without_fcs)
 	return (l2_bytes_without_fcs + frames * XP_L1_OVERHEAD) * 8;
 }
 
+/* Greatest common divisor (Euclid), for the least common multiples of the mix's weights, the flows'
+ * schedule and their patterns' periods. */
+static inline uint64_t xp_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /* Bits at L2 counting the FCS (what "frame size 64" refers to). */
 static inline uint64_t l2_bits(uint64_t frames, uint64_t l2_bytes_without_fcs)
 {
