@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): side-by-side figures from one run on this machine.
 #
-#   scripts/bench.sh [-t SECS] [xsk|live|flows|socket|xconn|trafgen|stamp|metrics|otg|all]   (default all)
+#   scripts/bench.sh [-t SECS] [xsk|live|flows|socket|fireperf|xconn|trafgen|stamp|metrics|otg|all]   (default all)
 #
 # Every frame figure (xsk, live) is the server veth's rx_packets
 # (/sys/class/net/DEV/statistics), sampled every 0.1 s while a tool runs:
@@ -28,7 +28,7 @@ T=5
 while getopts "t:" o; do
 	case $o in
 	t) T=$OPTARG ;;
-	*) echo "usage: $0 [-t SECS] [xsk|live|flows|socket|xconn|trafgen|stamp|metrics|otg|all]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-t SECS] [xsk|live|flows|socket|fireperf|xconn|trafgen|stamp|metrics|otg|all]" >&2; exit 2 ;;
 	esac
 done
 ARGS=("$@")
@@ -52,11 +52,11 @@ trap cleanup EXIT INT TERM
 
 ROUNDS=${BENCH_ROUNDS:-3}
 case $WHAT in
-xsk | socket | live | flows | xconn | trafgen | stamp | metrics | otg | all) ;;
-*) echo "bench: unknown benchmark '$WHAT' (xsk, live, flows, socket, xconn, trafgen, stamp, metrics, otg or all)" >&2; exit 2 ;;
+xsk | socket | fireperf | live | flows | xconn | trafgen | stamp | metrics | otg | all) ;;
+*) echo "bench: unknown benchmark '$WHAT' (xsk, live, flows, socket, fireperf, xconn, trafgen, stamp, metrics, otg or all)" >&2; exit 2 ;;
 esac
 
-for f in scripts/bench/lib.sh scripts/bench/{trafgen,xsk,live,flows,socket,xconn,stamp,metrics,otg}.sh; do
+for f in scripts/bench/lib.sh scripts/bench/{trafgen,xsk,live,flows,socket,fireperf,xconn,stamp,metrics,otg}.sh; do
 	# shellcheck source=/dev/null
 	. "$f"
 done
@@ -92,6 +92,7 @@ footer() {
 case $WHAT in
 xsk) bench_xsk ;;
 socket) bench_socket ;;
+fireperf) bench_fireperf ;;
 live) bench_live ;;
 flows) bench_flows ;;
 xconn) bench_xconn ;;
@@ -99,8 +100,8 @@ trafgen) bench_trafgen ;;
 stamp) bench_stamp ;;
 metrics) bench_metrics ;;
 otg) bench_otg ;;
-all) bench_trafgen; bench_xsk; bench_live; bench_flows; bench_socket; bench_xconn; bench_stamp; bench_metrics; bench_otg ;;
-*) echo "bench: unknown benchmark '$WHAT' (xsk, live, flows, socket, xconn, trafgen, stamp, metrics, otg or all)" >&2; exit 2 ;;
+all) bench_trafgen; bench_xsk; bench_live; bench_flows; bench_socket; bench_fireperf; bench_xconn; bench_stamp; bench_metrics; bench_otg ;;
+*) echo "bench: unknown benchmark '$WHAT' (xsk, live, flows, socket, fireperf, xconn, trafgen, stamp, metrics, otg or all)" >&2; exit 2 ;;
 esac
 footer
 # Only a run that got here (every section finished) is written: a failed one

@@ -212,26 +212,36 @@ wait_open() { # JSONL PID WANT SECS
 # taken within ~2 s. The target is the median of the paired ratios.
 PAIRS=${BENCH_SOCK_PAIRS:-10}
 PAIR_T=${BENCH_SOCK_PAIR_T:-3}
+# The sides of the paired rounds: each sets SIDE_BPS to its bit/s over $PAIR_T s. In this shell, not a
+# $(...): no_xdp's and obs_on's exit 1 must stop the bench, and obs_on's PIN is obs_off's.
+side_sock_stream() { SIDE_BPS=$(T=$PAIR_T measure bps run_sock_stream); }
+side_iperf3_alone() { no_xdp; SIDE_BPS=$(T=$PAIR_T measure bps run_iperf3_one); }
+side_iperf3_tc() { obs_on tc; SIDE_BPS=$(T=$PAIR_T measure bps run_iperf3_one); obs_off; }
+
+# paired_rounds FILE NAME_X SIDE_X NAME_Y SIDE_Y: $PAIRS rounds of SIDE_X and SIDE_Y back to back, the order
+# swapped every round (Y first in odd rounds), a line per round; FILE gets "x y load" per round.
+paired_rounds() {
+	local f=$1 nx=$2 sx=$3 ny=$4 sy=$5 r x y l
+	printf "%-6s %-6s %-17s %-17s %s\n" round load "$nx" "$ny" ratio
+	: >"$f"
+	for ((r = 1; r <= PAIRS; r++)); do
+		l=$(cut -d' ' -f1 /proc/loadavg)
+		if ((r % 2)); then
+			$sy; y=$SIDE_BPS; $sx; x=$SIDE_BPS
+		else
+			$sx; x=$SIDE_BPS; $sy; y=$SIDE_BPS
+		fi
+		echo "$x $y $l" >>"$f"
+		printf "%-6s %-6s %-17s %-17s %s\n" "$r" "$l" "$(fmt_bps "$x")" "$(fmt_bps "$y")" "$(ratio "$x" "$y")"
+	done
+}
+
 bench_stream_pairs() {
 	bash "$LAB" up >/dev/null
 	eval "$(bash "$LAB" env)"
 	start_server -P 64 -p 63000:63015
 	echo "== Stream, paired: xdpperf -P 4 and iperf3 -P 4 alone, $PAIRS rounds of $PAIR_T s, order swapped each round"
-	printf "%-6s %-6s %-17s %-17s %s\n" round load "xdpperf -P 4" "iperf3 -P 4" ratio
-	local r x i l
-	: >"$TMP/pairs.txt"
-	for ((r = 1; r <= PAIRS; r++)); do
-		l=$(cut -d' ' -f1 /proc/loadavg)
-		if ((r % 2)); then
-			no_xdp; i=$(T=$PAIR_T measure bps run_iperf3_one)
-			x=$(T=$PAIR_T measure bps run_sock_stream)
-		else
-			x=$(T=$PAIR_T measure bps run_sock_stream)
-			no_xdp; i=$(T=$PAIR_T measure bps run_iperf3_one)
-		fi
-		echo "$x $i $l" >>"$TMP/pairs.txt"
-		printf "%-6s %-6s %-17s %-17s %s\n" "$r" "$l" "$(fmt_bps "$x")" "$(fmt_bps "$i")" "$(ratio "$x" "$i")"
-	done
+	paired_rounds "$TMP/pairs.txt" "xdpperf -P 4" side_sock_stream "iperf3 -P 4" side_iperf3_alone
 	stop_server
 	local lmin lmed lmax
 	read -r P_MIN P_MED P_MAX < <(awk '{print $1 / $2}' "$TMP/pairs.txt" | mmm)
@@ -253,21 +263,7 @@ bench_observer_pairs() {
 	eval "$(bash "$LAB" env)"
 	start_server -P 64 -p 63000:63015
 	echo "== The observer, paired: iperf3 -P 4 beside the server's TC program and alone, $PAIRS rounds of $PAIR_T s, order swapped each round"
-	printf "%-6s %-6s %-17s %-17s %s\n" round load "iperf3 + TC" "iperf3 alone" ratio
-	local r o a l
-	: >"$TMP/obs.txt"
-	for ((r = 1; r <= PAIRS; r++)); do
-		l=$(cut -d' ' -f1 /proc/loadavg)
-		if ((r % 2)); then
-			no_xdp; a=$(T=$PAIR_T measure bps run_iperf3_one)
-			obs_on tc; o=$(T=$PAIR_T measure bps run_iperf3_one); obs_off
-		else
-			obs_on tc; o=$(T=$PAIR_T measure bps run_iperf3_one); obs_off
-			no_xdp; a=$(T=$PAIR_T measure bps run_iperf3_one)
-		fi
-		echo "$o $a $l" >>"$TMP/obs.txt"
-		printf "%-6s %-6s %-17s %-17s %s\n" "$r" "$l" "$(fmt_bps "$o")" "$(fmt_bps "$a")" "$(ratio "$o" "$a")"
-	done
+	paired_rounds "$TMP/obs.txt" "iperf3 + TC" side_iperf3_tc "iperf3 alone" side_iperf3_alone
 	stop_server
 	local lmin lmed lmax
 	read -r O_MIN O_MED O_MAX < <(awk '{print $1 / $2}' "$TMP/obs.txt" | mmm)

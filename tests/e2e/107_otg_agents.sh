@@ -11,9 +11,10 @@
 #   counter also has the control connection's segments); a config while the
 #   traffic runs is 409; a stop ends a continuous flow and leaves nothing
 #   attached.
-# - two agents that send (issue 27): p1 and p2 agents in the client namespace, p3 the server's, the
-#   controller in the router namespace; both flows started at one instant, merged figures against the
-#   router's counters, the start skew reported under 10 ms.
+# - two agents that send (issue 27): p1's agent in the client namespace, p2's in a third namespace of
+#   the case's own, p3 the server's, the controller in the router namespace; both flows started at one
+#   instant, each sender's count against the router's and its interface's, merged figures against the
+#   router's forwarded count, the start skew reported under 10 ms.
 . "$(dirname "$0")/lib.sh"
 
 DRIVE=$XP_ROOT/build/tests/tools/otgdrive
@@ -108,17 +109,27 @@ xp_check "nothing attached" nothing_attached
 xp_pass
 
 xp_case otg_two_agents_send_together
-# Issue 27's several senders: two agents in the client namespace send (control ports 5311 and 5312, their
-# --allow admitting the controller and the receiving agent), the server's agent receives, and the controller
-# runs in the router namespace, so it sends nothing itself. Flows p1->p3 and p2->p3 start at one instant
-# (a start time each agent's clock offset turns into its own): each 1000 frames sent and received, the
-# merged count at p3 equal to the router's forwarded count, the start skew under 10 ms.
+# Issue 27's several senders, three agents in three namespaces: p1's agent in the client namespace
+# (control port 5311), p2's in a namespace of this case's own (xp-client2, 198.18.2.2, a veth of its own
+# into the router, control port 5312), each --allow admitting the controller and the receiving agent; p3's
+# agent in the server namespace receives, and the controller runs in the router namespace, so it sends
+# nothing itself. Flows p1->p3 and p2->p3 start at one instant (a start time each agent's clock offset
+# turns into its own): each 1000 frames sent and received; each sender's frames_tx equal to the router's
+# ingress count on its veth and to its own interface's tx counter (tx_packets less what the kernel's
+# stack sent there, the control connection and ARP, which a netdev egress counter sees and the engines'
+# frames bypass); the merged count at p3 equal to the router's forwarded count; the start skew under 10 ms.
+C2=xp-client2
 KEEP_PID=$SRV_PID KEEP_LOG=$SRV_LOG
+xp_check "a third namespace, $C2 (198.18.2.2), on a veth of its own into the router" eval '
+	xp_netns_add "$C2" && netns_pair "$C2" xpc2 "$(xp_ns router)" xpr2 &&
+	netns_addr "$C2" xpc2 198.18.2.2/24 && netns_addr "$(xp_ns router)" xpr2 198.18.2.1/24 &&
+	ip -n "$C2" route add default via 198.18.2.1 && netns_gro "$(xp_ns router)" xpr2 &&
+	xp_exec "$C2" timeout 3 bash -c "exec 3<>/dev/tcp/$XP_SERVER4/5301"'
 xp_check "sending agent p1 (client namespace, control port 5311)" \
 	start_server_in client --control-port 5311 --allow 198.18.0.0/15
 A1_LOG=$SRV_LOG
-xp_check "sending agent p2 (client namespace, control port 5312)" \
-	start_server_in client --control-port 5312 --allow 198.18.0.0/15
+xp_check "sending agent p2 ($C2, control port 5312)" \
+	start_server_in "$C2" --control-port 5312 --allow 198.18.0.0/15
 A2_LOG=$SRV_LOG
 SRV_PID=$KEEP_PID SRV_LOG=$KEEP_LOG
 flow_json() { # NAME TX
@@ -131,25 +142,52 @@ flow_json() { # NAME TX
 JSON
 }
 cat >"$CFG" <<JSON
-{"ports": [{"name": "p1", "location": "$XP_CLIENT4:5311"}, {"name": "p2", "location": "$XP_CLIENT4:5312"},
+{"ports": [{"name": "p1", "location": "$XP_CLIENT4:5311"}, {"name": "p2", "location": "198.18.2.2:5312"},
            {"name": "p3", "location": "$XP_SERVER4"}],
  "flows": [$(flow_json f1 p1), $(flow_json f2 p2)]}
 JSON
 xp_exec router nft delete table netdev xpotgin
 xp_exec router nft delete table inet xpotgfwd
 xp_check "router counters" count_setup
+xp_check "router counts what comes in on xpr2 too" eval 'xp_exec router nft -f - <<-NFT
+	table netdev xpotgin2 {
+		chain cin2 {
+			type filter hook ingress device "xpr2" priority 0;
+			ip protocol udp counter
+		}
+	}
+	NFT'
+# What each sender's kernel stack sends on its interface (the engines' frames bypass the egress hook).
+stack_setup() { # NS DEV
+	xp_exec "$1" nft -f - <<-NFT
+	table netdev xpotgeg {
+		chain eg {
+			type filter hook egress device "$2" priority 0;
+			counter
+		}
+	}
+	NFT
+}
+xp_check "senders' stacks counted on their interfaces (netdev egress)" eval 'stack_setup client xpc0 && stack_setup "$C2" xpc2'
+tx_of() { xp_exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"; }
+T1A=$(tx_of client xpc0) T2A=$(tx_of "$C2" xpc2)
 xp_check "otgdrive in the router namespace: config, start, wait" eval \
 	'xp_exec router "$DRIVE" "$CFG" --timeout 20 >"$J"'
-IN=$(count_of netdev xpotgin) FWD=$(count_of inet xpotgfwd)
-echo "router: in from the client $IN, forwarded $FWD"
-jq -c . "$J"
+T1B=$(tx_of client xpc0) T2B=$(tx_of "$C2" xpc2)
+IN1=$(count_of netdev xpotgin) IN2=$(count_of netdev xpotgin2) FWD=$(count_of inet xpotgfwd)
+S1=$(xp_exec client nft -j list table netdev xpotgeg | jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | add // 0')
+S2=$(xp_exec "$C2" nft -j list table netdev xpotgeg | jq '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | add // 0')
+echo "router: in on xpr0 $IN1, on xpr2 $IN2, forwarded $FWD; xpc0 tx $((T1B - T1A)) ($S1 by the stack), xpc2 tx $((T2B - T2A)) ($S2 by the stack)"
+xp_exec client nft delete table netdev xpotgeg
 xm() { jq -r ".flow.xdpperf | $1" "$J"; }
 for f in f1 f2; do
 	xp_check "flow $f: frames_tx $N" expect_eq frames_tx "$(flowm $f .frames_tx)" "$N"
 	xp_check "flow $f: frames_rx $N" expect_eq frames_rx "$(flowm $f .frames_rx)" "$N"
 done
-xp_check "p1 + p2 frames_tx = the router's count from the client" \
-	expect_eq tx "$(($(portm p1 .frames_tx) + $(portm p2 .frames_tx)))" "$IN"
+xp_check "p1 frames_tx = the router's count in on xpr0" expect_eq p1 "$(portm p1 .frames_tx)" "$IN1"
+xp_check "p2 frames_tx = the router's count in on xpr2" expect_eq p2 "$(portm p2 .frames_tx)" "$IN2"
+xp_check "p1 frames_tx = xpc0's tx_packets less its stack's" expect_eq p1 "$(portm p1 .frames_tx)" "$((T1B - T1A - S1))"
+xp_check "p2 frames_tx = xpc2's tx_packets less its stack's" expect_eq p2 "$(portm p2 .frames_tx)" "$((T2B - T2A - S2))"
 xp_check "p3 frames_rx (both senders merged) = the router's forwarded count" expect_eq p3 "$(portm p3 .frames_rx)" "$FWD"
 xp_check "xdpperf.rx_ports p3: merged frames_rx = forwarded, its merged histogram timed them all" eval \
 	'[[ $(xm ".rx_ports[] | select(.port == \"p3\") | .frames_rx") == "$FWD" &&
@@ -180,6 +218,7 @@ xp_check "a send to a third party is refused by the agent" eval \
 	'! xp_exec router "$DRIVE" "$XP_TMP/relay.json" --timeout 10 >"$J" &&
 	 jq -r ".errors[0]" "$J" | tee /dev/stderr | grep -q "sends only to the controller.s own address or inside its --allow"'
 xp_check "nothing attached" nothing_attached
+xp_check "nothing attached in $C2 either" xp_wait 8 "no XDP program left on xpc2" eval '! xdp_on "$C2"'
 xp_pass
 
 xp_case otg_agent_killed
