@@ -219,7 +219,9 @@ side_iperf3_alone() { no_xdp; SIDE_BPS=$(T=$PAIR_T measure bps run_iperf3_one); 
 side_iperf3_tc() { obs_on tc; SIDE_BPS=$(T=$PAIR_T measure bps run_iperf3_one); obs_off; }
 
 # paired_rounds FILE NAME_X SIDE_X NAME_Y SIDE_Y: $PAIRS rounds of SIDE_X and SIDE_Y back to back, the order
-# swapped every round (Y first in odd rounds), a line per round; FILE gets "x y load" per round.
+# swapped every round (Y first in odd rounds), a line per round; FILE gets "x y load" per round. Then
+# PAIR_MIN/PAIR_MED/PAIR_MAX (of the ratios x/y), PAIR_WON (rounds x >= y), PAIR_LOAD ("min-max") and
+# PAIR_LMED (the load averages' median).
 paired_rounds() {
 	local f=$1 nx=$2 sx=$3 ny=$4 sy=$5 r x y l
 	printf "%-6s %-6s %-17s %-17s %s\n" round load "$nx" "$ny" ratio
@@ -234,6 +236,11 @@ paired_rounds() {
 		echo "$x $y $l" >>"$f"
 		printf "%-6s %-6s %-17s %-17s %s\n" "$r" "$l" "$(fmt_bps "$x")" "$(fmt_bps "$y")" "$(ratio "$x" "$y")"
 	done
+	local lmin lmax
+	read -r PAIR_MIN PAIR_MED PAIR_MAX < <(awk '{print $1 / $2}' "$f" | mmm)
+	read -r lmin PAIR_LMED lmax < <(awk '{print $3}' "$f" | mmm)
+	PAIR_WON=$(awk '$1 >= $2 {n++} END {print n + 0}' "$f")
+	PAIR_LOAD="$lmin-$lmax"
 }
 
 bench_stream_pairs() {
@@ -243,13 +250,9 @@ bench_stream_pairs() {
 	echo "== Stream, paired: xdpperf -P 4 and iperf3 -P 4 alone, $PAIRS rounds of $PAIR_T s, order swapped each round"
 	paired_rounds "$TMP/pairs.txt" "xdpperf -P 4" side_sock_stream "iperf3 -P 4" side_iperf3_alone
 	stop_server
-	local lmin lmed lmax
-	read -r P_MIN P_MED P_MAX < <(awk '{print $1 / $2}' "$TMP/pairs.txt" | mmm)
-	read -r lmin lmed lmax < <(awk '{print $3}' "$TMP/pairs.txt" | mmm)
-	P_WON=$(awk '$1 >= $2 {n++} END {print n + 0}' "$TMP/pairs.txt")
-	P_LOAD="$lmin-$lmax"
+	P_MIN=$PAIR_MIN P_MED=$PAIR_MED P_MAX=$PAIR_MAX P_LOAD=$PAIR_LOAD
 	echo "paired ratio xdpperf / iperf3: median $(ratio "$P_MED" 1), min $(ratio "$P_MIN" 1), max $(ratio "$P_MAX" 1);" \
-		"xdpperf ahead in $P_WON of $PAIRS; load average $lmin-$lmax (median $lmed)"
+		"xdpperf ahead in $PAIR_WON of $PAIRS; load average $P_LOAD (median $PAIR_LMED)"
 	echo
 }
 
@@ -265,12 +268,9 @@ bench_observer_pairs() {
 	echo "== The observer, paired: iperf3 -P 4 beside the server's TC program and alone, $PAIRS rounds of $PAIR_T s, order swapped each round"
 	paired_rounds "$TMP/obs.txt" "iperf3 + TC" side_iperf3_tc "iperf3 alone" side_iperf3_alone
 	stop_server
-	local lmin lmed lmax
-	read -r O_MIN O_MED O_MAX < <(awk '{print $1 / $2}' "$TMP/obs.txt" | mmm)
-	read -r lmin lmed lmax < <(awk '{print $3}' "$TMP/obs.txt" | mmm)
-	O_LOAD="$lmin-$lmax"
+	O_MIN=$PAIR_MIN O_MED=$PAIR_MED O_MAX=$PAIR_MAX O_LOAD=$PAIR_LOAD
 	echo "paired ratio iperf3 + TC / iperf3 alone: median $(ratio "$O_MED" 1), min $(ratio "$O_MIN" 1), max $(ratio "$O_MAX" 1);" \
-		"load average $lmin-$lmax (median $lmed)"
+		"load average $O_LOAD (median $PAIR_LMED)"
 	echo
 }
 
