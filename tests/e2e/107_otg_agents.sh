@@ -127,7 +127,7 @@ xp_check "a third namespace, $C2 (198.18.2.2), on a veth of its own into the rou
 	xp_exec "$C2" timeout 3 bash -c "exec 3<>/dev/tcp/$XP_SERVER4/5301"'
 xp_check "sending agent p1 (client namespace, control port 5311)" \
 	start_server_in client --control-port 5311 --allow 198.18.0.0/15
-A1_LOG=$SRV_LOG
+A1_LOG=$SRV_LOG A1_PID=$SRV_PID
 xp_check "sending agent p2 ($C2, control port 5312)" \
 	start_server_in "$C2" --control-port 5312 --allow 198.18.0.0/15
 A2_LOG=$SRV_LOG
@@ -217,6 +217,15 @@ sed -e 's/"tx_name": "p1", "rx_names": \["p3"\]/"tx_name": "p3", "rx_names": ["p
 xp_check "a send to a third party is refused by the agent" eval \
 	'! xp_exec router "$DRIVE" "$XP_TMP/relay.json" --timeout 10 >"$J" &&
 	 jq -r ".errors[0]" "$J" | tee /dev/stderr | grep -q "sends only to the controller.s own address or inside its --allow"'
+# A sending agent killed mid-test (its sender child with it): its port says so, link down, and its counts
+# are left out, never 0.
+jq '.flows |= [.[0]]' "$XP_TMP/cont.json" >"$XP_TMP/kill.json"
+xp_check "p1's agent killed 1.2 s into a continuous flow" eval '
+	xp_exec router "$DRIVE" "$XP_TMP/kill.json" --stop-after 3 >"$J" & DR=$!
+	sleep 1.2; pkill -9 -P "$A1_PID"; kill -9 "$A1_PID"; wait $DR'
+xp_check "port p1: its test failed, link down, no frames_tx" eval '
+	[[ $(portm p1 .link) == down && $(portm p1 .location) == *"its test failed"* && $(portm p1 .frames_tx) == null &&
+	   $(flowm f1 .frames_tx) == null ]] || { jq -c .port.port_metrics "$J"; false; }'
 xp_check "nothing attached" nothing_attached
 xp_check "nothing attached in $C2 either" xp_wait 8 "no XDP program left on xpc2" eval '! xdp_on "$C2"'
 xp_pass

@@ -116,7 +116,7 @@ static struct json_object *port_metric(const struct xp_otg *c, unsigned i)
 	uint64_t ftx = 0, btx = 0, frx = 0, brx = 0;
 	double rftx = 0, rfrx = 0, rbtx = 0, rbrx = 0;
 	bool started = false, tx_known = true, rx_known = true;
-	const struct otg_run *lost = NULL;
+	const struct otg_run *lost = NULL, *failed = NULL;
 	add_s(o, "name", pt->name);
 	for (unsigned g = 0; g < c->plan.ngroups; g++) {
 		const struct otg_run *r = run_of(c, g);
@@ -127,8 +127,9 @@ static struct json_object *port_metric(const struct xp_otg *c, unsigned i)
 		uint64_t b = r->have_total ? r->total.tx_bytes : r->tx_bytes;
 		uint64_t x = r->have_total ? r->total.rx.pkts : r->rx_frames;
 		uint64_t y = r->have_total ? r->total.rx.bytes : r->rx_bytes;
-		/* An agent's test reports at its end only: while it runs, its sums are not known (left out, not 0). */
-		bool unknown = gr->remote && !r->have_total && sending(c, r);
+		/* An agent's test reports at its end only: while it runs, or if it ended without its figures (the
+		 * agent went away), its sums are not known (left out, not 0). */
+		bool unknown = gr->remote && !r->have_total && r->started;
 		if (gr->tx == i)
 			tx_known &= !unknown;
 		if (gr->rx == i)
@@ -141,6 +142,8 @@ static struct json_object *port_metric(const struct xp_otg *c, unsigned i)
 			frx += x, brx += y, rfrx += r->rx_fps, rbrx += r->rx_Bps;
 		if (gr->rx == i && r->rx_lost)
 			lost = r;
+		if (gr->tx == i && r->failed && r->ended && !r->rx_lost && !failed)
+			failed = r;
 	}
 	/* Port.Metric's location is "the configured port location along with any custom connection state
 	 * message": an agent that went away mid-test says so there, and its link is down. */
@@ -148,6 +151,12 @@ static struct json_object *port_metric(const struct xp_otg *c, unsigned i)
 		char loc[sizeof(pt->location) + sizeof(lost->error) + 64];
 		snprintf(loc, sizeof(loc), "%s (agent gone %.1f s into the test, its figures end there: %s)",
 			 pt->location, lost->lost_at, lost->error[0] ? lost->error : "the control connection closed");
+		add_s(o, "location", loc);
+		add_s(o, "link", "down");
+	} else if (failed) {
+		/* A sending port whose test failed mid-way (its agent gone, its test's error): said the same way. */
+		char loc[sizeof(pt->location) + sizeof(failed->error) + 64];
+		snprintf(loc, sizeof(loc), "%s (its test failed: %s)", pt->location, failed->error);
 		add_s(o, "location", loc);
 		add_s(o, "link", "down");
 	} else {
