@@ -30,6 +30,15 @@
  *
  * The program never changes a verdict: it returns TC_ACT_UNSPEC (TCX_NEXT),
  * so whatever comes after it on the interface decides as if it were not there.
+ *
+ * Its cost is paid by every packet on the interface, the test's or not (an
+ * iperf3 beside a socket test): parse, then one array lookup by port. What is
+ * read only for a test's packet stays after that lookup: gso_segs (in the
+ * skb's shared info, a cache line nothing else here touches) and the slot's
+ * maps. Measured with kernel.bpf_stats_enabled under iperf3 -P 4 (routed
+ * lab, 16 Gbit/s): 195 ns a run with gso_segs read first, 177 ns after; an
+ * empty TC program reads 121 ns there (the statistics' own clock reads), so
+ * the program's own work went from about 74 to 56 ns a packet.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -62,7 +71,7 @@ const volatile __u16 ctrl_port = 0;
  * FAIL) when short_ok and its headers may lie past data_end. */
 static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *data_end, int short_ok)
 {
-	__u32 len = skb->len, segs = skb->gso_segs, l3off, avail, l4_len, payload, hdr;
+	__u32 len = skb->len, segs, l3off, avail, l4_len, payload, hdr;
 	__u32 port, slot, proto_bit, *slotp, src_family, src[4] = {}, dst[4] = {};
 	struct hdr_cursor c;
 	struct xp_slot_cfg *cfg;
@@ -101,7 +110,7 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 			return XP_TC_DONE;
 		tot = bpf_ntohs(iph->tot_len);
 		/* A BIG TCP GSO packet has tot_len 0: its length is the skb's. */
-		if (!tot && segs > 1)
+		if (!tot && skb->gso_segs > 1)
 			tot = avail;
 		if (tot < ihl || tot > avail)
 			return XP_TC_DONE;
@@ -121,7 +130,7 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 		if ((*(__u8 *)ip6h >> 4) != 6 || avail < sizeof(*ip6h))
 			return XP_TC_DONE;
 		plen = bpf_ntohs(ip6h->payload_len);
-		if (!plen && segs > 1)
+		if (!plen && skb->gso_segs > 1)
 			plen = avail - sizeof(*ip6h);
 		if (plen > avail - sizeof(*ip6h))
 			return XP_TC_DONE;
@@ -167,6 +176,9 @@ static __always_inline int tc_count(struct __sk_buff *skb, void *data, void *dat
 	if (!cnt)
 		return XP_TC_DONE;
 
+	/* Read only now, for a test's frame: gso_segs lives in the skb's shared
+	 * info, past the packet's data (see the comment at the top). */
+	segs = skb->gso_segs;
 	if (!segs)
 		segs = 1;
 	hdr = c.pos - data; /* Ethernet to the end of the L4 header */

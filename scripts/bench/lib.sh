@@ -160,6 +160,21 @@ cmp_line() {
 		"${5:+  $(target "${1%:}" "$med" ">=" "$5" x)}"
 }
 
+# paired_line LABEL NAME A B [GOAL]: the rounds as pairs (rounds() runs the
+# sides of a round back to back, order swapped every round): the median of
+# the per-round ratios A/B, [worst - best round], and the rounds A won. A
+# cost measured on this host (CPU speed moving in plateaus of seconds) is
+# read from pairs: two medians taken apart can sit on different plateaus.
+# GOAL is a target on the paired median.
+paired_line() {
+	local pmin pmed pmax won n
+	read -r pmin pmed pmax < <(paste -d' ' "$TMP/$2.$3" "$TMP/$2.$4" | awk '{print $1 / $2}' | mmm)
+	won=$(paste -d' ' "$TMP/$2.$3" "$TMP/$2.$4" | awk '$1 >= $2 {n++} END {print n + 0}')
+	n=$(wc -l <"$TMP/$2.$3")
+	printf "%-44s %s  [%s - %s], ahead in %d of %d rounds%s\n" "$1" "$(ratio "$pmed" 1)" "$(ratio "$pmin" 1)" \
+		"$(ratio "$pmax" 1)" "$won" "$n" "${5:+  $(target "${1%:}" "$pmed" ">=" "$5" x)}"
+}
+
 lab_up() { # direct|routed|firewall
 	case $1 in
 	direct) bash "$LAB" up --direct --queues 2 >/dev/null ;;
