@@ -60,8 +60,11 @@ TESTLIB_OBJS := $(patsubst tests/lib/%.c,$(BUILD)/tests/lib/%.o,$(TESTLIB_SRCS))
 # Programs the e2e tests and the benchmarks run (nltest, xdpconn, connloop).
 # flow_args.c is no tool: what flowlab and flowlive share, linked into both.
 TOOL_LIBSRC := tests/tools/flow_args.c
-TOOL_SRCS := $(filter-out $(TOOL_LIBSRC),$(wildcard tests/tools/*.c))
-TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
+# tests/tools/X.bpf.c: BPF objects the bench attaches (build/tests/tools/X.bpf.o).
+TOOL_BPF_SRCS := $(wildcard tests/tools/*.bpf.c)
+TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(BUILD)/tests/tools/%.bpf.o,$(TOOL_BPF_SRCS))
+TOOL_SRCS := $(filter-out $(TOOL_LIBSRC) $(TOOL_BPF_SRCS),$(wildcard tests/tools/*.c))
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS)) $(TOOL_BPF_OBJS)
 
 # Sanitizer builds, for `make check` and `make fuzz` (not `make`, which stays
 # one build): the library again, compiled by clang with instrumentation, in
@@ -151,6 +154,10 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c $(wildcard tests/lib/*.h) $(USER_HDRS)
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libxdpperf.a $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(filter %.o,$^) $(BUILD)/libxdpperf.a $(LDLIBS)
+
+$(BUILD)/tests/tools/%.bpf.o: tests/tools/%.bpf.c vmlinux.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/tools/flow_args.o: tests/tools/flow_args.c tests/tools/flow_args.h $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
