@@ -60,6 +60,7 @@ struct client {
 	struct xp_flow_acct *flow_prev, *flow_cur;
 	uint64_t *flow_tx_prev;     /* [0..n-1] frames, [n..2n-1] bytes the engine sent */
 	bool flow_prev_ok, flow_cur_ok, flow_ask;
+	double stopped_at;          /* xp_now() when the engine was stopped, 0 before (client.c) */
 };
 
 /* The client cannot go on: one line on stderr and, with -J, in the report. Returns rc. (fail.c) */
