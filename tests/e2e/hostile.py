@@ -104,7 +104,8 @@ def cmd_flood(host, port, n):
     # Never read; stop when the server closes, or after 20 s of a full window.
     while sent < total and time.monotonic() - t0 < 20:
         try:
-            k = s.send(chunk[: min(len(chunk), total - sent)])
+            off = sent % 3  # after a partial send, the stream goes on mid-line, not with a cut line
+            k = s.send(chunk[off : off + min(len(chunk) - off, total - sent)])
             sent += k
         except BlockingIOError:
             time.sleep(0.01)
@@ -130,10 +131,18 @@ def cmd_noread(host, port, start, n):
         return
     s.setblocking(False)
     line = b'{"op":"sample"}\n' * 256
-    sent, t0, end = 0, time.monotonic(), "not dropped"
+    # A non-blocking send may take part of the buffer: the rest goes first
+    # next time, or the stream would hold a cut line (a "bad message" to the
+    # server, which then closes for that instead of for the replies unread).
+    sent, t0, end, pending, nbytes = 0, time.monotonic(), "not dropped", b"", 0
     while sent < int(n) and time.monotonic() - t0 < 20:
         try:
-            sent += s.send(line) // 16
+            if not pending:
+                pending = line
+            k = s.send(pending)
+            pending = pending[k:]
+            nbytes += k
+            sent = nbytes // 16
         except BlockingIOError:
             time.sleep(0.01)
         except (BrokenPipeError, ConnectionResetError):
