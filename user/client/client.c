@@ -184,7 +184,6 @@ static int sample(struct client *c, struct snap *now, double t0, struct xp_flow_
 	return 0;
 }
 
-/* Report every interval until -t ends, a signal, or the server goes away. */
 /* Stop the engine, once, and note when: the test's sending time ends there. */
 static void stop_engine(struct client *c)
 {
@@ -194,6 +193,7 @@ static void stop_engine(struct client *c)
 	c->stopped_at = xp_now();
 }
 
+/* Report every interval until -t ends, a signal, or the server goes away. */
 static void interval_loop(struct client *c, double t0, struct snap *now, struct xp_summary *sum,
 			  uint64_t *peak_open, uint64_t *peak_s_open)
 {
@@ -218,8 +218,9 @@ static void interval_loop(struct client *c, double t0, struct snap *now, struct 
 		/* A frame stream sends for -t, not for -t plus the last sample's
 		 * round trip to the server: stopped first, its last line and the
 		 * summary have every frame it sent (the settle wait after the loop
-		 * lets the last ones arrive). Under load that round trip took 70 ms
-		 * once, and a 2-s test at 30 kpps sent 62046 frames, not 60000.
+		 * lets the last ones arrive). Under load the end came 68 ms late
+		 * once (wake-up and round trip), and a 2-s test at 30 kpps sent
+		 * 62046 frames, not 60000.
 		 * Other kinds keep running through it: a hold's last sample must
 		 * see its connections still open. */
 		if (tick >= end && c->ops->figures == XP_FIGS_FRAMES && c->ec.kind == XP_TEST_STREAM)
