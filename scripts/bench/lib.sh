@@ -160,6 +160,13 @@ cmp_line() {
 		"${5:+  $(target "${1%:}" "$med" ">=" "$5" x)}"
 }
 
+# pair_stats FILE X Y: "min median max won" of column X / column Y over the
+# lines of FILE (one round a line), won the rounds where X >= Y.
+pair_stats() {
+	local s
+	s=$(awk -v x="$2" -v y="$3" '{print $x / $y}' "$1" | mmm)
+	echo "$s $(awk -v x="$2" -v y="$3" '$x >= $y {n++} END {print n + 0}' "$1")"
+}
 # paired_line LABEL NAME A B [GOAL]: the rounds as pairs (rounds() runs the
 # sides of a round back to back, order swapped every round): the median of
 # the per-round ratios A/B, [worst - best round], and the rounds A won. A
@@ -167,12 +174,38 @@ cmp_line() {
 # read from pairs: two medians taken apart can sit on different plateaus.
 # GOAL is a target on the paired median.
 paired_line() {
-	local pmin pmed pmax won n
-	read -r pmin pmed pmax < <(paste -d' ' "$TMP/$2.$3" "$TMP/$2.$4" | awk '{print $1 / $2}' | mmm)
-	won=$(paste -d' ' "$TMP/$2.$3" "$TMP/$2.$4" | awk '$1 >= $2 {n++} END {print n + 0}')
-	n=$(wc -l <"$TMP/$2.$3")
+	local pmin pmed pmax won
+	paste -d' ' "$TMP/$2.$3" "$TMP/$2.$4" >"$TMP/$2.pairs"
+	read -r pmin pmed pmax won < <(pair_stats "$TMP/$2.pairs" 1 2)
 	printf "%-44s %s  [%s - %s], ahead in %d of %d rounds%s\n" "$1" "$(ratio "$pmed" 1)" "$(ratio "$pmin" 1)" \
-		"$(ratio "$pmax" 1)" "$won" "$n" "${5:+  $(target "${1%:}" "$pmed" ">=" "$5" x)}"
+		"$(ratio "$pmax" 1)" "$won" "$(wc -l <"$TMP/$2.pairs")" "${5:+  $(target "${1%:}" "$pmed" ">=" "$5" x)}"
+}
+
+# bench_scraper NS URL PERIOD OUT [MATCH]: a /metrics scraper in namespace NS,
+# started once for a section (as Prometheus is: already running when a test
+# starts; a python3 started per run costs about 0.6 CPU-s here, which was
+# once charged to the endpoint). It GETs URL every PERIOD s while the file
+# OUT.on exists, and otherwise looks for that file every PERIOD s. Each
+# answered GET adds a line to OUT.log; the last body (with MATCH in it, when
+# given) is kept in OUT. Its pid: SCRAPER_PID (in BG).
+BENCH_SCRAPER='import os, sys, time, urllib.request
+url, period, out, match = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4].encode()
+while True:
+    t = time.monotonic()
+    if os.path.exists(out + ".on"):
+        try:
+            body = urllib.request.urlopen(url, timeout=2).read()
+            if match in body:
+                open(out, "wb").write(body)
+            open(out + ".log", "a").write("%d\n" % len(body))
+        except OSError:
+            pass
+    time.sleep(max(0, period - (time.monotonic() - t)))'
+bench_scraper() {
+	rm -f "$4" "$4.on" "$4.log"
+	ip netns exec "$1" python3 -c "$BENCH_SCRAPER" "$2" "$3" "$4" "${5:-}" >/dev/null 2>&1 &
+	SCRAPER_PID=$!
+	BG+=("$SCRAPER_PID")
 }
 
 lab_up() { # direct|routed|firewall

@@ -12,42 +12,19 @@
 # the rounds' ratios (paired_line: the sides of a round run back to back).
 
 METRICS_SRV_PORT=9464 METRICS_CL_PORT=9465
-# scraper: one endpoint once a second, by one long-lived process started once
-# for the section (as Prometheus is: already running when a test starts). It
-# GETs only while the file $TMP/scrape.on exists (the scraped side's runs), and
-# otherwise checks for that file once a second. A python3 started per run costs
-# about 0.6 CPU-s here (pyenv's interpreter and urllib's imports): started per
-# run, as it once was, that start was charged to the endpoint.
-METRICS_SCRAPER='import os, sys, time, urllib.request
-url, out, flag, log = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-while True:
-    t = time.monotonic()
-    if os.path.exists(flag):
-        try:
-            body = urllib.request.urlopen(url, timeout=2).read()
-            if out != "-":
-                open(out, "wb").write(body)
-            open(log, "a").write("%d\n" % len(body))
-        except OSError:
-            pass
-    time.sleep(max(0, 1 - (time.monotonic() - t)))'
-# The client's and the server's scrapers, for the section.
+# The client's and the server's scrapers, for the section (bench_scraper: one
+# long-lived process each, GETting once a second while the scraped side runs).
 metrics_scrapers() {
-	rm -f "$TMP/scrape.on" "$TMP/scrapes.client" "$TMP/scrapes.server"
-	ip netns exec "$XP_CLIENT_NS" python3 -c "$METRICS_SCRAPER" "http://127.0.0.1:$METRICS_CL_PORT/metrics" - \
-		"$TMP/scrape.on" "$TMP/scrapes.client" >/dev/null 2>&1 &
-	MSCR1=$!
-	BG+=("$MSCR1")
-	ip netns exec "$XP_SERVER_NS" python3 -c "$METRICS_SCRAPER" "http://127.0.0.1:$METRICS_SRV_PORT/metrics" \
-		"$TMP/metrics.scrape" "$TMP/scrape.on" "$TMP/scrapes.server" >/dev/null 2>&1 &
-	MSCR2=$!
-	BG+=("$MSCR2")
+	bench_scraper "$XP_CLIENT_NS" "http://127.0.0.1:$METRICS_CL_PORT/metrics" 1 "$TMP/scrape.client"
+	MSCR1=$SCRAPER_PID
+	bench_scraper "$XP_SERVER_NS" "http://127.0.0.1:$METRICS_SRV_PORT/metrics" 1 "$TMP/metrics.scrape"
+	MSCR2=$SCRAPER_PID
 }
 # One run with --metrics and the scrapers on.
 run_scraped() {
-	touch "$TMP/scrape.on"
+	touch "$TMP/scrape.client.on" "$TMP/metrics.scrape.on"
 	run_engine live 1 --metrics "127.0.0.1:$METRICS_CL_PORT"
-	rm -f "$TMP/scrape.on"
+	rm -f "$TMP/scrape.client.on" "$TMP/metrics.scrape.on"
 }
 
 bench_metrics() {
@@ -71,8 +48,8 @@ bench_metrics() {
 	echo "paired: the median of the rounds' ratios (the target), [worst - best round]:"
 	paired_line "live, --metrics scraped 1/s vs without:" metrics 0 1 0.98
 	paired_line "live, --metrics not scraped vs without:" metrics 2 1
-	echo "   scrapes answered in the scraped runs: client $(wc -l <"$TMP/scrapes.client" 2>/dev/null || echo 0)," \
-		"server $(wc -l <"$TMP/scrapes.server" 2>/dev/null || echo 0) (one a second each);" \
+	echo "   scrapes answered in the scraped runs: client $(wc -l <"$TMP/scrape.client.log" 2>/dev/null || echo 0)," \
+		"server $(wc -l <"$TMP/metrics.scrape.log" 2>/dev/null || echo 0) (one a second each);" \
 		"the server's last: $(grep -c '^xdpperf_' "$TMP/metrics.scrape" 2>/dev/null || echo 0) samples"
 	echo
 }

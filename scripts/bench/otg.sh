@@ -28,31 +28,12 @@
 OTG_API_PORT=8443 OTG_MET_API_PORT=8444 OTG_MET_PORT=9467
 OTG_PORT=$OTG_API_PORT
 OTG_PIDS=() OTG_SCRAPERS=()
-# scraper URL PERIOD OUT: started once for the section (as Prometheus is: already running when a
-# test starts; a python3 started per run costs about 0.6 CPU-s here, which was once charged to the
-# endpoint), it GETs URL every PERIOD s while the file OUT.on exists, and otherwise looks for that file
-# every PERIOD s. Each answered GET adds a line to OUT.log; the last body that had a flow's series is
-# kept in OUT.
-OTG_SCRAPER='import os, sys, time, urllib.request
-url, period, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-while True:
-    t = time.monotonic()
-    if os.path.exists(out + ".on"):
-        try:
-            body = urllib.request.urlopen(url, timeout=2).read()
-            if b"xdpperf_flow_frames_sent_total{" in body:
-                open(out, "wb").write(body)
-            open(out + ".log", "a").write("%d\n" % len(body))
-        except OSError:
-            pass
-    time.sleep(max(0, period - (time.monotonic() - t)))'
-# otg_scraper PERIOD: the section's scraper of the --metrics controller, every PERIOD s when on.
+# otg_scraper PERIOD: the section's scraper of the --metrics controller (bench_scraper), every PERIOD s
+# while $TMP/otg.scrapePERIOD.on exists; keeps the last body that had a flow's series.
 otg_scraper() {
-	rm -f "$TMP/otg.scrape$1" "$TMP/otg.scrape$1.on" "$TMP/otg.scrape$1.log"
-	ip netns exec "$XP_CLIENT_NS" python3 -c "$OTG_SCRAPER" "http://127.0.0.1:$OTG_MET_PORT/metrics" "$1" \
-		"$TMP/otg.scrape$1" >/dev/null 2>&1 &
-	BG+=($!)
-	OTG_SCRAPERS+=($!)
+	bench_scraper "$XP_CLIENT_NS" "http://127.0.0.1:$OTG_MET_PORT/metrics" "$1" "$TMP/otg.scrape$1" \
+		"xdpperf_flow_frames_sent_total{"
+	OTG_SCRAPERS+=("$SCRAPER_PID")
 }
 
 otg_file() { # FILE: the config both sides run

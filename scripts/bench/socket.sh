@@ -238,9 +238,8 @@ paired_rounds() {
 		printf "%-6s %-6s %-17s %-17s %s\n" "$r" "$l" "$(fmt_bps "$x")" "$(fmt_bps "$y")" "$(ratio "$x" "$y")"
 	done
 	local lmin lmax
-	read -r PAIR_MIN PAIR_MED PAIR_MAX < <(awk '{print $1 / $2}' "$f" | mmm)
+	read -r PAIR_MIN PAIR_MED PAIR_MAX PAIR_WON < <(pair_stats "$f" 1 2)
 	read -r lmin PAIR_LMED lmax < <(awk '{print $3}' "$f" | mmm)
-	PAIR_WON=$(awk '$1 >= $2 {n++} END {print n + 0}' "$f")
 	PAIR_LOAD="$lmin-$lmax"
 }
 
@@ -298,11 +297,9 @@ bench_observer_pairs() {
 	done
 	stop_server
 	local lmin lmed lmax
-	read -r O_MIN O_MED O_MAX < <(awk '{print $1 / $2}' "$f" | mmm)
-	read -r E_MIN E_MED E_MAX < <(awk '{print $3 / $2}' "$f" | mmm)
+	read -r O_MIN O_MED O_MAX O_WON < <(pair_stats "$f" 1 2)
+	read -r E_MIN E_MED E_MAX E_WON < <(pair_stats "$f" 3 2)
 	read -r lmin lmed lmax < <(awk '{print $4}' "$f" | mmm)
-	O_WON=$(awk '$1 >= $2 {n++} END {print n + 0}' "$f")
-	E_WON=$(awk '$3 >= $2 {n++} END {print n + 0}' "$f")
 	O_LOAD="$lmin-$lmax"
 	echo "paired ratio iperf3 + TC / iperf3 alone: median $(ratio "$O_MED" 1), min $(ratio "$O_MIN" 1), max $(ratio "$O_MAX" 1);" \
 		"ahead in $O_WON of $PAIRS; load average $O_LOAD (median $lmed)"
